@@ -1,0 +1,16 @@
+/** The model catalog: providers, families, prices and lookups. Data; imports nothing outside this folder. */
+
+export {
+  PROVIDER_IDS,
+  PROVIDERS,
+  isProviderId,
+  baseUrlEnvVar,
+  apiKeyEnvVar,
+  type ProviderId,
+  type ProviderInfo,
+  type ProviderKind,
+  type WireFormat,
+} from './providers.js';
+export { FAMILIES, type ModelFamily, type ModelRoute } from './families.js';
+export { PRICES, priceOf, costMicroUsd, type ModelPrice, type TokenUsage, type Cost } from './prices.js';
+export { resolveFamily, listFamilies, fightCapableAliases } from './lookup.js';

@@ -1,0 +1,90 @@
+/**
+ * The upstream chat providers a caller can bring their own key for: four vendors and one
+ * aggregator. Data only: no environment reads, no I/O. Configuration code reads
+ * `<envStem>_BASE_URL` and `<envStem>_API_KEY` (see `baseUrlEnvVar` / `apiKeyEnvVar`); the
+ * local runtime points the base URLs at its simulators.
+ */
+
+export const PROVIDER_IDS = ['openai', 'anthropic', 'google', 'xai', 'openrouter'] as const;
+
+export type ProviderId = (typeof PROVIDER_IDS)[number];
+
+/** The request/response dialect an adapter must speak to this provider's chat endpoint. */
+export type WireFormat = 'openai-compatible' | 'anthropic' | 'gemini';
+
+/** `vendor` serves its own models; `aggregator` resells many vendors' models under `vendor/model` ids. */
+export type ProviderKind = 'vendor' | 'aggregator';
+
+export interface ProviderInfo {
+  readonly id: ProviderId;
+  readonly name: string;
+  readonly kind: ProviderKind;
+  readonly wireFormat: WireFormat;
+  /**
+   * Default base URL, exactly as in the upstream reference (upstreams.md §0.2). What the
+   * adapter appends differs per wire format:
+   * - openai-compatible: `/chat/completions`, `/models` (the base already ends in `/v1`);
+   * - anthropic: `/v1/messages`, `/v1/models` (the base has no version segment);
+   * - gemini: `/models/{model}:generateContent` etc. (the base already ends in `/v1beta`).
+   */
+  readonly defaultBaseUrl: string;
+  /** Stem of the local configuration variables `<STEM>_BASE_URL` and `<STEM>_API_KEY`. */
+  readonly envStem: string;
+}
+
+export const PROVIDERS: Readonly<Record<ProviderId, ProviderInfo>> = Object.freeze({
+  openai: Object.freeze({
+    id: 'openai',
+    name: 'OpenAI',
+    kind: 'vendor',
+    wireFormat: 'openai-compatible',
+    defaultBaseUrl: 'https://api.openai.com/v1',
+    envStem: 'OPENAI',
+  }),
+  anthropic: Object.freeze({
+    id: 'anthropic',
+    name: 'Anthropic',
+    kind: 'vendor',
+    wireFormat: 'anthropic',
+    defaultBaseUrl: 'https://api.anthropic.com',
+    envStem: 'ANTHROPIC',
+  }),
+  google: Object.freeze({
+    id: 'google',
+    name: 'Google Gemini',
+    kind: 'vendor',
+    wireFormat: 'gemini',
+    defaultBaseUrl: 'https://generativelanguage.googleapis.com/v1beta',
+    envStem: 'GOOGLE',
+  }),
+  xai: Object.freeze({
+    id: 'xai',
+    name: 'xAI',
+    kind: 'vendor',
+    wireFormat: 'openai-compatible',
+    defaultBaseUrl: 'https://api.x.ai/v1',
+    envStem: 'XAI',
+  }),
+  openrouter: Object.freeze({
+    id: 'openrouter',
+    name: 'OpenRouter',
+    kind: 'aggregator',
+    wireFormat: 'openai-compatible',
+    defaultBaseUrl: 'https://openrouter.ai/api/v1',
+    envStem: 'OPENROUTER',
+  }),
+});
+
+export function isProviderId(value: unknown): value is ProviderId {
+  return typeof value === 'string' && (PROVIDER_IDS as readonly string[]).includes(value);
+}
+
+/** e.g. `OPENAI_BASE_URL`. */
+export function baseUrlEnvVar(provider: ProviderId): string {
+  return `${PROVIDERS[provider].envStem}_BASE_URL`;
+}
+
+/** e.g. `OPENAI_API_KEY`. */
+export function apiKeyEnvVar(provider: ProviderId): string {
+  return `${PROVIDERS[provider].envStem}_API_KEY`;
+}

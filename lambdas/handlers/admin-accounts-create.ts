@@ -1,0 +1,43 @@
+import { defineHandler } from '../http/define-handler.js';
+import { conflict } from '../http/errors.js';
+import { envelope } from '../http/reply.js';
+import { compile } from '../http/validation.js';
+import { createDashboardUser } from '../identity/user-directory.js';
+import { createAccount, deleteAccount, EmailTakenError } from '../store/accounts.js';
+
+interface CreateAccountBody {
+  email: string;
+  name: string;
+}
+
+const body = compile<CreateAccountBody>({
+  type: 'object',
+  properties: {
+    email: { type: 'string', minLength: 3, maxLength: 254, pattern: '^[^@\\s]+@[^@\\s]+\\.[^@\\s]+$' },
+    name: { type: 'string', minLength: 1, maxLength: 100 },
+  },
+  required: ['email', 'name'],
+  additionalProperties: false,
+});
+
+/**
+ * Creates the account and its dashboard user. The user's first password is returned once,
+ * here, for the admin to hand over; if the user cannot be created the account is undone.
+ */
+export const handler = defineHandler<CreateAccountBody>('admin-accounts-create', {
+  body,
+  handle: async ({ body: { email, name } }) => {
+    const account = await createAccount(email.toLowerCase(), name).catch((error: unknown) => {
+      if (error instanceof EmailTakenError) throw conflict('email', 'email: an account with this email already exists');
+      throw error;
+    });
+    let initialPassword: string;
+    try {
+      initialPassword = await createDashboardUser(account.email, name);
+    } catch (error) {
+      await deleteAccount(account);
+      throw error;
+    }
+    return envelope({ ...account, dashboard: { email: account.email, initialPassword } }, 201);
+  },
+});

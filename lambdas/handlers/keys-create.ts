@@ -1,0 +1,42 @@
+import { defineHandler } from '../http/define-handler.js';
+import { badRequest } from '../http/errors.js';
+import { envelope } from '../http/reply.js';
+import { compile } from '../http/validation.js';
+import type { KeyType } from '../identity/api-key-format.js';
+import { issueKey, KEY_SHOWN_ONCE } from '../identity/issue-key.js';
+import { ALLOWED_ORIGINS, KEY_NAME, KEY_TYPE, RATE_LIMIT } from '../identity/key-schemas.js';
+import { accountIdOf } from '../identity/principal.js';
+
+interface CreateKeyBody {
+  name?: string;
+  rateLimit?: number;
+  /** Extension: dashboards may also mint publishable keys for their own sites. */
+  type?: KeyType;
+  allowedOrigins?: string[];
+}
+
+const body = compile<CreateKeyBody>({
+  type: 'object',
+  properties: {
+    name: { ...KEY_NAME, nullable: true },
+    rateLimit: { ...RATE_LIMIT, nullable: true },
+    type: { ...KEY_TYPE, nullable: true },
+    allowedOrigins: { ...ALLOWED_ORIGINS, nullable: true },
+  },
+  additionalProperties: false,
+} as never);
+
+export const handler = defineHandler<CreateKeyBody>('keys-create', {
+  body,
+  handle: async ({ body: request, principal }) => {
+    const type = request.type ?? 'secret';
+    if (type === 'publishable' && !request.allowedOrigins) {
+      throw badRequest('allowedOrigins', 'allowedOrigins: is required for publishable keys');
+    }
+    if (type === 'secret' && request.allowedOrigins) {
+      throw badRequest('allowedOrigins', 'allowedOrigins: only applies to publishable keys');
+    }
+    const { record, key } = await issueKey({ ...request, type, accountId: accountIdOf(principal) });
+    return envelope({ keyId: record.keyId, key, name: record.name, message: KEY_SHOWN_ONCE }, 201);
+  },
+});

@@ -1,0 +1,29 @@
+import { defineHandler } from '../http/define-handler.js';
+import { notFound } from '../http/errors.js';
+import { envelope } from '../http/reply.js';
+import { compile } from '../http/validation.js';
+import { forgetApiKey } from '../identity/key-directory.js';
+import { KEY_NAME, RATE_LIMIT } from '../identity/key-schemas.js';
+import { accountIdOf } from '../identity/principal.js';
+import { updateApiKey, type ApiKeyChanges } from '../store/api-keys.js';
+
+const body = compile<ApiKeyChanges>({
+  type: 'object',
+  properties: {
+    name: { ...KEY_NAME, nullable: true },
+    rateLimit: { ...RATE_LIMIT, nullable: true },
+    enabled: { type: 'boolean', nullable: true },
+  },
+  minProperties: 1,
+  additionalProperties: false,
+} as never);
+
+export const handler = defineHandler<ApiKeyChanges>('keys-update', {
+  body,
+  handle: async ({ body: changes, principal, req }) => {
+    const keyId = req.pathParams['id'] ?? '';
+    if (!(await updateApiKey(accountIdOf(principal), keyId, changes))) throw notFound('API key');
+    forgetApiKey(keyId);
+    return envelope({ keyId, updated: true });
+  },
+});

@@ -1,0 +1,21 @@
+import type { RouteSpec } from '../../lib/routes.js';
+import type { Principal } from '../identity/principal.js';
+import type { GatewayRequest } from './request.js';
+
+/**
+ * Everything known about one call, built up by the middlewares and handed to the handler in
+ * place of the raw Lambda event.
+ */
+export interface GatewayCall<Body = unknown> {
+  readonly route: RouteSpec;
+  readonly req: GatewayRequest;
+  /** X-Request-ID: the caller's if it sent a sane one, else ours. */
+  readonly requestId: string;
+  readonly startedAt: Date;
+  principal?: Principal;
+  body: Body;
+  /** Headers every response of this call carries (request id, rate limit, CORS). */
+  readonly responseHeaders: Record<string, string>;
+  /** Aborted when the client disconnects (streaming) or the function is about to time out. */
+  readonly signal: AbortSignal;
+}

@@ -1,0 +1,33 @@
+import type { GatewayCall } from './call.js';
+import { allowedOrigins } from '../identity/authenticate.js';
+
+const EXPOSED = [
+  'X-Request-ID',
+  'X-RateLimit-Limit',
+  'X-RateLimit-Remaining',
+  'X-RateLimit-Reset',
+  'Retry-After',
+  'X-Model-Used',
+  'X-Cache',
+  'X-Fallback-From',
+  'X-Retry-Count',
+  'X-Guardrail-Status',
+].join(', ');
+
+/**
+ * Reflects the caller's origin when it is one of the deployment's origins, or when a
+ * publishable key authenticated from one of its own allowed origins.
+ */
+export function corsHeaders(call: GatewayCall): Record<string, string> {
+  const origin = call.req.headers['origin'];
+  if (!origin) return {};
+  const allowed =
+    allowedOrigins().includes(origin) || (call.principal?.kind === 'publishableKey' && call.principal.origin === origin);
+  if (!allowed) return {};
+  return {
+    'Access-Control-Allow-Origin': origin,
+    'Access-Control-Allow-Credentials': 'true',
+    'Access-Control-Expose-Headers': EXPOSED,
+    Vary: 'Origin',
+  };
+}

@@ -1,0 +1,39 @@
+import middy from '@middy/core';
+import { executionModeStreamifyResponse } from '@middy/core/StreamifyResponse';
+import { routes, type RouteSpec } from '../../lib/routes.js';
+import type { GatewayCall } from './call.js';
+import type { Reply } from './reply.js';
+import type { Validator } from './validation.js';
+import { authentication } from './middlewares/authentication.js';
+import { bodyValidation } from './middlewares/body-validation.js';
+import { rateLimit } from './middlewares/rate-limit.js';
+import { requestContext } from './middlewares/request-context.js';
+import { responseWriter } from './middlewares/response-writer.js';
+import type { GatewayMiddleware } from './middlewares/state.js';
+
+export interface HandlerDefinition<Body> {
+  /** Validates and types the JSON body; omit for routes without one. */
+  readonly body?: Validator<Body>;
+  readonly handle: (call: GatewayCall<Body>) => Promise<Reply>;
+}
+
+/**
+ * Builds a route's Lambda handler from its manifest entry: request id, authentication, rate
+ * limit, body validation, then the handler, then the single response writer. Streaming
+ * routes run in middy's streamify mode so the same code serves API Gateway STREAM
+ * integrations, function URLs and the local runtime.
+ */
+export function defineHandler<Body = undefined>(routeId: string, definition: HandlerDefinition<Body>) {
+  const route = routeById(routeId);
+  const middlewares: GatewayMiddleware[] = [requestContext(route), responseWriter(route), authentication(), rateLimit()];
+  if (definition.body) middlewares.push(bodyValidation(definition.body));
+  const handle = (event: unknown) => definition.handle(event as GatewayCall<Body>);
+  const chain = route.streaming ? middy({ executionMode: executionModeStreamifyResponse }) : middy();
+  return chain.use(middlewares).handler(handle as never);
+}
+
+export function routeById(routeId: string): RouteSpec {
+  const route = routes.find((candidate) => candidate.id === routeId);
+  if (!route) throw new Error(`route ${routeId} is not in the manifest`);
+  return route;
+}

@@ -1,0 +1,12 @@
+import { parseJsonBody, validate, type Validator } from '../validation.js';
+import { requireCall, type GatewayMiddleware } from './state.js';
+
+/** Parses the JSON body and validates it; the handler receives the typed, defaulted value. */
+export function bodyValidation<T>(validator: Validator<T>): GatewayMiddleware {
+  return {
+    before: (request) => {
+      const call = requireCall(request);
+      call.body = validate(validator, parseJsonBody(call.req.rawBody));
+    },
+  };
+}

@@ -1,0 +1,67 @@
+import { corsHeaders } from '../cors.js';
+import { errorBody } from '../error-body.js';
+import { HttpError } from '../errors.js';
+import { logger, redact } from '../logger.js';
+import { bare, type Reply } from '../reply.js';
+import { toProxyResult, toStreamResult } from '../response-writer.js';
+import type { GatewayCall } from '../call.js';
+import type { RouteSpec } from '../../../lib/routes.js';
+import { callOf, type GatewayMiddleware, type GatewayMiddyRequest } from './state.js';
+
+const HEARTBEAT_MS = 15_000;
+
+/**
+ * The one place responses are written: the handler's Reply (or the error) becomes a buffered
+ * proxy result or a stream result, with the call's headers added. Also logs one line per call.
+ */
+export function responseWriter(route: RouteSpec): GatewayMiddleware {
+  return {
+    after: (request) => {
+      const call = callOf(request)!;
+      const reply = request.response as Reply;
+      request.response = write(route, call, reply);
+      logCall(call, replyStatus(reply));
+    },
+    onError: (request) => {
+      const call = callOf(request);
+      const error = toHttpError(request, call);
+      const reply = bare(errorBody(route.errorStyle, error), error.status, { ...error.headers });
+      request.response = write(route, call, reply);
+      if (call) logCall(call, error.status, error.status >= 500 ? undefined : error.code);
+    },
+  };
+}
+
+function write(route: RouteSpec, call: GatewayCall | undefined, reply: Reply) {
+  const headers = call ? { ...call.responseHeaders, ...corsHeaders(call) } : {};
+  return route.streaming ? toStreamResult(reply, headers, { heartbeatMs: HEARTBEAT_MS }) : toProxyResult(reply, headers);
+}
+
+function toHttpError(request: GatewayMiddyRequest, call: GatewayCall | undefined): HttpError {
+  const error = request.error;
+  if (error instanceof HttpError) return error;
+  logger.error('unhandled error', {
+    requestId: call?.requestId,
+    route: call?.route.id,
+    error: redact(error instanceof Error ? `${error.name}: ${error.message}\n${error.stack ?? ''}` : String(error)),
+  });
+  return new HttpError(500, 'INTERNAL_ERROR', 'Internal error; the request id identifies it in the logs');
+}
+
+function replyStatus(reply: Reply): number {
+  return reply.kind === 'sse' ? 200 : reply.status;
+}
+
+function logCall(call: GatewayCall, status: number, code?: string): void {
+  const principal = call.principal;
+  logger.info('request', {
+    requestId: call.requestId,
+    route: call.route.id,
+    method: call.req.method,
+    status,
+    ...(code ? { code } : {}),
+    durationMs: Date.now() - call.startedAt.getTime(),
+    accountId: principal && principal.kind !== 'admin' ? principal.accountId : undefined,
+    keyId: principal && 'keyId' in principal ? principal.keyId : undefined,
+  });
+}

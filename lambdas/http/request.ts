@@ -1,0 +1,112 @@
+import type { APIGatewayProxyEvent, APIGatewayProxyEventV2 } from 'aws-lambda';
+import type { RouteSpec } from '../../lib/routes.js';
+
+/**
+ * One request shape for handlers, whichever door it came through: REST API proxy events are
+ * the v1 shape, function URL events the v2 shape (architecture §3a).
+ */
+export interface GatewayRequest {
+  readonly method: string;
+  readonly path: string;
+  /** Lower-cased header names. */
+  readonly headers: Readonly<Record<string, string>>;
+  readonly query: Readonly<Record<string, string>>;
+  readonly pathParams: Readonly<Record<string, string>>;
+  readonly cookies: Readonly<Record<string, string>>;
+  readonly rawBody: string;
+  readonly sourceIp: string;
+  /** The platform's own id for the invocation (API Gateway or Lambda). */
+  readonly platformRequestId: string;
+}
+
+export type LambdaHttpEvent = APIGatewayProxyEvent | APIGatewayProxyEventV2;
+
+const isV2 = (event: LambdaHttpEvent): event is APIGatewayProxyEventV2 =>
+  (event as APIGatewayProxyEventV2).version === '2.0';
+
+export function normalizeEvent(event: LambdaHttpEvent, route: RouteSpec): GatewayRequest {
+  return isV2(event) ? fromV2(event, route) : fromV1(event);
+}
+
+function fromV1(event: APIGatewayProxyEvent): GatewayRequest {
+  const headers = lowerCaseKeys(event.headers);
+  return {
+    method: event.httpMethod.toUpperCase(),
+    path: event.path,
+    headers,
+    query: compact(event.queryStringParameters),
+    pathParams: compact(event.pathParameters),
+    cookies: parseCookieHeader(headers['cookie']),
+    rawBody: decodeBody(event.body, event.isBase64Encoded),
+    sourceIp: event.requestContext?.identity?.sourceIp ?? '',
+    platformRequestId: event.requestContext?.requestId ?? '',
+  };
+}
+
+function fromV2(event: APIGatewayProxyEventV2, route: RouteSpec): GatewayRequest {
+  const headers = lowerCaseKeys(event.headers);
+  const cookieHeader = event.cookies?.join('; ') ?? headers['cookie'];
+  return {
+    method: event.requestContext.http.method.toUpperCase(),
+    path: event.rawPath,
+    headers,
+    query: compact(event.queryStringParameters),
+    pathParams: matchPathParams(route.path, event.rawPath),
+    cookies: parseCookieHeader(cookieHeader),
+    rawBody: decodeBody(event.body, event.isBase64Encoded),
+    sourceIp: event.requestContext.http.sourceIp,
+    platformRequestId: event.requestContext.requestId,
+  };
+}
+
+/** Function URLs carry no path parameters: recover them from the manifest's template. */
+export function matchPathParams(template: string, path: string): Record<string, string> {
+  const names = template.split('/');
+  const parts = path.split('/');
+  const params: Record<string, string> = {};
+  if (names.length !== parts.length) return params;
+  names.forEach((name, i) => {
+    const match = /^\{(\w+)\}$/.exec(name);
+    if (match) params[match[1]!] = safeDecode(parts[i]!);
+  });
+  return params;
+}
+
+export function parseCookieHeader(header: string | undefined): Record<string, string> {
+  const cookies: Record<string, string> = {};
+  if (!header) return cookies;
+  for (const pair of header.split(';')) {
+    const eq = pair.indexOf('=');
+    if (eq <= 0) continue;
+    const name = pair.slice(0, eq).trim();
+    if (!(name in cookies)) cookies[name] = safeDecode(pair.slice(eq + 1).trim());
+  }
+  return cookies;
+}
+
+function lowerCaseKeys(map: Record<string, string | undefined> | null | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (!map) return out;
+  for (const [key, value] of Object.entries(map)) if (value !== undefined) out[key.toLowerCase()] = value;
+  return out;
+}
+
+function compact(map: Record<string, string | undefined> | null | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (!map) return out;
+  for (const [key, value] of Object.entries(map)) if (value !== undefined) out[key] = value;
+  return out;
+}
+
+function decodeBody(body: string | null | undefined, base64: boolean): string {
+  if (!body) return '';
+  return base64 ? Buffer.from(body, 'base64').toString('utf8') : body;
+}
+
+function safeDecode(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
+}

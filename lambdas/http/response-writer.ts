@@ -1,0 +1,108 @@
+import { Readable } from 'node:stream';
+import type { Reply, SseFrame } from './reply.js';
+
+/** Lambda's buffered proxy result (both the REST v1 and the function URL v2 doors accept it). */
+export interface ProxyResult {
+  statusCode: number;
+  headers: Record<string, string>;
+  body: string;
+  isBase64Encoded: boolean;
+}
+
+/** What middy's streamify mode pipes: the prelude (status and headers) then the body. */
+export interface StreamResult {
+  statusCode: number;
+  headers: Record<string, string>;
+  body: string | Readable;
+}
+
+export interface WriterOptions {
+  /** Idle gap after which an SSE comment keeps proxies (API Gateway: 5 min idle) from closing. */
+  readonly heartbeatMs: number;
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+const SSE_HEADERS = {
+  'Content-Type': 'text/event-stream; charset=utf-8',
+  'Cache-Control': 'no-cache, no-transform',
+  'X-Accel-Buffering': 'no',
+};
+
+export function toProxyResult(reply: Reply, headers: Record<string, string>): ProxyResult {
+  switch (reply.kind) {
+    case 'json':
+      return { statusCode: reply.status, headers: { ...headers, 'Content-Type': JSON_TYPE, ...reply.headers }, body: JSON.stringify(reply.body), isBase64Encoded: false };
+    case 'empty':
+      return { statusCode: reply.status, headers: { ...headers, ...reply.headers }, body: '', isBase64Encoded: false };
+    case 'binary':
+      if (!(reply.body instanceof Uint8Array)) throw new Error('a streamed binary body needs a streaming route');
+      return {
+        statusCode: reply.status,
+        headers: { ...headers, 'Content-Type': reply.contentType, ...reply.headers },
+        body: Buffer.from(reply.body).toString('base64'),
+        isBase64Encoded: true,
+      };
+    case 'sse':
+      throw new Error('an SSE reply needs a streaming route');
+  }
+}
+
+export function toStreamResult(reply: Reply, headers: Record<string, string>, options: WriterOptions): StreamResult {
+  switch (reply.kind) {
+    case 'json':
+    case 'empty': {
+      const { statusCode, headers: all, body } = toProxyResult(reply, headers);
+      return { statusCode, headers: all, body };
+    }
+    case 'binary':
+      return {
+        statusCode: reply.status,
+        headers: { ...headers, 'Content-Type': reply.contentType, ...reply.headers },
+        body: reply.body instanceof Uint8Array ? Readable.from([Buffer.from(reply.body)]) : Readable.from(reply.body),
+      };
+    case 'sse':
+      return {
+        statusCode: 200,
+        headers: { ...headers, ...SSE_HEADERS, ...reply.headers },
+        body: Readable.from(withHeartbeats(reply.events, options.heartbeatMs)),
+      };
+  }
+}
+
+export function formatSseFrame(frame: SseFrame): string {
+  const data = typeof frame.data === 'string' ? frame.data : JSON.stringify(frame.data);
+  const lines = data.split(/\r\n|\r|\n/).map((line) => `data: ${line}\n`).join('');
+  return `${frame.event ? `event: ${frame.event}\n` : ''}${lines}\n`;
+}
+
+export const HEARTBEAT_FRAME = ': keep-alive\n\n';
+
+/**
+ * Formats frames, inserting a comment whenever no frame was produced for `heartbeatMs`.
+ * The pending `next()` is kept across heartbeats so no frame is ever dropped.
+ */
+export async function* withHeartbeats(events: AsyncIterable<SseFrame>, heartbeatMs: number): AsyncGenerator<string> {
+  const iterator = events[Symbol.asyncIterator]();
+  let pending: Promise<IteratorResult<SseFrame>> | undefined;
+  try {
+    for (;;) {
+      pending ??= iterator.next();
+      let timer: NodeJS.Timeout | undefined;
+      const tick = new Promise<'tick'>((resolve) => {
+        timer = setTimeout(() => resolve('tick'), heartbeatMs);
+      });
+      const result = await Promise.race([pending, tick]);
+      clearTimeout(timer);
+      if (result === 'tick') {
+        yield HEARTBEAT_FRAME;
+        continue;
+      }
+      pending = undefined;
+      if (result.done) return;
+      yield formatSseFrame(result.value);
+    }
+  } finally {
+    // The client went away or the stream ended: let the producer release its upstream.
+    await iterator.return?.();
+  }
+}

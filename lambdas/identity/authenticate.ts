@@ -1,0 +1,91 @@
+import type { AuthScheme } from '../../lib/routes.js';
+import { ENV, optionalEnv, requireEnv } from '../config/environment.js';
+import { forbidden, invalidCredential, unauthorized } from '../http/errors.js';
+import type { GatewayRequest } from '../http/request.js';
+import { getLiveSession } from '../store/sessions.js';
+import { readSecret } from '../store/secret-values.js';
+import { parseKey, secretsEqual, verifyKey } from './api-key-format.js';
+import { findApiKey } from './key-directory.js';
+import type { Principal } from './principal.js';
+import { hashSessionId, SESSION_COOKIE } from './session-cookie.js';
+
+const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/**
+ * Resolves the caller from whichever credential the request carries and the route accepts.
+ * A missing credential is 401 UNAUTHORIZED, a bad one 401 INVALID_API_KEY, and a valid
+ * credential of a kind the route does not accept 403.
+ */
+export async function authenticate(req: GatewayRequest, schemes: readonly AuthScheme[]): Promise<Principal> {
+  const token = bearerToken(req) ?? req.headers['x-api-key'];
+  if (schemes.includes('admin')) return authenticateAdmin(token);
+  if (token !== undefined) return authenticateKey(req, token, schemes);
+  const sessionId = req.cookies[SESSION_COOKIE];
+  if (sessionId && schemes.includes('session')) return authenticateSession(req, sessionId);
+  throw unauthorized();
+}
+
+function bearerToken(req: GatewayRequest): string | undefined {
+  const header = req.headers['authorization'];
+  if (!header) return undefined;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  if (!match) throw invalidCredential('Authorization header must be "Bearer <key>"');
+  return match[1];
+}
+
+async function authenticateAdmin(token: string | undefined): Promise<Principal> {
+  if (token === undefined) throw unauthorized('Missing admin token: send Authorization: Bearer <admin token>');
+  const expected = await readSecret(requireEnv(ENV.adminTokenSecretId));
+  if (!secretsEqual(token, expected)) throw invalidCredential('Invalid admin token');
+  return { kind: 'admin' };
+}
+
+async function authenticateKey(req: GatewayRequest, token: string, schemes: readonly AuthScheme[]): Promise<Principal> {
+  const parsed = parseKey(token);
+  if (!parsed) throw invalidCredential();
+  const record = await findApiKey(parsed.keyId);
+  if (!record || record.revoked || !record.hash || !verifyKey(token, record.hash)) throw invalidCredential();
+  if (!record.enabled) throw invalidCredential('API key is disabled');
+  if (parsed.type === 'secret') {
+    if (!schemes.includes('secretKey')) throw forbidden('Secret API keys cannot access this endpoint');
+    return { kind: 'secretKey', accountId: record.accountId, keyId: record.keyId, rateLimit: record.rateLimit };
+  }
+  if (!schemes.includes('publishableKey')) {
+    throw forbidden('Publishable keys can only reach the chat modes, never key management or usage');
+  }
+  const origin = req.headers['origin'];
+  if (!origin || !record.allowedOrigins.includes(origin)) {
+    throw forbidden('This publishable key is not allowed from this origin');
+  }
+  return { kind: 'publishableKey', accountId: record.accountId, keyId: record.keyId, rateLimit: record.rateLimit, origin };
+}
+
+async function authenticateSession(req: GatewayRequest, sessionId: string): Promise<Principal> {
+  const sessionHash = hashSessionId(sessionId);
+  const session = await getLiveSession(sessionHash);
+  if (!session) throw unauthorized('Session expired or signed out: sign in again');
+  if (STATE_CHANGING.has(req.method)) assertTrustedOrigin(req);
+  return { kind: 'session', accountId: session.accountId, email: session.email, sessionHash };
+}
+
+/**
+ * Cookies ride along on cross-site requests, so a state-changing cookie request must come
+ * from one of the dashboard's own origins. A missing Origin is refused too: browsers send it
+ * on every such request, so only a forged or non-browser request lacks it.
+ */
+export function assertTrustedOrigin(req: GatewayRequest): void {
+  const origin = req.headers['origin'];
+  if (!origin || !allowedOrigins().includes(origin)) {
+    throw forbidden('Origin not allowed for cookie-authenticated requests');
+  }
+}
+
+let parsedOrigins: { raw: string; list: string[] } | undefined;
+
+export function allowedOrigins(): string[] {
+  const raw = optionalEnv(ENV.allowedOrigins) ?? '';
+  if (parsedOrigins?.raw !== raw) {
+    parsedOrigins = { raw, list: raw.split(',').map((origin) => origin.trim()).filter(Boolean) };
+  }
+  return parsedOrigins.list;
+}

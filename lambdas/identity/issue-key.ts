@@ -1,0 +1,54 @@
+import { putApiKey, type ApiKeyRecord } from '../store/api-keys.js';
+import { generateKey, type KeyType } from './api-key-format.js';
+
+export const DEFAULT_KEY_NAME = 'Default';
+/** Requests per minute when the creator sets none (the spec leaves the default open). */
+export const DEFAULT_RATE_LIMIT = 600;
+
+export interface KeyRequest {
+  readonly accountId: string;
+  readonly type: KeyType;
+  readonly name?: string;
+  readonly rateLimit?: number;
+  readonly allowedOrigins?: readonly string[];
+}
+
+export interface IssuedKey {
+  readonly record: ApiKeyRecord;
+  /** The full key: returned to the caller once and never stored. */
+  readonly key: string;
+}
+
+export async function issueKey(request: KeyRequest, now = new Date()): Promise<IssuedKey> {
+  const generated = generateKey(request.type);
+  const record: ApiKeyRecord = {
+    keyId: generated.keyId,
+    accountId: request.accountId,
+    type: request.type,
+    hash: generated.hash,
+    name: request.name ?? DEFAULT_KEY_NAME,
+    rateLimit: request.rateLimit ?? DEFAULT_RATE_LIMIT,
+    enabled: true,
+    revoked: false,
+    allowedOrigins: request.type === 'publishable' ? [...(request.allowedOrigins ?? [])] : [],
+    createdAt: now.toISOString(),
+  };
+  await putApiKey(record);
+  return { record, key: generated.key };
+}
+
+export const KEY_SHOWN_ONCE = 'Store this key now: it is shown only once and cannot be recovered.';
+
+/** How a key appears in listings: metadata and a masked form, never the secret. */
+export function describeKey(record: ApiKeyRecord) {
+  return {
+    id: record.keyId,
+    name: record.name,
+    type: record.type,
+    maskedKey: `${record.type === 'secret' ? 'sk_' : 'pk_'}${record.keyId}_••••`,
+    createdAt: record.createdAt,
+    enabled: record.enabled,
+    rateLimit: record.rateLimit,
+    ...(record.type === 'publishable' ? { allowedOrigins: record.allowedOrigins } : {}),
+  };
+}

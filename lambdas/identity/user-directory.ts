@@ -1,0 +1,68 @@
+import {
+  AdminCreateUserCommand,
+  AdminSetUserPasswordCommand,
+  CognitoIdentityProviderClient,
+  InitiateAuthCommand,
+} from '@aws-sdk/client-cognito-identity-provider';
+import { randomBytes, randomInt } from 'node:crypto';
+import { ENV, requireEnv } from '../config/environment.js';
+
+/**
+ * Dashboard users live in the Cognito user pool; the gateway never sees or stores a password
+ * beyond passing it to Cognito. Locally the same API is served by a stand-in.
+ */
+let client: CognitoIdentityProviderClient | undefined;
+
+const cognito = () => (client ??= new CognitoIdentityProviderClient({ maxAttempts: 3 }));
+
+export type PasswordCheck = 'ok' | 'wrong' | 'reset-required';
+
+export async function checkPassword(email: string, password: string): Promise<PasswordCheck> {
+  try {
+    const result = await cognito().send(
+      new InitiateAuthCommand({
+        AuthFlow: 'USER_PASSWORD_AUTH',
+        ClientId: requireEnv(ENV.userPoolClientId),
+        AuthParameters: { USERNAME: email, PASSWORD: password },
+      }),
+    );
+    if (result.AuthenticationResult) return 'ok';
+    return 'reset-required';
+  } catch (error) {
+    const name = (error as { name?: string }).name;
+    if (name === 'NotAuthorizedException' || name === 'UserNotFoundException') return 'wrong';
+    if (name === 'PasswordResetRequiredException') return 'reset-required';
+    throw error;
+  }
+}
+
+/**
+ * Creates the dashboard user with a generated password, returned once to the provisioning
+ * admin to hand over (no e-mail is sent: the partner owns that channel).
+ */
+export async function createDashboardUser(email: string, name: string): Promise<string> {
+  const password = generatePassword();
+  const poolId = requireEnv(ENV.userPoolId);
+  await cognito().send(
+    new AdminCreateUserCommand({
+      UserPoolId: poolId,
+      Username: email,
+      MessageAction: 'SUPPRESS',
+      UserAttributes: [
+        { Name: 'email', Value: email },
+        { Name: 'email_verified', Value: 'true' },
+        { Name: 'name', Value: name },
+      ],
+    }),
+  );
+  await cognito().send(
+    new AdminSetUserPasswordCommand({ UserPoolId: poolId, Username: email, Password: password, Permanent: true }),
+  );
+  return password;
+}
+
+/** 24 random characters plus one of each class the pool's password policy demands. */
+export function generatePassword(): string {
+  const pick = (alphabet: string) => alphabet[randomInt(alphabet.length)]!;
+  return `${randomBytes(18).toString('base64url')}${pick('ABCDEFGHJKLMNPQRSTUVWXYZ')}${pick('abcdefghijkmnpqrstuvwxyz')}${pick('23456789')}${pick('!#%+=?@^')}`;
+}

@@ -1,0 +1,143 @@
+import { GetItemCommand, PutItemCommand, QueryCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { dynamo, fromItem, isConditionFailure, tableName, toItem, type Item } from './dynamo.js';
+import { OWNER_INDEX } from './table-schema.js';
+import type { KeyType } from '../identity/api-key-format.js';
+
+/** A service key as stored: a hash of the key, never the key itself. */
+export interface ApiKeyRecord {
+  readonly keyId: string;
+  readonly accountId: string;
+  readonly type: KeyType;
+  /** Absent once revoked, so a revoked key can never verify again. */
+  readonly hash?: string;
+  readonly name: string;
+  readonly rateLimit: number;
+  readonly enabled: boolean;
+  readonly revoked: boolean;
+  readonly allowedOrigins: readonly string[];
+  readonly createdAt: string;
+}
+
+export interface ApiKeyChanges {
+  readonly name?: string;
+  readonly rateLimit?: number;
+  readonly enabled?: boolean;
+}
+
+const keyKey = (keyId: string) => toItem({ pk: `KEY#${keyId}`, sk: 'KEY' });
+const ownerPk = (accountId: string) => `ACCOUNT#${accountId}`;
+
+export async function putApiKey(record: ApiKeyRecord): Promise<void> {
+  await dynamo().send(
+    new PutItemCommand({
+      TableName: tableName('identity'),
+      Item: {
+        ...keyKey(record.keyId),
+        ...toItem({ ...record, ownerPk: ownerPk(record.accountId), ownerSk: `KEY#${record.createdAt}#${record.keyId}` }),
+      },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    }),
+  );
+}
+
+export async function getApiKey(keyId: string): Promise<ApiKeyRecord | undefined> {
+  const { Item } = await dynamo().send(
+    new GetItemCommand({ TableName: tableName('identity'), Key: keyKey(keyId), ConsistentRead: true }),
+  );
+  return Item ? toRecord(Item) : undefined;
+}
+
+/** The account's live keys, oldest first. Revoked keys leave the owner index (it is sparse). */
+export async function listApiKeys(accountId: string): Promise<ApiKeyRecord[]> {
+  const records: ApiKeyRecord[] = [];
+  let startKey: Item | undefined;
+  do {
+    const page = await dynamo().send(
+      new QueryCommand({
+        TableName: tableName('identity'),
+        IndexName: OWNER_INDEX.name,
+        KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
+        ExpressionAttributeNames: { '#pk': OWNER_INDEX.partitionKey, '#sk': OWNER_INDEX.sortKey },
+        ExpressionAttributeValues: toItem({ ':pk': ownerPk(accountId), ':prefix': 'KEY#' }),
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    for (const item of page.Items ?? []) records.push(toRecord(item));
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return records;
+}
+
+/**
+ * Applies changes to a live key of the given owner. Returns false when there is no such key
+ * for that owner: another account's key is indistinguishable from a missing one.
+ */
+export async function updateApiKey(accountId: string, keyId: string, changes: ApiKeyChanges): Promise<boolean> {
+  const sets = Object.entries(changes).filter(([, value]) => value !== undefined);
+  if (sets.length === 0) throw new Error('updateApiKey needs at least one change');
+  const names: Record<string, string> = { '#owner': 'accountId', '#revoked': 'revoked' };
+  const values: Record<string, unknown> = { ':owner': accountId, ':false': false };
+  const assignments = sets.map(([field, value], i) => {
+    names[`#f${i}`] = field;
+    values[`:v${i}`] = value;
+    return `#f${i} = :v${i}`;
+  });
+  return conditionalUpdate({
+    Key: keyKey(keyId),
+    UpdateExpression: `SET ${assignments.join(', ')}`,
+    ConditionExpression: 'attribute_exists(pk) AND #owner = :owner AND #revoked = :false',
+    ExpressionAttributeNames: names,
+    ExpressionAttributeValues: toItem(values),
+  });
+}
+
+/**
+ * Revokes a key for good: the hash is removed (it can never verify again) and the key leaves
+ * the owner index. `accountId` scopes the call to an owner; admins pass undefined.
+ */
+export async function revokeApiKey(keyId: string, accountId: string | undefined, now = new Date()): Promise<boolean> {
+  const ownerCondition = accountId === undefined ? '' : ' AND #owner = :owner';
+  return conditionalUpdate({
+    Key: keyKey(keyId),
+    UpdateExpression: 'SET #revoked = :true, #enabled = :false, revokedAt = :now REMOVE #hash, ownerPk, ownerSk',
+    ConditionExpression: `attribute_exists(pk) AND #revoked = :false${ownerCondition}`,
+    ExpressionAttributeNames: {
+      '#revoked': 'revoked',
+      '#enabled': 'enabled',
+      '#hash': 'hash',
+      ...(accountId === undefined ? {} : { '#owner': 'accountId' }),
+    },
+    ExpressionAttributeValues: toItem({
+      ':true': true,
+      ':false': false,
+      ':now': now.toISOString(),
+      ...(accountId === undefined ? {} : { ':owner': accountId }),
+    }),
+  });
+}
+
+async function conditionalUpdate(input: Omit<ConstructorParameters<typeof UpdateItemCommand>[0], 'TableName'>): Promise<boolean> {
+  try {
+    await dynamo().send(new UpdateItemCommand({ TableName: tableName('identity'), ...input }));
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}
+
+function toRecord(item: Item): ApiKeyRecord {
+  const raw = fromItem<ApiKeyRecord>(item);
+  return {
+    keyId: raw.keyId,
+    accountId: raw.accountId,
+    type: raw.type,
+    hash: raw.hash,
+    name: raw.name,
+    rateLimit: raw.rateLimit,
+    enabled: raw.enabled,
+    revoked: raw.revoked,
+    allowedOrigins: raw.allowedOrigins ?? [],
+    createdAt: raw.createdAt,
+  };
+}

@@ -1,0 +1,38 @@
+/**
+ * The DynamoDB tables, split by lifecycle. Data only: the CDK stack declares these tables
+ * from it and the local runtime creates the same tables in the embedded DynamoDB.
+ * Every table uses string keys `pk` and `sk`; expiring items carry `expiresAt`
+ * (epoch seconds), which is the TTL attribute. Code never trusts TTL deletion: it checks
+ * `expiresAt` on read.
+ */
+
+export type TableName = 'identity' | 'usage' | 'cache' | 'jobs';
+
+export interface IndexSchema {
+  readonly name: string;
+  readonly partitionKey: string;
+  readonly sortKey: string;
+}
+
+export interface TableSchema {
+  readonly name: TableName;
+  /** Environment variable that carries the physical table name to the functions. */
+  readonly envVar: string;
+  /** Long-lived business records get deletion protection; regenerable ones do not. */
+  readonly deletionProtection: boolean;
+  readonly indexes: readonly IndexSchema[];
+}
+
+export const PARTITION_KEY = 'pk';
+export const SORT_KEY = 'sk';
+export const TTL_ATTRIBUTE = 'expiresAt';
+
+/** Owner index: every record an account owns, newest last (keys, provider keys). */
+export const OWNER_INDEX: IndexSchema = { name: 'byOwner', partitionKey: 'ownerPk', sortKey: 'ownerSk' };
+
+export const tableSchemas: readonly TableSchema[] = [
+  { name: 'identity', envVar: 'IDENTITY_TABLE', deletionProtection: true, indexes: [OWNER_INDEX] },
+  { name: 'usage', envVar: 'USAGE_TABLE', deletionProtection: true, indexes: [] },
+  { name: 'cache', envVar: 'CACHE_TABLE', deletionProtection: false, indexes: [] },
+  { name: 'jobs', envVar: 'JOBS_TABLE', deletionProtection: false, indexes: [OWNER_INDEX] },
+];

@@ -1,0 +1,58 @@
+import { badRequest } from '../http/errors.js';
+import { summarizeUsage } from '../store/usage-ledger.js';
+
+const DAY_MS = 86_400_000;
+const DEFAULT_DAYS = 30;
+/** A bound on one query's work; longer periods are asked for in pieces. */
+const MAX_DAYS = 400;
+const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
+const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})$/;
+
+export interface Period {
+  readonly fromMs: number;
+  readonly toMs: number;
+}
+
+/**
+ * `from` and `to` are ISO 8601 dates or date-times. A date means the whole UTC day: `from`
+ * its first millisecond, `to` its last, so `from=to=2026-01-01` is that one day. Defaults:
+ * the last 30 days up to now.
+ */
+export function parsePeriod(query: Readonly<Record<string, string>>, now = Date.now()): Period {
+  const toMs = query['to'] === undefined ? now : parseInstant('to', query['to'], 'end');
+  const fromMs =
+    query['from'] === undefined
+      ? Math.floor(toMs / DAY_MS) * DAY_MS - (DEFAULT_DAYS - 1) * DAY_MS
+      : parseInstant('from', query['from'], 'start');
+  if (fromMs > toMs) throw badRequest('from', 'from: must not be after to');
+  if (toMs - fromMs > MAX_DAYS * DAY_MS) throw badRequest('from', `from: the period may span at most ${MAX_DAYS} days`);
+  return { fromMs, toMs };
+}
+
+function parseInstant(field: string, value: string, edge: 'start' | 'end'): number {
+  const isDate = DATE_ONLY.test(value);
+  const ms = isDate || DATE_TIME.test(value) ? Date.parse(isDate ? `${value}T00:00:00Z` : value) : NaN;
+  if (Number.isNaN(ms) || (isDate && new Date(ms).toISOString().slice(0, 10) !== value)) {
+    throw badRequest(field, `${field}: must be an ISO 8601 date (YYYY-MM-DD) or date-time`);
+  }
+  return isDate && edge === 'end' ? ms + DAY_MS - 1 : ms;
+}
+
+const usd = (microUsd: number) => microUsd / 1e6;
+
+/** The usage record of spec 2.7 for one account and period. */
+export async function usageReport(accountId: string, period: Period) {
+  const summary = await summarizeUsage(accountId, period.fromMs, period.toMs);
+  const byModel: Record<string, { requests: number; tokens: number; cost: number }> = {};
+  for (const [model, totals] of Object.entries(summary.byModel)) {
+    byModel[model] = { requests: totals.requests, tokens: totals.tokens, cost: usd(totals.costMicroUsd) };
+  }
+  return {
+    totalRequests: summary.requests,
+    totalTokens: summary.tokens,
+    totalCost: usd(summary.costMicroUsd),
+    from: new Date(period.fromMs).toISOString(),
+    to: new Date(period.toMs).toISOString(),
+    byModel,
+  };
+}

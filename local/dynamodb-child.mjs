@@ -1,0 +1,48 @@
+// dynalite in its own process, so its CPU is not counted against the gateway process.
+// Plain .mjs so it starts with the bare node executable, whatever loader the parent uses.
+// Protocol with local/dynamodb.ts: argv[2] is JSON { path }; once listening it sends
+// { port } over IPC (or { error }); it shuts down cleanly on SIGTERM/SIGINT, and when the
+// parent goes away (the IPC channel or stdin closes), so an orphan never holds the LevelDB lock.
+import dynalite from 'dynalite';
+import { createRequire } from 'node:module';
+
+const { path } = JSON.parse(process.argv[2] ?? '{}');
+
+function fail(message) {
+  process.send?.({ error: message });
+  process.exit(1);
+}
+
+// dynalite opens LevelDB lazily and crashes on the first request if that fails (typically: the
+// folder is locked by another running instance), so open it once up front to report why.
+try {
+  const { Level } = createRequire(createRequire(import.meta.url).resolve('dynalite'))('level');
+  const probe = new Level(path);
+  await probe.open();
+  await probe.close();
+} catch (err) {
+  const cause = err?.cause?.message ?? err?.message ?? String(err);
+  fail(`cannot open ${path} (is another local runtime using it?): ${cause}`);
+}
+
+const server = dynalite({ path, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+
+let stopping = false;
+function stop() {
+  if (stopping) return;
+  stopping = true;
+  // Force the exit if LevelDB cannot close in time; the lock is released with the process.
+  setTimeout(() => process.exit(1), 10_000).unref();
+  server.close((err) => process.exit(err ? 1 : 0));
+  server.closeAllConnections();
+}
+
+server.on('error', (err) => fail(String(err?.message ?? err)));
+server.listen(0, '127.0.0.1', () => process.send?.({ port: server.address().port }));
+
+process.on('SIGTERM', stop);
+process.on('SIGINT', stop);
+process.on('disconnect', stop);
+process.stdin.on('end', stop);
+process.stdin.on('error', stop);
+process.stdin.resume();

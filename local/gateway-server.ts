@@ -1,0 +1,161 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { pathToFileURL } from 'node:url';
+import { resolve } from 'node:path';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import type { RouteSpec } from '../lib/routes.js';
+import { installLambdaStreamingGlobals, isStreamingHandler, ResponseStream } from './lambda-streaming.js';
+import { RouteTable } from './route-table.js';
+
+export interface GatewayServerOptions {
+  readonly routes: readonly RouteSpec[];
+  /** Repository root, against which manifest entries resolve. */
+  readonly rootDir: string;
+  /** Origins the CORS preflight admits (API Gateway's CORS settings in the cloud). */
+  readonly allowedOrigins: () => readonly string[];
+  /** Largest request body accepted, like API Gateway's payload limit. */
+  readonly maxBodyBytes?: number;
+}
+
+const TEXT_TYPES = /^(application\/(json|x-www-form-urlencoded|.*\+json)|text\/)/i;
+const PREFLIGHT_HEADERS = 'Authorization, X-API-Key, Content-Type, X-Request-ID, X-Cache, X-Cache-TTL, X-Guardrails';
+
+/**
+ * The laptop's API Gateway: routes from the manifest, REST proxy (v1) events into the same
+ * handler modules that Lambda runs, buffered or streamed responses back out.
+ */
+export function createGatewayServer(options: GatewayServerOptions): Server {
+  installLambdaStreamingGlobals();
+  const table = new RouteTable(options.routes);
+  const handlers = new Map<string, Promise<unknown>>();
+  const loadHandler = (route: RouteSpec) => {
+    let handler = handlers.get(route.id);
+    if (!handler) {
+      handler = import(pathToFileURL(resolve(options.rootDir, route.entry)).href).then((module) => module.handler);
+      handlers.set(route.id, handler);
+    }
+    return handler;
+  };
+
+  return createServer((req, res) => {
+    serve(req, res).catch((error: unknown) => {
+      console.error('local gateway: request failed', error);
+      if (!res.headersSent) sendJson(res, 502, { success: false, error: { code: 'BAD_GATEWAY', message: 'handler failed' } });
+      else res.destroy();
+    });
+  });
+
+  async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const method = (req.method ?? 'GET').toUpperCase();
+    if (method === 'OPTIONS') return preflight(req, res);
+    const match = table.match(method, url.pathname);
+    if (match === undefined) return sendJson(res, 404, { success: false, error: { code: 'NOT_FOUND', message: 'No such route' } });
+    if (match === 'methodMismatch') {
+      return sendJson(res, 405, { success: false, error: { code: 'METHOD_NOT_ALLOWED', message: `${method} not allowed here` } });
+    }
+    const body = await readBody(req, options.maxBodyBytes ?? 10 * 1024 * 1024);
+    if (body === undefined) return sendJson(res, 413, { success: false, error: { code: 'PAYLOAD_TOO_LARGE', message: 'Request body too large' } });
+    const event = toProxyEvent(req, url, match.route, match.pathParams, body);
+    const handler = await loadHandler(match.route);
+    const context = lambdaContext(match.route);
+    if (isStreamingHandler(handler)) {
+      await handler(event, new ResponseStream(res), context);
+      return;
+    }
+    const result = (await (handler as (e: unknown, c: unknown) => Promise<APIGatewayProxyResult>)(event, context));
+    res.writeHead(result.statusCode, result.headers as Record<string, string>);
+    res.end(result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body);
+  }
+
+  function preflight(req: IncomingMessage, res: ServerResponse): void {
+    const origin = req.headers.origin;
+    if (!origin || !options.allowedOrigins().includes(origin)) {
+      res.writeHead(204).end();
+      return;
+    }
+    res
+      .writeHead(204, {
+        'Access-Control-Allow-Origin': origin,
+        'Access-Control-Allow-Credentials': 'true',
+        'Access-Control-Allow-Methods': 'GET, POST, PATCH, DELETE, OPTIONS',
+        'Access-Control-Allow-Headers': PREFLIGHT_HEADERS,
+        'Access-Control-Max-Age': '600',
+        Vary: 'Origin',
+      })
+      .end();
+  }
+}
+
+function toProxyEvent(
+  req: IncomingMessage,
+  url: URL,
+  route: RouteSpec,
+  pathParams: Record<string, string>,
+  body: Buffer,
+): APIGatewayProxyEvent {
+  const headers: Record<string, string> = {};
+  const multiValueHeaders: Record<string, string[]> = {};
+  for (let i = 0; i < req.rawHeaders.length; i += 2) {
+    const name = req.rawHeaders[i]!;
+    const value = req.rawHeaders[i + 1]!;
+    headers[name] = value; // API Gateway's single-value map keeps the last value
+    (multiValueHeaders[name] ??= []).push(value);
+  }
+  const query: Record<string, string> = {};
+  const multiQuery: Record<string, string[]> = {};
+  for (const [key, value] of url.searchParams) {
+    query[key] = value;
+    (multiQuery[key] ??= []).push(value);
+  }
+  const isText = body.length === 0 || TEXT_TYPES.test(req.headers['content-type'] ?? 'application/json');
+  const requestId = randomUUID();
+  return {
+    resource: route.path,
+    path: url.pathname,
+    httpMethod: route.method,
+    headers,
+    multiValueHeaders,
+    queryStringParameters: Object.keys(query).length ? query : null,
+    multiValueQueryStringParameters: Object.keys(multiQuery).length ? multiQuery : null,
+    pathParameters: Object.keys(pathParams).length ? pathParams : null,
+    stageVariables: null,
+    body: body.length === 0 ? null : isText ? body.toString('utf8') : body.toString('base64'),
+    isBase64Encoded: !isText,
+    requestContext: {
+      requestId,
+      httpMethod: route.method,
+      path: url.pathname,
+      resourcePath: route.path,
+      stage: 'local',
+      identity: { sourceIp: req.socket.remoteAddress ?? '127.0.0.1' },
+    } as APIGatewayProxyEvent['requestContext'],
+  };
+}
+
+function lambdaContext(route: RouteSpec) {
+  const deadline = Date.now() + route.timeoutSeconds * 1000;
+  return {
+    functionName: `local-${route.id}`,
+    functionVersion: '$LATEST',
+    awsRequestId: randomUUID(),
+    memoryLimitInMB: String(route.memoryMb),
+    callbackWaitsForEmptyEventLoop: false,
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+  };
+}
+
+async function readBody(req: IncomingMessage, limit: number): Promise<Buffer | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > limit) return undefined;
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8' }).end(JSON.stringify(body));
+}

@@ -1,0 +1,76 @@
+import type { ServerResponse } from 'node:http';
+import { Writable } from 'node:stream';
+
+/**
+ * The part of Lambda's Node.js runtime that response-streaming handlers use: the global
+ * `awslambda.streamifyResponse` and `awslambda.HttpResponseStream.from`. Installed before any
+ * handler module loads, so middy's streamify mode runs here exactly as it does in Lambda:
+ * the prelude (status and headers) goes out on the first write.
+ */
+type StreamingHandler = (event: unknown, responseStream: Writable, context: unknown) => Promise<void>;
+
+export interface Prelude {
+  statusCode?: number;
+  headers?: Record<string, string>;
+}
+
+const STREAMING = Symbol.for('gateway.local.streamingHandler');
+
+export function installLambdaStreamingGlobals(): void {
+  const g = globalThis as { awslambda?: unknown };
+  if (g.awslambda) return;
+  g.awslambda = {
+    streamifyResponse: (handler: StreamingHandler) => Object.assign(handler, { [STREAMING]: true }),
+    HttpResponseStream: {
+      from: (stream: ResponseStream, prelude: Prelude) => {
+        stream.setPrelude(prelude);
+        return stream;
+      },
+    },
+  };
+}
+
+export function isStreamingHandler(handler: unknown): handler is StreamingHandler {
+  return typeof handler === 'function' && (handler as unknown as Record<symbol, unknown>)[STREAMING] === true;
+}
+
+/**
+ * The response stream a streaming handler writes to, backed by a Node HTTP response. A client
+ * that disconnects destroys it, as Lambda does, so the handler's pipeline ends.
+ */
+export class ResponseStream extends Writable {
+  private prelude: Prelude = {};
+
+  constructor(private readonly res: ServerResponse) {
+    super();
+    res.on('close', () => {
+      if (!res.writableFinished) this.destroy(new Error('client disconnected'));
+    });
+  }
+
+  setPrelude(prelude: Prelude): void {
+    this.prelude = prelude;
+  }
+
+  override _write(chunk: Buffer, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
+    this.sendHeadOnce();
+    if (chunk.length === 0) {
+      // The empty write that flushes the prelude: send headers now, not with the first byte.
+      this.res.flushHeaders();
+      callback();
+      return;
+    }
+    if (this.res.write(chunk)) callback();
+    else this.res.once('drain', () => callback());
+  }
+
+  override _final(callback: (error?: Error | null) => void): void {
+    this.sendHeadOnce();
+    this.res.end(callback);
+  }
+
+  private sendHeadOnce(): void {
+    if (this.res.headersSent) return;
+    this.res.writeHead(this.prelude.statusCode ?? 200, this.prelude.headers ?? {});
+  }
+}

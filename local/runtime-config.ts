@@ -1,0 +1,47 @@
+import { ENV } from '../lambdas/config/environment.js';
+import { tableSchemas, type TableName } from '../lambdas/store/table-schema.js';
+
+/** Fixed ids of the stand-in resources; the cloud gets real ones from the stack. */
+export const LOCAL_USER_POOL_ID = 'local_gatewaypool';
+export const LOCAL_USER_POOL_CLIENT_ID = 'local-dashboard-client';
+export const ADMIN_TOKEN_SECRET = 'gateway/admin-token';
+export const PLATFORM_KEYS_SECRET = 'gateway/platform-provider-keys';
+export const LOCAL_REGION = 'us-east-1';
+
+export interface Endpoints {
+  readonly dynamodb: string;
+  readonly secretsManager: string;
+  readonly cognito: string;
+}
+
+/**
+ * The environment the handlers see locally: the same variables the stack sets in the cloud,
+ * plus SDK endpoint overrides that point every AWS client at a stand-in on loopback. Real
+ * credentials and profiles are replaced so nothing can reach an AWS account by accident.
+ */
+export function handlerEnvironment(
+  endpoints: Endpoints,
+  tableNames: Readonly<Record<TableName, string>>,
+  allowedOrigins: readonly string[],
+  version: string,
+): Record<string, string> {
+  const env: Record<string, string> = {
+    AWS_REGION: LOCAL_REGION,
+    AWS_ACCESS_KEY_ID: 'local',
+    AWS_SECRET_ACCESS_KEY: 'local',
+    AWS_SESSION_TOKEN: '',
+    AWS_PROFILE: '',
+    AWS_EC2_METADATA_DISABLED: 'true',
+    AWS_ENDPOINT_URL_DYNAMODB: endpoints.dynamodb,
+    AWS_ENDPOINT_URL_SECRETS_MANAGER: endpoints.secretsManager,
+    AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER: endpoints.cognito,
+    [ENV.adminTokenSecretId]: ADMIN_TOKEN_SECRET,
+    [ENV.platformKeysSecretId]: PLATFORM_KEYS_SECRET,
+    [ENV.userPoolId]: LOCAL_USER_POOL_ID,
+    [ENV.userPoolClientId]: LOCAL_USER_POOL_CLIENT_ID,
+    [ENV.allowedOrigins]: allowedOrigins.join(','),
+    [ENV.gatewayVersion]: version,
+  };
+  for (const schema of tableSchemas) env[schema.envVar] = tableNames[schema.name];
+  return env;
+}

@@ -1,0 +1,166 @@
+/**
+ * Shared plumbing for local stand-ins of AWS services that speak the JSON 1.1 protocol
+ * (Secrets Manager, Cognito): the unmodified AWS SDK v3 clients talk to them once their
+ * endpoint is overridden, so production code needs no local branches.
+ *
+ * Requests are not signature-checked: the server binds to loopback only and exists for a
+ * developer's own machine.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { dirname } from 'node:path';
+
+/** An error the SDK turns into a named exception (`err.name === type`). */
+export class AwsJsonError extends Error {
+  constructor(
+    readonly type: string,
+    message: string,
+    readonly status = 400,
+  ) {
+    super(message);
+  }
+}
+
+export type AwsJsonInput = Record<string, unknown>;
+export type AwsJsonOperation = (input: AwsJsonInput) => unknown;
+
+export interface AwsJsonServerOptions {
+  /** The part of `X-Amz-Target` before the dot, e.g. `secretsmanager`. */
+  readonly targetPrefix: string;
+  readonly operations: Readonly<Record<string, AwsJsonOperation>>;
+  /** 0 (the default) picks a free port. */
+  readonly port?: number;
+}
+
+export interface AwsJsonServer {
+  /** Base URL to put in `AWS_ENDPOINT_URL_<SERVICE>` or a client's `endpoint`. */
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+const CONTENT_TYPE = 'application/x-amz-json-1.1';
+// The largest real payload is a 64 KiB secret; anything far beyond that is a client bug.
+const MAX_BODY_BYTES = 1024 * 1024;
+
+export async function startAwsJsonServer(options: AwsJsonServerOptions): Promise<AwsJsonServer> {
+  const server = createServer((req, res) => {
+    handle(options, req, res).catch((err: unknown) => {
+      const failure = err instanceof AwsJsonError ? err : new AwsJsonError('InternalFailure', String(err), 500);
+      send(res, failure.status, { __type: failure.type, message: failure.message }, failure.type);
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((err) => (err ? reject(err) : resolve()));
+        // SDK clients keep connections alive; without this close() waits for them to time out.
+        server.closeAllConnections();
+      }),
+  };
+}
+
+async function handle(options: AwsJsonServerOptions, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  if (req.method !== 'POST') throw new AwsJsonError('UnknownOperationException', `method ${req.method} not supported`);
+  const target = String(req.headers['x-amz-target'] ?? '');
+  const dot = target.lastIndexOf('.');
+  const operationName = target.slice(dot + 1);
+  const operation = Object.hasOwn(options.operations, operationName) ? options.operations[operationName] : undefined;
+  if (dot < 0 || target.slice(0, dot) !== options.targetPrefix || !operation) {
+    throw new AwsJsonError('UnknownOperationException', `unknown operation ${JSON.stringify(target)}`);
+  }
+  const input = parseBody(await readBody(req));
+  const output = await operation(input);
+  send(res, 200, output ?? {});
+}
+
+function parseBody(raw: string): AwsJsonInput {
+  let parsed: unknown;
+  try {
+    parsed = raw === '' ? {} : JSON.parse(raw);
+  } catch {
+    throw new AwsJsonError('SerializationException', 'request body is not valid JSON');
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw new AwsJsonError('SerializationException', 'request body must be a JSON object');
+  }
+  return parsed as AwsJsonInput;
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_BODY_BYTES) throw new AwsJsonError('SerializationException', 'request body too large', 413);
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function send(res: ServerResponse, status: number, body: unknown, errorType?: string): void {
+  if (res.headersSent) return;
+  const payload = JSON.stringify(body);
+  res.writeHead(status, {
+    'content-type': CONTENT_TYPE,
+    'content-length': Buffer.byteLength(payload),
+    'x-amzn-requestid': randomBytes(16).toString('hex'),
+    ...(errorType ? { 'x-amzn-errortype': errorType } : {}),
+  });
+  res.end(payload);
+}
+
+// ---- input helpers: the SDK validates little client-side, so the stand-ins check shapes ----
+
+export function requireString(input: AwsJsonInput, field: string, errorType = 'InvalidParameterException'): string {
+  const value = input[field];
+  if (typeof value !== 'string' || value === '') throw new AwsJsonError(errorType, `${field} is required`);
+  return value;
+}
+
+export function optionalString(input: AwsJsonInput, field: string, errorType = 'InvalidParameterException'): string | undefined {
+  const value = input[field];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'string') throw new AwsJsonError(errorType, `${field} must be a string`);
+  return value;
+}
+
+/** AWS JSON timestamps travel as epoch seconds. */
+export function epochSeconds(ms: number): number {
+  return ms / 1000;
+}
+
+// ---- persisted state: stand-ins keep their data across restarts of the local runtime ----
+
+export function loadJsonState<T>(file: string, empty: () => T): T {
+  let raw: string;
+  try {
+    raw = readFileSync(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return empty();
+    throw err;
+  }
+  return JSON.parse(raw) as T;
+}
+
+/**
+ * Temp file + rename, so a crash mid-write leaves the previous state rather than a torn file.
+ * Synchronous on purpose: every mutation is on disk before its response is sent, and writes
+ * cannot interleave.
+ */
+export function saveJsonState(file: string, state: unknown): void {
+  mkdirSync(dirname(file), { recursive: true });
+  const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  writeFileSync(temp, JSON.stringify(state, null, 2), { mode: 0o600 });
+  renameSync(temp, file);
+}

@@ -1,0 +1,333 @@
+/**
+ * Cognito user pool stand-in for the local runtime: one pool whose username is the email
+ * address (the cloud pool signs in by email), with one app client allowing
+ * USER_PASSWORD_AUTH. Error names and messages follow the real service, including
+ * "prevent user existence errors" (an unknown user and a wrong password look the same).
+ *
+ * Tokens are JWT-shaped (HS256 under a key kept in the state file) so code that reads claims
+ * such as `sub` from the IdToken, or calls GetUser with the AccessToken, works as in the cloud.
+ * They are not verifiable against a Cognito JWKS; nothing local needs that.
+ */
+import { createHmac, randomBytes, randomInt, randomUUID, scrypt, timingSafeEqual } from 'node:crypto';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import {
+  AwsJsonError,
+  epochSeconds,
+  loadJsonState,
+  optionalString,
+  requireString,
+  saveJsonState,
+  startAwsJsonServer,
+  type AwsJsonInput,
+  type AwsJsonServer,
+} from './aws-json-server.js';
+
+export interface PasswordPolicy {
+  readonly minimumLength: number;
+  readonly requireUppercase: boolean;
+  readonly requireLowercase: boolean;
+  readonly requireNumbers: boolean;
+  readonly requireSymbols: boolean;
+}
+
+/** The cloud pool's policy; keep in step with the CDK user pool. */
+export const DEFAULT_PASSWORD_POLICY: PasswordPolicy = {
+  minimumLength: 12,
+  requireUppercase: true,
+  requireLowercase: true,
+  requireNumbers: true,
+  requireSymbols: true,
+};
+
+export interface CognitoStandInOptions {
+  readonly dataDir: string;
+  /** The only pool and client this stand-in knows; other ids get ResourceNotFoundException. */
+  readonly userPoolId: string;
+  readonly clientId: string;
+  readonly port?: number;
+  readonly passwordPolicy?: PasswordPolicy;
+  /** Clock in epoch ms, for token expiry. */
+  readonly now?: () => number;
+}
+
+type UserStatus = 'FORCE_CHANGE_PASSWORD' | 'CONFIRMED';
+
+interface StoredUser {
+  sub: string;
+  attributes: Record<string, string>;
+  passwordHash: string;
+  status: UserStatus;
+  created: number;
+  lastModified: number;
+}
+
+interface State {
+  version: 1;
+  /** Signs tokens; persisted so tokens stay valid across a restart, as in the cloud. */
+  signingKey: string;
+  /** Keyed by lower-cased email: sign-in by email is case-insensitive. */
+  users: Record<string, StoredUser>;
+}
+
+const TOKEN_TTL_SECONDS = 3600;
+const CHALLENGE_TTL_MS = 3 * 60_000;
+// Cognito's own list of special characters; a space inside the password also counts.
+const SYMBOLS = /[\^$*.[\]{}()?"!@#%&/\\,><':;|_~`=+\- ]/;
+const PASSWORD_SHAPE = /^\S(.*\S)?$/s;
+const EMAIL = /^[^\s@]+@[^\s@]+$/;
+const SCRYPT = { N: 16384, r: 8, p: 1, keyLength: 32 };
+const scryptAsync = promisify(scrypt) as (pw: string, salt: Buffer, len: number, opts: object) => Promise<Buffer>;
+
+const incorrect = () => new AwsJsonError('NotAuthorizedException', 'Incorrect username or password.');
+
+export async function startCognitoStandIn(options: CognitoStandInOptions): Promise<AwsJsonServer> {
+  if (!/^[\w-]+_[0-9a-zA-Z]+$/.test(options.userPoolId)) throw new Error(`invalid user pool id ${options.userPoolId}`);
+  const { userPoolId, clientId } = options;
+  const policy = options.passwordPolicy ?? DEFAULT_PASSWORD_POLICY;
+  const now = options.now ?? Date.now;
+  const file = join(options.dataDir, `cognito-${userPoolId}.json`);
+  const state = loadJsonState<State>(file, () => ({ version: 1, signingKey: randomBytes(32).toString('base64'), users: {} }));
+  const save = (): void => saveJsonState(file, state);
+  const signingKey = Buffer.from(state.signingKey, 'base64');
+  // Challenge sessions are short-lived and, like Cognito's, do not need to survive a restart.
+  const sessions = new Map<string, { key: string; expires: number }>();
+  let issuer = '';
+
+  function checkPool(input: AwsJsonInput): void {
+    if (requireString(input, 'UserPoolId') !== userPoolId) {
+      throw new AwsJsonError('ResourceNotFoundException', `User pool ${String(input.UserPoolId)} does not exist.`);
+    }
+  }
+
+  function checkClient(input: AwsJsonInput): void {
+    if (requireString(input, 'ClientId') !== clientId) {
+      throw new AwsJsonError('ResourceNotFoundException', `User pool client ${String(input.ClientId)} does not exist.`);
+    }
+  }
+
+  /** By email (any case) or by the sub, which Cognito reports as the username. */
+  function lookup(username: string): [string, StoredUser] | undefined {
+    const key = username.toLowerCase();
+    if (state.users[key]) return [key, state.users[key]];
+    return Object.entries(state.users).find(([, u]) => u.sub === username);
+  }
+
+  function requireUser(input: AwsJsonInput): [string, StoredUser] {
+    const found = lookup(requireString(input, 'Username'));
+    if (!found) throw new AwsJsonError('UserNotFoundException', 'User does not exist.');
+    return found;
+  }
+
+  const userView = (u: StoredUser) => ({
+    Username: u.sub,
+    Enabled: true,
+    UserStatus: u.status,
+    UserCreateDate: epochSeconds(u.created),
+    UserLastModifiedDate: epochSeconds(u.lastModified),
+  });
+  const attributeList = (u: StoredUser) => Object.entries(u.attributes).map(([Name, Value]) => ({ Name, Value }));
+
+  function tokens(u: StoredUser) {
+    const iat = Math.floor(now() / 1000);
+    const common = { sub: u.sub, iss: issuer, iat, auth_time: iat, exp: iat + TOKEN_TTL_SECONDS, jti: randomUUID() };
+    return {
+      IdToken: sign(signingKey, {
+        ...common,
+        token_use: 'id',
+        aud: clientId,
+        'cognito:username': u.sub,
+        email: u.attributes.email,
+        email_verified: u.attributes.email_verified === 'true',
+      }),
+      AccessToken: sign(signingKey, { ...common, token_use: 'access', client_id: clientId, username: u.sub, scope: 'aws.cognito.signin.user.admin' }),
+      RefreshToken: randomBytes(48).toString('base64url'),
+      ExpiresIn: TOKEN_TTL_SECONDS,
+      TokenType: 'Bearer',
+    };
+  }
+
+  async function setPassword(key: string, password: string, permanent: boolean): Promise<void> {
+    checkPassword(password, policy);
+    const hash = await hashPassword(password);
+    const user = state.users[key];
+    if (!user) throw new AwsJsonError('UserNotFoundException', 'User does not exist.');
+    user.passwordHash = hash;
+    user.status = permanent ? 'CONFIRMED' : 'FORCE_CHANGE_PASSWORD';
+    user.lastModified = now();
+    save();
+  }
+
+  const operations = {
+    async AdminCreateUser(input: AwsJsonInput) {
+      checkPool(input);
+      const username = requireString(input, 'Username');
+      if (!EMAIL.test(username)) throw new AwsJsonError('InvalidParameterException', 'Username should be an email.');
+      const action = optionalString(input, 'MessageAction');
+      if (action !== undefined && action !== 'SUPPRESS') {
+        throw new AwsJsonError('InvalidParameterException', 'The local stand-in sends no messages: use MessageAction SUPPRESS.');
+      }
+      const attributes = readAttributes(input.UserAttributes, username);
+      const key = username.toLowerCase();
+      const exists = () => {
+        if (state.users[key]) throw new AwsJsonError('UsernameExistsException', 'An account with the given email already exists.');
+      };
+      exists();
+      const temporary = optionalString(input, 'TemporaryPassword') ?? generatePassword();
+      checkPassword(temporary, policy);
+      const passwordHash = await hashPassword(temporary);
+      exists(); // again: another request may have created the user while this one was hashing
+      const sub = randomUUID();
+      const user: StoredUser = {
+        sub,
+        attributes: { sub, ...attributes },
+        passwordHash,
+        status: 'FORCE_CHANGE_PASSWORD',
+        created: now(),
+        lastModified: now(),
+      };
+      state.users[key] = user;
+      save();
+      return { User: { ...userView(user), Attributes: attributeList(user) } };
+    },
+
+    async AdminSetUserPassword(input: AwsJsonInput) {
+      checkPool(input);
+      const [key] = requireUser(input);
+      await setPassword(key, requireString(input, 'Password'), input.Permanent === true);
+      return {};
+    },
+
+    AdminGetUser(input: AwsJsonInput) {
+      checkPool(input);
+      const [, user] = requireUser(input);
+      return { ...userView(user), UserAttributes: attributeList(user) };
+    },
+
+    async InitiateAuth(input: AwsJsonInput) {
+      checkClient(input);
+      const flow = requireString(input, 'AuthFlow');
+      if (flow !== 'USER_PASSWORD_AUTH') throw new AwsJsonError('InvalidParameterException', `${flow} flow not enabled for this client`);
+      const params = (input.AuthParameters ?? {}) as Record<string, unknown>;
+      if (typeof params.USERNAME !== 'string' || typeof params.PASSWORD !== 'string') {
+        throw new AwsJsonError('InvalidParameterException', 'Missing required parameter USERNAME or PASSWORD');
+      }
+      const found = lookup(params.USERNAME);
+      // Hash even for an unknown user so response time does not reveal which emails exist.
+      const ok = await verifyPassword(params.PASSWORD, found?.[1].passwordHash);
+      if (!found || !ok) throw incorrect();
+      const [key, user] = found;
+      if (user.status === 'FORCE_CHANGE_PASSWORD') {
+        const session = randomBytes(48).toString('base64url');
+        sessions.set(session, { key, expires: now() + CHALLENGE_TTL_MS });
+        const { sub: _sub, email_verified: _verified, ...visible } = user.attributes;
+        return {
+          ChallengeName: 'NEW_PASSWORD_REQUIRED',
+          Session: session,
+          ChallengeParameters: { USER_ID_FOR_SRP: user.sub, requiredAttributes: '[]', userAttributes: JSON.stringify(visible) },
+        };
+      }
+      return { AuthenticationResult: tokens(user), ChallengeParameters: {} };
+    },
+
+    async RespondToAuthChallenge(input: AwsJsonInput) {
+      checkClient(input);
+      if (requireString(input, 'ChallengeName') !== 'NEW_PASSWORD_REQUIRED') {
+        throw new AwsJsonError('InvalidParameterException', 'Only NEW_PASSWORD_REQUIRED is supported by the local stand-in.');
+      }
+      const session = sessions.get(requireString(input, 'Session'));
+      if (!session || session.expires <= now()) throw new AwsJsonError('NotAuthorizedException', 'Invalid session for the user, session is expired.');
+      const responses = (input.ChallengeResponses ?? {}) as Record<string, unknown>;
+      if (typeof responses.NEW_PASSWORD !== 'string') throw new AwsJsonError('InvalidParameterException', 'Missing required parameter NEW_PASSWORD');
+      await setPassword(session.key, responses.NEW_PASSWORD, true);
+      sessions.delete(requireString(input, 'Session'));
+      return { AuthenticationResult: tokens(state.users[session.key] as StoredUser), ChallengeParameters: {} };
+    },
+
+    GetUser(input: AwsJsonInput) {
+      const claims = verify(signingKey, requireString(input, 'AccessToken', 'NotAuthorizedException'));
+      if (!claims || claims.token_use !== 'access') throw new AwsJsonError('NotAuthorizedException', 'Invalid Access Token');
+      if (typeof claims.exp !== 'number' || claims.exp * 1000 <= now()) throw new AwsJsonError('NotAuthorizedException', 'Access Token has expired');
+      const found = lookup(String(claims.sub));
+      if (!found) throw new AwsJsonError('UserNotFoundException', 'User does not exist.');
+      return { Username: found[1].sub, UserAttributes: attributeList(found[1]) };
+    },
+  };
+
+  const server = await startAwsJsonServer({ targetPrefix: 'AWSCognitoIdentityProviderService', operations, port: options.port });
+  issuer = `${server.url}/${userPoolId}`;
+  return server;
+}
+
+function readAttributes(raw: unknown, username: string): Record<string, string> {
+  const list = raw ?? [];
+  if (!Array.isArray(list)) throw new AwsJsonError('InvalidParameterException', 'UserAttributes must be a list.');
+  const attributes: Record<string, string> = {};
+  for (const a of list as { Name?: unknown; Value?: unknown }[]) {
+    if (typeof a?.Name !== 'string' || typeof (a.Value ?? '') !== 'string') {
+      throw new AwsJsonError('InvalidParameterException', 'Each user attribute needs a Name and a string Value.');
+    }
+    if (a.Name === 'sub') throw new AwsJsonError('InvalidParameterException', 'Cannot modify an already provided sub');
+    attributes[a.Name] = (a.Value as string | undefined) ?? '';
+  }
+  if (attributes.email !== undefined && attributes.email.toLowerCase() !== username.toLowerCase()) {
+    throw new AwsJsonError('InvalidParameterException', 'The email attribute must match the username.');
+  }
+  attributes.email = username;
+  return attributes;
+}
+
+export function checkPassword(password: string, policy: PasswordPolicy): void {
+  if (password.length > 256 || !PASSWORD_SHAPE.test(password)) {
+    throw new AwsJsonError('InvalidParameterException', "Value at 'password' failed to satisfy constraint: Member must satisfy regular expression pattern: ^[\\S]+.*[\\S]+$");
+  }
+  const fail = (rule: string) => new AwsJsonError('InvalidPasswordException', `Password did not conform with policy: ${rule}`);
+  if (password.length < policy.minimumLength) throw fail('Password not long enough');
+  if (policy.requireLowercase && !/[a-z]/.test(password)) throw fail('Password must have lowercase characters');
+  if (policy.requireUppercase && !/[A-Z]/.test(password)) throw fail('Password must have uppercase characters');
+  if (policy.requireNumbers && !/[0-9]/.test(password)) throw fail('Password must have numeric characters');
+  if (policy.requireSymbols && !SYMBOLS.test(password)) throw fail('Password must have symbol characters');
+}
+
+/** Satisfies any policy up to 64 characters; nobody learns it when messages are suppressed. */
+function generatePassword(): string {
+  const pick = (set: string) => set[randomInt(set.length)];
+  return `${randomBytes(48).toString('base64url')}${pick('ABCDEFGHJKLMNPQRSTUVWXYZ')}${pick('abcdefghijkmnpqrstuvwxyz')}${pick('23456789')}${pick('!#%+=')}`;
+}
+
+async function hashPassword(password: string): Promise<string> {
+  const salt = randomBytes(16);
+  const { N, r, p, keyLength } = SCRYPT;
+  const hash = await scryptAsync(password, salt, keyLength, { N, r, p });
+  return ['scrypt', N, r, p, salt.toString('base64'), hash.toString('base64')].join('$');
+}
+
+async function verifyPassword(password: string, stored: string | undefined): Promise<boolean> {
+  const [scheme, N, r, p, salt, hash] = (stored ?? '').split('$');
+  if (scheme !== 'scrypt' || !salt || !hash) {
+    await hashPassword(password);
+    return false;
+  }
+  const expected = Buffer.from(hash, 'base64');
+  const actual = await scryptAsync(password, Buffer.from(salt, 'base64'), expected.length, { N: Number(N), r: Number(r), p: Number(p) });
+  return timingSafeEqual(actual, expected);
+}
+
+function sign(key: Buffer, claims: Record<string, unknown>): string {
+  const header = Buffer.from(JSON.stringify({ alg: 'HS256', typ: 'JWT', kid: 'local' })).toString('base64url');
+  const body = `${header}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}`;
+  return `${body}.${createHmac('sha256', key).update(body).digest('base64url')}`;
+}
+
+function verify(key: Buffer, token: string): Record<string, unknown> | undefined {
+  const parts = token.split('.');
+  if (parts.length !== 3) return undefined;
+  const expected = createHmac('sha256', key).update(`${parts[0]}.${parts[1]}`).digest();
+  const actual = Buffer.from(parts[2] as string, 'base64url');
+  if (actual.length !== expected.length || !timingSafeEqual(actual, expected)) return undefined;
+  try {
+    return JSON.parse(Buffer.from(parts[1] as string, 'base64url').toString('utf8')) as Record<string, unknown>;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,43 @@
+/**
+ * `npm start`: the whole gateway on this machine, with no AWS account and no provider keys.
+ * Environment: PORT (default 8787), GATEWAY_DATA_DIR (default .local/), GATEWAY_ORIGINS
+ * (extra comma-separated origins for CORS and dashboard cookies), POWERTOOLS_LOG_LEVEL.
+ */
+import { startLocalRuntime } from './runtime.js';
+
+process.env['POWERTOOLS_LOG_LEVEL'] ??= 'WARN';
+
+const port = Number(process.env['PORT'] ?? 8787);
+const dataDir = process.env['GATEWAY_DATA_DIR'] || '.local';
+const extraOrigins = (process.env['GATEWAY_ORIGINS'] ?? '').split(',').map((o) => o.trim()).filter(Boolean);
+
+const runtime = await startLocalRuntime({ dataDir, port, extraOrigins });
+const { info } = runtime;
+
+console.log(
+  [
+    '',
+    '  AI gateway is running (local runtime)',
+    '',
+    `  URL       ${info.baseUrl}`,
+    `  API key   ${info.apiKey}`,
+    `  Dashboard ${info.dashboard.email} / ${info.dashboard.password}`,
+    `  Details   ${dataDir}/runtime.json (admin token, simulators)`,
+    '',
+    `  curl -H "Authorization: Bearer ${info.apiKey}" ${info.baseUrl}/api/v1/models`,
+    '',
+  ].join('\n'),
+);
+
+let stopping = false;
+const shutdown = (signal: string) => {
+  if (stopping) return;
+  stopping = true;
+  console.log(`\n  ${signal}: stopping`);
+  runtime.stop().then(
+    () => process.exit(0),
+    () => process.exit(1),
+  );
+};
+process.on('SIGINT', () => shutdown('SIGINT'));
+process.on('SIGTERM', () => shutdown('SIGTERM'));

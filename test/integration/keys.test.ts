@@ -1,0 +1,143 @@
+import { createKey, provisionAccount, type TestAccount } from './support/accounts.js';
+import { bearer, call } from './support/http.js';
+import { LocalGateway } from './support/local-runtime.js';
+
+let gateway: LocalGateway;
+let account: TestAccount;
+
+beforeAll(async () => {
+  gateway = await LocalGateway.start();
+  account = await provisionAccount(gateway, 'keys');
+});
+afterAll(() => gateway.dispose());
+
+const models = (key: string) => call(gateway.url('/api/v1/models'), { headers: bearer(key) });
+const patch = (id: string, body: unknown, headers = account.session) =>
+  call(gateway.url(`/api/v1/keys/${id}`), { method: 'PATCH', headers, body });
+
+test('create shows the full key once; the listing masks it', async () => {
+  const created = await call(gateway.url('/api/v1/keys'), { headers: account.session, body: { rateLimit: 50 } });
+  expect(created.status).toBe(201);
+  expect(created.body.success).toBe(true);
+  const { keyId, key, name, message } = created.body.data;
+  expect(key).toMatch(/^sk_[a-z2-7]{20}_[A-Za-z0-9_-]{43}$/);
+  expect(key).toContain(keyId);
+  expect(name).toBe('Default');
+  expect(message).toMatch(/only once/);
+
+  const listed = await call(gateway.url('/api/v1/keys'), { headers: { Cookie: account.cookie } });
+  expect(listed.status).toBe(200);
+  expect(listed.text).not.toContain(key);
+  const entry = listed.body.data.keys.find((k: { id: string }) => k.id === keyId);
+  expect(entry).toMatchObject({ id: keyId, name: 'Default', enabled: true, rateLimit: 50, type: 'secret' });
+  expect(entry.maskedKey).toBe(`sk_${keyId}_••••`);
+  expect(Date.parse(entry.createdAt)).not.toBeNaN();
+});
+
+test('lifecycle: use, disable → 401, enable → use, delete → 401, and 401 after a restart', async () => {
+  const { keyId, key } = await createKey(gateway, account, { name: 'lifecycle' });
+  expect((await models(key)).status).toBe(200);
+
+  const disabled = await patch(keyId, { enabled: false });
+  expect(disabled.status).toBe(200);
+  expect(disabled.body).toEqual({ success: true, data: { keyId, updated: true } });
+  const refused = await models(key);
+  expect(refused.status).toBe(401);
+  expect(refused.body.error.code).toBe('INVALID_API_KEY');
+
+  expect((await patch(keyId, { enabled: true })).status).toBe(200);
+  expect((await models(key)).status).toBe(200);
+
+  const deleted = await call(gateway.url(`/api/v1/keys/${keyId}`), { method: 'DELETE', headers: account.session });
+  expect(deleted.status).toBe(204);
+  expect(deleted.text).toBe('');
+  expect((await models(key)).status).toBe(401);
+  // Revocation is permanent: the key can be neither changed nor deleted again.
+  expect((await patch(keyId, { enabled: true })).status).toBe(404);
+  expect((await call(gateway.url(`/api/v1/keys/${keyId}`), { method: 'DELETE', headers: account.session })).status).toBe(404);
+  const listed = await call(gateway.url('/api/v1/keys'), { headers: { Cookie: account.cookie } });
+  expect(listed.body.data.keys.map((k: { id: string }) => k.id)).not.toContain(keyId);
+
+  await gateway.restart();
+  expect((await models(key)).status).toBe(401);
+  // The runtime's own first key survives the restart.
+  expect((await models(gateway.info.apiKey)).status).toBe(200);
+}, 60_000);
+
+test('PATCH changes name and rateLimit, and the new limit applies', async () => {
+  const { keyId, key } = await createKey(gateway, account);
+  expect((await patch(keyId, { name: 'renamed', rateLimit: 7 })).status).toBe(200);
+  const answer = await models(key);
+  expect(answer.headers.get('x-ratelimit-limit')).toBe('7');
+  const listed = await call(gateway.url('/api/v1/keys'), { headers: { Cookie: account.cookie } });
+  expect(listed.body.data.keys.find((k: { id: string }) => k.id === keyId)).toMatchObject({ name: 'renamed', rateLimit: 7 });
+});
+
+test.each([
+  [{ rateLimit: 0 }, 'rateLimit'],
+  [{ rateLimit: 10001 }, 'rateLimit'],
+  [{ rateLimit: 1.5 }, 'rateLimit'],
+  [{ rateLimit: '10' }, 'rateLimit'],
+  [{ name: '' }, 'name'],
+  [{ name: 'x'.repeat(101) }, 'name'],
+  [{ enabled: 'yes' }, 'enabled'],
+  [{ colour: 'blue' }, 'colour'],
+])('PATCH %j is a 400 naming %s', async (body, field) => {
+  const { keyId } = await createKey(gateway, account);
+  const answer = await patch(keyId, body);
+  expect(answer.status).toBe(400);
+  expect(answer.body.error).toMatchObject({ code: 'BAD_REQUEST', field });
+  expect(answer.body.error.message).toContain(field);
+});
+
+test('PATCH with no change, or malformed JSON, is a 400', async () => {
+  const { keyId } = await createKey(gateway, account);
+  expect((await patch(keyId, {})).status).toBe(400);
+  const malformed = await call(gateway.url(`/api/v1/keys/${keyId}`), {
+    method: 'PATCH',
+    headers: { ...account.session, 'Content-Type': 'application/json' },
+    rawBody: '{"name":',
+  });
+  expect(malformed.status).toBe(400);
+  expect(malformed.body.error.field).toBe('body');
+});
+
+test.each([
+  [{ rateLimit: 0 }, 'rateLimit'],
+  [{ rateLimit: 20000 }, 'rateLimit'],
+  [{ name: 5 }, 'name'],
+  [{ type: 'publishable' }, 'allowedOrigins'],
+  [{ type: 'secret', allowedOrigins: ['https://a.example'] }, 'allowedOrigins'],
+  [{ type: 'publishable', allowedOrigins: ['not a url'] }, 'allowedOrigins[0]'],
+])('POST /keys %j is a 400 naming %s', async (body, field) => {
+  const answer = await call(gateway.url('/api/v1/keys'), { headers: account.session, body });
+  expect(answer.status).toBe(400);
+  expect(answer.body.error.field).toBe(field);
+});
+
+test('unknown key ids are 404 for PATCH and DELETE', async () => {
+  expect((await patch('nosuchkey', { name: 'x' })).status).toBe(404);
+  const deleted = await call(gateway.url('/api/v1/keys/nosuchkey'), { method: 'DELETE', headers: account.session });
+  expect(deleted.status).toBe(404);
+  expect(deleted.body.error.code).toBe('NOT_FOUND');
+});
+
+test('key management needs a session: none is 401, an API key is 403', async () => {
+  const none = await call(gateway.url('/api/v1/keys'));
+  expect(none.status).toBe(401);
+  expect(none.body).toMatchObject({ success: false, error: { code: 'UNAUTHORIZED' } });
+  const withKey = await call(gateway.url('/api/v1/keys'), { headers: bearer(gateway.info.apiKey) });
+  expect(withKey.status).toBe(403);
+});
+
+test('cookie writes need an allowed Origin', async () => {
+  const noOrigin = await call(gateway.url('/api/v1/keys'), { headers: { Cookie: account.cookie }, body: {} });
+  expect(noOrigin.status).toBe(403);
+  const foreign = await call(gateway.url('/api/v1/keys'), {
+    headers: { Cookie: account.cookie, Origin: 'https://evil.example' },
+    body: {},
+  });
+  expect(foreign.status).toBe(403);
+  // Reads are not state-changing and need no Origin.
+  expect((await call(gateway.url('/api/v1/keys'), { headers: { Cookie: account.cookie } })).status).toBe(200);
+});

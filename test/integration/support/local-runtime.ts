@@ -1,0 +1,98 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+/** runtime.json, as `npm start` writes it. */
+export interface RuntimeInfo {
+  baseUrl: string;
+  apiKey: string;
+  adminToken: string;
+  dashboard: { email: string; password: string };
+  simulators: Record<string, string>;
+}
+
+/** local-aws.json: the stand-ins' endpoints, for tests that inspect stored state. */
+export interface LocalAws {
+  region: string;
+  dynamodb: string;
+  secretsManager: string;
+  cognito: string;
+  tables: Record<'identity' | 'usage' | 'cache' | 'jobs', string>;
+}
+
+const ROOT = resolve(import.meta.dirname, '../../..');
+const READY_BANNER = 'AI gateway is running';
+const START_TIMEOUT_MS = 30_000;
+
+/**
+ * The real `npm start` entry (local/start.ts) in a child process, as a developer runs it,
+ * with its own data folder. `restart()` keeps the folder, as a developer's restart does.
+ */
+export class LocalGateway {
+  private child?: ChildProcess;
+  /** Everything the runtime printed, for the secret-canary checks. */
+  output = '';
+  info!: RuntimeInfo;
+  aws!: LocalAws;
+
+  private constructor(readonly dataDir: string) {}
+
+  static async start(): Promise<LocalGateway> {
+    const gateway = new LocalGateway(mkdtempSync(join(tmpdir(), 'gateway-it-')));
+    await gateway.boot();
+    return gateway;
+  }
+
+  /** Same folder and same port, as a developer's restart: origins and URLs stay valid. */
+  async restart(): Promise<void> {
+    await this.stop();
+    await this.boot(new URL(this.info.baseUrl).port);
+  }
+
+  async stop(): Promise<void> {
+    const child = this.child;
+    if (!child || child.exitCode !== null) return;
+    const exited = new Promise((done) => child.once('exit', done));
+    child.kill('SIGTERM');
+    await exited;
+  }
+
+  async dispose(): Promise<void> {
+    await this.stop();
+    rmSync(this.dataDir, { recursive: true, force: true });
+  }
+
+  url(path: string): string {
+    return `${this.info.baseUrl}${path}`;
+  }
+
+  private async boot(port = '0'): Promise<void> {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'local/start.ts'], {
+      cwd: ROOT,
+      env: { ...process.env, PORT: port, GATEWAY_DATA_DIR: this.dataDir, POWERTOOLS_LOG_LEVEL: 'DEBUG' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    this.child = child;
+    await new Promise<void>((ready, fail) => {
+      const timer = setTimeout(() => fail(new Error(`runtime not ready in time:\n${this.output}`)), START_TIMEOUT_MS);
+      const onData = (chunk: Buffer) => {
+        this.output += chunk.toString();
+        if (this.output.includes(READY_BANNER)) {
+          clearTimeout(timer);
+          ready();
+        }
+      };
+      child.stdout!.on('data', onData);
+      child.stderr!.on('data', (chunk: Buffer) => (this.output += chunk.toString()));
+      child.once('exit', (code) => {
+        clearTimeout(timer);
+        fail(new Error(`runtime exited with ${code}:\n${this.output}`));
+      });
+    });
+    // Later output still matters to the canary checks.
+    child.stdout!.on('data', (chunk: Buffer) => (this.output += chunk.toString()));
+    this.info = JSON.parse(readFileSync(join(this.dataDir, 'runtime.json'), 'utf8')) as RuntimeInfo;
+    this.aws = JSON.parse(readFileSync(join(this.dataDir, 'local-aws.json'), 'utf8')) as LocalAws;
+  }
+}

@@ -1,0 +1,205 @@
+import {
+  FAMILIES,
+  PRICES,
+  PROVIDERS,
+  PROVIDER_IDS,
+  apiKeyEnvVar,
+  baseUrlEnvVar,
+  costMicroUsd,
+  fightCapableAliases,
+  isProviderId,
+  listFamilies,
+  priceOf,
+  resolveFamily,
+} from '../../../lambdas/catalog/index.js';
+
+const VENDORS = ['openai', 'anthropic', 'google', 'xai'] as const;
+
+describe('providers', () => {
+  test('five providers: four vendors and one aggregator', () => {
+    expect([...PROVIDER_IDS]).toEqual(['openai', 'anthropic', 'google', 'xai', 'openrouter']);
+    for (const id of PROVIDER_IDS) expect(PROVIDERS[id].id).toBe(id);
+    expect(PROVIDER_IDS.filter((id) => PROVIDERS[id].kind === 'vendor')).toEqual([...VENDORS]);
+    expect(PROVIDERS.openrouter.kind).toBe('aggregator');
+  });
+
+  test('wire formats, base URLs and env names', () => {
+    expect(PROVIDERS.openai.wireFormat).toBe('openai-compatible');
+    expect(PROVIDERS.xai.wireFormat).toBe('openai-compatible');
+    expect(PROVIDERS.openrouter.wireFormat).toBe('openai-compatible');
+    expect(PROVIDERS.anthropic.wireFormat).toBe('anthropic');
+    expect(PROVIDERS.google.wireFormat).toBe('gemini');
+    expect(PROVIDERS.openai.defaultBaseUrl).toBe('https://api.openai.com/v1');
+    expect(PROVIDERS.anthropic.defaultBaseUrl).toBe('https://api.anthropic.com');
+    expect(PROVIDERS.google.defaultBaseUrl).toBe('https://generativelanguage.googleapis.com/v1beta');
+    expect(PROVIDERS.xai.defaultBaseUrl).toBe('https://api.x.ai/v1');
+    expect(PROVIDERS.openrouter.defaultBaseUrl).toBe('https://openrouter.ai/api/v1');
+    expect(PROVIDER_IDS.map(baseUrlEnvVar)).toEqual([
+      'OPENAI_BASE_URL',
+      'ANTHROPIC_BASE_URL',
+      'GOOGLE_BASE_URL',
+      'XAI_BASE_URL',
+      'OPENROUTER_BASE_URL',
+    ]);
+    expect(apiKeyEnvVar('google')).toBe('GOOGLE_API_KEY');
+  });
+
+  test('isProviderId', () => {
+    for (const id of PROVIDER_IDS) expect(isProviderId(id)).toBe(true);
+    for (const v of ['OpenAI', 'gemini', 'x-ai', '', 'toString', undefined, null, 1, {}]) expect(isProviderId(v)).toBe(false);
+  });
+});
+
+describe('families', () => {
+  test('nine families, eight fight-capable', () => {
+    expect(FAMILIES).toHaveLength(9);
+    expect(listFamilies()).toBe(FAMILIES);
+    expect(FAMILIES.filter((f) => f.fightCapable)).toHaveLength(8);
+    expect(fightCapableAliases()).toEqual(['gpt', 'claude', 'gemini', 'grok', 'deepseek', 'qwen', 'mistral', 'kimi']);
+  });
+
+  test('aliases are lowercase and no name points at two families', () => {
+    const owner = new Map<string, string>();
+    for (const f of FAMILIES) {
+      const names = new Set([f.alias, ...f.aliases].map((a) => a.toLowerCase()));
+      for (const r of f.routes) names.add(r.model);
+      names.add(f.defaultModel);
+      for (const name of names) {
+        expect(owner.get(name) ?? f.alias).toBe(f.alias);
+        owner.set(name, f.alias);
+      }
+      for (const a of [f.alias, ...f.aliases]) {
+        expect(a).toBe(a.toLowerCase());
+        expect(a).toMatch(/^[a-z0-9][a-z0-9.-]*$/);
+      }
+      // model ids are matched case-sensitively, aliases case-insensitively: keep them apart
+      for (const r of f.routes) expect(FAMILIES.some((g) => g !== f && g.alias === r.model.toLowerCase())).toBe(false);
+    }
+  });
+
+  test('routes: known providers, vendor first then openrouter, default is the first route', () => {
+    for (const f of FAMILIES) {
+      expect(f.routes.length).toBeGreaterThanOrEqual(1);
+      for (const r of f.routes) {
+        expect(isProviderId(r.provider)).toBe(true);
+        expect(r.model.length).toBeGreaterThan(0);
+      }
+      expect(f.defaultModel).toBe(f.routes[0]!.model);
+      const providers = f.routes.map((r) => r.provider);
+      expect(new Set(providers).size).toBe(providers.length);
+      const vendor = VENDORS.find((v) => providers.includes(v));
+      if (vendor) expect(providers.slice(0, 2)).toEqual([vendor, 'openrouter']);
+      else expect(providers).toEqual(['openrouter']);
+      for (const r of f.routes) if (r.provider === 'openrouter') expect(r.model).toMatch(/^[a-z0-9-]+\/[a-z0-9.-]+$/);
+    }
+    const vendorFamilies = FAMILIES.filter((f) => f.routes[0]!.provider !== 'openrouter').map((f) => f.routes[0]!.provider);
+    expect(vendorFamilies.sort()).toEqual([...VENDORS].sort());
+  });
+
+  test('other fields are filled in', () => {
+    for (const f of FAMILIES) {
+      expect(f.name.length).toBeGreaterThan(0);
+      expect(f.owner).toMatch(/^[a-z0-9-]+$/);
+      expect(Number.isInteger(f.created) && f.created > 1_700_000_000).toBe(true);
+      expect(typeof f.vision).toBe('boolean');
+    }
+    expect(FAMILIES.find((f) => !f.fightCapable)!.alias).toBe('llama');
+  });
+
+  test('the data is frozen', () => {
+    expect(Object.isFrozen(FAMILIES)).toBe(true);
+    for (const f of FAMILIES) {
+      expect(Object.isFrozen(f) && Object.isFrozen(f.routes) && Object.isFrozen(f.aliases)).toBe(true);
+    }
+    expect(Object.isFrozen(PROVIDERS) && Object.isFrozen(PRICES)).toBe(true);
+  });
+});
+
+describe('prices', () => {
+  test('every routed model has a price with integer, non-negative rates', () => {
+    for (const f of FAMILIES) {
+      for (const r of f.routes) {
+        const p = priceOf(r.model);
+        expect(p).toBeDefined();
+        for (const v of [p!.inputPerMTok, p!.outputPerMTok, p!.cachedInputPerMTok ?? 0]) {
+          expect(Number.isSafeInteger(v) && v >= 0).toBe(true);
+        }
+        if (p!.cachedInputPerMTok !== undefined) expect(p!.cachedInputPerMTok).toBeLessThanOrEqual(p!.inputPerMTok);
+      }
+    }
+  });
+
+  test('exact integer costs', () => {
+    // 1000 x $1.25/M + 500 x $10/M = $0.00625
+    expect(costMicroUsd('gpt-5', { promptTokens: 1000, completionTokens: 500 })).toEqual({ microUsd: 6250, priced: true });
+    expect(costMicroUsd('openai/gpt-5', { promptTokens: 1_000_000, completionTokens: 1_000_000 }).microUsd).toBe(11_250_000);
+    expect(costMicroUsd('claude-sonnet-4-5', { promptTokens: 2000, completionTokens: 1000 }).microUsd).toBe(21_000);
+    expect(costMicroUsd('gpt-5', { promptTokens: 0, completionTokens: 0 })).toEqual({ microUsd: 0, priced: true });
+  });
+
+  test('cached tokens are part of the prompt and billed at the cached rate', () => {
+    // 2000 x 1.25 + 8000 x 0.125 = 2500 + 1000
+    expect(costMicroUsd('gpt-5', { promptTokens: 10_000, completionTokens: 0, cachedTokens: 8000 }).microUsd).toBe(3500);
+    // no cached rate: cached tokens cost the input rate
+    expect(costMicroUsd('qwen/qwen3-235b-a22b-2507', { promptTokens: 1000, completionTokens: 0, cachedTokens: 1000 }).microUsd).toBe(130);
+    // cached tokens beyond the prompt are clamped: 100 x 0.125 = 12.5 -> 13
+    expect(costMicroUsd('gpt-5', { promptTokens: 100, completionTokens: 0, cachedTokens: 500 }).microUsd).toBe(13);
+  });
+
+  test('rounds half up', () => {
+    expect(costMicroUsd('gpt-5', { promptTokens: 1, completionTokens: 0 }).microUsd).toBe(1); // 1.25
+    expect(costMicroUsd('gpt-5', { promptTokens: 2, completionTokens: 0 }).microUsd).toBe(3); // 2.5
+    expect(costMicroUsd('gpt-5', { promptTokens: 3, completionTokens: 0 }).microUsd).toBe(4); // 3.75
+    expect(costMicroUsd('meta-llama/llama-4-scout', { promptTokens: 6, completionTokens: 0 }).microUsd).toBe(0); // 0.48
+    expect(costMicroUsd('meta-llama/llama-4-scout', { promptTokens: 0, completionTokens: 5 }).microUsd).toBe(2); // 1.5
+    expect(costMicroUsd('meta-llama/llama-4-scout', { promptTokens: 25, completionTokens: 5 }).microUsd).toBe(4); // 2 + 1.5 = 3.5
+  });
+
+  test('stays exact beyond 2^53 intermediate values', () => {
+    // 1e9 x $15/M = $15,000 = 15e9 micro-USD (intermediate 1.5e16)
+    expect(costMicroUsd('claude-sonnet-4-5', { promptTokens: 0, completionTokens: 1_000_000_000 }).microUsd).toBe(15_000_000_000);
+  });
+
+  test('never negative; bad counts count as zero', () => {
+    expect(costMicroUsd('gpt-5', { promptTokens: -5, completionTokens: -1, cachedTokens: -3 })).toEqual({ microUsd: 0, priced: true });
+    expect(costMicroUsd('gpt-5', { promptTokens: Number.NaN, completionTokens: Infinity }).microUsd).toBe(0);
+    expect(costMicroUsd('gpt-5', { promptTokens: 2.9, completionTokens: 0 }).microUsd).toBe(3); // floor(2.9) = 2 tokens -> 2.5 -> 3
+  });
+
+  test('unknown models are flagged, dated snapshots are priced', () => {
+    expect(costMicroUsd('gpt-9', { promptTokens: 1000, completionTokens: 1000 })).toEqual({ microUsd: 0, priced: false });
+    expect(costMicroUsd('toString', { promptTokens: 1000, completionTokens: 1000 }).priced).toBe(false);
+    expect(priceOf('gpt-5-2025-08-07')).toBe(PRICES['gpt-5']);
+    expect(priceOf('claude-sonnet-4-5-20250929')).toBe(PRICES['claude-sonnet-4-5']);
+    expect(priceOf('gpt-5-mini')).toBeUndefined();
+    expect(costMicroUsd('gpt-5-2025-08-07', { promptTokens: 1000, completionTokens: 500 })).toEqual({ microUsd: 6250, priced: true });
+  });
+});
+
+describe('resolveFamily', () => {
+  test('by alias, case-insensitive', () => {
+    expect(resolveFamily('gpt')?.alias).toBe('gpt');
+    expect(resolveFamily('Claude')?.alias).toBe('claude');
+    expect(resolveFamily('  GROK ')?.alias).toBe('grok');
+    for (const f of FAMILIES) expect(resolveFamily(f.alias)).toBe(f);
+  });
+
+  test('by extra alias', () => {
+    expect(resolveFamily('sonnet')?.alias).toBe('claude');
+    expect(resolveFamily('ChatGPT')?.alias).toBe('gpt');
+    for (const f of FAMILIES) for (const a of f.aliases) expect(resolveFamily(a)).toBe(f);
+  });
+
+  test('by concrete model id, exact', () => {
+    expect(resolveFamily('gpt-5')?.alias).toBe('gpt');
+    expect(resolveFamily('openai/gpt-5')?.alias).toBe('gpt');
+    expect(resolveFamily('anthropic/claude-sonnet-4.5')?.alias).toBe('claude');
+    expect(resolveFamily('meta-llama/llama-4-scout')?.alias).toBe('llama');
+    for (const f of FAMILIES) for (const r of f.routes) expect(resolveFamily(r.model)).toBe(f);
+    expect(resolveFamily('OpenAI/GPT-5')).toBeUndefined();
+  });
+
+  test('unknown names', () => {
+    for (const name of ['', 'gpt-9', 'openai', 'toString', '__proto__', 'gpt,claude']) expect(resolveFamily(name)).toBeUndefined();
+  });
+});

@@ -1,0 +1,238 @@
+import {
+  AdminCreateUserCommand,
+  AdminGetUserCommand,
+  AdminSetUserPasswordCommand,
+  CognitoIdentityProviderClient,
+  GetUserCommand,
+  InitiateAuthCommand,
+  RespondToAuthChallengeCommand,
+} from '@aws-sdk/client-cognito-identity-provider';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { AwsJsonServer } from '../../../local/standins/aws-json-server.js';
+import { startCognitoStandIn } from '../../../local/standins/cognito.js';
+
+const UserPoolId = 'local_TestPool1';
+const ClientId = 'localclient123';
+const EMAIL = 'Ada@Example.com';
+const PASSWORD = 'Correct-Horse-9';
+const credentials = { accessKeyId: 'test', secretAccessKey: 'test' };
+
+let dataDir: string;
+let server: AwsJsonServer | undefined;
+let client: CognitoIdentityProviderClient;
+
+async function start(): Promise<void> {
+  server = await startCognitoStandIn({ dataDir, userPoolId: UserPoolId, clientId: ClientId });
+  client = new CognitoIdentityProviderClient({ endpoint: server.url, region: 'us-east-1', credentials });
+}
+
+async function stop(): Promise<void> {
+  client?.destroy();
+  await server?.close();
+  server = undefined;
+}
+
+async function errorOf(promise: Promise<unknown>): Promise<Error> {
+  try {
+    await promise;
+  } catch (err) {
+    return err as Error;
+  }
+  throw new Error('expected the call to fail');
+}
+
+const createUser = (TemporaryPassword = 'Temporary-Pass-1') =>
+  client.send(
+    new AdminCreateUserCommand({
+      UserPoolId,
+      Username: EMAIL,
+      UserAttributes: [
+        { Name: 'email', Value: EMAIL },
+        { Name: 'email_verified', Value: 'true' },
+        { Name: 'name', Value: 'Ada' },
+      ],
+      MessageAction: 'SUPPRESS',
+      TemporaryPassword,
+    }),
+  );
+
+const login = (USERNAME: string, PASSWORD: string) =>
+  client.send(new InitiateAuthCommand({ ClientId, AuthFlow: 'USER_PASSWORD_AUTH', AuthParameters: { USERNAME, PASSWORD } }));
+
+function claims(jwt: string | undefined): Record<string, unknown> {
+  return JSON.parse(Buffer.from((jwt ?? '').split('.')[1] ?? '', 'base64url').toString('utf8'));
+}
+
+beforeEach(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'cognito-standin-'));
+  await start();
+});
+
+afterEach(async () => {
+  await stop();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+test('AdminCreateUser creates a user awaiting a new password, with a sub', async () => {
+  const { User } = await createUser();
+  expect(User?.UserStatus).toBe('FORCE_CHANGE_PASSWORD');
+  expect(User?.Enabled).toBe(true);
+  const attributes = Object.fromEntries((User?.Attributes ?? []).map((a) => [a.Name, a.Value]));
+  expect(attributes.sub).toMatch(/^[0-9a-f-]{36}$/);
+  expect(User?.Username).toBe(attributes.sub);
+  expect(attributes).toMatchObject({ email: EMAIL, email_verified: 'true', name: 'Ada' });
+  expect(User?.UserCreateDate).toBeInstanceOf(Date);
+});
+
+test('AdminCreateUser rejects an existing email in any case, and a non-email username', async () => {
+  await createUser();
+  const dup = await errorOf(
+    client.send(new AdminCreateUserCommand({ UserPoolId, Username: EMAIL.toUpperCase(), MessageAction: 'SUPPRESS', TemporaryPassword: 'Temporary-Pass-1' })),
+  );
+  expect(dup.name).toBe('UsernameExistsException');
+  const notEmail = await errorOf(client.send(new AdminCreateUserCommand({ UserPoolId, Username: 'ada', MessageAction: 'SUPPRESS' })));
+  expect(notEmail.name).toBe('InvalidParameterException');
+});
+
+test('AdminGetUser finds users by email or sub; unknown users are UserNotFoundException', async () => {
+  const { User } = await createUser();
+  const byEmail = await client.send(new AdminGetUserCommand({ UserPoolId, Username: EMAIL.toLowerCase() }));
+  expect(byEmail.Username).toBe(User?.Username);
+  expect(byEmail.UserStatus).toBe('FORCE_CHANGE_PASSWORD');
+  expect(byEmail.UserAttributes).toEqual(User?.Attributes);
+  const bySub = await client.send(new AdminGetUserCommand({ UserPoolId, Username: User?.Username }));
+  expect(bySub.Username).toBe(User?.Username);
+
+  const err = await errorOf(client.send(new AdminGetUserCommand({ UserPoolId, Username: 'nobody@example.com' })));
+  expect(err.name).toBe('UserNotFoundException');
+  const setErr = await errorOf(client.send(new AdminSetUserPasswordCommand({ UserPoolId, Username: 'nobody@example.com', Password: PASSWORD })));
+  expect(setErr.name).toBe('UserNotFoundException');
+});
+
+test('a wrong pool or client id is ResourceNotFoundException', async () => {
+  const pool = await errorOf(client.send(new AdminGetUserCommand({ UserPoolId: 'local_Other', Username: EMAIL })));
+  expect(pool.name).toBe('ResourceNotFoundException');
+  const app = await errorOf(
+    client.send(new InitiateAuthCommand({ ClientId: 'other', AuthFlow: 'USER_PASSWORD_AUTH', AuthParameters: { USERNAME: EMAIL, PASSWORD } })),
+  );
+  expect(app.name).toBe('ResourceNotFoundException');
+});
+
+test('a temporary password leads to NEW_PASSWORD_REQUIRED, which RespondToAuthChallenge completes', async () => {
+  await createUser();
+  const challenge = await login(EMAIL, 'Temporary-Pass-1');
+  expect(challenge.ChallengeName).toBe('NEW_PASSWORD_REQUIRED');
+  expect(challenge.Session).toBeTruthy();
+  expect(challenge.AuthenticationResult).toBeUndefined();
+
+  const weak = await errorOf(
+    client.send(
+      new RespondToAuthChallengeCommand({
+        ClientId,
+        ChallengeName: 'NEW_PASSWORD_REQUIRED',
+        Session: challenge.Session,
+        ChallengeResponses: { USERNAME: EMAIL, NEW_PASSWORD: 'short' },
+      }),
+    ),
+  );
+  expect(weak.name).toBe('InvalidPasswordException');
+
+  const done = await client.send(
+    new RespondToAuthChallengeCommand({
+      ClientId,
+      ChallengeName: 'NEW_PASSWORD_REQUIRED',
+      Session: challenge.Session,
+      ChallengeResponses: { USERNAME: EMAIL, NEW_PASSWORD: PASSWORD },
+    }),
+  );
+  expect(done.AuthenticationResult?.AccessToken).toBeTruthy();
+  expect((await client.send(new AdminGetUserCommand({ UserPoolId, Username: EMAIL }))).UserStatus).toBe('CONFIRMED');
+});
+
+test('a permanent password signs in with tokens carrying the sub', async () => {
+  const { User } = await createUser();
+  await client.send(new AdminSetUserPasswordCommand({ UserPoolId, Username: EMAIL, Password: PASSWORD, Permanent: true }));
+  expect((await client.send(new AdminGetUserCommand({ UserPoolId, Username: EMAIL }))).UserStatus).toBe('CONFIRMED');
+
+  const result = await login(EMAIL.toLowerCase(), PASSWORD);
+  expect(result.ChallengeName).toBeUndefined();
+  const auth = result.AuthenticationResult;
+  expect(auth?.ExpiresIn).toBe(3600);
+  expect(auth?.TokenType).toBe('Bearer');
+  expect(auth?.RefreshToken).toBeTruthy();
+  expect(claims(auth?.IdToken)).toMatchObject({ sub: User?.Username, email: EMAIL, token_use: 'id', aud: ClientId });
+  expect(claims(auth?.AccessToken)).toMatchObject({ sub: User?.Username, token_use: 'access', client_id: ClientId });
+
+  const me = await client.send(new GetUserCommand({ AccessToken: auth?.AccessToken }));
+  expect(me.Username).toBe(User?.Username);
+  const forged = `${auth?.AccessToken?.slice(0, -4)}AAAA`;
+  expect((await errorOf(client.send(new GetUserCommand({ AccessToken: forged })))).name).toBe('NotAuthorizedException');
+});
+
+test('a non-permanent AdminSetUserPassword puts the user back to NEW_PASSWORD_REQUIRED', async () => {
+  await createUser();
+  await client.send(new AdminSetUserPasswordCommand({ UserPoolId, Username: EMAIL, Password: PASSWORD, Permanent: true }));
+  await client.send(new AdminSetUserPasswordCommand({ UserPoolId, Username: EMAIL, Password: 'Another-Temp-2', Permanent: false }));
+  expect((await client.send(new AdminGetUserCommand({ UserPoolId, Username: EMAIL }))).UserStatus).toBe('FORCE_CHANGE_PASSWORD');
+  expect((await login(EMAIL, 'Another-Temp-2')).ChallengeName).toBe('NEW_PASSWORD_REQUIRED');
+});
+
+test('wrong passwords and unknown users get the same NotAuthorizedException', async () => {
+  await createUser();
+  await client.send(new AdminSetUserPasswordCommand({ UserPoolId, Username: EMAIL, Password: PASSWORD, Permanent: true }));
+  for (const [user, password] of [
+    [EMAIL, 'Wrong-Password-1'],
+    ['nobody@example.com', PASSWORD],
+  ] as const) {
+    const err = await errorOf(login(user, password));
+    expect(err.name).toBe('NotAuthorizedException');
+    expect(err.message).toBe('Incorrect username or password.');
+  }
+});
+
+test('unsupported auth flows are InvalidParameterException', async () => {
+  const err = await errorOf(
+    client.send(new InitiateAuthCommand({ ClientId, AuthFlow: 'USER_SRP_AUTH', AuthParameters: { USERNAME: EMAIL, SRP_A: 'x' } })),
+  );
+  expect(err.name).toBe('InvalidParameterException');
+});
+
+test.each([
+  ['Sh0rt-Pass!', 'Password not long enough'],
+  ['NO-LOWER-CASE-1', 'Password must have lowercase characters'],
+  ['no-upper-case-1', 'Password must have uppercase characters'],
+  ['No-Digits-Here-', 'Password must have numeric characters'],
+  ['NoSymbolsHere123', 'Password must have symbol characters'],
+])('the password policy rejects %s', async (password, rule) => {
+  await createUser();
+  const err = await errorOf(client.send(new AdminSetUserPasswordCommand({ UserPoolId, Username: EMAIL, Password: password, Permanent: true })));
+  expect(err.name).toBe('InvalidPasswordException');
+  expect(err.message).toBe(`Password did not conform with policy: ${rule}`);
+});
+
+test('the password policy also applies to temporary passwords; spaces inside count as symbols', async () => {
+  expect((await errorOf(createUser('weak'))).name).toBe('InvalidPasswordException');
+  await createUser('Spaces Are Ok 1');
+  expect((await login(EMAIL, 'Spaces Are Ok 1')).ChallengeName).toBe('NEW_PASSWORD_REQUIRED');
+});
+
+test('users, passwords and tokens survive a restart; passwords are stored as scrypt hashes', async () => {
+  const { User } = await createUser();
+  await client.send(new AdminSetUserPasswordCommand({ UserPoolId, Username: EMAIL, Password: PASSWORD, Permanent: true }));
+  const before = await login(EMAIL, PASSWORD);
+  await stop();
+
+  const { readFileSync } = await import('node:fs');
+  const stored = readFileSync(join(dataDir, `cognito-${UserPoolId}.json`), 'utf8');
+  expect(stored).not.toContain(PASSWORD);
+  expect(stored).toContain('"passwordHash": "scrypt$');
+
+  await start();
+  const after = await login(EMAIL, PASSWORD);
+  expect(claims(after.AuthenticationResult?.IdToken).sub).toBe(User?.Username);
+  const me = await client.send(new GetUserCommand({ AccessToken: before.AuthenticationResult?.AccessToken }));
+  expect(me.Username).toBe(User?.Username);
+  expect((await errorOf(createUser())).name).toBe('UsernameExistsException');
+});
