@@ -1,9 +1,9 @@
 import { defineHandler } from '../http/define-handler.js';
-import { badRequest, notFound } from '../http/errors.js';
+import { notFound } from '../http/errors.js';
 import { envelope } from '../http/reply.js';
 import { compile } from '../http/validation.js';
 import type { KeyType } from '../identity/api-key-format.js';
-import { describeKey, issueKey, KEY_SHOWN_ONCE } from '../identity/issue-key.js';
+import { assertOriginsFitType, describeKey, issueKey, KEY_SHOWN_ONCE } from '../identity/issue-key.js';
 import { ALLOWED_ORIGINS, KEY_NAME, KEY_TYPE, RATE_LIMIT } from '../identity/key-schemas.js';
 import { getAccount } from '../store/accounts.js';
 
@@ -31,12 +31,7 @@ const body = compile<AdminCreateKeyBody>({
 export const handler = defineHandler<AdminCreateKeyBody>('admin-keys-create', {
   body,
   handle: async ({ body: request }) => {
-    if (request.type === 'publishable' && !request.allowedOrigins) {
-      throw badRequest('allowedOrigins', 'allowedOrigins: is required for publishable keys');
-    }
-    if (request.type === 'secret' && request.allowedOrigins) {
-      throw badRequest('allowedOrigins', 'allowedOrigins: only applies to publishable keys');
-    }
+    assertOriginsFitType(request.type, request.allowedOrigins);
     if (!(await getAccount(request.accountId))) throw notFound('Account');
     const { record, key } = await issueKey(request);
     return envelope({ ...describeKey(record), keyId: record.keyId, accountId: record.accountId, key, message: KEY_SHOWN_ONCE }, 201);

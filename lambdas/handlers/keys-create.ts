@@ -1,5 +1,4 @@
 import { defineHandler } from '../http/define-handler.js';
-import { badRequest } from '../http/errors.js';
 import { envelope } from '../http/reply.js';
 import { compile } from '../http/validation.js';
 import type { KeyType } from '../identity/api-key-format.js';
@@ -30,12 +29,6 @@ export const handler = defineHandler<CreateKeyBody>('keys-create', {
   body,
   handle: async ({ body: request, principal }) => {
     const type = request.type ?? 'secret';
-    if (type === 'publishable' && !request.allowedOrigins) {
-      throw badRequest('allowedOrigins', 'allowedOrigins: is required for publishable keys');
-    }
-    if (type === 'secret' && request.allowedOrigins) {
-      throw badRequest('allowedOrigins', 'allowedOrigins: only applies to publishable keys');
-    }
     const { record, key } = await issueKey({ ...request, type, accountId: accountIdOf(principal) });
     return envelope({ keyId: record.keyId, key, name: record.name, message: KEY_SHOWN_ONCE }, 201);
   },

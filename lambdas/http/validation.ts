@@ -56,4 +56,8 @@ function fieldPath(instancePath: string): string {
     .reduce((path, part) => (/^\d+$/.test(part) ? `${path}[${part}]` : join(path, part)), '');
 }
 
-const join = (path: string, field: string) => (path ? `${path}.${field}` : field);
+/** Property names that are not plain identifiers are quoted, so an empty name is still named. */
+const join = (path: string, field: string) => {
+  if (!/^[A-Za-z_$][\w$]*$/.test(field)) return `${path}[${JSON.stringify(field)}]`;
+  return path ? `${path}.${field}` : field;
+};

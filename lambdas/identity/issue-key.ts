@@ -1,3 +1,4 @@
+import { badRequest } from '../http/errors.js';
 import { putApiKey, type ApiKeyRecord } from '../store/api-keys.js';
 import { generateKey, type KeyType } from './api-key-format.js';
 
@@ -19,7 +20,18 @@ export interface IssuedKey {
   readonly key: string;
 }
 
+/** Publishable keys live in browsers and must name their origins; secret keys have none. */
+export function assertOriginsFitType(type: KeyType, allowedOrigins: readonly string[] | undefined): void {
+  if (type === 'publishable' && !allowedOrigins) {
+    throw badRequest('allowedOrigins', 'allowedOrigins: is required for publishable keys');
+  }
+  if (type === 'secret' && allowedOrigins) {
+    throw badRequest('allowedOrigins', 'allowedOrigins: only applies to publishable keys');
+  }
+}
+
 export async function issueKey(request: KeyRequest, now = new Date()): Promise<IssuedKey> {
+  assertOriginsFitType(request.type, request.allowedOrigins);
   const generated = generateKey(request.type);
   const record: ApiKeyRecord = {
     keyId: generated.keyId,

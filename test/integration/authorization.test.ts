@@ -1,0 +1,143 @@
+import { adminKey, createKey, provisionAccount, type TestAccount } from './support/accounts.js';
+import { bearer, call } from './support/http.js';
+import { useRuntimeTables } from './support/ledger.js';
+import { LocalGateway } from './support/local-runtime.js';
+import { recordUsage } from '../../lambdas/store/usage-ledger.js';
+
+let gateway: LocalGateway;
+let alice: TestAccount;
+let bob: TestAccount;
+let bobKey: { keyId: string; key: string };
+let aliceKey: { keyId: string; key: string };
+
+beforeAll(async () => {
+  gateway = await LocalGateway.start();
+  useRuntimeTables(gateway);
+  alice = await provisionAccount(gateway, 'alice');
+  bob = await provisionAccount(gateway, 'bob');
+  aliceKey = await createKey(gateway, alice);
+  bobKey = await createKey(gateway, bob);
+  await recordUsage({
+    requestId: 'bob-request',
+    sequence: 0,
+    accountId: bob.accountId,
+    route: 'chat-completions',
+    model: 'gpt-5',
+    promptTokens: 1000,
+    completionTokens: 1000,
+    costMicroUsd: 11_250,
+    estimated: false,
+    cached: false,
+    status: 200,
+    at: new Date().toISOString(),
+  });
+});
+afterAll(() => gateway.dispose());
+
+describe('account isolation', () => {
+  test("A's listing never shows B's keys", async () => {
+    const listed = await call(gateway.url('/api/v1/keys'), { headers: { Cookie: alice.cookie } });
+    const ids = listed.body.data.keys.map((k: { id: string }) => k.id);
+    expect(ids).toContain(aliceKey.keyId);
+    expect(ids).not.toContain(bobKey.keyId);
+  });
+
+  test("A cannot patch or delete B's key: 404, and B's key keeps working", async () => {
+    const patched = await call(gateway.url(`/api/v1/keys/${bobKey.keyId}`), {
+      method: 'PATCH',
+      headers: alice.session,
+      body: { enabled: false },
+    });
+    expect(patched.status).toBe(404);
+    const deleted = await call(gateway.url(`/api/v1/keys/${bobKey.keyId}`), { method: 'DELETE', headers: alice.session });
+    expect(deleted.status).toBe(404);
+    expect((await call(gateway.url('/api/v1/models'), { headers: bearer(bobKey.key) })).status).toBe(200);
+  });
+
+  test("A reads only A's usage, by key and by session", async () => {
+    for (const headers of [bearer(aliceKey.key), { Cookie: alice.cookie }]) {
+      const answer = await call(gateway.url('/api/v1/usage'), { headers });
+      expect(answer.status).toBe(200);
+      expect(answer.body.data.totalRequests).toBe(0);
+    }
+    const bobs = await call(gateway.url('/api/v1/usage'), { headers: bearer(bobKey.key) });
+    expect(bobs.body.data).toMatchObject({ totalRequests: 1, totalTokens: 2000, totalCost: 0.01125 });
+  });
+});
+
+describe('publishable keys', () => {
+  let pk: string;
+  const origin = 'https://shop.example';
+
+  beforeAll(async () => {
+    pk = (await adminKey(gateway, { accountId: alice.accountId, type: 'publishable', allowedOrigins: [origin] })).key;
+    expect(pk).toMatch(/^pk_/);
+  });
+
+  test.each([
+    ['GET', '/api/v1/usage'],
+    ['GET', '/api/v1/keys'],
+    ['POST', '/api/v1/keys'],
+    ['GET', '/api/v1/models'],
+  ])('%s %s with a publishable key is 403', async (method, path) => {
+    const answer = await call(gateway.url(path), {
+      method,
+      headers: { ...bearer(pk), Origin: origin },
+      ...(method === 'POST' ? { body: {} } : {}),
+    });
+    expect(answer.status).toBe(403);
+    expect(answer.text).toContain('FORBIDDEN');
+  });
+
+  test('a publishable key cannot provision through the admin API either', async () => {
+    const answer = await call(gateway.url('/api/admin/v1/keys'), {
+      headers: bearer(pk),
+      body: { accountId: alice.accountId, type: 'secret' },
+    });
+    expect(answer.status).toBe(401);
+  });
+});
+
+describe('refused credentials', () => {
+  test('a revoked key is 401 INVALID_API_KEY', async () => {
+    const { keyId, key } = await createKey(gateway, alice);
+    await call(gateway.url(`/api/v1/keys/${keyId}`), { method: 'DELETE', headers: alice.session });
+    const answer = await call(gateway.url('/api/v1/models'), { headers: bearer(key) });
+    expect(answer.status).toBe(401);
+    expect(answer.body.error.code).toBe('INVALID_API_KEY');
+  });
+
+  test('a key of the right shape with a wrong secret is 401, as is garbage', async () => {
+    const forged = `${aliceKey.key.slice(0, -4)}AAAA`;
+    for (const key of [forged, 'sk_garbage', 'Bearer-less']) {
+      const answer = await call(gateway.url('/api/v1/models'), { headers: bearer(key) });
+      expect(answer.status).toBe(401);
+      expect(answer.body.error.code).toBe('INVALID_API_KEY');
+    }
+  });
+
+  test('missing credentials are 401 UNAUTHORIZED; a malformed Authorization header is INVALID_API_KEY', async () => {
+    const missing = await call(gateway.url('/api/v1/models'));
+    expect(missing.body.error.code).toBe('UNAUTHORIZED');
+    const malformed = await call(gateway.url('/api/v1/models'), { headers: { Authorization: 'Basic abc' } });
+    expect(malformed.status).toBe(401);
+    expect(malformed.body.error.code).toBe('INVALID_API_KEY');
+  });
+
+  test('the admin API refuses a wrong admin token, a missing one and an API key', async () => {
+    const cases: [Record<string, string>, string][] = [
+      [bearer('wrong-token'), 'INVALID_API_KEY'],
+      [{}, 'UNAUTHORIZED'],
+      [bearer(aliceKey.key), 'INVALID_API_KEY'],
+      [{ Cookie: alice.cookie }, 'UNAUTHORIZED'],
+    ];
+    for (const [headers, code] of cases) {
+      const answer = await call(gateway.url('/api/admin/v1/keys'), {
+        headers,
+        body: { accountId: alice.accountId, type: 'secret' },
+      });
+      expect(answer.status).toBe(401);
+      expect(answer.body.error.code).toBe(code);
+    }
+  });
+});

@@ -1,0 +1,78 @@
+import OpenAI from 'openai';
+import { call } from './support/http.js';
+import { LocalGateway } from './support/local-runtime.js';
+
+let gateway: LocalGateway;
+
+beforeAll(async () => {
+  gateway = await LocalGateway.start();
+});
+afterAll(() => gateway.dispose());
+
+test('GET /api/health needs no credentials and lists every family', async () => {
+  const answer = await call(gateway.url('/api/health'));
+  expect(answer.status).toBe(200);
+  const data = answer.body.data;
+  expect(answer.body.success).toBe(true);
+  expect(['healthy', 'degraded']).toContain(data.status);
+  expect(data.version).toMatch(/^\d+\.\d+\.\d+/);
+  expect(Math.abs(Date.parse(data.timestamp) - Date.now())).toBeLessThan(60_000);
+  expect(typeof data.uptime).toBe('number');
+  expect(data.services).toHaveLength(9);
+  for (const service of data.services) expect(['up', 'unconfigured']).toContain(service.status);
+  expect(answer.headers.get('x-request-id')).toBeTruthy();
+});
+
+test('GET /api/v1/models lists nine families in the spec 2.4 shape', async () => {
+  const answer = await call(gateway.url('/api/v1/models'), { headers: { 'X-API-Key': gateway.info.apiKey } });
+  expect(answer.status).toBe(200);
+  expect(answer.body.object).toBe('list');
+  expect(answer.body.data).toHaveLength(9);
+  for (const model of answer.body.data) {
+    expect(model).toMatchObject({ object: 'model', owned_by: expect.stringMatching(/^gateway\/[a-z]+$/) });
+    expect(Number.isInteger(model.created)).toBe(true);
+    expect(model._service.aliases.length).toBeGreaterThan(0);
+  }
+});
+
+test('the official openai SDK lists models and surfaces auth errors', async () => {
+  const client = new OpenAI({ apiKey: gateway.info.apiKey, baseURL: gateway.url('/api/v1'), maxRetries: 0 });
+  const page = await client.models.list();
+  expect(page.data.map((m) => m.id)).toContain('gpt-5');
+
+  const bad = new OpenAI({ apiKey: 'sk_wrong', baseURL: gateway.url('/api/v1'), maxRetries: 0 });
+  const error = await bad.models.list().catch((e: unknown) => e);
+  expect(error).toBeInstanceOf(OpenAI.AuthenticationError);
+  expect((error as InstanceType<typeof OpenAI.AuthenticationError>).code).toBe('INVALID_API_KEY');
+});
+
+test('X-Request-ID: a sane client id is echoed, anything else replaced', async () => {
+  const echoed = await call(gateway.url('/api/health'), { headers: { 'X-Request-ID': 'client-req-12345' } });
+  expect(echoed.headers.get('x-request-id')).toBe('client-req-12345');
+  const replaced = await call(gateway.url('/api/health'), { headers: { 'X-Request-ID': 'bad id with spaces' } });
+  expect(replaced.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+});
+
+test('unknown routes are 404 and wrong methods 405, as JSON', async () => {
+  const missing = await call(gateway.url('/api/v1/nothing'));
+  expect(missing.status).toBe(404);
+  expect(missing.body.success).toBe(false);
+  const wrongMethod = await call(gateway.url('/api/health'), { method: 'DELETE' });
+  expect(wrongMethod.status).toBe(405);
+});
+
+test('CORS: allowed origins are reflected with credentials, others get nothing', async () => {
+  const origin = gateway.info.baseUrl;
+  const allowed = await call(gateway.url('/api/health'), { headers: { Origin: origin } });
+  expect(allowed.headers.get('access-control-allow-origin')).toBe(origin);
+  expect(allowed.headers.get('access-control-allow-credentials')).toBe('true');
+  expect(allowed.headers.get('access-control-expose-headers')).toContain('X-RateLimit-Remaining');
+  const foreign = await call(gateway.url('/api/health'), { headers: { Origin: 'https://evil.example' } });
+  expect(foreign.headers.get('access-control-allow-origin')).toBeNull();
+  const preflight = await call(gateway.url('/api/v1/keys'), {
+    method: 'OPTIONS',
+    headers: { Origin: origin, 'Access-Control-Request-Method': 'POST' },
+  });
+  expect(preflight.status).toBe(204);
+  expect(preflight.headers.get('access-control-allow-methods')).toContain('PATCH');
+});
