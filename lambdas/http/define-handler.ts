@@ -23,8 +23,8 @@ export interface HandlerDefinition<Body> {
  * routes run in middy's streamify mode so the same code serves API Gateway STREAM
  * integrations, function URLs and the local runtime.
  */
-export function defineHandler<Body = undefined>(routeId: string, definition: HandlerDefinition<Body>) {
-  const route = routeById(routeId);
+export function defineHandler<Body = undefined>(routeOrId: string | RouteSpec, definition: HandlerDefinition<Body>) {
+  const route = typeof routeOrId === 'string' ? routeById(routeOrId) : routeOrId;
   const middlewares: GatewayMiddleware[] = [requestContext(route), responseWriter(route), authentication(), rateLimit()];
   if (definition.body) middlewares.push(bodyValidation(definition.body));
   const handle = (event: unknown) => definition.handle(event as GatewayCall<Body>);
