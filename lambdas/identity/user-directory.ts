@@ -1,9 +1,4 @@
-import {
-  AdminCreateUserCommand,
-  AdminSetUserPasswordCommand,
-  CognitoIdentityProviderClient,
-  InitiateAuthCommand,
-} from '@aws-sdk/client-cognito-identity-provider';
+import type { CognitoIdentityProviderClient } from '@aws-sdk/client-cognito-identity-provider';
 import { randomBytes, randomInt } from 'node:crypto';
 import { ENV, requireEnv } from '../config/environment.js';
 
@@ -11,15 +6,22 @@ import { ENV, requireEnv } from '../config/environment.js';
  * Dashboard users live in the Cognito user pool; the gateway never sees or stores a password
  * beyond passing it to Cognito. Locally the same API is served by a stand-in.
  */
+const sdk = () => import('@aws-sdk/client-cognito-identity-provider');
 let client: CognitoIdentityProviderClient | undefined;
 
-const cognito = () => (client ??= new CognitoIdentityProviderClient({ maxAttempts: 3 }));
+/** Loaded on first use: only the login and provisioning functions ever talk to Cognito. */
+async function cognito() {
+  const module = await sdk();
+  client ??= new module.CognitoIdentityProviderClient({ maxAttempts: 3 });
+  return { client, ...module };
+}
 
 export type PasswordCheck = 'ok' | 'wrong' | 'reset-required';
 
 export async function checkPassword(email: string, password: string): Promise<PasswordCheck> {
+  const { client, InitiateAuthCommand } = await cognito();
   try {
-    const result = await cognito().send(
+    const result = await client.send(
       new InitiateAuthCommand({
         AuthFlow: 'USER_PASSWORD_AUTH',
         ClientId: requireEnv(ENV.userPoolClientId),
@@ -43,7 +45,8 @@ export async function checkPassword(email: string, password: string): Promise<Pa
 export async function createDashboardUser(email: string, name: string): Promise<string> {
   const password = generatePassword();
   const poolId = requireEnv(ENV.userPoolId);
-  await cognito().send(
+  const { client, AdminCreateUserCommand, AdminSetUserPasswordCommand } = await cognito();
+  await client.send(
     new AdminCreateUserCommand({
       UserPoolId: poolId,
       Username: email,
@@ -55,7 +58,7 @@ export async function createDashboardUser(email: string, name: string): Promise<
       ],
     }),
   );
-  await cognito().send(
+  await client.send(
     new AdminSetUserPasswordCommand({ UserPoolId: poolId, Username: email, Password: password, Permanent: true }),
   );
   return password;

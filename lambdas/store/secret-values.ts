@@ -1,4 +1,4 @@
-import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { TtlCache } from '../identity/ttl-cache.js';
 
 /**
@@ -8,13 +8,13 @@ import { TtlCache } from '../identity/ttl-cache.js';
  */
 const SECRET_TTL_MS = 5 * 60_000;
 
+/**
+ * Most functions never read a secret: the SDK client module is loaded on first use, keeping
+ * it out of every other function's cold start.
+ */
+const sdk = () => import('@aws-sdk/client-secrets-manager');
 let client: SecretsManagerClient | undefined;
 const cache = new TtlCache<Promise<string>>(SECRET_TTL_MS, 1000);
-
-export function secretsManager(): SecretsManagerClient {
-  client ??= new SecretsManagerClient({ maxAttempts: 3 });
-  return client;
-}
 
 export function readSecret(secretId: string): Promise<string> {
   let value = cache.get(secretId);
@@ -27,12 +27,10 @@ export function readSecret(secretId: string): Promise<string> {
   return value;
 }
 
-export function forgetSecret(secretId: string): void {
-  cache.delete(secretId);
-}
-
 async function fetchSecret(secretId: string): Promise<string> {
-  const { SecretString } = await secretsManager().send(new GetSecretValueCommand({ SecretId: secretId }));
+  const { SecretsManagerClient, GetSecretValueCommand } = await sdk();
+  client ??= new SecretsManagerClient({ maxAttempts: 3 });
+  const { SecretString } = await client.send(new GetSecretValueCommand({ SecretId: secretId }));
   if (SecretString === undefined) throw new Error(`secret ${secretId} has no string value`);
   return SecretString;
 }

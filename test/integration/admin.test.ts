@@ -2,7 +2,7 @@ import { recordUsage } from '../../lambdas/store/usage-ledger.js';
 import { login } from './support/accounts.js';
 import { bearer, call } from './support/http.js';
 import { useRuntimeTables } from './support/ledger.js';
-import { LocalGateway } from './support/local-runtime.js';
+import { LocalGateway } from '../../local/child-runtime.js';
 
 let gateway: LocalGateway;
 let admin: Record<string, string>;

@@ -1,7 +1,7 @@
 import { adminKey, createKey, provisionAccount, type TestAccount } from './support/accounts.js';
 import { bearer, call } from './support/http.js';
 import { useRuntimeTables } from './support/ledger.js';
-import { LocalGateway } from './support/local-runtime.js';
+import { LocalGateway } from '../../local/child-runtime.js';
 import { recordUsage } from '../../lambdas/store/usage-ledger.js';
 
 let gateway: LocalGateway;

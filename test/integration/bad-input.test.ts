@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { createKey, provisionAccount, type TestAccount } from './support/accounts.js';
 import { bearer, call, type Answer } from './support/http.js';
-import { LocalGateway } from './support/local-runtime.js';
+import { LocalGateway } from '../../local/child-runtime.js';
 
 /**
  * Property: whatever JSON (or non-JSON) a client sends to any body-taking endpoint, the answer

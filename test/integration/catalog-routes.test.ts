@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
 import { call } from './support/http.js';
-import { LocalGateway } from './support/local-runtime.js';
+import { LocalGateway } from '../../local/child-runtime.js';
 
 let gateway: LocalGateway;
 

@@ -1,6 +1,6 @@
 import { adminKey, provisionAccount, type TestAccount } from './support/accounts.js';
 import { bearer, call } from './support/http.js';
-import { LocalGateway } from './support/local-runtime.js';
+import { LocalGateway } from '../../local/child-runtime.js';
 
 let gateway: LocalGateway;
 let account: TestAccount;

@@ -1,7 +1,7 @@
 import { adminKey, createKey, provisionAccount } from './support/accounts.js';
 import { bearer, call } from './support/http.js';
 import { scanAll } from './support/ledger.js';
-import { LocalGateway } from './support/local-runtime.js';
+import { LocalGateway } from '../../local/child-runtime.js';
 
 let gateway: LocalGateway;
 

@@ -2,7 +2,7 @@ import { PutItemCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { createHash } from 'node:crypto';
 import { login, provisionAccount, type TestAccount } from './support/accounts.js';
 import { call } from './support/http.js';
-import { LocalGateway } from './support/local-runtime.js';
+import { LocalGateway } from '../../local/child-runtime.js';
 
 let gateway: LocalGateway;
 let account: TestAccount;

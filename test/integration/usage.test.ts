@@ -2,7 +2,7 @@ import { recordUsage, type UsageEntry } from '../../lambdas/store/usage-ledger.j
 import { adminKey, provisionAccount, type TestAccount } from './support/accounts.js';
 import { bearer, call } from './support/http.js';
 import { useRuntimeTables } from './support/ledger.js';
-import { LocalGateway } from './support/local-runtime.js';
+import { LocalGateway } from '../../local/child-runtime.js';
 
 let gateway: LocalGateway;
 let account: TestAccount;

@@ -1,5 +1,5 @@
 import { bearer, call } from './http.js';
-import type { LocalGateway } from './local-runtime.js';
+import type { LocalGateway } from '../../../local/child-runtime.js';
 
 /** A provisioned account with a signed-in dashboard session. */
 export interface TestAccount {

@@ -1,5 +1,5 @@
 import { DynamoDBClient, ScanCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
-import type { LocalGateway } from './local-runtime.js';
+import type { LocalGateway } from '../../../local/child-runtime.js';
 
 /** A DynamoDB client on the runtime's embedded DynamoDB, for seeding and inspecting state. */
 export function localDynamo(gateway: LocalGateway): DynamoDBClient {

@@ -21,25 +21,35 @@ export interface LocalAws {
   tables: Record<'identity' | 'usage' | 'cache' | 'jobs', string>;
 }
 
-const ROOT = resolve(import.meta.dirname, '../../..');
+const ROOT = resolve(import.meta.dirname, '..');
 const READY_BANNER = 'AI gateway is running';
 const START_TIMEOUT_MS = 30_000;
 
 /**
  * The real `npm start` entry (local/start.ts) in a child process, as a developer runs it,
- * with its own data folder. `restart()` keeps the folder, as a developer's restart does.
+ * with its own data folder: what the integration tests and the benchmarks run against.
+ * `restart()` keeps the folder and the port, as a developer's restart does.
  */
 export class LocalGateway {
   private child?: ChildProcess;
-  /** Everything the runtime printed, for the secret-canary checks. */
+
+  /** The runtime process, for CPU and memory readings. */
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+  /** Everything the runtime printed (for the secret-canary checks). */
   output = '';
   info!: RuntimeInfo;
   aws!: LocalAws;
 
-  private constructor(readonly dataDir: string) {}
+  private constructor(
+    readonly dataDir: string,
+    private readonly env: Record<string, string>,
+  ) {}
 
-  static async start(): Promise<LocalGateway> {
-    const gateway = new LocalGateway(mkdtempSync(join(tmpdir(), 'gateway-it-')));
+  /** `env` overrides the child's environment (the default logs at DEBUG, for the canary tests). */
+  static async start(env: Record<string, string> = {}): Promise<LocalGateway> {
+    const gateway = new LocalGateway(mkdtempSync(join(tmpdir(), 'gateway-')), env);
     await gateway.boot();
     return gateway;
   }
@@ -70,7 +80,7 @@ export class LocalGateway {
   private async boot(port = '0'): Promise<void> {
     const child = spawn(process.execPath, ['--import', 'tsx', 'local/start.ts'], {
       cwd: ROOT,
-      env: { ...process.env, PORT: port, GATEWAY_DATA_DIR: this.dataDir, POWERTOOLS_LOG_LEVEL: 'DEBUG' },
+      env: { ...process.env, POWERTOOLS_LOG_LEVEL: 'DEBUG', ...this.env, PORT: port, GATEWAY_DATA_DIR: this.dataDir },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     this.child = child;
