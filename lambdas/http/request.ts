@@ -77,9 +77,9 @@ export function parseCookieHeader(header: string | undefined): Record<string, st
   if (!header) return cookies;
   for (const pair of header.split(';')) {
     const eq = pair.indexOf('=');
-    if (eq <= 0) continue;
-    const name = pair.slice(0, eq).trim();
-    if (!(name in cookies)) cookies[name] = safeDecode(pair.slice(eq + 1).trim());
+    const name = eq < 0 ? '' : pair.slice(0, eq).trim();
+    // The first of duplicate names wins, as browsers send the most specific cookie first.
+    if (name && !Object.hasOwn(cookies, name)) cookies[name] = safeDecode(pair.slice(eq + 1).trim());
   }
   return cookies;
 }

@@ -1,0 +1,113 @@
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Duration, Validations } from 'aws-cdk-lib';
+import { PolicyDocument, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import {
+  Architecture, FunctionUrlAuthType, InvokeMode, LoggingFormat, Runtime, Tracing, type FunctionUrl,
+} from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { LAMBDA_BUNDLING } from '../bundling.js';
+import type { RouteSpec } from '../routes.js';
+
+/** The repository root: manifest entries are relative to it, whatever the current directory. */
+export const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+export interface EndpointFunctionProps {
+  readonly route: RouteSpec;
+  /** Least-privilege statements derived from the route's grants. */
+  readonly statements?: readonly PolicyStatement[];
+  readonly environment?: Record<string, string>;
+  /** @default RetentionDays.ONE_MONTH */
+  readonly logRetention?: RetentionDays;
+  /** @default the repository root */
+  readonly projectRoot?: string;
+}
+
+/**
+ * The defaults every endpoint function shares: Node.js 24 on arm64, minified ESM bundle with
+ * source maps, JSON logs in its own log group, X-Ray, and a role holding only what its grants
+ * name. Streaming routes also get an IAM-authenticated response-streaming function URL.
+ */
+export class EndpointFunction extends Construct {
+  readonly fn: NodejsFunction;
+  readonly role: Role;
+  readonly functionUrl?: FunctionUrl;
+
+  constructor(scope: Construct, id: string, props: EndpointFunctionProps) {
+    super(scope, id);
+    const { route } = props;
+    const projectRoot = props.projectRoot ?? PROJECT_ROOT;
+
+    const logGroup = new LogGroup(this, 'Logs', { retention: props.logRetention ?? RetentionDays.ONE_MONTH });
+
+    // An own role instead of the default one, which attaches the AWS-managed
+    // AWSLambdaBasicExecutionRole (log writes to every log group in the account).
+    this.role = new Role(this, 'Role', {
+      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+      description: `AI gateway ${route.method} ${route.path}`,
+      inlinePolicies: {
+        Access: new PolicyDocument({
+          statements: [
+            new PolicyStatement({
+              actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+              resources: [logGroup.logGroupArn],
+            }),
+            ...(props.statements ?? []),
+          ],
+        }),
+      },
+    });
+
+    this.fn = new NodejsFunction(this, 'Function', {
+      entry: join(projectRoot, route.entry),
+      handler: 'handler',
+      projectRoot,
+      depsLockFilePath: join(projectRoot, 'package-lock.json'),
+      runtime: Runtime.NODEJS_24_X,
+      architecture: Architecture.ARM_64,
+      memorySize: route.memoryMb,
+      timeout: Duration.seconds(route.timeoutSeconds),
+      description: `AI gateway ${route.method} ${route.path}`,
+      role: this.role,
+      logGroup,
+      loggingFormat: LoggingFormat.JSON,
+      tracing: Tracing.ACTIVE,
+      environment: {
+        NODE_OPTIONS: '--enable-source-maps',
+        POWERTOOLS_SERVICE_NAME: 'ai-gateway',
+        ...props.environment,
+      },
+      // Shared with bench/bundles.ts, so the measured bundles are the deployed ones.
+      bundling: {
+        format: OutputFormat.ESM,
+        target: LAMBDA_BUNDLING.target,
+        mainFields: [...LAMBDA_BUNDLING.mainFields],
+        minify: LAMBDA_BUNDLING.minify,
+        sourceMap: LAMBDA_BUNDLING.sourceMap,
+        sourcesContent: LAMBDA_BUNDLING.sourcesContent,
+        externalModules: [...LAMBDA_BUNDLING.externalModules],
+        banner: LAMBDA_BUNDLING.banner,
+      },
+    });
+
+    if (route.streaming) {
+      this.functionUrl = this.fn.addFunctionUrl({
+        authType: FunctionUrlAuthType.AWS_IAM,
+        invokeMode: InvokeMode.RESPONSE_STREAM,
+      });
+    }
+
+    // Tracing.ACTIVE puts the X-Ray statement in the role's default policy, which holds nothing else
+    // (grants go to the inline policy above); test/infra/iam.test.ts keeps it that way.
+    const defaultPolicy = this.role.node.tryFindChild('DefaultPolicy');
+    if (defaultPolicy) {
+      Validations.of(defaultPolicy).acknowledge({
+        id: 'AwsSolutions-IAM5[Resource::*]',
+        reason: 'xray:PutTraceSegments and xray:PutTelemetryRecords do not support resource-level '
+          + 'permissions (X-Ray has no resource ARNs for them); Resource "*" is the only valid value.',
+      });
+    }
+  }
+}

@@ -1,0 +1,154 @@
+import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import {
+  AccessLogField, AccessLogFormat, AuthorizationType, EndpointType, LambdaIntegration, LogGroupLogDestination,
+  MethodLoggingLevel, ResponseTransferMode, RestApi,
+} from 'aws-cdk-lib/aws-apigateway';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
+import { Construct } from 'constructs';
+import type { RouteSpec } from '../routes.js';
+
+/** Request headers the public interface accepts from browsers. */
+export const CORS_ALLOW_HEADERS = [
+  'Authorization', 'X-API-Key', 'Content-Type', 'X-Request-ID', 'X-Cache', 'X-Cache-TTL', 'X-Guardrails',
+];
+
+// One JSON line per request, with the latency and integration fields that 5xx and timeout triage
+// needs. No headers or bodies (they carry API keys, cookies and prompts) and no free-text client
+// strings such as the user agent, which could break the JSON; the error message goes in through
+// its pre-quoted `messageString` variant for the same reason.
+const ACCESS_LOG_FIELDS = JSON.stringify({
+  requestId: AccessLogField.contextRequestId(),
+  extendedRequestId: AccessLogField.contextExtendedRequestId(),
+  requestTimeEpoch: AccessLogField.contextRequestTimeEpoch(),
+  ip: AccessLogField.contextIdentitySourceIp(),
+  httpMethod: AccessLogField.contextHttpMethod(),
+  resourcePath: AccessLogField.contextResourcePath(),
+  protocol: AccessLogField.contextProtocol(),
+  status: AccessLogField.contextStatus(),
+  responseLength: AccessLogField.contextResponseLength(),
+  responseLatency: AccessLogField.contextResponseLatency(),
+  integrationStatus: AccessLogField.contextIntegrationStatus(),
+  integrationLatency: AccessLogField.contextIntegrationLatency(),
+  errorType: AccessLogField.contextErrorResponseType(),
+  xrayTraceId: AccessLogField.contextXrayTraceId(),
+});
+const ACCESS_LOG_FORMAT = AccessLogFormat.custom(
+  `${ACCESS_LOG_FIELDS.slice(0, -1)},"error":${AccessLogField.contextErrorMessageString()}}`);
+
+export interface PublicApiProps {
+  /** @default 'prod' */
+  readonly stageName?: string;
+  /** Browser origins allowed by the CORS preflight; none means no preflight at all. @default [] */
+  readonly corsOrigins?: readonly string[];
+  /**
+   * ARN of an existing WAFv2 web ACL (REGIONAL scope) to associate with the stage.
+   * @default - none; the operator attaches their own web ACL
+   */
+  readonly webAclArn?: string;
+  /** @default RetentionDays.THREE_MONTHS */
+  readonly accessLogRetention?: RetentionDays;
+}
+
+/** The one public base URL: a REGIONAL REST API (EDGE would cut idle streams after 30 s). */
+export class PublicApi extends Construct {
+  readonly api: RestApi;
+
+  constructor(scope: Construct, id: string, props: PublicApiProps = {}) {
+    super(scope, id);
+    const corsOrigins = [...(props.corsOrigins ?? [])];
+    const accessLogs = new LogGroup(this, 'AccessLogs', {
+      retention: props.accessLogRetention ?? RetentionDays.THREE_MONTHS,
+    });
+
+    this.api = new RestApi(this, 'Api', {
+      description: 'AI gateway public API',
+      endpointTypes: [EndpointType.REGIONAL],
+      // Execution logging needs the account-level API Gateway CloudWatch role; retained because it
+      // is a per-region account setting other APIs may rely on after this stack is gone.
+      cloudWatchRole: true,
+      cloudWatchRoleRemovalPolicy: RemovalPolicy.RETAIN,
+      deployOptions: {
+        stageName: props.stageName ?? 'prod',
+        accessLogDestination: new LogGroupLogDestination(accessLogs),
+        accessLogFormat: ACCESS_LOG_FORMAT,
+        // ERROR only, never data traces: request bodies and headers carry API keys and prompts.
+        loggingLevel: MethodLoggingLevel.ERROR,
+        dataTraceEnabled: false,
+        tracingEnabled: true,
+      },
+      defaultCorsPreflightOptions: corsOrigins.length > 0
+        ? {
+          allowOrigins: corsOrigins,
+          allowHeaders: CORS_ALLOW_HEADERS,
+          allowMethods: ['GET', 'POST', 'PATCH', 'DELETE', 'OPTIONS'],
+          allowCredentials: true,
+          maxAge: Duration.hours(1),
+        }
+        : undefined,
+    });
+
+    // RestApi always adds an output with a hashed name; the stack publishes the URL as `ApiUrl` instead.
+    this.api.node.tryRemoveChild('Endpoint');
+
+    const cloudWatchRole = this.api.node.tryFindChild('CloudWatchRole');
+    if (cloudWatchRole) {
+      Validations.of(cloudWatchRole).acknowledge({
+        id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
+        reason: 'This is the role API Gateway itself assumes (account setting) to write execution logs; AWS '
+          + 'documents this service-role policy for it, and it only grants CloudWatch Logs writes.',
+      });
+    }
+
+    if (props.webAclArn) {
+      new CfnWebACLAssociation(this, 'WebAcl', {
+        resourceArn: this.api.deploymentStage.stageArn,
+        webAclArn: props.webAclArn,
+      });
+    } else {
+      Validations.of(this.api).acknowledge({
+        id: 'AwsSolutions-APIG3',
+        reason: 'WAF rules and their cost are the operator\'s choice: deploy with -c webAclArn=<regional '
+          + 'WAFv2 web ACL ARN> to associate one with the stage. Abuse is bounded meanwhile by per-key rate '
+          + 'limits in the functions.',
+      });
+    }
+
+    const selfAuthenticated = 'Every function authenticates its own requests (sk_/pk_ API keys checked '
+      + 'against hashed records, the dashboard session cookie, or the admin token from Secrets Manager), '
+      + 'because one route accepts several schemes that no single API Gateway authorizer covers; CORS '
+      + 'preflight (OPTIONS) must stay unauthenticated.';
+    Validations.of(this.api).acknowledge(
+      { id: 'AwsSolutions-APIG4', reason: selfAuthenticated },
+      {
+        id: 'AwsSolutions-COG4',
+        reason: `${selfAuthenticated} Cognito is only the password check behind the login route, which `
+          + 'issues an opaque session cookie, not a Cognito token an authorizer could verify.',
+      },
+      {
+        id: 'AwsSolutions-APIG2',
+        reason: 'Bodies and parameters are validated in the functions against the interface schemas, so '
+          + 'errors name the field and rule in the route\'s error shape (OpenAI or envelope); API Gateway '
+          + 'validators would answer in their own shape.',
+      },
+    );
+  }
+
+  /** Adds the route's method as a Lambda proxy integration; streaming routes stream through. */
+  addRoute(route: RouteSpec, handler: IFunction): void {
+    const integration = route.streaming
+      ? new LambdaIntegration(handler, {
+        responseTransferMode: ResponseTransferMode.STREAM,
+        timeout: Duration.minutes(15),
+      })
+      : new LambdaIntegration(handler);
+    this.api.root.resourceForPath(route.path).addMethod(route.method, integration, {
+      authorizationType: AuthorizationType.NONE,
+    });
+  }
+
+  get url(): string {
+    return this.api.url;
+  }
+}

@@ -1,0 +1,112 @@
+import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import type { StandardThreatProtectionMode } from 'aws-cdk-lib/aws-cognito';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
+import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { ENV } from '../lambdas/config/environment.js';
+import { EncryptionKey } from './constructs/encryption-key.js';
+import { endpointAccess } from './constructs/endpoint-access.js';
+import { EndpointFunction } from './constructs/endpoint-function.js';
+import { PublicApi } from './constructs/public-api.js';
+import { GatewaySecrets } from './constructs/secrets.js';
+import { Tables } from './constructs/tables.js';
+import { DashboardUserPool } from './constructs/user-pool.js';
+import { routes as manifestRoutes, type RouteSpec } from './routes.js';
+
+export interface GatewayStackProps extends StackProps {
+  /** @default the route manifest in lib/routes.ts */
+  readonly routes?: readonly RouteSpec[];
+  /** API Gateway stage name. @default 'prod' */
+  readonly stageName?: string;
+  /** Origins allowed for CORS and cookie-authenticated writes. @default [] */
+  readonly corsOrigins?: readonly string[];
+  /** The release /api/health reports. @default 'unknown' */
+  readonly gatewayVersion?: string;
+  /** Regional WAFv2 web ACL to attach to the API stage. @default - none */
+  readonly webAclArn?: string;
+  /** Retention of each function's log group. @default RetentionDays.ONE_MONTH */
+  readonly logRetention?: RetentionDays;
+  /** @default StandardThreatProtectionMode.AUDIT_ONLY */
+  readonly threatProtection?: StandardThreatProtectionMode;
+}
+
+/** The whole gateway: one function per manifest route behind one REST API. */
+export class GatewayStack extends Stack {
+  readonly encryptionKey: IKey;
+  readonly tables: Tables;
+  readonly secrets: GatewaySecrets;
+  readonly dashboard: DashboardUserPool;
+  readonly api: PublicApi;
+  /** Keyed by route id. */
+  readonly endpoints: ReadonlyMap<string, EndpointFunction>;
+
+  constructor(scope: Construct, id: string, props: GatewayStackProps = {}) {
+    super(scope, id, props);
+    const routes = props.routes ?? manifestRoutes;
+    const corsOrigins = props.corsOrigins ?? [];
+    assertUniqueRoutes(routes);
+
+    const encryptionKey = this.encryptionKey = new EncryptionKey(this, 'EncryptionKey').key;
+    const tables = this.tables = new Tables(this, 'Tables', { encryptionKey });
+    const secrets = this.secrets = new GatewaySecrets(this, 'Secrets', { encryptionKey });
+    const dashboard = this.dashboard = new DashboardUserPool(this, 'Dashboard', {
+      threatProtection: props.threatProtection,
+    });
+    this.api = new PublicApi(this, 'PublicApi', {
+      stageName: props.stageName,
+      corsOrigins,
+      webAclArn: props.webAclArn,
+    });
+
+    const shared = {
+      [ENV.allowedOrigins]: corsOrigins.join(','),
+      [ENV.gatewayVersion]: props.gatewayVersion ?? 'unknown',
+    };
+    const endpointScope = new Construct(this, 'Endpoints');
+    const endpoints = new Map<string, EndpointFunction>();
+    for (const route of routes) {
+      const access = endpointAccess(route.grants, { encryptionKey, tables, secrets, dashboard });
+      const endpoint = new EndpointFunction(endpointScope, pascal(route.id), {
+        route,
+        statements: access.statements,
+        environment: { ...shared, ...access.environment },
+        logRetention: props.logRetention,
+      });
+      this.api.addRoute(route, endpoint.fn);
+      endpoints.set(route.id, endpoint);
+      if (endpoint.functionUrl) {
+        new CfnOutput(this, `${pascal(route.id)}StreamUrl`, {
+          value: endpoint.functionUrl.url,
+          description: `IAM-signed response-streaming URL for ${route.method} ${route.path}`,
+        });
+      }
+    }
+    this.endpoints = endpoints;
+
+    new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Gateway base URL' });
+    new CfnOutput(this, 'AdminTokenSecretArn', { value: secrets.adminToken.secretArn });
+    new CfnOutput(this, 'PlatformKeysSecretArn', {
+      value: secrets.platformKeys.secretArn,
+      description: 'Set after deploy: JSON {"<provider>":"<key>"}',
+    });
+    new CfnOutput(this, 'UserPoolId', { value: dashboard.userPool.userPoolId });
+    new CfnOutput(this, 'UserPoolClientId', { value: dashboard.client.userPoolClientId });
+    for (const { schema, table } of tables.all) {
+      new CfnOutput(this, `${pascal(schema.name)}TableName`, { value: table.tableName });
+    }
+  }
+}
+
+function assertUniqueRoutes(routes: readonly RouteSpec[]): void {
+  const seen = new Set<string>();
+  for (const route of routes) {
+    for (const key of [`id ${route.id}`, `route ${route.method} ${route.path}`]) {
+      if (seen.has(key)) throw new Error(`route manifest lists ${key} twice`);
+      seen.add(key);
+    }
+  }
+}
+
+function pascal(id: string): string {
+  return id.split(/[^A-Za-z0-9]+/).filter(Boolean).map((part) => part[0]!.toUpperCase() + part.slice(1)).join('');
+}

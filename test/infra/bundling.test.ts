@@ -1,0 +1,48 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { LAMBDA_BUNDLING } from '../../lib/bundling.js';
+import { PROJECT_ROOT } from '../../lib/constructs/endpoint-function.js';
+import { routes } from '../../lib/routes.js';
+import { build, functionLogicalId, syntheticRoute } from './support.js';
+
+// The one test that runs esbuild: every manifest entry that exists on disk, plus the fixture
+// so there is always at least one bundle to check.
+const existing = routes.filter((route) => existsSync(join(PROJECT_ROOT, route.entry)));
+const fixture = syntheticRoute({ id: 'fixture', path: '/test/fixture', method: 'GET', grants: [] });
+const bundled = [...existing, fixture];
+
+describe('bundling', () => {
+  const outdir = mkdtempSync(join(tmpdir(), 'gateway-cdk-'));
+  afterAll(() => rmSync(outdir, { recursive: true, force: true }));
+
+  test('the banner gives ESM bundles a require for CommonJS dependencies', () => {
+    expect(LAMBDA_BUNDLING.banner).toMatch(/const require = \w*[cC]reateRequire\w*\(import\.meta\.url\)/);
+  });
+
+  test(`bundles ${bundled.length} entries as minified ESM with source maps and a require shim`, async () => {
+    const { app, stack, template } = build({ routes: bundled }, { bundle: true, outdir });
+    app.synth();
+    const resources = template.toJSON().Resources;
+    for (const route of bundled) {
+      const code = resources[functionLogicalId(stack, route.id)].Properties.Code;
+      const assetDir = join(outdir, `asset.${String(code.S3Key).replace(/\.zip$/, '')}`);
+      const bundle = readFileSync(join(assetDir, 'index.mjs'), 'utf8');
+      expect([route.id, existsSync(join(assetDir, 'index.mjs.map'))]).toEqual([route.id, true]);
+      expect([route.id, bundle.startsWith(LAMBDA_BUNDLING.banner)]).toEqual([route.id, true]);
+      expect(bundle).toMatch(/\/\/# sourceMappingURL=index\.mjs\.map\s*$/);
+      // Minified: no spacing after colons, and on real handlers long lines rather than short indented ones.
+      expect([route.id, /statusCode: \d/.test(bundle)]).toEqual([route.id, false]);
+      if (bundle.length > 20_000) {
+        expect([route.id, bundle.length / bundle.split('\n').length > 500]).toEqual([route.id, true]);
+      }
+    }
+
+    const fixtureCode = resources[functionLogicalId(stack, fixture.id)].Properties.Code;
+    const fixtureBundle = join(outdir, `asset.${String(fixtureCode.S3Key).replace(/\.zip$/, '')}`, 'index.mjs');
+    expect(readFileSync(fixtureBundle, 'utf8')).toContain('statusCode:200');
+    const { handler } = await import(pathToFileURL(fixtureBundle).href) as { handler: () => Promise<unknown> };
+    await expect(handler()).resolves.toEqual({ statusCode: 200, body: '{"ok":true}' });
+  }, 180_000);
+});

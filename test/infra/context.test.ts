@@ -1,0 +1,48 @@
+import { App } from 'aws-cdk-lib';
+import { parseOrigins, readGatewayContext } from '../../lib/context.js';
+
+const defaults = { gatewayVersion: '1.2.3', region: 'eu-west-1' };
+const read = (context: Record<string, unknown>, overrides: Partial<typeof defaults> = {}) =>
+  readGatewayContext(new App({ context }).node, { ...defaults, ...overrides });
+
+describe('deployment context', () => {
+  test('defaults: prod stage, no CORS origins, the package version, the CLI region', () => {
+    expect(read({})).toEqual({
+      stackName: 'AiGateway', region: 'eu-west-1', stage: 'prod', corsOrigins: [], gatewayVersion: '1.2.3',
+      webAclArn: undefined,
+    });
+  });
+
+  test('context values win over defaults', () => {
+    expect(read({ stage: 'staging', gatewayVersion: '2.0.0', region: 'us-west-2', stackName: 'GatewayStaging' }))
+      .toMatchObject({ stage: 'staging', gatewayVersion: '2.0.0', region: 'us-west-2', stackName: 'GatewayStaging' });
+  });
+
+  test('corsOrigins accepts the cdk.json array, a JSON string and a comma list from -c', () => {
+    const expected = ['https://app.example.com', 'http://localhost:5173'];
+    expect(read({ corsOrigins: expected }).corsOrigins).toEqual(expected);
+    expect(read({ corsOrigins: JSON.stringify(expected) }).corsOrigins).toEqual(expected);
+    expect(read({ corsOrigins: ' https://app.example.com, http://localhost:5173 ,' }).corsOrigins).toEqual(expected);
+    expect(parseOrigins(['https://a.example.com', 'https://a.example.com'])).toEqual(['https://a.example.com']);
+  });
+
+  test.each([
+    'https://app.example.com/', 'https://app.example.com/path', 'app.example.com', 'ftp://files.example.com', '*',
+  ])('rejects %s as an origin', (origin) => {
+    expect(() => read({ corsOrigins: [origin] })).toThrow(/corsOrigins/);
+  });
+
+  test('rejects a stage name API Gateway would refuse', () => {
+    expect(() => read({ stage: 'prod/v1' })).toThrow(/stage/);
+  });
+
+  test('rejects a web ACL that is not a regional WAFv2 ACL', () => {
+    expect(() => read({ webAclArn: 'arn:aws:wafv2:us-east-1:123456789012:global/webacl/x/1' })).toThrow(/webAclArn/);
+    expect(read({ webAclArn: 'arn:aws:wafv2:eu-west-1:123456789012:regional/webacl/gw/1' }).webAclArn)
+      .toBe('arn:aws:wafv2:eu-west-1:123456789012:regional/webacl/gw/1');
+  });
+
+  test('fails clearly without a region (the tables need one)', () => {
+    expect(() => read({}, { region: undefined })).toThrow(/region/);
+  });
+});

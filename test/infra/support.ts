@@ -1,0 +1,115 @@
+import { App, Stack, Validations, type CfnElement } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import type { IConstruct } from 'constructs';
+import type { EndpointFunction } from '../../lib/constructs/endpoint-function.js';
+import { GatewayStack, type GatewayStackProps } from '../../lib/gateway-stack.js';
+import { routes as manifest, type RouteSpec } from '../../lib/routes.js';
+
+export const FIXTURE_ENTRY = 'test/infra/fixtures/handler.ts';
+export const REGION = 'eu-west-1';
+
+/**
+ * The manifest with every entry pointed at the fixture handler: these tests inspect the
+ * template, not the bundles, and must not depend on handler files being present.
+ */
+export const manifestRoutes: readonly RouteSpec[] = manifest.map((route) => ({ ...route, entry: FIXTURE_ENTRY }));
+
+export function syntheticRoute(overrides: Partial<RouteSpec> & Pick<RouteSpec, 'id' | 'path'>): RouteSpec {
+  return {
+    method: 'POST', entry: FIXTURE_ENTRY, auth: ['secretKey'], rateLimited: true, streaming: false,
+    timeoutSeconds: 30, memoryMb: 512, errorStyle: 'openai', grants: ['identity:read'],
+    ...overrides,
+  };
+}
+
+export interface Built {
+  readonly app: App;
+  readonly stack: GatewayStack;
+  readonly template: Template;
+}
+
+export interface BuildOptions {
+  /** Bundle with esbuild for real; off by default for speed. */
+  readonly bundle?: boolean;
+  readonly outdir?: string;
+  /** Runs before synthesis, e.g. to add a deliberately non-compliant resource. */
+  readonly mutate?: (stack: GatewayStack) => void;
+}
+
+/** Builds the stack as bin/gateway.ts does, cdk-nag included, and synthesizes it. */
+export function build(props: GatewayStackProps = {}, options: BuildOptions = {}): Built {
+  const app = new App({
+    context: options.bundle ? {} : { 'aws:cdk:bundling-stacks': [] },
+    outdir: options.outdir,
+  });
+  const stack = new GatewayStack(app, 'Gateway', {
+    env: { region: REGION },
+    routes: manifestRoutes,
+    ...props,
+  });
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+  options.mutate?.(stack);
+  return { app, stack, template: Template.fromStack(stack) };
+}
+
+export function endpointOf(stack: GatewayStack, routeId: string): EndpointFunction {
+  const endpoint = stack.endpoints.get(routeId);
+  if (!endpoint) throw new Error(`no endpoint for route ${routeId}`);
+  return endpoint;
+}
+
+export function functionLogicalId(stack: GatewayStack, routeId: string): string {
+  return logicalIdOf(endpointOf(stack, routeId).fn);
+}
+
+export function roleLogicalId(stack: GatewayStack, routeId: string): string {
+  return logicalIdOf(endpointOf(stack, routeId).role);
+}
+
+export interface Statement {
+  readonly Effect: string;
+  readonly Action: string | string[];
+  readonly Resource: unknown;
+  readonly Condition?: unknown;
+}
+
+type Resources = Record<string, { Type: string; Properties?: Record<string, any> }>;
+
+/** Every statement that applies to a role: its inline policies plus attached AWS::IAM::Policy resources. */
+export function roleStatements(template: Template, roleId: string): Statement[] {
+  const resources = template.toJSON().Resources as Resources;
+  const role = resources[roleId];
+  if (!role) throw new Error(`no role ${roleId}`);
+  const inline = (role.Properties?.Policies ?? []).flatMap(
+    (policy: { PolicyDocument: { Statement: Statement[] } }) => policy.PolicyDocument.Statement);
+  const attached = Object.values(resources)
+    .filter((resource) => resource.Type === 'AWS::IAM::Policy')
+    .filter((policy) => (policy.Properties?.Roles ?? []).some((ref: { Ref?: string }) => ref.Ref === roleId))
+    .flatMap((policy) => policy.Properties!.PolicyDocument.Statement as Statement[]);
+  return [...inline, ...attached];
+}
+
+export function actionsOf(statement: Statement): string[] {
+  return Array.isArray(statement.Action) ? statement.Action : [statement.Action];
+}
+
+export function resourcesOf(statement: Statement): unknown[] {
+  return Array.isArray(statement.Resource) ? statement.Resource : [statement.Resource];
+}
+
+/** True when a resource value (a string or an intrinsic) refers to the given logical id. */
+export function refersTo(resource: unknown, logicalId: string): boolean {
+  return JSON.stringify(resource).includes(`"${logicalId}"`);
+}
+
+/** Every statement that mentions the logical id among its resources. */
+export function statementsOn(statements: Statement[], logicalId: string): Statement[] {
+  return statements.filter((statement) => resourcesOf(statement).some((resource) => refersTo(resource, logicalId)));
+}
+
+/** Logical id of a construct's CloudFormation resource (its default child, or itself). */
+export function logicalIdOf(construct: IConstruct): string {
+  const element = (construct.node.defaultChild ?? construct) as CfnElement;
+  return Stack.of(construct).getLogicalId(element);
+}
