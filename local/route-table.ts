@@ -34,9 +34,18 @@ export class RouteTable {
       pathKnown = true;
       if (route.method !== method) continue;
       const pathParams: Record<string, string> = {};
-      names.forEach((name, i) => (pathParams[name] = decodeURIComponent(found[i + 1]!)));
+      names.forEach((name, i) => (pathParams[name] = safeDecode(found[i + 1]!)));
       return { route, pathParams };
     }
     return pathKnown ? 'methodMismatch' : undefined;
+  }
+}
+
+/** API Gateway passes a malformed escape through as it is; so do we (never a 5xx). */
+function safeDecode(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
   }
 }

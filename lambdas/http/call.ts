@@ -16,6 +16,11 @@ export interface GatewayCall<Body = unknown> {
   body: Body;
   /** Headers every response of this call carries (request id, rate limit, CORS). */
   readonly responseHeaders: Record<string, string>;
-  /** Aborted when the client disconnects (streaming) or the function is about to time out. */
+  /**
+   * Aborted when the client disconnects (streaming), when the function is about to time out,
+   * and once the response is written: upstream calls pass it on, so nothing outlives the call.
+   */
   readonly signal: AbortSignal;
+  /** Ends the call's work: aborts `signal` and stops the timeout watch. */
+  readonly finish: () => void;
 }

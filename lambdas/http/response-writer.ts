@@ -19,6 +19,8 @@ export interface StreamResult {
 export interface WriterOptions {
   /** Idle gap after which an SSE comment keeps proxies (API Gateway: 5 min idle) from closing. */
   readonly heartbeatMs: number;
+  /** Called once the stream is over, finished or abandoned by the client. */
+  readonly onClose?: () => void;
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -64,7 +66,7 @@ export function toStreamResult(reply: Reply, headers: Record<string, string>, op
       return {
         statusCode: 200,
         headers: { ...headers, ...SSE_HEADERS, ...reply.headers },
-        body: Readable.from(withHeartbeats(reply.events, options.heartbeatMs)),
+        body: Readable.from(withHeartbeats(reply.events, options.heartbeatMs, options.onClose)),
       };
   }
 }
@@ -81,7 +83,11 @@ export const HEARTBEAT_FRAME = ': keep-alive\n\n';
  * Formats frames, inserting a comment whenever no frame was produced for `heartbeatMs`.
  * The pending `next()` is kept across heartbeats so no frame is ever dropped.
  */
-export async function* withHeartbeats(events: AsyncIterable<SseFrame>, heartbeatMs: number): AsyncGenerator<string> {
+export async function* withHeartbeats(
+  events: AsyncIterable<SseFrame>,
+  heartbeatMs: number,
+  onClose?: () => void,
+): AsyncGenerator<string> {
   const iterator = events[Symbol.asyncIterator]();
   let pending: Promise<IteratorResult<SseFrame>> | undefined;
   try {
@@ -102,7 +108,9 @@ export async function* withHeartbeats(events: AsyncIterable<SseFrame>, heartbeat
       yield formatSseFrame(result.value);
     }
   } finally {
-    // The client went away or the stream ended: let the producer release its upstream.
+    // The client went away or the stream ended. Abort first: a producer parked on an upstream
+    // read cannot run its own cleanup until that read settles.
+    onClose?.();
     await iterator.return?.();
   }
 }

@@ -13,7 +13,7 @@ export function requestContext(route: RouteSpec): GatewayMiddleware {
       const req = normalizeEvent(request.event as LambdaHttpEvent, route);
       const offered = req.headers['x-request-id'];
       const requestId = offered && CLIENT_REQUEST_ID.test(offered) ? offered : randomUUID();
-      const signal = (request.context as { signal?: AbortSignal }).signal ?? new AbortController().signal;
+      const { signal, finish } = callLifetime(request.context as { getRemainingTimeInMillis?: () => number });
       const call: GatewayCall = {
         route,
         req,
@@ -22,8 +22,30 @@ export function requestContext(route: RouteSpec): GatewayMiddleware {
         body: undefined,
         responseHeaders: { 'X-Request-ID': requestId },
         signal,
+        finish,
       };
       request.event = call;
     },
   };
+}
+
+/** Stop upstream work this long before Lambda would kill the function, so usage is still written. */
+const TIMEOUT_MARGIN_MS = 1_000;
+
+function callLifetime(context: { getRemainingTimeInMillis?: () => number }) {
+  const controller = new AbortController();
+  const remaining = context.getRemainingTimeInMillis?.();
+  const timer =
+    remaining === undefined
+      ? undefined
+      : setTimeout(
+          () => controller.abort(new Error('function timeout approaching')),
+          Math.max(0, remaining - TIMEOUT_MARGIN_MS),
+        );
+  timer?.unref();
+  const finish = () => {
+    clearTimeout(timer);
+    if (!controller.signal.aborted) controller.abort(new Error('call finished'));
+  };
+  return { signal: controller.signal, finish };
 }

@@ -34,6 +34,10 @@ export function responseWriter(route: RouteSpec): GatewayMiddleware {
 
 function write(route: RouteSpec, call: GatewayCall | undefined, reply: Reply) {
   const headers = call ? { ...call.responseHeaders, ...corsHeaders(call) } : {};
+  if (reply.kind === 'sse' && route.streaming) {
+    return toStreamResult(reply, headers, { heartbeatMs: HEARTBEAT_MS, onClose: call?.finish });
+  }
+  call?.finish();
   return route.streaming ? toStreamResult(reply, headers, { heartbeatMs: HEARTBEAT_MS }) : toProxyResult(reply, headers);
 }
 
