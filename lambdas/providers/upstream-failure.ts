@@ -64,3 +64,25 @@ export function retryAfterFromHeaders(headers: Headers, now = Date.now()): numbe
 
 const MAX_HINT_MS = 60_000;
 const capHint = (ms: number): number | undefined => (ms <= MAX_HINT_MS ? ms : undefined);
+
+/** A failure with only the optional details that are known (no `undefined`-valued keys). */
+export function upstreamFailure(
+  kind: FailureKind,
+  message: string,
+  details: { status?: number; providerCode?: string; retryAfterMs?: number } = {},
+): UpstreamFailure {
+  const failure: { -readonly [K in keyof UpstreamFailure]: UpstreamFailure[K] } = { kind, message };
+  if (details.status !== undefined) failure.status = details.status;
+  if (details.providerCode !== undefined) failure.providerCode = details.providerCode;
+  if (details.retryAfterMs !== undefined) failure.retryAfterMs = details.retryAfterMs;
+  return failure;
+}
+
+/** A proxy page or plain text: enough of it to recognise in a log, no markup. */
+export function bodySnippet(body: string): string {
+  return body
+    .replace(/<[^>]*>/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .slice(0, 200);
+}

@@ -1,0 +1,50 @@
+import { PROVIDER_IDS, PROVIDERS, apiKeyEnvVar, baseUrlEnvVar, type ProviderId } from '../catalog/index.js';
+import { ENV, optionalEnv } from '../config/environment.js';
+import { logger } from '../http/logger.js';
+import { readSecret } from '../store/secret-values.js';
+
+/** Where and with which key the platform calls a provider. */
+export interface ProviderEndpoint {
+  readonly baseUrl: string;
+  readonly apiKey: string;
+}
+
+/**
+ * The platform's own provider endpoints. The key comes from `<PROVIDER>_API_KEY` (local
+ * runtime, tests) or from the platform keys secret (the cloud: set by the operator after
+ * deploy); the base URL from `<PROVIDER>_BASE_URL`, else the provider's public API.
+ * A provider without a key is not configured: requests route around it.
+ */
+export async function platformEndpoint(provider: ProviderId): Promise<ProviderEndpoint | undefined> {
+  const apiKey = process.env[apiKeyEnvVar(provider)] || (await platformKeys())[provider];
+  if (!apiKey) return undefined;
+  return { baseUrl: baseUrlFor(provider), apiKey };
+}
+
+export function baseUrlFor(provider: ProviderId): string {
+  return (process.env[baseUrlEnvVar(provider)] || PROVIDERS[provider].defaultBaseUrl).replace(/\/+$/, '');
+}
+
+export async function configuredProviders(): Promise<Set<ProviderId>> {
+  const configured = new Set<ProviderId>();
+  for (const provider of PROVIDER_IDS) if (await platformEndpoint(provider)) configured.add(provider);
+  return configured;
+}
+
+/** The platform keys secret, read through the bounded secret cache; unreadable means none. */
+async function platformKeys(): Promise<Partial<Record<ProviderId, string>>> {
+  const secretId = optionalEnv(ENV.platformKeysSecretId);
+  if (!secretId) return {};
+  try {
+    const parsed = JSON.parse(await readSecret(secretId)) as Record<string, unknown>;
+    const keys: Partial<Record<ProviderId, string>> = {};
+    for (const provider of PROVIDER_IDS) {
+      const value = parsed[provider];
+      if (typeof value === 'string' && value !== '') keys[provider] = value;
+    }
+    return keys;
+  } catch (error) {
+    logger.warn('platform provider keys unreadable', { error: (error as Error).name });
+    return {};
+  }
+}

@@ -1,0 +1,296 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { FaultQueue, parseFault, type RequestFaults } from './faults.js';
+
+/**
+ * The common harness of every upstream simulator: an HTTP server on loopback with the
+ * control API (`/__sim/faults`, `/__sim/requests`), request capture, and fault injection
+ * applied the same way for every provider. A provider module supplies its routes, its own
+ * error bodies and its credential check: the personality, not the plumbing.
+ */
+
+export interface CapturedRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly query: Record<string, string>;
+  readonly headers: Record<string, string>;
+  readonly body: unknown;
+  readonly at: string;
+}
+
+export interface SimResponse {
+  readonly status: number;
+  readonly headers?: Record<string, string>;
+  readonly body: string;
+}
+
+export interface SimStream {
+  /** Sends one SSE event; false once the connection is gone (reset or client left). */
+  event(data: string, name?: string): Promise<boolean>;
+  /** An SSE comment line (keep-alive). */
+  comment(text: string): Promise<boolean>;
+  /** Ends the response normally. */
+  end(): void;
+  /** Cuts the connection abruptly, without the terminal marker. */
+  reset(): void;
+}
+
+export interface SimExchange {
+  readonly method: string;
+  readonly url: URL;
+  readonly headers: IncomingMessage['headers'];
+  readonly params: Record<string, string>;
+  /** Parsed JSON body, or undefined when absent or not JSON. */
+  readonly body: unknown;
+  readonly rawBody: string;
+  readonly faults: RequestFaults;
+  /** A whole response; injected delays, malformed bodies and resets apply. */
+  send(response: SimResponse): Promise<void>;
+  /** Opens an SSE response; injected delays, malformed events and resets apply. */
+  stream(headers?: Record<string, string>): Promise<SimStream>;
+}
+
+export interface SimRoute {
+  readonly method: string;
+  /** A regular expression over the path; named groups become `params`. */
+  readonly path: RegExp;
+  /** Generation routes draw injected faults; listings and metadata do not. */
+  readonly faultable: boolean;
+  handle(exchange: SimExchange): Promise<void>;
+}
+
+export interface SimulatorDefinition {
+  readonly name: string;
+  readonly routes: readonly SimRoute[];
+  /** The model a request is for, to match faults scoped to a model. */
+  modelOf(exchange: Pick<SimExchange, 'url' | 'body' | 'params'>): string | undefined;
+  /** The provider's own error for an injected status. */
+  errorFor(status: number, exchange: SimExchange): SimResponse;
+  /** The provider's own answer to a missing or wrong credential, or undefined when accepted. */
+  authenticate(exchange: SimExchange): SimResponse | undefined;
+}
+
+export interface RunningSimulator {
+  readonly name: string;
+  /** The root URL: the control API lives at `<url>/__sim/...`. */
+  readonly url: string;
+  readonly faults: FaultQueue;
+  readonly requests: CapturedRequest[];
+  close(): Promise<void>;
+}
+
+const MAX_CAPTURED = 1000;
+
+export async function startSimulator(definition: SimulatorDefinition, port = 0): Promise<RunningSimulator> {
+  const faults = new FaultQueue();
+  const requests: CapturedRequest[] = [];
+  const sockets = new Set<Socket>();
+  const server = createServer((req, res) => {
+    serve(req, res).catch((error: unknown) => {
+      if (!res.headersSent) sendPlain(res, 500, `simulator ${definition.name} failed: ${String(error)}`);
+      else res.destroy();
+    });
+  });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+
+  async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://simulator');
+    const rawBody = await readBody(req);
+    if (url.pathname.startsWith('/__sim/')) return control(req.method ?? 'GET', url.pathname, rawBody, res);
+    const body = parseJson(rawBody);
+    requests.push(capture(req, url, body));
+    if (requests.length > MAX_CAPTURED) requests.shift();
+
+    const route = definition.routes.find((r) => r.method === req.method && r.path.test(url.pathname));
+    if (!route) return sendPlain(res, 404, `simulator ${definition.name}: no route ${req.method} ${url.pathname}`);
+    const params = { ...(route.path.exec(url.pathname)?.groups ?? {}) };
+    const model = definition.modelOf({ url, body, params });
+    const drawn = route.faultable ? faults.draw(model) : {};
+    const exchange = createExchange(req, res, url, params, body, rawBody, drawn);
+    const refusal = definition.authenticate(exchange);
+    if (refusal) return exchange.send(refusal);
+    if (drawn.status !== undefined) return exchange.send(definition.errorFor(drawn.status, exchange));
+    await route.handle(exchange);
+  }
+
+  function control(method: string, path: string, rawBody: string, res: ServerResponse): void {
+    if (path === '/__sim/faults' && method === 'POST') {
+      const spec = parseJson(rawBody) as { fault?: unknown; times?: unknown; model?: unknown } | undefined;
+      const fault = parseFault(spec?.fault);
+      const times = spec?.times === undefined ? 1 : spec.times;
+      if (!fault) return sendJson(res, 400, { error: `unknown fault ${JSON.stringify(spec?.fault)}` });
+      if (typeof times !== 'number' || !Number.isInteger(times) || times < 1) {
+        return sendJson(res, 400, { error: 'times must be a positive integer' });
+      }
+      if (spec?.model !== undefined && typeof spec.model !== 'string') return sendJson(res, 400, { error: 'model must be a string' });
+      faults.add({ fault, remaining: times, model: spec?.model as string | undefined, text: spec!.fault as string });
+      return sendJson(res, 201, { faults: faults.list() });
+    }
+    if (path === '/__sim/faults' && method === 'DELETE') {
+      faults.clear();
+      return sendJson(res, 200, { faults: [] });
+    }
+    if (path === '/__sim/faults' && method === 'GET') return sendJson(res, 200, { faults: faults.list() });
+    if (path === '/__sim/requests' && method === 'GET') return sendJson(res, 200, { requests });
+    if (path === '/__sim/requests' && method === 'DELETE') {
+      requests.length = 0;
+      return sendJson(res, 200, { requests });
+    }
+    sendJson(res, 404, { error: `no control route ${method} ${path}` });
+  }
+
+  await new Promise<void>((done) => server.listen(port, '127.0.0.1', () => done()));
+  const { port: bound } = server.address() as AddressInfo;
+  return {
+    name: definition.name,
+    url: `http://127.0.0.1:${bound}`,
+    faults,
+    requests,
+    close: () =>
+      new Promise<void>((done) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => done());
+      }),
+  };
+}
+
+function createExchange(
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+  params: Record<string, string>,
+  body: unknown,
+  rawBody: string,
+  faults: RequestFaults,
+): SimExchange {
+  const write = (data: string) => writeFragmented(res, data, faults.fragmentBytes);
+  return {
+    method: req.method ?? 'GET',
+    url,
+    headers: req.headers,
+    params,
+    body,
+    rawBody,
+    faults,
+    async send(response) {
+      if (faults.delayHeadersMs) await sleep(faults.delayHeadersMs);
+      if (faults.delayFirstTokenMs) await sleep(faults.delayFirstTokenMs);
+      const ok = response.status < 400;
+      let text = response.body;
+      if (ok && faults.malformedIndex !== undefined) text = text.slice(0, Math.max(1, Math.floor(text.length / 2)));
+      res.writeHead(response.status, { 'Content-Type': 'application/json', ...response.headers });
+      if (ok && faults.resetAfterChunks !== undefined) {
+        await write(text.slice(0, Math.floor(text.length / 2)));
+        await resetAfterDelivery(res);
+        return;
+      }
+      await write(text);
+      res.end();
+    },
+    async stream(headers) {
+      if (faults.delayHeadersMs) await sleep(faults.delayHeadersMs);
+      res.writeHead(200, {
+        'Content-Type': 'text/event-stream',
+        'Cache-Control': 'no-cache',
+        Connection: 'keep-alive',
+        ...headers,
+      });
+      res.flushHeaders();
+      let sent = 0;
+      let gone = false;
+      res.on('close', () => (gone = true));
+      const cut = async () => {
+        gone = true;
+        await resetAfterDelivery(res);
+      };
+      return {
+        async event(data, name) {
+          if (gone) return false;
+          if (sent === 0 && faults.delayFirstTokenMs) await sleep(faults.delayFirstTokenMs);
+          if (faults.resetAfterChunks !== undefined && sent >= faults.resetAfterChunks) {
+            await cut();
+            return false;
+          }
+          const payload = faults.malformedIndex === sent ? data.slice(0, Math.max(1, Math.floor(data.length / 2))) : data;
+          sent++;
+          await write(`${name ? `event: ${name}\n` : ''}data: ${payload}\n\n`);
+          return !gone;
+        },
+        async comment(text) {
+          if (gone) return false;
+          await write(`: ${text}\n\n`);
+          return !gone;
+        },
+        end() {
+          if (!gone) res.end();
+        },
+        reset: () => void cut(),
+      };
+    },
+  };
+}
+
+/**
+ * A TCP reset discards whatever the peer has not read yet, so "reset after n events" would
+ * race with delivery of those events. Let them arrive first, then cut.
+ */
+async function resetAfterDelivery(res: ServerResponse): Promise<void> {
+  await new Promise<void>((done) => res.socket?.write('', () => done()) ?? done());
+  await sleep(25);
+  res.socket?.resetAndDestroy();
+}
+
+/** Splits a write into pieces that reach the peer as separate reads. */
+async function writeFragmented(res: ServerResponse, data: string, pieceBytes: number | undefined): Promise<void> {
+  const bytes = Buffer.from(data);
+  if (!pieceBytes || bytes.length <= pieceBytes) {
+    res.write(bytes);
+    return;
+  }
+  for (let offset = 0; offset < bytes.length; offset += pieceBytes) {
+    res.write(bytes.subarray(offset, offset + pieceBytes));
+    await sleep(1);
+  }
+}
+
+function capture(req: IncomingMessage, url: URL, body: unknown): CapturedRequest {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return {
+    method: req.method ?? 'GET',
+    path: url.pathname,
+    query: Object.fromEntries(url.searchParams),
+    headers,
+    body,
+    at: new Date().toISOString(),
+  };
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function parseJson(text: string): unknown {
+  if (!text) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify(body));
+}
+
+function sendPlain(res: ServerResponse, status: number, text: string): void {
+  res.writeHead(status, { 'Content-Type': 'text/plain' }).end(text);
+}

@@ -1,0 +1,162 @@
+import { createHash } from 'node:crypto';
+
+/**
+ * The simulated model: one deterministic answer for a request, shared by every provider
+ * simulator so that the same request costs and reads the same through any wire format.
+ * Each simulator turns its wire request into a ScriptInput and encodes the ScriptTurn in its
+ * own JSON or stream format.
+ *
+ * Directives in the last user message steer the answer (for tests and demos):
+ * - `[sim:tool]` call the first tool (or the one tool_choice names); `[sim:tools=N]` call N
+ *   tools in parallel (cycling through the list)
+ * - `[sim:empty_args]` tool calls carry `{}` as arguments
+ * - `[sim:reply=TEXT]` answer exactly TEXT (up to the closing bracket)
+ * - `[sim:words=N]` answer with N words
+ * - `[sim:finish=length|content_filter]` report that finish reason
+ * `tool_choice` `required` or a named function forces a tool call; `none` forbids one.
+ */
+
+export interface ScriptMessage {
+  readonly role: 'system' | 'user' | 'assistant' | 'tool';
+  readonly text: string;
+  readonly images: number;
+  /** For tool results: the name of the tool that produced it, when the wire format says. */
+  readonly toolName?: string;
+}
+
+export interface ScriptTool {
+  readonly name: string;
+  readonly parameters?: Record<string, unknown>;
+}
+
+export type ScriptToolChoice = 'auto' | 'none' | 'required' | { readonly name: string };
+
+export interface ScriptInput {
+  readonly model: string;
+  readonly messages: readonly ScriptMessage[];
+  readonly tools: readonly ScriptTool[];
+  readonly toolChoice: ScriptToolChoice;
+  readonly maxTokens?: number;
+  readonly stop?: readonly string[];
+}
+
+export interface ScriptToolCall {
+  /** Unique per call; simulators add their provider's prefix (`call_`, `toolu_`). */
+  readonly id: string;
+  readonly name: string;
+  readonly arguments: Record<string, unknown>;
+}
+
+export interface ScriptTurn {
+  readonly text: string;
+  /** Stream fragments, one per completion token; `pieces.join('') === text`. */
+  readonly pieces: readonly string[];
+  readonly toolCalls: readonly ScriptToolCall[];
+  readonly finishReason: 'stop' | 'length' | 'tool_calls' | 'content_filter';
+  readonly promptTokens: number;
+  readonly completionTokens: number;
+}
+
+const DIRECTIVE = /\[sim:([a-z_]+)(?:=([^\]]*))?\]/g;
+const IMAGE_TOKENS = 85;
+
+export function runScript(input: ScriptInput): ScriptTurn {
+  const lastUser = [...input.messages].reverse().find((m) => m.role === 'user');
+  const last = input.messages[input.messages.length - 1];
+  const directives = new Map<string, string>();
+  for (const match of (lastUser?.text ?? '').matchAll(DIRECTIVE)) directives.set(match[1]!, match[2] ?? '');
+  const promptTokens = countPromptTokens(input);
+
+  const toolCalls = planToolCalls(input, directives);
+  if (toolCalls.length > 0) {
+    const completionTokens = toolCalls.reduce((sum, call) => sum + 1 + Math.ceil(JSON.stringify(call.arguments).length / 4), 0);
+    return { text: '', pieces: [], toolCalls, finishReason: 'tool_calls', promptTokens, completionTokens };
+  }
+
+  let pieces = splitPieces(replyText(input, directives, lastUser, last));
+  let finishReason: ScriptTurn['finishReason'] = 'stop';
+  const stopAt = firstStop(pieces.join(''), input.stop);
+  if (stopAt !== undefined) pieces = splitPieces(pieces.join('').slice(0, stopAt));
+  if (input.maxTokens !== undefined && pieces.length > input.maxTokens) {
+    pieces = pieces.slice(0, Math.max(0, input.maxTokens));
+    finishReason = 'length';
+  }
+  const forced = directives.get('finish');
+  if (forced === 'length' || forced === 'content_filter') finishReason = forced;
+  return { text: pieces.join(''), pieces, toolCalls: [], finishReason, promptTokens, completionTokens: pieces.length };
+}
+
+function replyText(input: ScriptInput, directives: Map<string, string>, lastUser?: ScriptMessage, last?: ScriptMessage): string {
+  if (directives.has('reply')) return directives.get('reply')!;
+  const words = Number(directives.get('words'));
+  if (Number.isInteger(words) && words > 0) {
+    return Array.from({ length: words }, (_, i) => `word${i + 1}`).join(' ');
+  }
+  if (last?.role === 'tool') return `The ${last.toolName ?? 'tool'} tool returned: ${last.text}`;
+  const said = (lastUser?.text ?? '').replace(DIRECTIVE, '').trim().slice(0, 200);
+  const images = lastUser?.images ? ` (I see ${lastUser.images} image${lastUser.images > 1 ? 's' : ''})` : '';
+  return `Simulated reply from ${input.model} — you said: ${said}${images}`;
+}
+
+function planToolCalls(input: ScriptInput, directives: Map<string, string>): ScriptToolCall[] {
+  if (input.tools.length === 0 || input.toolChoice === 'none') return [];
+  const named = typeof input.toolChoice === 'object' ? input.toolChoice.name : undefined;
+  const requested = directives.has('tools') ? Math.max(1, Number(directives.get('tools')) || 1) : directives.has('tool') ? 1 : 0;
+  const count = requested || (named || input.toolChoice === 'required' ? 1 : 0);
+  const seed = createHash('sha256').update(JSON.stringify(input.messages)).digest('hex').slice(0, 12);
+  return Array.from({ length: count }, (_, i) => {
+    const tool = named ? input.tools.find((t) => t.name === named) ?? input.tools[0]! : input.tools[i % input.tools.length]!;
+    return {
+      id: `sim${seed}${i}`,
+      name: tool.name,
+      arguments: directives.has('empty_args') ? {} : exampleArguments(tool.parameters),
+    };
+  });
+}
+
+/** Arguments that satisfy the tool's schema: every required property with a plain value. */
+function exampleArguments(schema: Record<string, unknown> | undefined): Record<string, unknown> {
+  const properties = (schema?.['properties'] ?? {}) as Record<string, Record<string, unknown>>;
+  const required = (schema?.['required'] ?? Object.keys(properties)) as string[];
+  const args: Record<string, unknown> = {};
+  for (const name of required) args[name] = exampleValue(properties[name] ?? {}, name);
+  return args;
+}
+
+function exampleValue(schema: Record<string, unknown>, name: string): unknown {
+  if (Array.isArray(schema['enum']) && schema['enum'].length > 0) return schema['enum'][0];
+  switch (schema['type']) {
+    case 'integer':
+    case 'number':
+      return typeof schema['minimum'] === 'number' ? schema['minimum'] : 1;
+    case 'boolean':
+      return true;
+    case 'array':
+      return [];
+    case 'object':
+      return exampleArguments(schema);
+    default:
+      return `${name}-value`;
+  }
+}
+
+function firstStop(text: string, stops: readonly string[] | undefined): number | undefined {
+  let earliest: number | undefined;
+  for (const stop of stops ?? []) {
+    const at = stop ? text.indexOf(stop) : -1;
+    if (at >= 0 && (earliest === undefined || at < earliest)) earliest = at;
+  }
+  return earliest;
+}
+
+/** One piece per token: each word with the whitespace before it. */
+export function splitPieces(text: string): string[] {
+  return text.match(/\s*\S+|\s+$/g) ?? [];
+}
+
+function countPromptTokens(input: ScriptInput): number {
+  let tokens = 0;
+  for (const message of input.messages) tokens += 3 + Math.ceil(message.text.length / 4) + message.images * IMAGE_TOKENS;
+  for (const tool of input.tools) tokens += Math.ceil(JSON.stringify(tool).length / 4);
+  return tokens + 3;
+}
