@@ -36,6 +36,11 @@ export class GatewayStack extends Stack {
   readonly tables: Tables;
   readonly secrets: GatewaySecrets;
   readonly dashboard: DashboardUserPool;
+  /**
+   * Name prefix of the secrets holding callers' own provider keys (`<stack name>/provider-keys/`):
+   * created at runtime, one per key, under the stack's KMS key.
+   */
+  readonly providerKeySecretPrefix: string;
   readonly api: PublicApi;
   /** Keyed by route id. */
   readonly endpoints: ReadonlyMap<string, EndpointFunction>;
@@ -52,6 +57,7 @@ export class GatewayStack extends Stack {
     const dashboard = this.dashboard = new DashboardUserPool(this, 'Dashboard', {
       threatProtection: props.threatProtection,
     });
+    const providerKeySecretPrefix = this.providerKeySecretPrefix = `${this.stackName}/provider-keys/`;
     this.api = new PublicApi(this, 'PublicApi', {
       stageName: props.stageName,
       corsOrigins,
@@ -65,11 +71,14 @@ export class GatewayStack extends Stack {
     const endpointScope = new Construct(this, 'Endpoints');
     const endpoints = new Map<string, EndpointFunction>();
     for (const route of routes) {
-      const access = endpointAccess(route.grants, { encryptionKey, tables, secrets, dashboard });
+      const access = endpointAccess(route.grants, {
+        encryptionKey, tables, secrets, dashboard, providerKeySecretPrefix,
+      });
       const endpoint = new EndpointFunction(endpointScope, pascal(route.id), {
         route,
         statements: access.statements,
         environment: { ...shared, ...access.environment },
+        acknowledgements: access.acknowledgements,
         logRetention: props.logRetention,
       });
       this.api.addRoute(route, endpoint.fn);
@@ -88,6 +97,10 @@ export class GatewayStack extends Stack {
     new CfnOutput(this, 'PlatformKeysSecretArn', {
       value: secrets.platformKeys.secretArn,
       description: 'Set after deploy: JSON {"<provider>":"<key>"}',
+    });
+    new CfnOutput(this, 'ProviderKeySecretPrefix', {
+      value: providerKeySecretPrefix,
+      description: 'Name prefix of the secrets holding callers\' own provider keys (created at runtime)',
     });
     new CfnOutput(this, 'UserPoolId', { value: dashboard.userPool.userPoolId });
     new CfnOutput(this, 'UserPoolClientId', { value: dashboard.client.userPoolClientId });

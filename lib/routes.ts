@@ -21,6 +21,8 @@ export type Grant =
   | 'identity:write'
   | 'usage:read'
   | 'usage:write'
+  | 'providerKeys:read'
+  | 'providerKeys:write'
   | 'cache:write'
   | 'adminToken:read'
   | 'platformKeys:read'
@@ -65,6 +67,14 @@ export const routes: readonly RouteSpec[] = [
     errorStyle: 'openai', grants: KEY_READS,
   },
   {
+    // Streaming for every request: SSE when `stream` is true, and for JSON answers the usage
+    // writes still happen after the last byte instead of delaying it.
+    id: 'chat-completions', method: 'POST', path: '/api/v1/chat/completions',
+    entry: 'lambdas/handlers/chat-completions.ts',
+    auth: API_KEY_AUTH, rateLimited: true, streaming: true, timeoutSeconds: 900, memoryMb: 1024,
+    errorStyle: 'openai', grants: [...KEY_READS, 'usage:write', 'platformKeys:read', 'providerKeys:read'],
+  },
+  {
     id: 'auth-login', method: 'POST', path: '/api/v1/auth/login', entry: 'lambdas/handlers/auth-login.ts',
     auth: [], rateLimited: false, streaming: false, timeoutSeconds: 10, memoryMb: 256,
     errorStyle: 'envelope', grants: ['identity:read', 'identity:write', 'userPool:login'],
@@ -98,6 +108,24 @@ export const routes: readonly RouteSpec[] = [
     id: 'keys-delete', method: 'DELETE', path: '/api/v1/keys/{id}', entry: 'lambdas/handlers/keys-delete.ts',
     auth: ['session'], rateLimited: false, streaming: false, timeoutSeconds: 10, memoryMb: 256,
     errorStyle: 'envelope', grants: ['identity:read', 'identity:write'],
+  },
+  {
+    id: 'provider-keys-create', method: 'POST', path: '/api/v1/provider-keys',
+    entry: 'lambdas/handlers/provider-keys-create.ts',
+    auth: ['session'], rateLimited: false, streaming: false, timeoutSeconds: 15, memoryMb: 256,
+    errorStyle: 'envelope', grants: ['identity:read', 'identity:write', 'providerKeys:write'],
+  },
+  {
+    id: 'provider-keys-list', method: 'GET', path: '/api/v1/provider-keys',
+    entry: 'lambdas/handlers/provider-keys-list.ts',
+    auth: ['session'], rateLimited: false, streaming: false, timeoutSeconds: 10, memoryMb: 256,
+    errorStyle: 'envelope', grants: ['identity:read'],
+  },
+  {
+    id: 'provider-keys-delete', method: 'DELETE', path: '/api/v1/provider-keys/{id}',
+    entry: 'lambdas/handlers/provider-keys-delete.ts',
+    auth: ['session'], rateLimited: false, streaming: false, timeoutSeconds: 15, memoryMb: 256,
+    errorStyle: 'envelope', grants: ['identity:read', 'identity:write', 'providerKeys:write'],
   },
   {
     id: 'usage-get', method: 'GET', path: '/api/v1/usage', entry: 'lambdas/handlers/usage-get.ts',

@@ -17,15 +17,14 @@ export interface Prelude {
 const STREAMING = Symbol.for('gateway.local.streamingHandler');
 
 export function installLambdaStreamingGlobals(): void {
-  const g = globalThis as { awslambda?: unknown };
-  if (g.awslambda) return;
-  g.awslambda = {
-    streamifyResponse: (handler: StreamingHandler) => Object.assign(handler, { [STREAMING]: true }),
-    HttpResponseStream: {
-      from: (stream: ResponseStream, prelude: Prelude) => {
-        stream.setPrelude(prelude);
-        return stream;
-      },
+  // Other libraries (Powertools' invoke store) may have created the global already: extend it.
+  const g = globalThis as { awslambda?: Record<string, unknown> };
+  const awslambda = (g.awslambda ??= {});
+  awslambda['streamifyResponse'] ??= (handler: StreamingHandler) => Object.assign(handler, { [STREAMING]: true });
+  awslambda['HttpResponseStream'] ??= {
+    from: (stream: ResponseStream, prelude: Prelude) => {
+      stream.setPrelude(prelude);
+      return stream;
     },
   };
 }

@@ -6,6 +6,7 @@ export const LOCAL_USER_POOL_ID = 'local_gatewaypool';
 export const LOCAL_USER_POOL_CLIENT_ID = 'local-dashboard-client';
 export const ADMIN_TOKEN_SECRET = 'gateway/admin-token';
 export const PLATFORM_KEYS_SECRET = 'gateway/platform-provider-keys';
+export const PROVIDER_KEY_SECRET_PREFIX = 'gateway/provider-keys/';
 export const LOCAL_REGION = 'us-east-1';
 
 export interface Endpoints {
@@ -37,6 +38,7 @@ export function handlerEnvironment(
     AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER: endpoints.cognito,
     [ENV.adminTokenSecretId]: ADMIN_TOKEN_SECRET,
     [ENV.platformKeysSecretId]: PLATFORM_KEYS_SECRET,
+    [ENV.providerKeySecretPrefix]: PROVIDER_KEY_SECRET_PREFIX,
     [ENV.userPoolId]: LOCAL_USER_POOL_ID,
     [ENV.userPoolClientId]: LOCAL_USER_POOL_CLIENT_ID,
     [ENV.allowedOrigins]: allowedOrigins.join(','),

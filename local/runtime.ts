@@ -10,6 +10,7 @@ import { createGatewayServer } from './gateway-server.js';
 import { handlerEnvironment, LOCAL_REGION, LOCAL_USER_POOL_CLIENT_ID, LOCAL_USER_POOL_ID } from './runtime-config.js';
 import { startCognitoStandIn } from './standins/cognito.js';
 import { startSecretsManagerStandIn } from './standins/secrets-manager.js';
+import { startSimulators } from './simulators/index.js';
 
 export interface LocalRuntimeOptions {
   /** Where everything persists (`$GATEWAY_DATA_DIR`, default `.local/`). */
@@ -55,6 +56,8 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       clientId: LOCAL_USER_POOL_CLIENT_ID,
     });
     stops.push(() => cognito.close());
+    const simulators = await startSimulators(process.env);
+    stops.push(() => simulators.close());
 
     const origins: string[] = [...(options.extraOrigins ?? [])];
     const server = createGatewayServer({ routes, rootDir: ROOT_DIR, allowedOrigins: () => origins });
@@ -76,12 +79,19 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
         origins,
         packageVersion(),
       ),
+      simulators.environment,
     );
     const secretsClient = new SecretsManagerClient({ region: LOCAL_REGION, endpoint: secrets.url });
     const adminToken = await ensureSecrets(secretsClient);
     secretsClient.destroy();
     const first = await ensureFirstAccount(dataDir, baseUrl, adminToken);
-    const info: RuntimeInfo = { baseUrl, apiKey: first.apiKey, adminToken, dashboard: first.dashboard, simulators: {} };
+    const info: RuntimeInfo = {
+      baseUrl,
+      apiKey: first.apiKey,
+      adminToken,
+      dashboard: first.dashboard,
+      simulators: { ...simulators.urls },
+    };
     writeJson(join(dataDir, 'runtime.json'), info);
     writeJson(join(dataDir, 'local-aws.json'), {
       region: LOCAL_REGION,

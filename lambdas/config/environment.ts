@@ -11,6 +11,10 @@ export const ENV = {
   adminTokenSecretId: 'ADMIN_TOKEN_SECRET_ID',
   /** Secrets Manager id of the platform provider keys: JSON `{ "<provider>": "<key>" }`. */
   platformKeysSecretId: 'PLATFORM_KEYS_SECRET_ID',
+  /** Name prefix of the per-key secrets holding callers' own provider keys, e.g. `gateway/provider-keys/`. */
+  providerKeySecretPrefix: 'PROVIDER_KEY_SECRET_PREFIX',
+  /** KMS key (id or ARN) those secrets are encrypted under. */
+  providerKeysKmsKeyId: 'PROVIDER_KEYS_KMS_KEY_ID',
   userPoolId: 'USER_POOL_ID',
   userPoolClientId: 'USER_POOL_CLIENT_ID',
   /** Comma-separated origins allowed for CORS and for cookie-authenticated writes. */

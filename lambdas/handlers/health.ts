@@ -2,7 +2,7 @@ import { listFamilies } from '../catalog/index.js';
 import { ENV, optionalEnv } from '../config/environment.js';
 import { defineHandler } from '../http/define-handler.js';
 import { envelope } from '../http/reply.js';
-import { configuredProviders } from '../providers/configured-providers.js';
+import { configuredProviders } from '../providers/provider-config.js';
 
 /** A family is `up` when at least one of its routes has a configured provider. */
 export const handler = defineHandler('health', {

@@ -23,4 +23,9 @@ export interface GatewayCall<Body = unknown> {
   readonly signal: AbortSignal;
   /** Ends the call's work: aborts `signal` and stops the timeout watch. */
   readonly finish: () => void;
+  /**
+   * Work to run once the response is complete (usage writes): off the client's path. On
+   * streaming routes it runs after the last byte; Lambda keeps the function alive for it.
+   */
+  readonly afterResponse: (() => Promise<void>)[];
 }

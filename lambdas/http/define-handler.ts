@@ -9,7 +9,8 @@ import { bodyValidation } from './middlewares/body-validation.js';
 import { rateLimit } from './middlewares/rate-limit.js';
 import { requestContext } from './middlewares/request-context.js';
 import { responseWriter } from './middlewares/response-writer.js';
-import type { GatewayMiddleware } from './middlewares/state.js';
+import { callOf, type GatewayMiddleware, type GatewayMiddyRequest } from './middlewares/state.js';
+import { logger } from './logger.js';
 
 export interface HandlerDefinition<Body> {
   /** Validates and types the JSON body; omit for routes without one. */
@@ -28,7 +29,8 @@ export function defineHandler<Body = undefined>(routeOrId: string | RouteSpec, d
   const middlewares: GatewayMiddleware[] = [requestContext(route), responseWriter(route), authentication(), rateLimit()];
   if (definition.body) middlewares.push(bodyValidation(definition.body));
   const handle = (event: unknown) => definition.handle(event as GatewayCall<Body>);
-  const chain = route.streaming ? middy({ executionMode: executionModeStreamifyResponse }) : middy();
+  const plugin = { requestEnd: runAfterResponse as (request: unknown) => Promise<void> };
+  const chain = route.streaming ? middy({ ...plugin, executionMode: executionModeStreamifyResponse }) : middy(plugin);
   return chain.use(middlewares).handler(handle as never);
 }
 
@@ -36,4 +38,17 @@ export function routeById(routeId: string): RouteSpec {
   const route = routes.find((candidate) => candidate.id === routeId);
   if (!route) throw new Error(`route ${routeId} is not in the manifest`);
   return route;
+}
+
+/** Runs the call's deferred work; a failure is logged, never turned into a response. */
+async function runAfterResponse(request: GatewayMiddyRequest): Promise<void> {
+  const call = callOf(request);
+  if (!call) return;
+  for (const task of call.afterResponse.splice(0)) {
+    try {
+      await task();
+    } catch (error) {
+      logger.error('work after the response failed', { requestId: call.requestId, error: (error as Error).message });
+    }
+  }
 }

@@ -6,12 +6,18 @@ import { badRequest } from './errors.js';
  * `rateLimit: must be <= 10000`. Schemas are compiled once per function at init.
  */
 const ajv = new Ajv({ allErrors: false, useDefaults: true, coerceTypes: false, strict: true });
+/** For schemas that need conditionals (if/then per message role), which strict mode forbids. */
+const conditionalAjv = new Ajv({ allErrors: false, useDefaults: true, coerceTypes: false, strict: false });
 
 export type Schema<T> = JSONSchemaType<T>;
 export type Validator<T> = ValidateFunction<T>;
 
 export function compile<T>(schema: Schema<T>): Validator<T> {
   return ajv.compile(schema);
+}
+
+export function compileConditional<T>(schema: object): Validator<T> {
+  return conditionalAjv.compile<T>(schema);
 }
 
 export function parseJsonBody(raw: string): unknown {

@@ -1,6 +1,6 @@
-import { GetItemCommand, PutItemCommand, QueryCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { GetItemCommand, PutItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { dynamo, fromItem, isConditionFailure, tableName, toItem, type Item } from './dynamo.js';
-import { OWNER_INDEX } from './table-schema.js';
+import { ownedItems } from './owner-index.js';
 import type { KeyType } from '../identity/api-key-format.js';
 
 /** A service key as stored: a hash of the key, never the key itself. */
@@ -50,21 +50,7 @@ export async function getApiKey(keyId: string): Promise<ApiKeyRecord | undefined
 /** The account's live keys, oldest first. Revoked keys leave the owner index (it is sparse). */
 export async function listApiKeys(accountId: string): Promise<ApiKeyRecord[]> {
   const records: ApiKeyRecord[] = [];
-  let startKey: Item | undefined;
-  do {
-    const page = await dynamo().send(
-      new QueryCommand({
-        TableName: tableName('identity'),
-        IndexName: OWNER_INDEX.name,
-        KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
-        ExpressionAttributeNames: { '#pk': OWNER_INDEX.partitionKey, '#sk': OWNER_INDEX.sortKey },
-        ExpressionAttributeValues: toItem({ ':pk': ownerPk(accountId), ':prefix': 'KEY#' }),
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    for (const item of page.Items ?? []) records.push(toRecord(item));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
+  for await (const item of ownedItems('identity', accountId, 'KEY#')) records.push(toRecord(item));
   return records;
 }
 

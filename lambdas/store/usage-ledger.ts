@@ -21,7 +21,10 @@ export interface UsageEntry {
   /** True when tokens were estimated because the provider reported none. */
   readonly estimated: boolean;
   readonly cached: boolean;
+  /** The upstream's HTTP status (200 for answers and cache hits; 0 when none was received). */
   readonly status: number;
+  /** `ok`, `cache_hit`, or the failure class (`rate_limit`, `timeout`, ...). */
+  readonly outcome?: string;
   /** When the request started (ISO 8601); fixed per request so rewrites hit the same item. */
   readonly at: string;
 }

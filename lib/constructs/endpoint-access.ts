@@ -1,4 +1,4 @@
-import { Stack } from 'aws-cdk-lib';
+import { ArnFormat, Stack } from 'aws-cdk-lib';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { ENV } from '../../lambdas/config/environment.js';
@@ -13,12 +13,25 @@ export interface EndpointResources {
   readonly tables: Tables;
   readonly secrets: GatewaySecrets;
   readonly dashboard: DashboardUserPool;
+  /**
+   * Name prefix of the per-key secrets that hold callers' own provider keys, e.g.
+   * `AiGateway/provider-keys/`; the functions create them at runtime as `<prefix><accountId>/<id>`.
+   */
+  readonly providerKeySecretPrefix: string;
+}
+
+/** A cdk-nag finding that the role holding these statements must acknowledge, with why. */
+export interface NagAcknowledgement {
+  readonly id: string;
+  readonly reason: string;
 }
 
 /** What one function may do, and the environment that tells it where those resources are. */
 export interface EndpointAccess {
   readonly statements: PolicyStatement[];
   readonly environment: Record<string, string>;
+  /** Findings on the role's own policy that these statements raise by design (see providerKeys). */
+  readonly acknowledgements: NagAcknowledgement[];
 }
 
 type TableAccess = 'read' | 'write' | 'readWrite';
@@ -42,12 +55,21 @@ const GRANTS: Record<Grant, (acc: Accumulator) => void> = {
   'cache:write': (acc) => acc.table('cache', TABLE_ACTIONS.readWrite, false),
   'adminToken:read': (acc) => acc.secret(ENV.adminTokenSecretId, 'adminToken'),
   'platformKeys:read': (acc) => acc.secret(ENV.platformKeysSecretId, 'platformKeys'),
+  // Callers' own keys, one secret per key created at runtime: Secrets Manager encrypts them under
+  // the stack's key (GenerateDataKey on create, Decrypt on read).
+  'providerKeys:read': (acc) => acc.providerKeys(['secretsmanager:GetSecretValue'], ['kms:Decrypt']),
+  'providerKeys:write': (acc) => acc.providerKeys(
+    ['secretsmanager:CreateSecret', 'secretsmanager:DeleteSecret', 'secretsmanager:TagResource'],
+    ['kms:Decrypt', 'kms:Encrypt', 'kms:GenerateDataKey']),
   'userPool:login': (acc) => acc.userPool(['cognito-idp:InitiateAuth']),
   'userPool:admin': (acc) => acc.userPool(
     ['cognito-idp:AdminCreateUser', 'cognito-idp:AdminSetUserPassword', 'cognito-idp:AdminGetUser']),
 };
 
-/** Turns a route's grants into least-privilege statements (no wildcard resources) and env vars. */
+/**
+ * Turns a route's grants into least-privilege statements and env vars. No wildcard resources,
+ * except the name prefix of the provider-key secrets (their names are only known at runtime).
+ */
 export function endpointAccess(grants: readonly Grant[], resources: EndpointResources): EndpointAccess {
   const acc = new Accumulator(resources);
   for (const grant of new Set(grants)) GRANTS[grant](acc);
@@ -59,6 +81,9 @@ class Accumulator {
   private readonly indexQueries = new Set<TableName>();
   private readonly secretArns = new Set<string>();
   private readonly cognitoActions = new Set<string>();
+  private readonly providerKeyActions = new Set<string>();
+  /** KMS actions Secrets Manager performs with the stack key on the function's behalf. */
+  private readonly secretKeyActions = new Set<string>();
   private tableWrites = false;
   private readonly environment: Record<string, string> = {};
 
@@ -77,7 +102,15 @@ class Accumulator {
   secret(envVar: string, which: 'adminToken' | 'platformKeys'): void {
     const secret = this.resources.secrets[which];
     this.secretArns.add(secret.secretArn);
+    this.secretKeyActions.add('kms:Decrypt');
     this.environment[envVar] = secret.secretArn;
+  }
+
+  providerKeys(actions: readonly string[], keyActions: readonly string[]): void {
+    actions.forEach((action) => this.providerKeyActions.add(action));
+    keyActions.forEach((action) => this.secretKeyActions.add(action));
+    this.environment[ENV.providerKeySecretPrefix] = this.resources.providerKeySecretPrefix;
+    this.environment[ENV.providerKeysKmsKeyId] = this.resources.encryptionKey.keyArn;
   }
 
   userPool(actions: readonly string[]): void {
@@ -90,7 +123,8 @@ class Accumulator {
   build(): EndpointAccess {
     const statements: PolicyStatement[] = [];
     const keyArn = this.resources.encryptionKey.keyArn;
-    const region = Stack.of(this.resources.tables).region;
+    const stack = Stack.of(this.resources.tables);
+    const region = stack.region;
 
     for (const [name, actions] of this.tableActions) {
       const { table } = this.resources.tables.get(name);
@@ -117,8 +151,23 @@ class Accumulator {
         actions: ['secretsmanager:GetSecretValue'],
         resources: [...this.secretArns],
       }));
+    }
+    const acknowledgements: NagAcknowledgement[] = [];
+    if (this.providerKeyActions.size > 0) {
+      const actions = [...this.providerKeyActions].sort();
+      const prefixArn = this.providerKeySecretsArn(stack);
+      statements.push(new PolicyStatement({ actions, resources: [prefixArn] }));
+      acknowledgements.push({
+        id: `AwsSolutions-IAM5[Resource::${nagResourceName(stack, prefixArn)}]`,
+        reason: `${actions.join(', ')} on callers' own provider-key secrets: each stored key is its own secret, `
+          + `created at runtime as ${this.resources.providerKeySecretPrefix}<accountId>/<keyId> (plus the random `
+          + 'suffix Secrets Manager appends), so no ARN exists at deploy time. The wildcard is only a name-prefix '
+          + 'match: it reaches this stack\'s provider-key secrets and no other secret in the account.',
+      });
+    }
+    if (this.secretKeyActions.size > 0) {
       statements.push(new PolicyStatement({
-        actions: ['kms:Decrypt'],
+        actions: [...this.secretKeyActions].sort(),
         resources: [keyArn],
         conditions: { StringEquals: { 'kms:ViaService': `secretsmanager.${region}.amazonaws.com` } },
       }));
@@ -129,6 +178,36 @@ class Accumulator {
         resources: [this.resources.dashboard.userPool.userPoolArn],
       }));
     }
-    return { statements, environment: { ...this.environment } };
+    return { statements, environment: { ...this.environment }, acknowledgements };
   }
+
+  /** `arn:<partition>:secretsmanager:<region>:<account>:secret:<prefix>*` */
+  private providerKeySecretsArn(stack: Stack): string {
+    return stack.formatArn({
+      service: 'secretsmanager',
+      resource: 'secret',
+      resourceName: `${this.resources.providerKeySecretPrefix}*`,
+      arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+    });
+  }
+}
+
+/**
+ * How cdk-nag names a resource in a finding id: the resolved value with `Ref`s written as
+ * `<Name>` (e.g. `arn:<AWS::Partition>:...`), so the acknowledgement names exactly this ARN.
+ */
+function nagResourceName(stack: Stack, value: string): string {
+  const visit = (node: unknown): string => {
+    if (typeof node === 'string') return node.replace(/\$\{/g, '<').replace(/\}/g, '>');
+    if (node && typeof node === 'object') {
+      const object = node as Record<string, unknown>;
+      if ('Ref' in object) return `<${visit(object['Ref'])}>`;
+      if ('Fn::Join' in object) {
+        const [delimiter, items] = object['Fn::Join'] as [string, unknown[]];
+        return items.map(visit).join(delimiter);
+      }
+    }
+    throw new Error(`cannot name ${JSON.stringify(node)} as cdk-nag does`);
+  };
+  return visit(stack.resolve(value));
 }

@@ -10,6 +10,7 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { LAMBDA_BUNDLING } from '../bundling.js';
 import type { RouteSpec } from '../routes.js';
+import type { NagAcknowledgement } from './endpoint-access.js';
 
 /** The repository root: manifest entries are relative to it, whatever the current directory. */
 export const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -19,6 +20,11 @@ export interface EndpointFunctionProps {
   /** Least-privilege statements derived from the route's grants. */
   readonly statements?: readonly PolicyStatement[];
   readonly environment?: Record<string, string>;
+  /**
+   * cdk-nag findings those statements raise by design; acknowledged on the role's own
+   * CloudFormation resource only (not its default policy, not the function).
+   */
+  readonly acknowledgements?: readonly NagAcknowledgement[];
   /** @default RetentionDays.ONE_MONTH */
   readonly logRetention?: RetentionDays;
   /** @default the repository root */
@@ -59,6 +65,11 @@ export class EndpointFunction extends Construct {
         }),
       },
     });
+
+    const cfnRole = this.role.node.defaultChild!;
+    for (const acknowledgement of props.acknowledgements ?? []) {
+      Validations.of(cfnRole).acknowledge(acknowledgement);
+    }
 
     this.fn = new NodejsFunction(this, 'Function', {
       entry: join(projectRoot, route.entry),

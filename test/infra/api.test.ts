@@ -1,36 +1,9 @@
-import { Match, type Template } from 'aws-cdk-lib/assertions';
+import { Match } from 'aws-cdk-lib/assertions';
 import { routes } from '../../lib/routes.js';
 import { CORS_ALLOW_HEADERS } from '../../lib/constructs/public-api.js';
-import { build, functionLogicalId, type Built } from './support.js';
+import { apiMethods as methods, build, functionLogicalId, type Built } from './support.js';
 
 type Resources = Record<string, { Type: string; Properties: Record<string, any> }>;
-
-/** Full path of every API Gateway resource, rebuilt from the PathPart / ParentId chain. */
-function resourcePaths(template: Template): Map<string, string> {
-  const resources = template.findResources('AWS::ApiGateway::Resource') as Resources;
-  const paths = new Map<string, string>();
-  const pathOf = (id: string): string => {
-    const known = paths.get(id);
-    if (known !== undefined) return known;
-    const { ParentId, PathPart } = resources[id]!.Properties;
-    const parent = ParentId.Ref ? pathOf(ParentId.Ref) : '';
-    const path = `${parent}/${PathPart}`;
-    paths.set(id, path);
-    return path;
-  };
-  Object.keys(resources).forEach(pathOf);
-  return paths;
-}
-
-function methods(template: Template): Array<{ id: string; method: string; path: string; props: Record<string, any> }> {
-  const paths = resourcePaths(template);
-  return Object.entries(template.findResources('AWS::ApiGateway::Method') as Resources).map(([id, resource]) => ({
-    id,
-    method: resource.Properties.HttpMethod,
-    path: resource.Properties.ResourceId.Ref ? paths.get(resource.Properties.ResourceId.Ref)! : '/',
-    props: resource.Properties,
-  }));
-}
 
 describe('public API from the route manifest', () => {
   let built: Built;
@@ -38,17 +11,19 @@ describe('public API from the route manifest', () => {
     built = build({ corsOrigins: ['https://app.example.com', 'https://admin.example.com'], stageName: 'live' });
   });
 
-  test.each(routes.map((route) => [route.method, route.path, route.id]))(
+  test.each(routes.map((route) => [route.method, route.path, route]))(
     '%s %s is a Lambda proxy method on its own function',
-    (method, path, id) => {
+    (method, path, route) => {
       const found = methods(built.template).filter((m) => m.method === method && m.path === path);
       expect(found).toHaveLength(1);
       const { props } = found[0]!;
       expect(props.AuthorizationType).toBe('NONE');
       expect(props.Integration.Type).toBe('AWS_PROXY');
       expect(props.Integration.IntegrationHttpMethod).toBe('POST');
-      expect(JSON.stringify(props.Integration.Uri)).toContain(`"${functionLogicalId(built.stack, id)}"`);
-      expect(props.Integration.ResponseTransferMode).not.toBe('STREAM');
+      expect(JSON.stringify(props.Integration.Uri)).toContain(`"${functionLogicalId(built.stack, route.id)}"`);
+      // Streaming routes: see test/infra/streaming.test.ts.
+      expect(props.Integration.ResponseTransferMode === 'STREAM').toBe(route.streaming);
+      expect(JSON.stringify(props.Integration.Uri).includes('/response-streaming-invocations')).toBe(route.streaming);
     },
   );
 

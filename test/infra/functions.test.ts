@@ -1,7 +1,7 @@
 import { ENV } from '../../lambdas/config/environment.js';
 import { tableSchemas, type TableName } from '../../lambdas/store/table-schema.js';
 import { routes, type Grant } from '../../lib/routes.js';
-import { build, functionLogicalId, roleLogicalId, type Built } from './support.js';
+import { build, functionLogicalId, logicalIdOf, PROVIDER_KEY_PREFIX, roleLogicalId, type Built } from './support.js';
 
 const TABLE_OF_GRANT: Partial<Record<Grant, TableName>> = {
   'identity:read': 'identity', 'identity:write': 'identity',
@@ -48,9 +48,22 @@ describe('endpoint functions', () => {
     const has = (grant: Grant) => route.grants.includes(grant);
     expect(env[ENV.adminTokenSecretId] !== undefined).toBe(has('adminToken:read'));
     expect(env[ENV.platformKeysSecretId] !== undefined).toBe(has('platformKeys:read'));
+    // Callers' own provider keys: where their secrets are named, and the key they are encrypted under.
+    const usesProviderKeys = has('providerKeys:read') || has('providerKeys:write');
+    expect(env[ENV.providerKeySecretPrefix]).toBe(usesProviderKeys ? PROVIDER_KEY_PREFIX : undefined);
+    expect(env[ENV.providerKeysKmsKeyId]).toEqual(usesProviderKeys
+      ? { 'Fn::GetAtt': [logicalIdOf(built.stack.encryptionKey), 'Arn'] }
+      : undefined);
     const usesPool = has('userPool:login') || has('userPool:admin');
     expect(env[ENV.userPoolId] !== undefined).toBe(usesPool);
     expect(env[ENV.userPoolClientId] !== undefined).toBe(usesPool);
+  });
+
+  test('the provider-key secret prefix is the stack name\'s, and an output', () => {
+    expect(built.stack.providerKeySecretPrefix).toBe(PROVIDER_KEY_PREFIX);
+    built.template.hasOutput('ProviderKeySecretPrefix', { Value: PROVIDER_KEY_PREFIX });
+    expect(routes.some((route) => route.grants.includes('providerKeys:read'))).toBe(true);
+    expect(routes.some((route) => route.grants.includes('providerKeys:write'))).toBe(true);
   });
 
   test('the CORS origin list defaults to empty', () => {

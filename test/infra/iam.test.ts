@@ -1,7 +1,8 @@
 import { tableSchemas, type TableName } from '../../lambdas/store/table-schema.js';
 import type { Grant, RouteSpec } from '../../lib/routes.js';
 import {
-  actionsOf, build, manifestRoutes, syntheticRoute, logicalIdOf, refersTo, resourcesOf, roleLogicalId, roleStatements, statementsOn,
+  actionsOf, build, flatten, manifestRoutes, syntheticRoute, logicalIdOf, refersTo, resourcesOf, roleLogicalId,
+  roleStatements, statementsOn, PROVIDER_KEY_SECRETS_ARN, REGION,
   type Built, type Statement,
 } from './support.js';
 
@@ -15,11 +16,19 @@ const TABLE_ACTIONS: Partial<Record<Grant, [TableName, string[]]>> = {
   'cache:write': ['cache', ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']],
 };
 const XRAY = ['xray:PutTelemetryRecords', 'xray:PutTraceSegments'];
+const TABLE_WRITES: readonly Grant[] = ['identity:write', 'usage:write', 'cache:write'];
+// Callers' own provider keys: one secret per key under the name prefix, created at runtime.
+const PROVIDER_KEY_ACTIONS: Partial<Record<Grant, string[]>> = {
+  'providerKeys:read': ['secretsmanager:GetSecretValue'],
+  'providerKeys:write': ['secretsmanager:CreateSecret', 'secretsmanager:DeleteSecret', 'secretsmanager:TagResource'],
+};
+const SECRET_READS: readonly Grant[] = ['adminToken:read', 'platformKeys:read', 'providerKeys:read', 'providerKeys:write'];
 
 // A Record so that a grant added to the manifest's type without a test here fails to compile.
 const EVERY_GRANT: Record<Grant, true> = {
   'identity:read': true, 'identity:write': true, 'usage:read': true, 'usage:write': true, 'cache:write': true,
-  'adminToken:read': true, 'platformKeys:read': true, 'userPool:login': true, 'userPool:admin': true,
+  'adminToken:read': true, 'platformKeys:read': true, 'providerKeys:read': true, 'providerKeys:write': true,
+  'userPool:login': true, 'userPool:admin': true,
 };
 // One synthetic route per grant, so grants the manifest does not use yet are covered too.
 const singleGrantRoutes: RouteSpec[] = (Object.keys(EVERY_GRANT) as Grant[]).map((grant) =>
@@ -31,6 +40,45 @@ function expectedTableActions(route: RouteSpec, table: TableName): string[] {
     return entry && entry[0] === table ? entry[1] : [];
   });
   return [...new Set(actions)].sort();
+}
+
+function expectedProviderKeyActions(route: RouteSpec): string[] {
+  return [...new Set(route.grants.flatMap((grant) => PROVIDER_KEY_ACTIONS[grant] ?? []))].sort();
+}
+
+/** What the stack key may be used for through one service, e.g. `dynamodb`. */
+function expectedKeyActions(route: RouteSpec, service: 'dynamodb' | 'secretsmanager'): string[] {
+  const has = (grants: readonly Grant[]) => route.grants.some((grant) => grants.includes(grant));
+  if (service === 'dynamodb') {
+    if (!route.grants.some((grant) => TABLE_ACTIONS[grant])) return [];
+    return has(TABLE_WRITES)
+      ? ['kms:Decrypt', 'kms:DescribeKey', 'kms:Encrypt', 'kms:GenerateDataKey']
+      : ['kms:Decrypt', 'kms:DescribeKey'];
+  }
+  if (route.grants.includes('providerKeys:write')) return ['kms:Decrypt', 'kms:Encrypt', 'kms:GenerateDataKey'];
+  return has(SECRET_READS) ? ['kms:Decrypt'] : [];
+}
+
+const onProviderKeySecrets = (statement: Statement) =>
+  resourcesOf(statement).some((resource) => flatten(resource) === PROVIDER_KEY_SECRETS_ARN);
+
+/** Actions allowed on the provider-key secrets' name prefix. */
+function providerKeyActionsOf(statements: Statement[]): string[] {
+  return [...new Set(statements.filter(onProviderKeySecrets).flatMap(actionsOf))].sort();
+}
+
+/**
+ * Statements with a wildcard action or a wildcard ARN, other than the provider-key secrets' prefix
+ * used for provider-key actions only. (Resource "*" is checked separately.)
+ */
+function unexpectedWildcards(statements: Statement[]): Statement[] {
+  const allowedOnPrefix = new Set(Object.values(PROVIDER_KEY_ACTIONS).flat());
+  return statements.filter((statement) => {
+    if (actionsOf(statement).some((action) => action.includes('*'))) return true;
+    const patterns = resourcesOf(statement).filter((r) => r !== '*' && flatten(r).includes('*'));
+    return patterns.some((pattern) => flatten(pattern) !== PROVIDER_KEY_SECRETS_ARN)
+      || (patterns.length > 0 && actionsOf(statement).some((action) => !allowedOnPrefix.has(action)));
+  });
 }
 
 /** Actions allowed on exactly the table ARN (not its indexes). */
@@ -90,9 +138,20 @@ describe.each([
     const statements = roleStatements(built.template, roleLogicalId(built.stack, route.id));
     const has = (grant: Grant) => route.grants.includes(grant);
 
-    const secretReads = statements.filter((s) => actionsOf(s).some((a) => a.startsWith('secretsmanager:')));
+    // The stack's own secrets: read only, by ARN.
+    const secretReads = statements
+      .filter((s) => actionsOf(s).some((a) => a.startsWith('secretsmanager:')))
+      .filter((s) => !onProviderKeySecrets(s));
     const secretIds = secretReads.flatMap(resourcesOf);
     expect(secretReads.flatMap(actionsOf).every((a) => a === 'secretsmanager:GetSecretValue')).toBe(true);
+    expect(secretIds.filter((r) => flatten(r).includes('*'))).toEqual([]);
+
+    // Callers' provider keys: exactly the granted actions, on the name prefix and nothing else.
+    expect(providerKeyActionsOf(statements)).toEqual(expectedProviderKeyActions(route));
+    for (const statement of statements.filter(onProviderKeySecrets)) {
+      expect(resourcesOf(statement).map(flatten)).toEqual([PROVIDER_KEY_SECRETS_ARN]);
+      expect(statement.Condition).toBeUndefined();
+    }
     expect(secretIds.some((r) => refersTo(r, logicalIdOf(built.stack.secrets.adminToken)))).toBe(has('adminToken:read'));
     expect(secretIds.some((r) => refersTo(r, logicalIdOf(built.stack.secrets.platformKeys)))).toBe(has('platformKeys:read'));
 
@@ -110,9 +169,13 @@ describe.each([
     for (const statement of keyStatements) {
       expect(JSON.stringify(statement.Condition)).toMatch(/kms:ViaService/);
     }
-    const writesTables = route.grants.some((g) => /:write$/.test(g));
-    const encrypts = keyStatements.flatMap(actionsOf).includes('kms:Encrypt');
-    expect(encrypts).toBe(writesTables);
+    const via = (service: string) => [...new Set(keyStatements
+      .filter((s) => JSON.stringify(s.Condition).includes(`"${service}.${REGION}.amazonaws.com"`))
+      .flatMap(actionsOf))].sort();
+    expect(via('dynamodb')).toEqual(expectedKeyActions(route, 'dynamodb'));
+    expect(via('secretsmanager')).toEqual(expectedKeyActions(route, 'secretsmanager'));
+    expect(keyStatements.flatMap(actionsOf).length).toBe(
+      expectedKeyActions(route, 'dynamodb').length + expectedKeyActions(route, 'secretsmanager').length);
   });
 
   test('no statement anywhere allows Resource "*" except X-Ray trace writes', () => {
@@ -123,11 +186,45 @@ describe.each([
     }
   });
 
-  test('no statement uses wildcard actions or wildcard resource ARNs', () => {
-    for (const statement of allIamStatements(built)) {
-      expect(actionsOf(statement).filter((a) => a.includes('*'))).toEqual([]);
-      const patterns = resourcesOf(statement).filter((r) => r !== '*' && JSON.stringify(r).includes('*'));
-      expect(patterns).toEqual([]);
-    }
+  test('no wildcard actions, and no wildcard ARNs except the provider-key secrets\' name prefix', () => {
+    expect(unexpectedWildcards(allIamStatements(built))).toEqual([]);
+  });
+
+  test('the provider-key prefix appears only on roles of routes with a providerKeys grant', () => {
+    const holders = routes.filter((route) =>
+      providerKeyActionsOf(roleStatements(built.template, roleLogicalId(built.stack, route.id))).length > 0);
+    expect(holders.map((route) => route.id).sort()).toEqual(routes
+      .filter((route) => route.grants.some((grant) => grant.startsWith('providerKeys:')))
+      .map((route) => route.id).sort());
+    const everywhere = allIamStatements(built).filter(onProviderKeySecrets);
+    expect(everywhere.length).toBe(holders.length);
+  });
+});
+
+describe('the wildcard checks can fail', () => {
+  let prefixStatement: Statement;
+  beforeAll(() => {
+    const built = build({ routes: manifestRoutes });
+    const found = roleStatements(built.template, roleLogicalId(built.stack, 'chat-completions')).filter(onProviderKeySecrets);
+    expect(found).toHaveLength(1);
+    prefixStatement = found[0]!;
+  });
+
+  test('the real provider-key statement passes', () => {
+    expect(unexpectedWildcards([prefixStatement])).toEqual([]);
+    expect(providerKeyActionsOf([prefixStatement])).toEqual(['secretsmanager:GetSecretValue']);
+  });
+
+  test('another action on the provider-key prefix is reported', () => {
+    const broadened = { ...prefixStatement, Action: ['secretsmanager:GetSecretValue', 'secretsmanager:PutResourcePolicy'] };
+    expect(unexpectedWildcards([broadened])).toEqual([broadened]);
+  });
+
+  test('a wider secret pattern, or a wildcard action, is reported', () => {
+    const everySecret = JSON.parse(JSON.stringify(prefixStatement).replace('/provider-keys/*', '*')) as Statement;
+    expect(flatten(resourcesOf(everySecret)[0])).toMatch(/:secret:Gateway\*$/);
+    expect(unexpectedWildcards([everySecret])).toEqual([everySecret]);
+    const anyAction = { ...prefixStatement, Action: 'secretsmanager:*' };
+    expect(unexpectedWildcards([anyAction])).toEqual([anyAction]);
   });
 });

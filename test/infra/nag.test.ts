@@ -1,15 +1,17 @@
-import { Validations } from 'aws-cdk-lib';
+import { ArnFormat, Validations } from 'aws-cdk-lib';
 import { AttributeType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { Policy, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
-import { build, endpointOf, manifestRoutes, syntheticRoute } from './support.js';
+import { build, endpointOf, manifestRoutes, PROVIDER_KEY_SECRETS_ARN, REGION, STACK_NAME } from './support.js';
 
-const streamed = syntheticRoute({ id: 'chat-completions', path: '/api/v1/chat/completions', streaming: true });
+// The manifest has a streaming route (chat completions) and provider-key routes, so it exercises every construct.
 const fullProps = {
-  routes: [...manifestRoutes, streamed],
+  routes: manifestRoutes,
   corsOrigins: ['https://app.example.com'],
 };
+const PROVIDER_KEY_FINDING = `AwsSolutions-IAM5[Resource::${PROVIDER_KEY_SECRETS_ARN}]`;
+const providerKeyRoutes = manifestRoutes.filter((route) => route.grants.some((grant) => grant.startsWith('providerKeys:')));
 
 /** Every acknowledgement in the tree, as "<construct path> <rule id>" → reason. */
 function acknowledgements(root: IConstruct): Map<string, string> {
@@ -54,6 +56,34 @@ describe('cdk-nag AwsSolutions', () => {
     })).toThrow(/AwsSolutions-IAM5\[Resource::\*\]/);
   });
 
+  test('the provider-key acknowledgement covers only the prefix, only where a providerKeys grant put it', () => {
+    const wider = `arn:aws:secretsmanager:${REGION}:123456789012:secret:${STACK_NAME}*`;
+    // A broader secret pattern on a role that does hold the provider-key prefix.
+    expect(() => build(fullProps, {
+      mutate: (stack) => {
+        const { role } = endpointOf(stack, 'chat-completions');
+        new Policy(role, 'TooBroad', {
+          roles: [role],
+          statements: [new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [wider] })],
+        });
+      },
+    })).toThrow(/AwsSolutions-IAM5\[Resource::arn:aws:secretsmanager:[^\]]*:secret:Gateway\*\]/);
+    // The exact prefix on a role without a providerKeys grant.
+    expect(() => build(fullProps, {
+      mutate: (stack) => {
+        const { role } = endpointOf(stack, 'health');
+        const prefix = stack.formatArn({
+          service: 'secretsmanager', resource: 'secret', resourceName: `${stack.providerKeySecretPrefix}*`,
+          arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+        });
+        new Policy(role, 'Prefix', {
+          roles: [role],
+          statements: [new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [prefix] })],
+        });
+      },
+    })).toThrow(/AwsSolutions-IAM5\[Resource::arn:<AWS::Partition>:secretsmanager:[^\]]*provider-keys\/\*\]/);
+  });
+
   test('acknowledgements are the reviewed set, each with a specific reason', () => {
     const { stack } = build(fullProps);
     const acks = acknowledgements(stack);
@@ -66,15 +96,28 @@ describe('cdk-nag AwsSolutions', () => {
       'AwsSolutions-COG4',
       'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
       'AwsSolutions-IAM5[Resource::*]',
+      PROVIDER_KEY_FINDING,
       'AwsSolutions-SMG4',
-    ]);
+    ].sort());
     for (const [where, reason] of acks) {
       expect([where, reason.length >= 80]).toEqual([where, true]);
     }
-    // The wildcard acknowledgement sits only on the X-Ray default policies, never on a whole function or the stack.
-    const wildcardPaths = [...acks.keys()].filter((key) => key.includes('IAM5')).map((key) => key.split(' ')[0]!);
-    expect(wildcardPaths.length).toBe(fullProps.routes.length);
-    for (const path of wildcardPaths) expect(path).toMatch(/\/Role\/DefaultPolicy$/);
+    // The X-Ray acknowledgement sits only on the X-Ray default policies, never on a whole function or the stack.
+    const pathsOf = (rule: string) => [...acks.keys()]
+      .filter((key) => key.split(' ')[1] === rule).map((key) => key.split(' ')[0]!);
+    const xrayPaths = pathsOf('AwsSolutions-IAM5[Resource::*]');
+    expect(xrayPaths.length).toBe(fullProps.routes.length);
+    for (const path of xrayPaths) expect(path).toMatch(/\/Role\/DefaultPolicy$/);
+    // The provider-key prefix acknowledgement sits on the role resource of exactly the routes that hold that grant.
+    expect(providerKeyRoutes.length).toBeGreaterThan(0);
+    expect(pathsOf(PROVIDER_KEY_FINDING).sort()).toEqual(providerKeyRoutes
+      .map((route) => endpointOf(stack, route.id).role.node.defaultChild!.node.path).sort());
+    for (const path of pathsOf(PROVIDER_KEY_FINDING)) expect(path).toMatch(/\/Role\/Resource$/);
+    for (const route of providerKeyRoutes) {
+      const reason = acks.get(`${endpointOf(stack, route.id).role.node.defaultChild!.node.path} ${PROVIDER_KEY_FINDING}`)!;
+      expect(reason).toContain(`${STACK_NAME}/provider-keys/`);
+      expect(reason).toMatch(/runtime/);
+    }
   });
 
   test('with a web ACL configured, the WAF finding is satisfied rather than acknowledged', () => {

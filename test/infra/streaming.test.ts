@@ -1,7 +1,8 @@
 import { Match } from 'aws-cdk-lib/assertions';
-import { build, functionLogicalId, syntheticRoute, type Built } from './support.js';
+import { routes } from '../../lib/routes.js';
+import { apiMethods, build, functionLogicalId, syntheticRoute, type Built } from './support.js';
 
-// The manifest has no streaming route yet, so a synthetic one stands in for chat completions.
+// A synthetic streamed/buffered pair isolates the streaming wiring from the rest of the manifest.
 const streamed = syntheticRoute({ id: 'chat-completions', path: '/api/v1/chat/completions', streaming: true, timeoutSeconds: 900 });
 const buffered = syntheticRoute({ id: 'embeddings', path: '/api/v1/embeddings' });
 
@@ -44,5 +45,41 @@ describe('streaming routes', () => {
     expect(JSON.stringify(Integration.Uri)).toContain('/invocations');
     expect(JSON.stringify(Integration.Uri)).not.toContain('response-streaming');
     expect(built.stack.endpoints.get(buffered.id)?.functionUrl).toBeUndefined();
+  });
+});
+
+describe('streaming in the real manifest', () => {
+  let built: Built;
+  beforeAll(() => {
+    built = build();
+  });
+
+  test('POST /api/v1/chat/completions streams: STREAM integration and an IAM response-streaming function URL', () => {
+    const route = routes.find((r) => r.method === 'POST' && r.path === '/api/v1/chat/completions');
+    expect(route?.streaming).toBe(true);
+    const found = apiMethods(built.template).filter((m) => m.method === 'POST' && m.path === '/api/v1/chat/completions');
+    expect(found).toHaveLength(1);
+    const { Integration } = found[0]!.props;
+    const fnId = functionLogicalId(built.stack, route!.id);
+    expect(JSON.stringify(Integration.Uri)).toContain(`"${fnId}"`);
+    expect(Integration.Type).toBe('AWS_PROXY');
+    expect(Integration.ResponseTransferMode).toBe('STREAM');
+    expect(Integration.TimeoutInMillis).toBe(15 * 60 * 1000);
+    expect(JSON.stringify(Integration.Uri)).toContain('/response-streaming-invocations');
+
+    built.template.hasResourceProperties('AWS::Lambda::Url', {
+      AuthType: 'AWS_IAM',
+      InvokeMode: 'RESPONSE_STREAM',
+      TargetFunctionArn: { 'Fn::GetAtt': [fnId, 'Arn'] },
+    });
+    expect(built.template.toJSON().Resources[fnId].Properties).toMatchObject({ Timeout: 900, MemorySize: 1024 });
+    built.template.hasOutput('ChatCompletionsStreamUrl', { Value: Match.anyValue() });
+  });
+
+  test('only streaming routes get a function URL', () => {
+    built.template.resourceCountIs('AWS::Lambda::Url', routes.filter((r) => r.streaming).length);
+    for (const route of routes) {
+      expect([route.id, built.stack.endpoints.get(route.id)?.functionUrl !== undefined]).toEqual([route.id, route.streaming]);
+    }
   });
 });

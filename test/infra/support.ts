@@ -8,6 +8,11 @@ import { routes as manifest, type RouteSpec } from '../../lib/routes.js';
 
 export const FIXTURE_ENTRY = 'test/infra/fixtures/handler.ts';
 export const REGION = 'eu-west-1';
+/** The id build() gives the stack, hence its name. */
+export const STACK_NAME = 'Gateway';
+/** Written out independently of lib/: where callers' own provider keys live, as a flattened ARN pattern. */
+export const PROVIDER_KEY_PREFIX = `${STACK_NAME}/provider-keys/`;
+export const PROVIDER_KEY_SECRETS_ARN = `arn:<AWS::Partition>:secretsmanager:${REGION}:<AWS::AccountId>:secret:${PROVIDER_KEY_PREFIX}*`;
 
 /**
  * The manifest with every entry pointed at the fixture handler: these tests inspect the
@@ -43,7 +48,7 @@ export function build(props: GatewayStackProps = {}, options: BuildOptions = {})
     context: options.bundle ? {} : { 'aws:cdk:bundling-stacks': [] },
     outdir: options.outdir,
   });
-  const stack = new GatewayStack(app, 'Gateway', {
+  const stack = new GatewayStack(app, STACK_NAME, {
     env: { region: REGION },
     routes: manifestRoutes,
     ...props,
@@ -103,6 +108,23 @@ export function refersTo(resource: unknown, logicalId: string): boolean {
   return JSON.stringify(resource).includes(`"${logicalId}"`);
 }
 
+/**
+ * A resource value as one string, `Ref`s written `<Name>` and joins joined (the way cdk-nag names
+ * resources in findings); anything else stays JSON.
+ */
+export function flatten(resource: unknown): string {
+  if (typeof resource === 'string') return resource;
+  if (resource && typeof resource === 'object') {
+    const object = resource as Record<string, unknown>;
+    if (typeof object['Ref'] === 'string') return `<${object['Ref']}>`;
+    if (Array.isArray(object['Fn::Join'])) {
+      const [delimiter, items] = object['Fn::Join'] as [string, unknown[]];
+      return items.map(flatten).join(delimiter);
+    }
+  }
+  return JSON.stringify(resource);
+}
+
 /** Every statement that mentions the logical id among its resources. */
 export function statementsOn(statements: Statement[], logicalId: string): Statement[] {
   return statements.filter((statement) => resourcesOf(statement).some((resource) => refersTo(resource, logicalId)));
@@ -112,4 +134,34 @@ export function statementsOn(statements: Statement[], logicalId: string): Statem
 export function logicalIdOf(construct: IConstruct): string {
   const element = (construct.node.defaultChild ?? construct) as CfnElement;
   return Stack.of(construct).getLogicalId(element);
+}
+
+type ApiResources = Record<string, { Type: string; Properties: Record<string, any> }>;
+
+/** Full path of every API Gateway resource, rebuilt from the PathPart / ParentId chain. */
+function resourcePaths(template: Template): Map<string, string> {
+  const resources = template.findResources('AWS::ApiGateway::Resource') as ApiResources;
+  const paths = new Map<string, string>();
+  const pathOf = (id: string): string => {
+    const known = paths.get(id);
+    if (known !== undefined) return known;
+    const { ParentId, PathPart } = resources[id]!.Properties;
+    const parent = ParentId.Ref ? pathOf(ParentId.Ref) : '';
+    const path = `${parent}/${PathPart}`;
+    paths.set(id, path);
+    return path;
+  };
+  Object.keys(resources).forEach(pathOf);
+  return paths;
+}
+
+/** Every API Gateway method with its HTTP method and full path. */
+export function apiMethods(template: Template): Array<{ id: string; method: string; path: string; props: Record<string, any> }> {
+  const paths = resourcePaths(template);
+  return Object.entries(template.findResources('AWS::ApiGateway::Method') as ApiResources).map(([id, resource]) => ({
+    id,
+    method: resource.Properties.HttpMethod,
+    path: resource.Properties.ResourceId.Ref ? paths.get(resource.Properties.ResourceId.Ref)! : '/',
+    props: resource.Properties,
+  }));
 }

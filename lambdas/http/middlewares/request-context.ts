@@ -23,6 +23,7 @@ export function requestContext(route: RouteSpec): GatewayMiddleware {
         responseHeaders: { 'X-Request-ID': requestId },
         signal,
         finish,
+        afterResponse: [],
       };
       request.event = call;
     },

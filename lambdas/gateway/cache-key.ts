@@ -1,0 +1,41 @@
+import { createHash } from 'node:crypto';
+import type { GatewayChatRequest } from './chat-request.js';
+
+/**
+ * JSON with object keys sorted at every depth, so requests that differ only in key order
+ * share a cache entry.
+ */
+export function canonicalJson(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  const entries = Object.entries(value as Record<string, unknown>)
+    .filter(([, v]) => v !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+}
+
+/**
+ * Everything that changes the answer, and nothing else: routing knobs (fallback, retries,
+ * timeout, load balancing) and transport flags are left out on purpose. `resolvedModel` is
+ * the model that would serve, so an alias and its model id share entries.
+ */
+export function cacheKey(request: GatewayChatRequest, resolvedModel: string, guardrails: readonly string[]): string {
+  const material = {
+    model: resolvedModel,
+    messages: request.messages,
+    tools: request.tools,
+    tool_choice: request.tool_choice,
+    parallel_tool_calls: request.parallel_tool_calls,
+    response_format: request.response_format,
+    temperature: request.temperature,
+    top_p: request.top_p,
+    max_tokens: request.max_completion_tokens ?? request.max_tokens,
+    frequency_penalty: request.frequency_penalty,
+    presence_penalty: request.presence_penalty,
+    stop: request.stop,
+    seed: request.seed,
+    prompt: request.prompt_id ? { id: request.prompt_id, version: request.prompt_version, variables: request.prompt_variables } : undefined,
+    guardrails: [...guardrails].sort(),
+  };
+  return createHash('sha256').update(canonicalJson(material)).digest('base64url');
+}

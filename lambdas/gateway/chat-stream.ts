@@ -1,0 +1,97 @@
+import type { SseFrame } from '../http/reply.js';
+import type { ChatCompletionChunk, ChatMessage } from '../providers/chat/types.js';
+import { UpstreamError } from '../providers/upstream-failure.js';
+import { estimateTokens, type Meter, type MeteredUsage } from './metering.js';
+import type { RoutedStream } from './router.js';
+
+export interface StreamShape {
+  readonly id: string;
+  readonly created: number;
+  readonly includeUsage: boolean;
+  readonly messages: readonly ChatMessage[];
+}
+
+/**
+ * The client's SSE frames for a committed upstream stream: chunks stamped with one id, one
+ * model and `role` on the first; the usage chunk when asked for; `[DONE]`. An upstream failure
+ * after this point becomes a final error frame (the OpenAI SDKs raise it), never a silent
+ * truncation. The attempt is metered exactly once however the stream ends, the client leaving
+ * included.
+ */
+export async function* chatStreamFrames(routed: RoutedStream, shape: StreamShape, meter: Meter): AsyncGenerator<SseFrame> {
+  const model = routed.target.model;
+  let first = true;
+  let streamedText = '';
+  let metered = false;
+  const meterOnce = (failure?: UpstreamError['failure'], outcome?: string) => {
+    if (metered) return;
+    metered = true;
+    const usage = routed.usage();
+    meter.attempt(
+      { target: routed.target, durationMs: Date.now() - routed.startedAt, usage, failure, outcome },
+      () => estimate(shape.messages, streamedText),
+    );
+  };
+  const stamp = (chunk: ChatCompletionChunk) => {
+    const choices = chunk.choices.map((choice) => {
+      streamedText += (choice.delta.content ?? '') + (choice.delta.tool_calls?.map((t) => t.function?.arguments ?? '').join('') ?? '');
+      if (!first) return choice;
+      return { ...choice, delta: { role: 'assistant' as const, ...choice.delta } };
+    });
+    first = false;
+    return {
+      id: shape.id,
+      object: 'chat.completion.chunk',
+      created: shape.created,
+      model,
+      choices,
+      ...(shape.includeUsage ? { usage: null } : {}),
+    };
+  };
+
+  try {
+    for (const chunk of routed.head) yield { data: stamp(chunk) };
+    for (;;) {
+      const next = await routed.rest.next();
+      if (next.done) break;
+      if (next.value.choices.length > 0) yield { data: stamp(next.value) };
+    }
+    meterOnce();
+    const usage = routed.usage();
+    if (shape.includeUsage) {
+      yield {
+        data: { id: shape.id, object: 'chat.completion.chunk', created: shape.created, model, choices: [], usage: usage ?? estimatedUsage(shape, streamedText) },
+      };
+    }
+    yield { data: '[DONE]' };
+  } catch (error) {
+    if (!(error instanceof UpstreamError)) {
+      meterOnce(undefined, 'client_closed');
+      throw error;
+    }
+    meterOnce(error.failure);
+    yield {
+      data: {
+        error: {
+          message: `The model stream failed after it started (${error.failure.kind}): ${error.failure.message}`,
+          type: 'server_error',
+          code: 'UPSTREAM_STREAM_FAILED',
+          param: null,
+        },
+      },
+    };
+  } finally {
+    // Reached on every exit, the client leaving mid-stream included (no catch runs then).
+    meterOnce(undefined, 'client_closed');
+    await routed.rest.return?.();
+  }
+}
+
+function estimate(messages: readonly ChatMessage[], streamed: string): MeteredUsage {
+  return { promptTokens: estimateTokens(JSON.stringify(messages)), completionTokens: estimateTokens(streamed), estimated: true };
+}
+
+function estimatedUsage(shape: StreamShape, streamed: string) {
+  const { promptTokens, completionTokens } = estimate(shape.messages, streamed);
+  return { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens };
+}

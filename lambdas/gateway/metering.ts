@@ -1,0 +1,122 @@
+import { costMicroUsd } from '../catalog/index.js';
+import { logger } from '../http/logger.js';
+import type { Usage } from '../providers/chat/types.js';
+import { recordUsage, type UsageEntry } from '../store/usage-ledger.js';
+import type { Attempt } from './router.js';
+
+export interface MeterContext {
+  readonly requestId: string;
+  readonly accountId: string;
+  readonly keyId?: string;
+  readonly route: string;
+  /** When the request started: fixes every entry's time, so rewrites are idempotent. */
+  readonly at: Date;
+}
+
+/** Tokens as the provider reported them, or an estimate flagged as one. */
+export interface MeteredUsage {
+  readonly promptTokens: number;
+  readonly completionTokens: number;
+  readonly cachedTokens?: number;
+  readonly estimated: boolean;
+}
+
+const WRITE_TRIES = 3;
+
+/**
+ * Collects one ledger entry per upstream attempt or cache hit of a request, then writes them
+ * after the response. Entries are keyed by request id and sequence, so a retried write can
+ * never count twice.
+ */
+export class Meter {
+  private readonly entries: UsageEntry[] = [];
+
+  constructor(private readonly context: MeterContext) {}
+
+  attempt(attempt: Attempt, estimate?: () => MeteredUsage): void {
+    const usage = attempt.usage ? fromProvider(attempt.usage) : estimate?.() ?? NONE;
+    this.add({
+      model: attempt.target.model,
+      provider: attempt.target.provider,
+      usage,
+      cached: false,
+      status: attempt.failure ? attempt.failure.status ?? 0 : 200,
+      outcome: attempt.outcome ?? (attempt.failure ? attempt.failure.kind : 'ok'),
+    });
+  }
+
+  /** A cache hit costs nothing but is still a metered request. */
+  cacheHit(model: string, provider: string, usage: Usage): void {
+    this.add({ model, provider, usage: fromProvider(usage), cached: true, status: 200, outcome: 'cache_hit', free: true });
+  }
+
+  get recorded(): readonly UsageEntry[] {
+    return this.entries;
+  }
+
+  async flush(): Promise<void> {
+    for (const entry of this.entries.splice(0)) {
+      for (let tries = 1; ; tries++) {
+        try {
+          await recordUsage(entry);
+          break;
+        } catch (error) {
+          if (tries >= WRITE_TRIES) {
+            // The ledger is the bill: leave a line finance can reconcile from.
+            logger.error('usage entry not written', { entry: JSON.stringify(entry), error: (error as Error).message });
+            break;
+          }
+        }
+      }
+    }
+  }
+
+  private add(item: {
+    model: string;
+    provider: string;
+    usage: MeteredUsage;
+    cached: boolean;
+    status: number;
+    outcome: string;
+    free?: boolean;
+  }): void {
+    const { usage } = item;
+    const cost = item.free
+      ? 0
+      : costMicroUsd(item.model, { promptTokens: usage.promptTokens, completionTokens: usage.completionTokens, cachedTokens: usage.cachedTokens })
+          .microUsd;
+    this.entries.push({
+      requestId: this.context.requestId,
+      sequence: this.entries.length,
+      accountId: this.context.accountId,
+      keyId: this.context.keyId,
+      route: this.context.route,
+      model: item.model,
+      provider: item.provider,
+      promptTokens: usage.promptTokens,
+      completionTokens: usage.completionTokens,
+      costMicroUsd: cost,
+      estimated: usage.estimated,
+      cached: item.cached,
+      status: item.status,
+      outcome: item.outcome,
+      at: this.context.at.toISOString(),
+    });
+  }
+}
+
+const NONE: MeteredUsage = { promptTokens: 0, completionTokens: 0, estimated: false };
+
+function fromProvider(usage: Usage): MeteredUsage {
+  return {
+    promptTokens: usage.prompt_tokens,
+    completionTokens: usage.completion_tokens,
+    cachedTokens: usage.prompt_tokens_details?.cached_tokens,
+    estimated: false,
+  };
+}
+
+/** About four characters a token: the estimate used only when a provider reports nothing. */
+export function estimateTokens(text: string): number {
+  return Math.ceil(text.length / 4);
+}

@@ -1,0 +1,67 @@
+import { randomUUID } from 'node:crypto';
+import { PROVIDER_IDS, type ProviderId } from '../catalog/index.js';
+import { forgetStoredKeys } from '../gateway/provider-credentials.js';
+import { defineHandler } from '../http/define-handler.js';
+import { conflict } from '../http/errors.js';
+import { envelope } from '../http/reply.js';
+import { compile } from '../http/validation.js';
+import { accountIdOf } from '../identity/principal.js';
+import { describeProviderKey } from '../identity/provider-key-view.js';
+import { createProviderKeySecret, deleteProviderKeySecret } from '../store/provider-key-secrets.js';
+import { claimSlug, putProviderKey, releaseSlug, SlugTakenError, type ProviderKeyRecord } from '../store/provider-keys.js';
+
+interface CreateProviderKeyBody {
+  provider: ProviderId;
+  slug: string;
+  apiKey: string;
+  displayName?: string;
+}
+
+const body = compile<CreateProviderKeyBody>({
+  type: 'object',
+  properties: {
+    provider: { type: 'string', enum: [...PROVIDER_IDS] },
+    slug: { type: 'string', pattern: '^[a-z0-9-]{2,50}$' },
+    apiKey: { type: 'string', minLength: 8, maxLength: 4096, pattern: '^\\S+$' },
+    displayName: { type: 'string', minLength: 1, maxLength: 100, nullable: true },
+  },
+  required: ['provider', 'slug', 'apiKey'],
+  additionalProperties: false,
+} as never);
+
+/**
+ * Stores a caller's own provider key: slug claimed first (unique per account), then the
+ * secret, then the record; a failure undoes the earlier steps.
+ */
+export const handler = defineHandler<CreateProviderKeyBody>('provider-keys-create', {
+  body,
+  handle: async ({ body: request, principal }) => {
+    const accountId = accountIdOf(principal);
+    const id = `pkey_${randomUUID().replaceAll('-', '')}`;
+    await claimSlug(accountId, request.slug, id).catch((error: unknown) => {
+      if (error instanceof SlugTakenError) throw conflict('slug', 'slug: already used by another of your provider keys');
+      throw error;
+    });
+    let secretId: string | undefined;
+    try {
+      secretId = await createProviderKeySecret(accountId, id, request.apiKey);
+      const record: ProviderKeyRecord = {
+        id,
+        accountId,
+        provider: request.provider,
+        slug: request.slug,
+        ...(request.displayName ? { displayName: request.displayName } : {}),
+        last4: request.apiKey.slice(-4),
+        secretId,
+        createdAt: new Date().toISOString(),
+      };
+      await putProviderKey(record);
+      forgetStoredKeys(accountId);
+      return envelope(describeProviderKey(record), 201);
+    } catch (error) {
+      if (secretId) await deleteProviderKeySecret(secretId).catch(() => undefined);
+      await releaseSlug(accountId, request.slug).catch(() => undefined);
+      throw error;
+    }
+  },
+});

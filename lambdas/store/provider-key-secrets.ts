@@ -1,0 +1,46 @@
+import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { ENV, optionalEnv, requireEnv } from '../config/environment.js';
+
+/**
+ * One Secrets Manager secret per stored provider key, under the customer-managed KMS key:
+ * no read-modify-write races between keys, and deleting a key is one call.
+ */
+const sdk = () => import('@aws-sdk/client-secrets-manager');
+let client: SecretsManagerClient | undefined;
+
+async function secrets() {
+  const module = await sdk();
+  client ??= new module.SecretsManagerClient({ maxAttempts: 3 });
+  return { client, ...module };
+}
+
+/** Returns the secret's ARN. */
+export async function createProviderKeySecret(accountId: string, id: string, apiKey: string): Promise<string> {
+  const { client, CreateSecretCommand } = await secrets();
+  const { ARN } = await client.send(
+    new CreateSecretCommand({
+      Name: `${requireEnv(ENV.providerKeySecretPrefix)}${accountId}/${id}`,
+      SecretString: apiKey,
+      KmsKeyId: optionalEnv(ENV.providerKeysKmsKeyId),
+      Description: 'A caller-supplied model provider API key, stored by the AI gateway',
+      Tags: [{ Key: 'gateway:account', Value: accountId }],
+    }),
+  );
+  return ARN!;
+}
+
+export async function readProviderKeySecret(secretId: string): Promise<string> {
+  const { client, GetSecretValueCommand } = await secrets();
+  const { SecretString } = await client.send(new GetSecretValueCommand({ SecretId: secretId }));
+  return SecretString ?? '';
+}
+
+/** Deleted at once, without a recovery window: a revoked key must stop being usable now. */
+export async function deleteProviderKeySecret(secretId: string): Promise<void> {
+  const { client, DeleteSecretCommand } = await secrets();
+  try {
+    await client.send(new DeleteSecretCommand({ SecretId: secretId, ForceDeleteWithoutRecovery: true }));
+  } catch (error) {
+    if ((error as { name?: string }).name !== 'ResourceNotFoundException') throw error;
+  }
+}

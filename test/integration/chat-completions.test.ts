@@ -1,0 +1,187 @@
+import OpenAI from 'openai';
+import { adminKey, provisionAccount, type TestAccount } from './support/accounts.js';
+import { bearer, call } from './support/http.js';
+import { ledgerEntries } from './support/ledger-entries.js';
+import { SimulatorControl } from './support/simulators.js';
+import { LocalGateway } from '../../local/child-runtime.js';
+
+let gateway: LocalGateway;
+let account: TestAccount;
+let key: string;
+let client: OpenAI;
+
+beforeAll(async () => {
+  gateway = await LocalGateway.start();
+  account = await provisionAccount(gateway, 'chat');
+  key = (await adminKey(gateway, { accountId: account.accountId, type: 'secret', rateLimit: 10000 })).key;
+  client = new OpenAI({ apiKey: key, baseURL: gateway.url('/api/v1'), maxRetries: 0 });
+});
+afterAll(() => gateway.dispose());
+
+const weatherTool = {
+  type: 'function' as const,
+  function: {
+    name: 'get_weather',
+    description: 'Weather for a city',
+    parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+  },
+};
+
+describe.each([
+  ['gpt', 'gpt-5', 'openai'],
+  ['claude', 'claude-sonnet-4-5', 'anthropic'],
+  ['gemini', 'gemini-2.5-pro', 'google'],
+  ['grok', 'grok-4', 'xai'],
+  ['deepseek', 'deepseek/deepseek-v3.2', 'openrouter'],
+])('%s through the official openai SDK', (alias, model, provider) => {
+  test('a non-streamed answer, its headers and its ledger entry', async () => {
+    const { data, response } = await client.chat.completions
+      .create({ model: alias, messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: `hello ${alias}` }] })
+      .withResponse();
+    expect(data.object).toBe('chat.completion');
+    expect(data.model).toBe(model);
+    expect(data.choices[0]!.message.content).toBe(`Simulated reply from ${model} — you said: hello ${alias}`);
+    expect(data.choices[0]!.finish_reason).toBe('stop');
+    expect(data.usage!.total_tokens).toBe(data.usage!.prompt_tokens + data.usage!.completion_tokens);
+    expect(response.headers.get('x-model-used')).toBe(model);
+    expect(response.headers.get('x-retry-count')).toBe('0');
+    expect(response.headers.get('x-cache')).toBe('MISS');
+    expect(response.headers.get('x-ratelimit-limit')).toBe('10000');
+    const requestId = response.headers.get('x-request-id')!;
+    const [entry, ...more] = await ledgerEntries(gateway, account.accountId, requestId, 1);
+    expect(more).toHaveLength(0);
+    expect(entry).toMatchObject({
+      model,
+      provider,
+      promptTokens: data.usage!.prompt_tokens,
+      completionTokens: data.usage!.completion_tokens,
+      estimated: false,
+      cached: false,
+      outcome: 'ok',
+    });
+    expect(entry!.costMicroUsd).toBeGreaterThan(0);
+  });
+
+  test('a streamed answer: role first, the same text, the usage chunk, the same cost', async () => {
+    const content = `stream ${alias}`;
+    const stream = await client.chat.completions.create({
+      model: alias,
+      messages: [{ role: 'user', content }],
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+    const chunks = [];
+    for await (const chunk of stream) chunks.push(chunk);
+    expect(chunks[0]!.choices[0]!.delta.role).toBe('assistant');
+    expect(chunks.filter((c) => c.choices[0]?.delta.role)).toHaveLength(1);
+    const text = chunks.map((c) => c.choices[0]?.delta.content ?? '').join('');
+    expect(text).toBe(`Simulated reply from ${model} — you said: ${content}`);
+    expect(chunks.at(-2)!.choices[0]!.finish_reason).toBe('stop');
+    const usage = chunks.at(-1)!.usage!;
+    expect(chunks.at(-1)!.choices).toEqual([]);
+    expect(new Set(chunks.map((c) => c.id)).size).toBe(1);
+
+    const plain = await client.chat.completions.create({ model: alias, messages: [{ role: 'user', content }] }, { headers: { 'X-Cache': 'no-cache' } });
+    expect(usage).toMatchObject({ prompt_tokens: plain.usage!.prompt_tokens, completion_tokens: plain.usage!.completion_tokens });
+  });
+
+  test('parallel tool calls, streamed and not, reassemble to the same calls', async () => {
+    const request = {
+      model: alias,
+      messages: [{ role: 'user' as const, content: 'weather please [sim:tools=2]' }],
+      tools: [weatherTool],
+    };
+    const whole = await client.chat.completions.create(request);
+    expect(whole.choices[0]!.finish_reason).toBe('tool_calls');
+    const calls = whole.choices[0]!.message.tool_calls!;
+    expect(calls).toHaveLength(2);
+    for (const toolCall of calls) {
+      expect(toolCall.type).toBe('function');
+      if (toolCall.type === 'function') expect(JSON.parse(toolCall.function.arguments)).toEqual({ city: 'city-value' });
+    }
+    const streamed = await client.chat.completions.stream({ ...request, stream: true }).finalChatCompletion();
+    expect(streamed.choices[0]!.message.tool_calls!.map((c) => (c.type === 'function' ? [c.function.name, c.function.arguments] : []))).toEqual(
+      calls.map((c) => (c.type === 'function' ? [c.function.name, c.function.arguments] : [])),
+    );
+  });
+});
+
+describe('cache', () => {
+  const ask = (content: string, headers: Record<string, string> = {}) =>
+    call(gateway.url('/api/v1/chat/completions'), {
+      headers: { ...bearer(key), ...headers },
+      body: { model: 'grok', messages: [{ role: 'user', content }] },
+    });
+
+  test('a repeat is a HIT that reaches no upstream and costs nothing', async () => {
+    const xai = SimulatorControl.of(gateway, 'xai');
+    await xai.reset();
+    const first = await ask('cache me');
+    expect(first.headers.get('x-cache')).toBe('MISS');
+    await new Promise((done) => setTimeout(done, 200)); // the store happens after the response
+    const second = await ask('cache me');
+    expect(second.headers.get('x-cache')).toBe('HIT');
+    expect(second.body.choices).toEqual(first.body.choices);
+    expect(second.body.id).not.toBe(first.body.id);
+    expect(await xai.requests()).toHaveLength(1);
+    const [entry] = await ledgerEntries(gateway, account.accountId, second.headers.get('x-request-id')!, 1);
+    expect(entry).toMatchObject({ cached: true, costMicroUsd: 0, outcome: 'cache_hit', model: 'grok-4' });
+    expect(entry!.promptTokens).toBe(first.body.usage.prompt_tokens);
+  });
+
+  test('X-Cache: no-cache skips the read', async () => {
+    await ask('fresh please');
+    await new Promise((done) => setTimeout(done, 200));
+    expect((await ask('fresh please', { 'X-Cache': 'no-cache' })).headers.get('x-cache')).toBe('MISS');
+  });
+
+  test('answers with tool calls are BYPASS and never stored', async () => {
+    const body = { model: 'grok', messages: [{ role: 'user', content: 'tool [sim:tool]' }], tools: [weatherTool] };
+    const first = await call(gateway.url('/api/v1/chat/completions'), { headers: bearer(key), body });
+    expect(first.headers.get('x-cache')).toBe('BYPASS');
+    await new Promise((done) => setTimeout(done, 200));
+    expect((await call(gateway.url('/api/v1/chat/completions'), { headers: bearer(key), body })).headers.get('x-cache')).toBe('BYPASS');
+  });
+
+  test('entries are scoped to the account', async () => {
+    await ask('shared question');
+    await new Promise((done) => setTimeout(done, 200));
+    const other = await provisionAccount(gateway, 'other');
+    const otherKey = (await adminKey(gateway, { accountId: other.accountId, type: 'secret' })).key;
+    const answer = await call(gateway.url('/api/v1/chat/completions'), {
+      headers: bearer(otherKey),
+      body: { model: 'grok', messages: [{ role: 'user', content: 'shared question' }] },
+    });
+    expect(answer.headers.get('x-cache')).toBe('MISS');
+  });
+
+  test.each(['0', '86401', 'soon', '-5'])('X-Cache-TTL %s is a 400 naming the header', async (ttl) => {
+    const answer = await ask('ttl', { 'X-Cache-TTL': ttl });
+    expect(answer.status).toBe(400);
+    expect(answer.body.error).toMatchObject({ code: 'BAD_REQUEST', param: 'X-Cache-TTL', type: 'invalid_request_error' });
+  });
+});
+
+describe('bad input', () => {
+  test.each([
+    [{ messages: [{ role: 'user', content: 'x' }] }, 'model'],
+    [{ model: 'gpt' }, 'messages'],
+    [{ model: 'gpt', messages: [] }, 'messages'],
+    [{ model: 'nope', messages: [{ role: 'user', content: 'x' }] }, 'model'],
+    [{ model: 'gpt', messages: [{ role: 'user', content: 'x' }], temperature: 2.5 }, 'temperature'],
+    [{ model: 'gpt', messages: [{ role: 'user', content: 'x' }], retries: 6 }, 'retries'],
+    [{ model: 'gpt', messages: [{ role: 'user', content: 'x' }], timeout: 300001 }, 'timeout'],
+    [{ model: 'gpt', messages: [{ role: 'user', content: 'x' }], fallback: ['nope'] }, 'fallback[0]'],
+    [{ model: 'gpt', messages: [{ role: 'tool', content: 'x' }] }, 'messages[0].tool_call_id'],
+  ])('%j is a 400 naming %s, in the OpenAI error shape', async (body, param) => {
+    const answer = await call(gateway.url('/api/v1/chat/completions'), { headers: bearer(key), body });
+    expect(answer.status).toBe(400);
+    expect(answer.body.error).toMatchObject({ type: 'invalid_request_error', code: 'BAD_REQUEST', param });
+  });
+
+  test('the openai SDK surfaces a 400 as BadRequestError with the param', async () => {
+    const error = await client.chat.completions.create({ model: 'nope', messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OpenAI.BadRequestError);
+    expect((error as InstanceType<typeof OpenAI.BadRequestError>).param).toBe('model');
+  });
+});

@@ -1,0 +1,43 @@
+import { QueryCommand } from '@aws-sdk/client-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import type { LocalGateway } from '../../../local/child-runtime.js';
+import { localDynamo } from './ledger.js';
+
+export interface LedgerEntry {
+  requestId: string;
+  sequence: number;
+  model: string;
+  provider: string;
+  promptTokens: number;
+  completionTokens: number;
+  costMicroUsd: number;
+  estimated: boolean;
+  cached: boolean;
+  status: number;
+  outcome: string;
+}
+
+/**
+ * The ledger entries of one request. Usage is written after the response, so this polls
+ * until `expected` entries exist (or returns what is there after the wait).
+ */
+export async function ledgerEntries(gateway: LocalGateway, accountId: string, requestId: string, expected: number): Promise<LedgerEntry[]> {
+  const dynamo = localDynamo(gateway);
+  try {
+    const deadline = Date.now() + 5_000;
+    for (;;) {
+      const page = await dynamo.send(
+        new QueryCommand({
+          TableName: gateway.aws.tables.usage,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :ledger)',
+          ExpressionAttributeValues: { ':pk': { S: `ACCOUNT#${accountId}` }, ':ledger': { S: 'LEDGER#' } },
+        }),
+      );
+      const entries = (page.Items ?? []).map((item) => unmarshall(item) as LedgerEntry).filter((e) => e.requestId === requestId);
+      if (entries.length >= expected || Date.now() > deadline) return entries.sort((a, b) => a.sequence - b.sequence);
+      await new Promise((done) => setTimeout(done, 50));
+    }
+  } finally {
+    dynamo.destroy();
+  }
+}

@@ -1,0 +1,39 @@
+import type { LocalGateway } from '../../../local/child-runtime.js';
+
+export interface CapturedRequest {
+  method: string;
+  path: string;
+  query: Record<string, string>;
+  headers: Record<string, string>;
+  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- provider wire bodies under test
+}
+
+/** The control API of one of the runtime's upstream simulators (README: "Simulators"). */
+export class SimulatorControl {
+  constructor(readonly url: string) {}
+
+  static of(gateway: LocalGateway, provider: string): SimulatorControl {
+    const url = gateway.info.simulators[provider];
+    if (!url) throw new Error(`no simulator for ${provider}`);
+    return new SimulatorControl(url);
+  }
+
+  async fault(fault: string, times = 1, model?: string): Promise<void> {
+    const response = await fetch(`${this.url}/__sim/faults`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ fault, times, ...(model ? { model } : {}) }),
+    });
+    if (response.status !== 201) throw new Error(`fault ${fault}: ${response.status} ${await response.text()}`);
+  }
+
+  async requests(): Promise<CapturedRequest[]> {
+    const response = await fetch(`${this.url}/__sim/requests`);
+    return ((await response.json()) as { requests: CapturedRequest[] }).requests;
+  }
+
+  async reset(): Promise<void> {
+    await fetch(`${this.url}/__sim/faults`, { method: 'DELETE' });
+    await fetch(`${this.url}/__sim/requests`, { method: 'DELETE' });
+  }
+}
