@@ -1,9 +1,11 @@
 import { GetItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { dynamo, fromItem, isConditionFailure, tableName, toItem } from './dynamo.js';
 
-export interface WindowState {
-  readonly allowed: boolean;
-  /** Requests counted in the current window, this one included when allowed. */
+/** A block of requests granted from a bucket's shared window. */
+export interface Lease {
+  /** How many requests were granted (0: the window is used up). */
+  readonly granted: number;
+  /** The window's count after this lease: the granted requests are the last `granted` of it. */
   readonly count: number;
   /** Epoch milliseconds at which the window ends. */
   readonly resetAtMs: number;
@@ -12,45 +14,57 @@ export interface WindowState {
 export const WINDOW_MS = 60_000;
 
 /**
- * A fixed one-minute window that starts with the bucket's first request, counted with
- * conditional writes so that concurrent requests on every instance share one exact count.
- * Starting the window at the first request (rather than at wall-clock minutes) means a burst
- * is never split across two windows.
+ * Leases up to `wanted` requests from a fixed one-minute window that starts with the bucket's
+ * first request. Counted with conditional writes, so every instance shares one exact count and
+ * the window never grants more than `limit` in total. Starting the window at the first request
+ * (not at wall-clock minutes) means a burst is never split across two windows.
  */
-export async function consume(bucket: string, limit: number, now = Date.now()): Promise<WindowState> {
-  const counted = (await countInOpenWindow(bucket, limit, now)) ?? (await openWindow(bucket, now));
-  if (counted) return counted;
-  // Someone else opened the window between our two writes: count in theirs, or refuse.
-  return (await countInOpenWindow(bucket, limit, now)) ?? refusal(bucket, now);
+export async function lease(bucket: string, limit: number, wanted: number, now = Date.now()): Promise<Lease> {
+  let want = Math.max(1, Math.min(wanted, limit));
+  for (let round = 0; round < 4; round++) {
+    const granted = (await addToOpenWindow(bucket, limit, want, now)) ?? (await openWindow(bucket, want, now));
+    if (granted) return granted;
+    // Full, or too full for `want`, or opened by someone else just now: look, then ask for what is left.
+    const current = await readWindow(bucket);
+    if (!current || current.resetAtMs <= now) continue;
+    const available = limit - current.count;
+    if (available <= 0) return { granted: 0, count: current.count, resetAtMs: current.resetAtMs };
+    want = Math.min(want, available);
+  }
+  const current = await readWindow(bucket);
+  return { granted: 0, count: current?.count ?? limit, resetAtMs: current?.resetAtMs ?? now + WINDOW_MS };
 }
 
 const windowKey = (bucket: string) => toItem({ pk: `RATE#${bucket}`, sk: 'WINDOW' });
+const NAMES = { '#count': 'count', '#resetAt': 'resetAtMs' };
 
-async function countInOpenWindow(bucket: string, limit: number, now: number): Promise<WindowState | undefined> {
+function addToOpenWindow(bucket: string, limit: number, want: number, now: number): Promise<Lease | undefined> {
   return attempt(
+    want,
     new UpdateItemCommand({
       TableName: tableName('cache'),
       Key: windowKey(bucket),
-      UpdateExpression: 'ADD #count :one',
-      ConditionExpression: '#resetAt > :now AND #count < :limit',
-      ExpressionAttributeNames: { '#count': 'count', '#resetAt': 'resetAtMs' },
-      ExpressionAttributeValues: toItem({ ':one': 1, ':now': now, ':limit': limit }),
+      UpdateExpression: 'ADD #count :want',
+      ConditionExpression: '#resetAt > :now AND #count <= :room',
+      ExpressionAttributeNames: NAMES,
+      ExpressionAttributeValues: toItem({ ':want': want, ':now': now, ':room': limit - want }),
       ReturnValues: 'ALL_NEW',
     }),
   );
 }
 
-async function openWindow(bucket: string, now: number): Promise<WindowState | undefined> {
+function openWindow(bucket: string, want: number, now: number): Promise<Lease | undefined> {
   const resetAtMs = now + WINDOW_MS;
   return attempt(
+    want,
     new UpdateItemCommand({
       TableName: tableName('cache'),
       Key: windowKey(bucket),
-      UpdateExpression: 'SET #count = :one, #resetAt = :reset, expiresAt = :expires',
+      UpdateExpression: 'SET #count = :want, #resetAt = :reset, expiresAt = :expires',
       ConditionExpression: 'attribute_not_exists(pk) OR #resetAt <= :now',
-      ExpressionAttributeNames: { '#count': 'count', '#resetAt': 'resetAtMs' },
+      ExpressionAttributeNames: NAMES,
       ExpressionAttributeValues: toItem({
-        ':one': 1,
+        ':want': want,
         ':now': now,
         ':reset': resetAtMs,
         ':expires': Math.ceil(resetAtMs / 1000) + 60,
@@ -60,21 +74,20 @@ async function openWindow(bucket: string, now: number): Promise<WindowState | un
   );
 }
 
-async function attempt(command: UpdateItemCommand): Promise<WindowState | undefined> {
+async function attempt(want: number, command: UpdateItemCommand): Promise<Lease | undefined> {
   try {
     const { Attributes } = await dynamo().send(command);
     const { count, resetAtMs } = fromItem<{ count: number; resetAtMs: number }>(Attributes!);
-    return { allowed: true, count, resetAtMs };
+    return { granted: want, count, resetAtMs };
   } catch (error) {
     if (isConditionFailure(error)) return undefined;
     throw error;
   }
 }
 
-async function refusal(bucket: string, now: number): Promise<WindowState> {
+async function readWindow(bucket: string): Promise<{ count: number; resetAtMs: number } | undefined> {
   const { Item } = await dynamo().send(
     new GetItemCommand({ TableName: tableName('cache'), Key: windowKey(bucket), ConsistentRead: true }),
   );
-  const state = Item ? fromItem<{ count: number; resetAtMs: number }>(Item) : { count: 0, resetAtMs: now + WINDOW_MS };
-  return { allowed: false, count: state.count, resetAtMs: state.resetAtMs };
+  return Item ? fromItem<{ count: number; resetAtMs: number }>(Item) : undefined;
 }

@@ -1,14 +1,17 @@
 import { rateLimited } from '../errors.js';
-import { consume } from '../../store/rate-limit-windows.js';
+import { RateAllowances } from '../rate-allowance.js';
 import type { Principal } from '../../identity/principal.js';
 import { requireCall, type GatewayMiddleware } from './state.js';
 
 /** Dashboard sessions have no key to carry a limit; they share this per-session one. */
 export const SESSION_RATE_LIMIT = 600;
 
+const allowances = new RateAllowances();
+
 /**
- * Per-key requests per minute, counted in DynamoDB so every instance shares one count.
- * Every response of a limited route carries the three rate headers, refusals included.
+ * Per-key requests per minute, counted in DynamoDB so every instance shares one count (leased
+ * in blocks: see RateAllowances). Every response of a limited route carries the three rate
+ * headers, refusals included.
  */
 export function rateLimit(): GatewayMiddleware {
   return {
@@ -17,15 +20,13 @@ export function rateLimit(): GatewayMiddleware {
       if (!call.route.rateLimited || !call.principal) return;
       const bucket = bucketOf(call.principal);
       if (!bucket) return;
-      const now = Date.now();
-      const state = await consume(bucket.id, bucket.limit, now);
-      const resetSeconds = Math.ceil(state.resetAtMs / 1000);
+      const admission = await allowances.admit(bucket.id, bucket.limit);
       Object.assign(call.responseHeaders, {
         'X-RateLimit-Limit': String(bucket.limit),
-        'X-RateLimit-Remaining': String(Math.max(0, bucket.limit - state.count)),
-        'X-RateLimit-Reset': String(resetSeconds),
+        'X-RateLimit-Remaining': String(Math.max(0, bucket.limit - admission.position)),
+        'X-RateLimit-Reset': String(Math.ceil(admission.resetAtMs / 1000)),
       });
-      if (!state.allowed) throw rateLimited(Math.max(1, Math.ceil((state.resetAtMs - now) / 1000)));
+      if (!admission.allowed) throw rateLimited(Math.max(1, Math.ceil((admission.resetAtMs - Date.now()) / 1000)));
     },
   };
 }

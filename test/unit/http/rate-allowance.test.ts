@@ -1,0 +1,61 @@
+import { maxBlock, RateAllowances } from '../../../lambdas/http/rate-allowance.js';
+import type { Lease } from '../../../lambdas/store/rate-limit-windows.js';
+
+/** One shared window, as the DynamoDB store keeps it, for several instances to lease from. */
+function sharedWindow(clock: { now: number }) {
+  const state = { count: 0, resetAtMs: 0, leases: 0 };
+  const lease = async (_bucket: string, limit: number, wanted: number, now: number): Promise<Lease> => {
+    state.leases++;
+    if (state.resetAtMs <= now) Object.assign(state, { count: 0, resetAtMs: now + 60_000 });
+    const granted = Math.max(0, Math.min(wanted, limit - state.count));
+    state.count += granted;
+    return { granted, count: state.count, resetAtMs: state.resetAtMs };
+  };
+  return { state, lease, now: () => clock.now };
+}
+
+test('a quiet key leases one request at a time; a busy one doubles its block up to a tenth of the limit', async () => {
+  const clock = { now: 1_000 };
+  const window = sharedWindow(clock);
+  const instance = new RateAllowances(window.lease, window.now);
+  const positions: number[] = [];
+  for (let i = 0; i < 40; i++) positions.push((await instance.admit('k', 1000)).position);
+  expect(positions).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
+  // Blocks of 1, 2, 4, 8, 16, 32 (the cap, maxBlock(1000), is 100): 6 leases for 40 requests.
+  expect(window.state.leases).toBe(6);
+  expect(maxBlock(1000)).toBe(100);
+  expect(maxBlock(5)).toBe(1);
+});
+
+test('instances sharing one window never admit more than the limit in total', async () => {
+  const clock = { now: 1_000 };
+  const window = sharedWindow(clock);
+  const instances = [new RateAllowances(window.lease, window.now), new RateAllowances(window.lease, window.now)];
+  const results = await Promise.all(Array.from({ length: 300 }, (_, i) => instances[i % 2]!.admit('k', 100)));
+  const admitted = results.filter((r) => r.allowed).length;
+  expect(admitted).toBeLessThanOrEqual(100);
+  expect(admitted).toBeGreaterThanOrEqual(100 - 2 * maxBlock(100));
+  expect(window.state.count).toBeLessThanOrEqual(100);
+});
+
+test('a used-up window is refused locally until it resets, then opens again', async () => {
+  const clock = { now: 1_000 };
+  const window = sharedWindow(clock);
+  const instance = new RateAllowances(window.lease, window.now);
+  for (let i = 0; i < 3; i++) expect((await instance.admit('k', 3)).allowed).toBe(true);
+  const refused = await instance.admit('k', 3);
+  expect(refused).toMatchObject({ allowed: false, position: 3 });
+  const leases = window.state.leases;
+  expect((await instance.admit('k', 3)).allowed).toBe(false);
+  expect(window.state.leases).toBe(leases);
+  clock.now += 60_001;
+  expect(await instance.admit('k', 3)).toMatchObject({ allowed: true, position: 1 });
+});
+
+test('a changed limit drops the local block', async () => {
+  const clock = { now: 1_000 };
+  const window = sharedWindow(clock);
+  const instance = new RateAllowances(window.lease, window.now);
+  for (let i = 0; i < 5; i++) await instance.admit('k', 100);
+  expect((await instance.admit('k', 5)).allowed).toBe(false);
+});
