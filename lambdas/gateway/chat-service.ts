@@ -10,11 +10,12 @@ import { chatStreamFrames } from './chat-stream.js';
 import { LoadBalancer } from './load-balancer.js';
 import { Meter } from './metering.js';
 import { routeCompletion, routeStream, type RouterDeps, type RoutingOutcome } from './router.js';
-import { planTargets } from './targets.js';
+import { planTargets, type Target } from './targets.js';
 import { upstreamRequest } from './upstream-request.js';
+import { describeImages, hasImages } from './image-descriptions.js';
 import { cacheKey } from './cache-key.js';
 import { cachePolicy, readAnswer, storeAnswer } from './response-cache.js';
-import type { ChatCompletion } from '../providers/chat/types.js';
+import type { ChatCompletion, ChatMessage } from '../providers/chat/types.js';
 
 /** Per instance: round-robin positions and latency averages live as long as the instance. */
 const balancer = new LoadBalancer();
@@ -39,17 +40,24 @@ export async function chatCompletion(call: GatewayCall<GatewayChatRequest>, deps
     at: call.startedAt,
   });
   call.afterResponse.push(() => meter.flush());
-  const routing = {
-    targets: planTargets(request, deps.balancer),
-    upstreamRequest: (target: { model: string }) => upstreamRequest(request, target.model),
-    retries: request.retries ?? DEFAULT_RETRIES,
-    timeoutMs: request.timeout ?? DEFAULT_TIMEOUT_MS,
-    signal: call.signal,
-  };
   const meteredDeps: RouterDeps = {
     ...deps,
     endpoint: deps === defaultDeps ? endpointsFor(principal.accountId) : deps.endpoint,
     onAttempt: (attempt) => meter.attempt(attempt),
+  };
+  // Images go as they are to vision models; the others get descriptions, made once per request.
+  let describedMessages: Promise<ChatMessage[]> | undefined;
+  const messagesFor = (target: Target) => {
+    if (target.family.vision || !hasImages(request.messages)) return request.messages;
+    describedMessages ??= describeImages(request.messages, { accountId: principal.accountId, deps: meteredDeps, signal: call.signal });
+    return describedMessages;
+  };
+  const routing = {
+    targets: planTargets(request, deps.balancer),
+    upstreamRequest: async (target: Target) => upstreamRequest({ ...request, messages: await messagesFor(target) }, target.model),
+    retries: request.retries ?? DEFAULT_RETRIES,
+    timeoutMs: request.timeout ?? DEFAULT_TIMEOUT_MS,
+    signal: call.signal,
   };
   // Validated for streams too, though only non-streaming answers are cached.
   const policy = cachePolicy(call.req.headers);

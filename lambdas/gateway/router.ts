@@ -30,7 +30,8 @@ export interface RouterDeps {
 
 export interface RouteOptions {
   readonly targets: readonly Target[];
-  readonly upstreamRequest: (target: Target) => ChatRequest;
+  /** The request as this target gets it (e.g. images described for models without vision). */
+  readonly upstreamRequest: (target: Target) => ChatRequest | Promise<ChatRequest>;
   /** Retries per target on transient failures. */
   readonly retries: number;
   readonly timeoutMs: number;
@@ -118,7 +119,7 @@ async function route<T>(
     if (!endpoint) continue;
     firstTried ??= target;
     const upstream: UpstreamTarget = { provider: target.provider, baseUrl: endpoint.baseUrl, apiKey: endpoint.apiKey, model: target.model };
-    const request = options.upstreamRequest(target);
+    const request = await options.upstreamRequest(target);
     const adapter = deps.adapterFor(target.provider);
     for (let tries = 0; ; tries++) {
       const result = await attempt(adapter, request, upstream, target);

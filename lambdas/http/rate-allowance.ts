@@ -34,7 +34,7 @@ export class RateAllowances {
   private readonly refills = new Map<string, Promise<void>>();
 
   constructor(
-    private readonly leaseBlock: typeof lease = lease,
+    private readonly leaseBlock: (bucket: string, limit: number, wanted: number, now: number) => Promise<Lease> = lease,
     private readonly now: () => number = Date.now,
   ) {}
 
