@@ -1,0 +1,45 @@
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import { generateText, streamText, tool } from 'ai';
+import { z } from 'zod';
+import { adminKey, provisionAccount } from './support/accounts.js';
+import { LocalGateway } from '../../local/child-runtime.js';
+
+/** The Vercel AI SDK's OpenAI-compatible provider, unchanged, against `npm start`. */
+let gateway: LocalGateway;
+let gatewayProvider: ReturnType<typeof createOpenAICompatible>;
+
+beforeAll(async () => {
+  gateway = await LocalGateway.start();
+  const account = await provisionAccount(gateway, 'vercel');
+  const { key } = await adminKey(gateway, { accountId: account.accountId, type: 'secret' });
+  gatewayProvider = createOpenAICompatible({ name: 'gateway', baseURL: gateway.url('/api/v1'), apiKey: key, includeUsage: true });
+});
+afterAll(() => gateway.dispose());
+
+test('generateText', async () => {
+  const result = await generateText({ model: gatewayProvider('claude'), prompt: 'hello vercel' });
+  expect(result.text).toBe('Simulated reply from claude-sonnet-4-5 — you said: hello vercel');
+  expect(result.finishReason).toBe('stop');
+  expect(result.usage.totalTokens).toBe((result.usage.inputTokens ?? 0) + (result.usage.outputTokens ?? 0));
+});
+
+test('streamText', async () => {
+  const result = streamText({ model: gatewayProvider('gemini'), prompt: 'stream vercel' });
+  let text = '';
+  for await (const delta of result.textStream) text += delta;
+  expect(text).toBe('Simulated reply from gemini-2.5-pro — you said: stream vercel');
+  expect((await result.usage).outputTokens).toBeGreaterThan(0);
+});
+
+test('tool calls', async () => {
+  const result = await generateText({
+    model: gatewayProvider('gpt'),
+    prompt: 'weather in two cities [sim:tools=2]',
+    tools: {
+      get_weather: tool({ description: 'Weather for a city', inputSchema: z.object({ city: z.string() }) }),
+    },
+  });
+  expect(result.finishReason).toBe('tool-calls');
+  expect(result.toolCalls).toHaveLength(2);
+  expect(result.toolCalls[0]!.input).toEqual({ city: 'city-value' });
+});
