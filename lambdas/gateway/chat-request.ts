@@ -40,13 +40,21 @@ export const DEFAULT_TIMEOUT_MS = 60_000;
 export const MAX_TIMEOUT_MS = 300_000;
 
 const text = { type: 'string', maxLength: 1_000_000 };
+/** Several providers refuse empty or blank turns; say so here rather than as their 400. */
+const nonBlank = { type: 'string', maxLength: 1_000_000, pattern: '\\S', 'x-message': 'must be text that is not empty or blank' };
 const textParts = { type: 'array', maxItems: 1000, items: { type: 'object', required: ['type', 'text'], properties: { type: { const: 'text' }, text } } };
+const nonBlankParts = {
+  type: 'array',
+  minItems: 1,
+  maxItems: 1000,
+  items: { type: 'object', required: ['type', 'text'], properties: { type: { const: 'text' }, text: nonBlank } },
+};
 const contentPart = {
   type: 'object',
   required: ['type'],
   properties: { type: { enum: ['text', 'image_url'] } },
   oneOf: [
-    { properties: { type: { const: 'text' }, text }, required: ['text'] },
+    { properties: { type: { const: 'text' }, text: nonBlank }, required: ['text'] },
     {
       properties: {
         type: { const: 'image_url' },
@@ -80,11 +88,11 @@ const message = {
   allOf: [
     {
       if: { properties: { role: { enum: ['system', 'developer'] } } },
-      then: { required: ['content'], properties: { content: { anyOf: [text, textParts] } } },
+      then: { required: ['content'], properties: { content: { anyOf: [nonBlank, nonBlankParts] } } },
     },
     {
       if: { properties: { role: { const: 'user' } } },
-      then: { required: ['content'], properties: { content: { anyOf: [text, { type: 'array', minItems: 1, maxItems: 1000, items: contentPart }] } } },
+      then: { required: ['content'], properties: { content: { anyOf: [nonBlank, { type: 'array', minItems: 1, maxItems: 1000, items: contentPart }] } } },
     },
     {
       if: { properties: { role: { const: 'assistant' } } },
@@ -132,7 +140,15 @@ export const chatRequestValidator = compileConditional<GatewayChatRequest>({
   required: ['model', 'messages'],
   properties: {
     model: modelName,
-    messages: { type: 'array', minItems: 1, maxItems: 10_000, items: message },
+    // At least one user turn: Anthropic and Gemini refuse conversations without one.
+    messages: {
+      type: 'array',
+      minItems: 1,
+      maxItems: 10_000,
+      items: message,
+      contains: { type: 'object', required: ['role'], properties: { role: { const: 'user' } } },
+      'x-message': 'must include at least one user message (an empty list or only system turns is refused)',
+    },
     stream: { type: 'boolean' },
     stream_options: { type: ['object', 'null'], properties: { include_usage: { type: 'boolean' } } },
     temperature: { type: ['number', 'null'], minimum: 0, maximum: 2 },

@@ -7,7 +7,10 @@ import { badRequest } from './errors.js';
  */
 const ajv = new Ajv({ allErrors: false, useDefaults: true, coerceTypes: false, strict: true });
 /** For schemas that need conditionals (if/then per message role), which strict mode forbids. */
-const conditionalAjv = new Ajv({ allErrors: false, useDefaults: true, coerceTypes: false, strict: false });
+const conditionalAjv = new Ajv({ allErrors: false, useDefaults: true, coerceTypes: false, strict: false, verbose: true });
+
+/** A schema may word its own failure with `x-message` (where ajv's wording would not help). */
+const MESSAGE_KEYWORD = 'x-message';
 
 export type Schema<T> = JSONSchemaType<T>;
 export type Validator<T> = ValidateFunction<T>;
@@ -48,7 +51,8 @@ function toBadRequest(error: ErrorObject | undefined, root: string) {
     }
     default: {
       const field = path || root;
-      return badRequest(field, `${field}: ${error.message ?? 'is invalid'}`);
+      const own = (error.parentSchema as Record<string, unknown> | undefined)?.[MESSAGE_KEYWORD];
+      return badRequest(field, `${field}: ${typeof own === 'string' ? own : error.message ?? 'is invalid'}`);
     }
   }
 }
