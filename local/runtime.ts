@@ -11,6 +11,7 @@ import { handlerEnvironment, LOCAL_REGION, LOCAL_USER_POOL_CLIENT_ID, LOCAL_USER
 import { startCognitoStandIn } from './standins/cognito.js';
 import { startSecretsManagerStandIn } from './standins/secrets-manager.js';
 import { startSimulators } from './simulators/index.js';
+import { startPromptService } from './simulators/prompt-service.js';
 
 export interface LocalRuntimeOptions {
   /** Where everything persists (`$GATEWAY_DATA_DIR`, default `.local/`). */
@@ -58,6 +59,8 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     stops.push(() => cognito.close());
     const simulators = await startSimulators(process.env);
     stops.push(() => simulators.close());
+    const prompts = await startPromptService(process.env);
+    stops.push(() => prompts.close());
 
     const origins: string[] = [...(options.extraOrigins ?? [])];
     const server = createGatewayServer({ routes, rootDir: ROOT_DIR, allowedOrigins: () => origins });
@@ -80,6 +83,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
         packageVersion(),
       ),
       simulators.environment,
+      prompts.environment,
     );
     const secretsClient = new SecretsManagerClient({ region: LOCAL_REGION, endpoint: secrets.url });
     const adminToken = await ensureSecrets(secretsClient);
@@ -90,7 +94,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       apiKey: first.apiKey,
       adminToken,
       dashboard: first.dashboard,
-      simulators: { ...simulators.urls },
+      simulators: { ...simulators.urls, ...(prompts.url ? { prompts: prompts.url } : {}) },
     };
     writeJson(join(dataDir, 'runtime.json'), info);
     writeJson(join(dataDir, 'local-aws.json'), {

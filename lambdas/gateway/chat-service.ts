@@ -13,6 +13,8 @@ import { routeCompletion, routeStream, type RouterDeps, type RoutingOutcome } fr
 import { planTargets, type Target } from './targets.js';
 import { upstreamRequest } from './upstream-request.js';
 import { describeImages, hasImages } from './image-descriptions.js';
+import { applyPrompt } from './prompts/apply-prompt.js';
+import { defaultPromptServiceClient } from '../providers/prompts/prompt-service-client.js';
 import { cacheKey } from './cache-key.js';
 import { cachePolicy, readAnswer, storeAnswer } from './response-cache.js';
 import type { ChatCompletion, ChatMessage } from '../providers/chat/types.js';
@@ -30,7 +32,9 @@ const defaultDeps: RouterDeps = {
 
 /** POST /api/v1/chat/completions: route, call, stream or answer, and meter every attempt. */
 export async function chatCompletion(call: GatewayCall<GatewayChatRequest>, deps: RouterDeps = defaultDeps): Promise<Reply> {
-  const request = call.body;
+  // A managed prompt's rendered turns come first; the cache key then covers its content too.
+  const messages = await applyPrompt(call.body, { fetchTemplate: defaultPromptServiceClient.fetchTemplate }, call.signal);
+  const request = { ...call.body, messages };
   const principal = call.principal as AccountPrincipal;
   const meter = new Meter({
     requestId: call.requestId,
