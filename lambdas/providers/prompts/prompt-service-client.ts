@@ -1,5 +1,6 @@
 import { TtlCache } from '../../identity/ttl-cache.js';
 import { send } from '../http-transport.js';
+import { readSecret } from '../../store/secret-values.js';
 import { parseTemplate, type PromptTemplate } from './prompt-template.js';
 
 /**
@@ -25,6 +26,8 @@ import { parseTemplate, type PromptTemplate } from './prompt-template.js';
 
 export const PROMPT_SERVICE_URL = 'PROMPT_SERVICE_URL';
 export const PROMPT_SERVICE_KEY = 'PROMPT_SERVICE_KEY';
+/** In the cloud the key lives in Secrets Manager: this names the secret (a plain string). */
+export const PROMPT_SERVICE_KEY_SECRET_ID = 'PROMPT_SERVICE_KEY_SECRET_ID';
 
 /** Well below the chat timeout: a template lookup must not eat the model's time budget. */
 export const DEFAULT_PROMPT_TIMEOUT_MS = 5_000;
@@ -114,7 +117,7 @@ export function createPromptServiceClient(options: PromptServiceClientOptions = 
 
 async function request(url: string, signal: AbortSignal, timeoutMs: number): Promise<FetchTemplateResult> {
   const timeout = AbortSignal.timeout(timeoutMs);
-  const key = process.env[PROMPT_SERVICE_KEY];
+  const key = await serviceKey();
   try {
     const response = await send({
       url,
@@ -164,3 +167,16 @@ function serviceMessage(text: string): string | undefined {
 
 /** The process-wide client: its caches outlive a request within a warm Lambda. */
 export const defaultPromptServiceClient = createPromptServiceClient();
+
+/** The key from the environment (local runtime), else from its secret (the cloud); may be none. */
+async function serviceKey(): Promise<string | undefined> {
+  const direct = process.env[PROMPT_SERVICE_KEY];
+  if (direct) return direct;
+  const secretId = process.env[PROMPT_SERVICE_KEY_SECRET_ID];
+  if (!secretId) return undefined;
+  try {
+    return (await readSecret(secretId)) || undefined;
+  } catch (error) {
+    throw new PromptServiceError('config', `prompt service key secret unreadable: ${(error as Error).name}`);
+  }
+}
