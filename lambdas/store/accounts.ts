@@ -1,4 +1,3 @@
-import { GetItemCommand, PutItemCommand, DeleteItemCommand } from '@aws-sdk/client-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { dynamo, fromItem, isConditionFailure, tableName, toItem } from './dynamo.js';
 
@@ -20,39 +19,43 @@ export class EmailTakenError extends Error {}
  * embedded DynamoDB).
  */
 export async function createAccount(email: string, name: string, now = new Date()): Promise<Account> {
-  const account: Account = { accountId: `acc_${randomUUID().replaceAll('-', '')}`, email, name, createdAt: now.toISOString() };
+  const account: Account = {
+    accountId: `acc_${randomUUID().replaceAll('-', '')}`,
+    email,
+    name,
+    createdAt: now.toISOString(),
+  };
   try {
-    await dynamo().send(
-      new PutItemCommand({
-        TableName: tableName('identity'),
-        Item: { ...emailKey(email), ...toItem({ accountId: account.accountId }) },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      }),
-    );
+    await dynamo().putItem({
+      TableName: tableName('identity'),
+      Item: { ...emailKey(email), ...toItem({ accountId: account.accountId }) },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    });
   } catch (error) {
     if (isConditionFailure(error)) throw new EmailTakenError(email);
     throw error;
   }
-  await dynamo().send(
-    new PutItemCommand({ TableName: tableName('identity'), Item: { ...accountKey(account.accountId), ...toItem({ ...account }) } }),
-  );
+  await dynamo().putItem({
+    TableName: tableName('identity'),
+    Item: { ...accountKey(account.accountId), ...toItem({ ...account }) },
+  });
   return account;
 }
 
 /** Undoes `createAccount` when a later provisioning step fails. */
 export async function deleteAccount(account: Account): Promise<void> {
-  await dynamo().send(new DeleteItemCommand({ TableName: tableName('identity'), Key: accountKey(account.accountId) }));
-  await dynamo().send(new DeleteItemCommand({ TableName: tableName('identity'), Key: emailKey(account.email) }));
+  await dynamo().deleteItem({ TableName: tableName('identity'), Key: accountKey(account.accountId) });
+  await dynamo().deleteItem({ TableName: tableName('identity'), Key: emailKey(account.email) });
 }
 
 export async function getAccount(accountId: string): Promise<Account | undefined> {
-  const { Item } = await dynamo().send(new GetItemCommand({ TableName: tableName('identity'), Key: accountKey(accountId) }));
+  const { Item } = await dynamo().getItem({ TableName: tableName('identity'), Key: accountKey(accountId) });
   if (!Item) return undefined;
   const { accountId: id, email, name, createdAt } = fromItem<Account>(Item);
   return { accountId: id, email, name, createdAt };
 }
 
 export async function getAccountIdByEmail(email: string): Promise<string | undefined> {
-  const { Item } = await dynamo().send(new GetItemCommand({ TableName: tableName('identity'), Key: emailKey(email) }));
+  const { Item } = await dynamo().getItem({ TableName: tableName('identity'), Key: emailKey(email) });
   return Item ? fromItem<{ accountId: string }>(Item).accountId : undefined;
 }

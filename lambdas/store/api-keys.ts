@@ -1,4 +1,4 @@
-import { GetItemCommand, PutItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import type { UpdateItemCommandInput } from '@aws-sdk/client-dynamodb';
 import { dynamo, fromItem, isConditionFailure, tableName, toItem, type Item } from './dynamo.js';
 import { ownedItems } from './owner-index.js';
 import type { KeyType } from '../identity/api-key-format.js';
@@ -28,22 +28,22 @@ const keyKey = (keyId: string) => toItem({ pk: `KEY#${keyId}`, sk: 'KEY' });
 const ownerPk = (accountId: string) => `ACCOUNT#${accountId}`;
 
 export async function putApiKey(record: ApiKeyRecord): Promise<void> {
-  await dynamo().send(
-    new PutItemCommand({
-      TableName: tableName('identity'),
-      Item: {
-        ...keyKey(record.keyId),
-        ...toItem({ ...record, ownerPk: ownerPk(record.accountId), ownerSk: `KEY#${record.createdAt}#${record.keyId}` }),
-      },
-      ConditionExpression: 'attribute_not_exists(pk)',
-    }),
-  );
+  await dynamo().putItem({
+    TableName: tableName('identity'),
+    Item: {
+      ...keyKey(record.keyId),
+      ...toItem({ ...record, ownerPk: ownerPk(record.accountId), ownerSk: `KEY#${record.createdAt}#${record.keyId}` }),
+    },
+    ConditionExpression: 'attribute_not_exists(pk)',
+  });
 }
 
 export async function getApiKey(keyId: string): Promise<ApiKeyRecord | undefined> {
-  const { Item } = await dynamo().send(
-    new GetItemCommand({ TableName: tableName('identity'), Key: keyKey(keyId), ConsistentRead: true }),
-  );
+  const { Item } = await dynamo().getItem({
+    TableName: tableName('identity'),
+    Key: keyKey(keyId),
+    ConsistentRead: true,
+  });
   return Item ? toRecord(Item) : undefined;
 }
 
@@ -102,9 +102,9 @@ export async function revokeApiKey(keyId: string, accountId: string | undefined,
   });
 }
 
-async function conditionalUpdate(input: Omit<ConstructorParameters<typeof UpdateItemCommand>[0], 'TableName'>): Promise<boolean> {
+async function conditionalUpdate(input: Omit<UpdateItemCommandInput, 'TableName'>): Promise<boolean> {
   try {
-    await dynamo().send(new UpdateItemCommand({ TableName: tableName('identity'), ...input }));
+    await dynamo().updateItem({ TableName: tableName('identity'), ...input });
     return true;
   } catch (error) {
     if (isConditionFailure(error)) return false;

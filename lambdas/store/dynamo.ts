@@ -1,16 +1,36 @@
-import { DynamoDBClient, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { tableSchemas, type TableName } from './table-schema.js';
 
+import { createDynamoDb, type DynamoDb } from './dynamodb-client.js';
+
 /**
  * The shared DynamoDB client. Locally only its endpoint differs (AWS_ENDPOINT_URL_DYNAMODB):
- * production code has no local branches.
+ * production code has no local branches. Credentials come from the environment, where the
+ * Lambda runtime puts the function role's.
  */
-let client: DynamoDBClient | undefined;
+let client: DynamoDb | undefined;
 
-export function dynamo(): DynamoDBClient {
-  client ??= new DynamoDBClient({ maxAttempts: 3 });
+export function dynamo(): DynamoDb {
+  client ??= createDynamoDb({
+    region: requiredEnv('AWS_REGION'),
+    endpoint:
+      process.env['AWS_ENDPOINT_URL_DYNAMODB'] ||
+      process.env['AWS_ENDPOINT_URL'] ||
+      `https://dynamodb.${requiredEnv('AWS_REGION')}.amazonaws.com`,
+    credentials: () => ({
+      accessKeyId: requiredEnv('AWS_ACCESS_KEY_ID'),
+      secretAccessKey: requiredEnv('AWS_SECRET_ACCESS_KEY'),
+      sessionToken: process.env['AWS_SESSION_TOKEN'] || undefined,
+    }),
+  });
   return client;
+}
+
+function requiredEnv(name: string): string {
+  const value = process.env[name];
+  if (!value) throw new Error(`environment variable ${name} is not set (DynamoDB needs it)`);
+  return value;
 }
 
 const names = new Map<TableName, string>();

@@ -1,4 +1,3 @@
-import { GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { dynamo, fromItem, nowSeconds, tableName, toItem } from './dynamo.js';
 
 /** Descriptions are the caller's data (they reveal the image): stored per account. */
@@ -7,21 +6,28 @@ const descriptionKey = (accountId: string, imageHash: string) =>
 
 export const IMAGE_DESCRIPTION_TTL_SECONDS = 7 * 86_400;
 
-export async function getImageDescription(accountId: string, imageHash: string, now = Date.now()): Promise<string | undefined> {
-  const { Item } = await dynamo().send(new GetItemCommand({ TableName: tableName('cache'), Key: descriptionKey(accountId, imageHash) }));
+export async function getImageDescription(
+  accountId: string,
+  imageHash: string,
+  now = Date.now(),
+): Promise<string | undefined> {
+  const { Item } = await dynamo().getItem({ TableName: tableName('cache'), Key: descriptionKey(accountId, imageHash) });
   if (!Item) return undefined;
   const { description, expiresAt } = fromItem<{ description: string; expiresAt: number }>(Item);
   return expiresAt > nowSeconds(now) ? description : undefined;
 }
 
-export async function putImageDescription(accountId: string, imageHash: string, description: string, now = Date.now()): Promise<void> {
-  await dynamo().send(
-    new PutItemCommand({
-      TableName: tableName('cache'),
-      Item: {
-        ...descriptionKey(accountId, imageHash),
-        ...toItem({ description, expiresAt: nowSeconds(now) + IMAGE_DESCRIPTION_TTL_SECONDS }),
-      },
-    }),
-  );
+export async function putImageDescription(
+  accountId: string,
+  imageHash: string,
+  description: string,
+  now = Date.now(),
+): Promise<void> {
+  await dynamo().putItem({
+    TableName: tableName('cache'),
+    Item: {
+      ...descriptionKey(accountId, imageHash),
+      ...toItem({ description, expiresAt: nowSeconds(now) + IMAGE_DESCRIPTION_TTL_SECONDS }),
+    },
+  });
 }

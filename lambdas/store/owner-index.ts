@@ -1,4 +1,3 @@
-import { QueryCommand } from '@aws-sdk/client-dynamodb';
 import { dynamo, tableName, toItem, type Item } from './dynamo.js';
 import { OWNER_INDEX, type TableName } from './table-schema.js';
 
@@ -6,16 +5,14 @@ import { OWNER_INDEX, type TableName } from './table-schema.js';
 export async function* ownedItems(table: TableName, accountId: string, kindPrefix: string): AsyncGenerator<Item> {
   let startKey: Item | undefined;
   do {
-    const page = await dynamo().send(
-      new QueryCommand({
-        TableName: tableName(table),
-        IndexName: OWNER_INDEX.name,
-        KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
-        ExpressionAttributeNames: { '#pk': OWNER_INDEX.partitionKey, '#sk': OWNER_INDEX.sortKey },
-        ExpressionAttributeValues: toItem({ ':pk': `ACCOUNT#${accountId}`, ':prefix': kindPrefix }),
-        ExclusiveStartKey: startKey,
-      }),
-    );
+    const page = await dynamo().query({
+      TableName: tableName(table),
+      IndexName: OWNER_INDEX.name,
+      KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
+      ExpressionAttributeNames: { '#pk': OWNER_INDEX.partitionKey, '#sk': OWNER_INDEX.sortKey },
+      ExpressionAttributeValues: toItem({ ':pk': `ACCOUNT#${accountId}`, ':prefix': kindPrefix }),
+      ExclusiveStartKey: startKey,
+    });
     yield* page.Items ?? [];
     startKey = page.LastEvaluatedKey;
   } while (startKey);

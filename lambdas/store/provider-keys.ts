@@ -1,4 +1,3 @@
-import { DeleteItemCommand, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import type { ProviderId } from '../catalog/index.js';
 import { dynamo, fromItem, isConditionFailure, tableName, toItem, type Item } from './dynamo.js';
 import { ownedItems } from './owner-index.js';
@@ -20,20 +19,19 @@ export interface ProviderKeyRecord {
 }
 
 const recordKey = (id: string) => toItem({ pk: `PROVIDERKEY#${id}`, sk: 'PROVIDERKEY' });
-const slugKey = (accountId: string, slug: string) => toItem({ pk: `PROVIDERKEY_SLUG#${accountId}#${slug}`, sk: 'SLUG' });
+const slugKey = (accountId: string, slug: string) =>
+  toItem({ pk: `PROVIDERKEY_SLUG#${accountId}#${slug}`, sk: 'SLUG' });
 
 export class SlugTakenError extends Error {}
 
 /** Claims the slug for the account first, so two concurrent creates cannot share one. */
 export async function claimSlug(accountId: string, slug: string, id: string): Promise<void> {
   try {
-    await dynamo().send(
-      new PutItemCommand({
-        TableName: tableName('identity'),
-        Item: { ...slugKey(accountId, slug), ...toItem({ providerKeyId: id }) },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      }),
-    );
+    await dynamo().putItem({
+      TableName: tableName('identity'),
+      Item: { ...slugKey(accountId, slug), ...toItem({ providerKeyId: id }) },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    });
   } catch (error) {
     if (isConditionFailure(error)) throw new SlugTakenError(slug);
     throw error;
@@ -41,23 +39,29 @@ export async function claimSlug(accountId: string, slug: string, id: string): Pr
 }
 
 export async function releaseSlug(accountId: string, slug: string): Promise<void> {
-  await dynamo().send(new DeleteItemCommand({ TableName: tableName('identity'), Key: slugKey(accountId, slug) }));
+  await dynamo().deleteItem({ TableName: tableName('identity'), Key: slugKey(accountId, slug) });
 }
 
 export async function putProviderKey(record: ProviderKeyRecord): Promise<void> {
-  await dynamo().send(
-    new PutItemCommand({
-      TableName: tableName('identity'),
-      Item: {
-        ...recordKey(record.id),
-        ...toItem({ ...record, ownerPk: `ACCOUNT#${record.accountId}`, ownerSk: `PROVIDERKEY#${record.createdAt}#${record.id}` }),
-      },
-    }),
-  );
+  await dynamo().putItem({
+    TableName: tableName('identity'),
+    Item: {
+      ...recordKey(record.id),
+      ...toItem({
+        ...record,
+        ownerPk: `ACCOUNT#${record.accountId}`,
+        ownerSk: `PROVIDERKEY#${record.createdAt}#${record.id}`,
+      }),
+    },
+  });
 }
 
 export async function getProviderKey(id: string): Promise<ProviderKeyRecord | undefined> {
-  const { Item } = await dynamo().send(new GetItemCommand({ TableName: tableName('identity'), Key: recordKey(id), ConsistentRead: true }));
+  const { Item } = await dynamo().getItem({
+    TableName: tableName('identity'),
+    Key: recordKey(id),
+    ConsistentRead: true,
+  });
   return Item ? toRecord(Item) : undefined;
 }
 
@@ -69,7 +73,7 @@ export async function listProviderKeys(accountId: string): Promise<ProviderKeyRe
 }
 
 export async function deleteProviderKey(record: ProviderKeyRecord): Promise<void> {
-  await dynamo().send(new DeleteItemCommand({ TableName: tableName('identity'), Key: recordKey(record.id) }));
+  await dynamo().deleteItem({ TableName: tableName('identity'), Key: recordKey(record.id) });
 }
 
 function toRecord(item: Item): ProviderKeyRecord {

@@ -1,4 +1,4 @@
-import { GetItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import type { UpdateItemCommandInput } from '@aws-sdk/client-dynamodb';
 import { dynamo, fromItem, isConditionFailure, tableName, toItem } from './dynamo.js';
 
 /** A block of requests granted from a bucket's shared window. */
@@ -39,44 +39,38 @@ const windowKey = (bucket: string) => toItem({ pk: `RATE#${bucket}`, sk: 'WINDOW
 const NAMES = { '#count': 'count', '#resetAt': 'resetAtMs' };
 
 function addToOpenWindow(bucket: string, limit: number, want: number, now: number): Promise<Lease | undefined> {
-  return attempt(
-    want,
-    new UpdateItemCommand({
-      TableName: tableName('cache'),
-      Key: windowKey(bucket),
-      UpdateExpression: 'ADD #count :want',
-      ConditionExpression: '#resetAt > :now AND #count <= :room',
-      ExpressionAttributeNames: NAMES,
-      ExpressionAttributeValues: toItem({ ':want': want, ':now': now, ':room': limit - want }),
-      ReturnValues: 'ALL_NEW',
-    }),
-  );
+  return attempt(want, {
+    TableName: tableName('cache'),
+    Key: windowKey(bucket),
+    UpdateExpression: 'ADD #count :want',
+    ConditionExpression: '#resetAt > :now AND #count <= :room',
+    ExpressionAttributeNames: NAMES,
+    ExpressionAttributeValues: toItem({ ':want': want, ':now': now, ':room': limit - want }),
+    ReturnValues: 'ALL_NEW',
+  });
 }
 
 function openWindow(bucket: string, want: number, now: number): Promise<Lease | undefined> {
   const resetAtMs = now + WINDOW_MS;
-  return attempt(
-    want,
-    new UpdateItemCommand({
-      TableName: tableName('cache'),
-      Key: windowKey(bucket),
-      UpdateExpression: 'SET #count = :want, #resetAt = :reset, expiresAt = :expires',
-      ConditionExpression: 'attribute_not_exists(pk) OR #resetAt <= :now',
-      ExpressionAttributeNames: NAMES,
-      ExpressionAttributeValues: toItem({
-        ':want': want,
-        ':now': now,
-        ':reset': resetAtMs,
-        ':expires': Math.ceil(resetAtMs / 1000) + 60,
-      }),
-      ReturnValues: 'ALL_NEW',
+  return attempt(want, {
+    TableName: tableName('cache'),
+    Key: windowKey(bucket),
+    UpdateExpression: 'SET #count = :want, #resetAt = :reset, expiresAt = :expires',
+    ConditionExpression: 'attribute_not_exists(pk) OR #resetAt <= :now',
+    ExpressionAttributeNames: NAMES,
+    ExpressionAttributeValues: toItem({
+      ':want': want,
+      ':now': now,
+      ':reset': resetAtMs,
+      ':expires': Math.ceil(resetAtMs / 1000) + 60,
     }),
-  );
+    ReturnValues: 'ALL_NEW',
+  });
 }
 
-async function attempt(want: number, command: UpdateItemCommand): Promise<Lease | undefined> {
+async function attempt(want: number, input: UpdateItemCommandInput): Promise<Lease | undefined> {
   try {
-    const { Attributes } = await dynamo().send(command);
+    const { Attributes } = await dynamo().updateItem(input);
     const { count, resetAtMs } = fromItem<{ count: number; resetAtMs: number }>(Attributes!);
     return { granted: want, count, resetAtMs };
   } catch (error) {
@@ -86,8 +80,10 @@ async function attempt(want: number, command: UpdateItemCommand): Promise<Lease 
 }
 
 async function readWindow(bucket: string): Promise<{ count: number; resetAtMs: number } | undefined> {
-  const { Item } = await dynamo().send(
-    new GetItemCommand({ TableName: tableName('cache'), Key: windowKey(bucket), ConsistentRead: true }),
-  );
+  const { Item } = await dynamo().getItem({
+    TableName: tableName('cache'),
+    Key: windowKey(bucket),
+    ConsistentRead: true,
+  });
   return Item ? fromItem<{ count: number; resetAtMs: number }>(Item) : undefined;
 }

@@ -1,4 +1,3 @@
-import { GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { dynamo, fromItem, nowSeconds, tableName, toItem } from './dynamo.js';
 
 /** A cached answer: the completion as served, and who served it. */
@@ -16,18 +15,25 @@ export const MAX_CACHED_BODY_BYTES = 380_000;
 const cacheKey = (accountId: string, hash: string) => toItem({ pk: `RESPONSE#${accountId}#${hash}`, sk: 'RESPONSE' });
 
 /** Scoped by account: one tenant never reads another's answers. Expiry is checked here. */
-export async function getCachedAnswer(accountId: string, hash: string, now = Date.now()): Promise<CachedAnswer | undefined> {
-  const { Item } = await dynamo().send(new GetItemCommand({ TableName: tableName('cache'), Key: cacheKey(accountId, hash) }));
+export async function getCachedAnswer(
+  accountId: string,
+  hash: string,
+  now = Date.now(),
+): Promise<CachedAnswer | undefined> {
+  const { Item } = await dynamo().getItem({ TableName: tableName('cache'), Key: cacheKey(accountId, hash) });
   if (!Item) return undefined;
   const answer = fromItem<CachedAnswer>(Item);
-  return answer.expiresAt > nowSeconds(now) ? { body: answer.body, model: answer.model, provider: answer.provider, expiresAt: answer.expiresAt } : undefined;
+  return answer.expiresAt > nowSeconds(now)
+    ? { body: answer.body, model: answer.model, provider: answer.provider, expiresAt: answer.expiresAt }
+    : undefined;
 }
 
 /** Returns false, storing nothing, when the answer is too large for an item. */
 export async function putCachedAnswer(accountId: string, hash: string, answer: CachedAnswer): Promise<boolean> {
   if (Buffer.byteLength(answer.body) > MAX_CACHED_BODY_BYTES) return false;
-  await dynamo().send(
-    new PutItemCommand({ TableName: tableName('cache'), Item: { ...cacheKey(accountId, hash), ...toItem({ ...answer }) } }),
-  );
+  await dynamo().putItem({
+    TableName: tableName('cache'),
+    Item: { ...cacheKey(accountId, hash), ...toItem({ ...answer }) },
+  });
   return true;
 }

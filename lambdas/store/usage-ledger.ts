@@ -1,4 +1,3 @@
-import { PutItemCommand, QueryCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { dynamo, fromItem, isConditionFailure, tableName, toItem, type Item } from './dynamo.js';
 
 /**
@@ -52,21 +51,19 @@ const daySk = (day: string, model: string) => `DAY#${day}#${model}`;
 export async function recordUsage(entry: UsageEntry): Promise<boolean> {
   const totalTokens = entry.promptTokens + entry.completionTokens;
   try {
-    await dynamo().send(
-      new PutItemCommand({
-        TableName: tableName('usage'),
-        Item: toItem({
-          pk: accountPk(entry.accountId),
-          sk: ledgerSk(entry.at, entry.requestId, entry.sequence),
-          type: 'ledger',
-          ...entry,
-          totalTokens,
-          costUsd: entry.costMicroUsd / 1e6,
-          day: entry.at.slice(0, 10),
-        }),
-        ConditionExpression: 'attribute_not_exists(pk)',
+    await dynamo().putItem({
+      TableName: tableName('usage'),
+      Item: toItem({
+        pk: accountPk(entry.accountId),
+        sk: ledgerSk(entry.at, entry.requestId, entry.sequence),
+        type: 'ledger',
+        ...entry,
+        totalTokens,
+        costUsd: entry.costMicroUsd / 1e6,
+        day: entry.at.slice(0, 10),
       }),
-    );
+      ConditionExpression: 'attribute_not_exists(pk)',
+    });
   } catch (error) {
     if (isConditionFailure(error)) return false;
     throw error;
@@ -76,26 +73,24 @@ export async function recordUsage(entry: UsageEntry): Promise<boolean> {
 }
 
 async function addToDay(entry: UsageEntry, totalTokens: number): Promise<void> {
-  await dynamo().send(
-    new UpdateItemCommand({
-      TableName: tableName('usage'),
-      Key: toItem({ pk: accountPk(entry.accountId), sk: daySk(entry.at.slice(0, 10), entry.model) }),
-      UpdateExpression:
-        'ADD requests :one, tokens :tokens, promptTokens :prompt, completionTokens :completion, costMicroUsd :cost SET #type = :type, accountId = :account, #day = :day, model = :model',
-      ExpressionAttributeNames: { '#type': 'type', '#day': 'day' },
-      ExpressionAttributeValues: toItem({
-        ':one': 1,
-        ':tokens': totalTokens,
-        ':prompt': entry.promptTokens,
-        ':completion': entry.completionTokens,
-        ':cost': entry.costMicroUsd,
-        ':type': 'day',
-        ':account': entry.accountId,
-        ':day': entry.at.slice(0, 10),
-        ':model': entry.model,
-      }),
+  await dynamo().updateItem({
+    TableName: tableName('usage'),
+    Key: toItem({ pk: accountPk(entry.accountId), sk: daySk(entry.at.slice(0, 10), entry.model) }),
+    UpdateExpression:
+      'ADD requests :one, tokens :tokens, promptTokens :prompt, completionTokens :completion, costMicroUsd :cost SET #type = :type, accountId = :account, #day = :day, model = :model',
+    ExpressionAttributeNames: { '#type': 'type', '#day': 'day' },
+    ExpressionAttributeValues: toItem({
+      ':one': 1,
+      ':tokens': totalTokens,
+      ':prompt': entry.promptTokens,
+      ':completion': entry.completionTokens,
+      ':cost': entry.costMicroUsd,
+      ':type': 'day',
+      ':account': entry.accountId,
+      ':day': entry.at.slice(0, 10),
+      ':model': entry.model,
     }),
-  );
+  });
 }
 
 const DAY_MS = 86_400_000;
@@ -149,14 +144,12 @@ function add(summary: UsageSummary, model: string, requests: number, tokens: num
 async function* queryRange(accountId: string, fromSk: string, toSk: string): AsyncGenerator<Item> {
   let startKey: Item | undefined;
   do {
-    const page = await dynamo().send(
-      new QueryCommand({
-        TableName: tableName('usage'),
-        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-        ExpressionAttributeValues: toItem({ ':pk': accountPk(accountId), ':from': fromSk, ':to': toSk }),
-        ExclusiveStartKey: startKey,
-      }),
-    );
+    const page = await dynamo().query({
+      TableName: tableName('usage'),
+      KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+      ExpressionAttributeValues: toItem({ ':pk': accountPk(accountId), ':from': fromSk, ':to': toSk }),
+      ExclusiveStartKey: startKey,
+    });
     yield* page.Items ?? [];
     startKey = page.LastEvaluatedKey;
   } while (startKey);
