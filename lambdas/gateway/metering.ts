@@ -1,7 +1,7 @@
 import { costMicroUsd } from '../catalog/index.js';
 import { logger } from '../http/logger.js';
 import type { Usage } from '../providers/chat/types.js';
-import { recordUsage, type UsageEntry } from '../store/usage-ledger.js';
+import { recordUsageBatched, type UsageEntry } from '../store/usage-ledger.js';
 import type { Attempt } from './router.js';
 
 export interface MeterContext {
@@ -55,20 +55,7 @@ export class Meter {
   }
 
   async flush(): Promise<void> {
-    for (const entry of this.entries.splice(0)) {
-      for (let tries = 1; ; tries++) {
-        try {
-          await recordUsage(entry);
-          break;
-        } catch (error) {
-          if (tries >= WRITE_TRIES) {
-            // The ledger is the bill: leave a line finance can reconcile from.
-            logger.error('usage entry not written', { entry: JSON.stringify(entry), error: (error as Error).message });
-            break;
-          }
-        }
-      }
-    }
+    await Promise.all(this.entries.splice(0).map(writeEntry));
   }
 
   private add(item: {
@@ -119,4 +106,19 @@ function fromProvider(usage: Usage): MeteredUsage {
 /** About four characters a token: the estimate used only when a provider reports nothing. */
 export function estimateTokens(text: string): number {
   return Math.ceil(text.length / 4);
+}
+
+async function writeEntry(entry: UsageEntry): Promise<void> {
+  for (let tries = 1; ; tries++) {
+    try {
+      await recordUsageBatched(entry);
+      return;
+    } catch (error) {
+      if (tries >= WRITE_TRIES) {
+        // The ledger is the bill: leave a line finance can reconcile from.
+        logger.error('usage entry not written', { entry: JSON.stringify(entry), error: (error as Error).message });
+        return;
+      }
+    }
+  }
 }

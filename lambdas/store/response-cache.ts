@@ -1,3 +1,4 @@
+import { batchedPut } from './batch-writes.js';
 import { dynamo, fromItem, nowSeconds, tableName, toItem } from './dynamo.js';
 
 /** A cached answer: the completion as served, and who served it. */
@@ -31,9 +32,7 @@ export async function getCachedAnswer(
 /** Returns false, storing nothing, when the answer is too large for an item. */
 export async function putCachedAnswer(accountId: string, hash: string, answer: CachedAnswer): Promise<boolean> {
   if (Buffer.byteLength(answer.body) > MAX_CACHED_BODY_BYTES) return false;
-  await dynamo().putItem({
-    TableName: tableName('cache'),
-    Item: { ...cacheKey(accountId, hash), ...toItem({ ...answer }) },
-  });
+  // Shares a BatchWriteItem with concurrent requests' writes (a put by key is idempotent).
+  await batchedPut(tableName('cache'), { ...cacheKey(accountId, hash), ...toItem({ ...answer }) });
   return true;
 }

@@ -1,3 +1,5 @@
+import { batchedPut } from './batch-writes.js';
+import { Coalescer } from './coalescer.js';
 import { dynamo, fromItem, isConditionFailure, tableName, toItem, type Item } from './dynamo.js';
 
 /**
@@ -49,46 +51,105 @@ const daySk = (day: string, model: string) => `DAY#${day}#${model}`;
  * call wrote it.
  */
 export async function recordUsage(entry: UsageEntry): Promise<boolean> {
-  const totalTokens = entry.promptTokens + entry.completionTokens;
   try {
     await dynamo().putItem({
       TableName: tableName('usage'),
-      Item: toItem({
-        pk: accountPk(entry.accountId),
-        sk: ledgerSk(entry.at, entry.requestId, entry.sequence),
-        type: 'ledger',
-        ...entry,
-        totalTokens,
-        costUsd: entry.costMicroUsd / 1e6,
-        day: entry.at.slice(0, 10),
-      }),
+      Item: ledgerItem(entry),
       ConditionExpression: 'attribute_not_exists(pk)',
     });
   } catch (error) {
     if (isConditionFailure(error)) return false;
     throw error;
   }
-  await addToDay(entry, totalTokens);
+  await addToDay([dayDelta(entry)]);
   return true;
 }
 
-async function addToDay(entry: UsageEntry, totalTokens: number): Promise<void> {
+/**
+ * The hot path's writer: the ledger item goes out in a BatchWriteItem shared with concurrent
+ * requests (an unconditional put of a deterministic key, so a replay rewrites the same item),
+ * and the day totals of concurrent requests are merged into one update per day and model.
+ * Each entry must be handed over once (the Meter does); `recordUsage` is the strictly
+ * idempotent path for callers that may repeat themselves.
+ */
+export async function recordUsageBatched(entry: UsageEntry): Promise<void> {
+  await batchedPut(tableName('usage'), ledgerItem(entry));
+  await dayTotals.add(dayDelta(entry));
+}
+
+function ledgerItem(entry: UsageEntry): Item {
+  return toItem({
+    pk: accountPk(entry.accountId),
+    sk: ledgerSk(entry.at, entry.requestId, entry.sequence),
+    type: 'ledger',
+    ...entry,
+    totalTokens: entry.promptTokens + entry.completionTokens,
+    costUsd: entry.costMicroUsd / 1e6,
+    day: entry.at.slice(0, 10),
+  });
+}
+
+interface DayDelta {
+  readonly accountId: string;
+  readonly day: string;
+  readonly model: string;
+  requests: number;
+  tokens: number;
+  promptTokens: number;
+  completionTokens: number;
+  costMicroUsd: number;
+}
+
+function dayDelta(entry: UsageEntry): DayDelta {
+  return {
+    accountId: entry.accountId,
+    day: entry.at.slice(0, 10),
+    model: entry.model,
+    requests: 1,
+    tokens: entry.promptTokens + entry.completionTokens,
+    promptTokens: entry.promptTokens,
+    completionTokens: entry.completionTokens,
+    costMicroUsd: entry.costMicroUsd,
+  };
+}
+
+const dayTotals = new Coalescer<DayDelta>(addToDay, 100, 2);
+
+/** One ADD per day and model, however many entries the batch holds for it. */
+async function addToDay(deltas: DayDelta[]): Promise<void> {
+  const merged = new Map<string, DayDelta>();
+  for (const delta of deltas) {
+    const key = `${delta.accountId}\n${delta.day}\n${delta.model}`;
+    const sum = merged.get(key);
+    if (!sum) merged.set(key, { ...delta });
+    else {
+      sum.requests += delta.requests;
+      sum.tokens += delta.tokens;
+      sum.promptTokens += delta.promptTokens;
+      sum.completionTokens += delta.completionTokens;
+      sum.costMicroUsd += delta.costMicroUsd;
+    }
+  }
+  await Promise.all([...merged.values()].map(updateDay));
+}
+
+async function updateDay(delta: DayDelta): Promise<void> {
   await dynamo().updateItem({
     TableName: tableName('usage'),
-    Key: toItem({ pk: accountPk(entry.accountId), sk: daySk(entry.at.slice(0, 10), entry.model) }),
+    Key: toItem({ pk: accountPk(delta.accountId), sk: daySk(delta.day, delta.model) }),
     UpdateExpression:
-      'ADD requests :one, tokens :tokens, promptTokens :prompt, completionTokens :completion, costMicroUsd :cost SET #type = :type, accountId = :account, #day = :day, model = :model',
+      'ADD requests :requests, tokens :tokens, promptTokens :prompt, completionTokens :completion, costMicroUsd :cost SET #type = :type, accountId = :account, #day = :day, model = :model',
     ExpressionAttributeNames: { '#type': 'type', '#day': 'day' },
     ExpressionAttributeValues: toItem({
-      ':one': 1,
-      ':tokens': totalTokens,
-      ':prompt': entry.promptTokens,
-      ':completion': entry.completionTokens,
-      ':cost': entry.costMicroUsd,
+      ':requests': delta.requests,
+      ':tokens': delta.tokens,
+      ':prompt': delta.promptTokens,
+      ':completion': delta.completionTokens,
+      ':cost': delta.costMicroUsd,
       ':type': 'day',
-      ':account': entry.accountId,
-      ':day': entry.at.slice(0, 10),
-      ':model': entry.model,
+      ':account': delta.accountId,
+      ':day': delta.day,
+      ':model': delta.model,
     }),
   });
 }

@@ -1,0 +1,29 @@
+import { Coalescer } from '../../../lambdas/store/coalescer.js';
+
+test('items added together share one write; each add resolves after it', async () => {
+  const writes: number[][] = [];
+  const coalescer = new Coalescer<number>(async (items) => void writes.push(items), 10, 5);
+  await Promise.all([1, 2, 3].map((n) => coalescer.add(n)));
+  expect(writes).toEqual([[1, 2, 3]]);
+});
+
+test('a full batch goes at once; the rest follow', async () => {
+  const writes: number[][] = [];
+  const coalescer = new Coalescer<number>(async (items) => void writes.push(items), 2, 50);
+  const started = Date.now();
+  await Promise.all([coalescer.add(1), coalescer.add(2)]);
+  expect(Date.now() - started).toBeLessThan(40);
+  await Promise.all([coalescer.add(3), coalescer.add(4), coalescer.add(5)]);
+  expect(writes).toEqual([[1, 2], [3, 4], [5]]);
+});
+
+test('a failed write rejects every add it carried, and only those', async () => {
+  let fail = true;
+  const coalescer = new Coalescer<number>(async () => {
+    if (fail) throw new Error('boom');
+  }, 10, 1);
+  const results = await Promise.allSettled([coalescer.add(1), coalescer.add(2)]);
+  expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
+  fail = false;
+  await expect(coalescer.add(3)).resolves.toBeUndefined();
+});
