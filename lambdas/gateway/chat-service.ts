@@ -3,21 +3,23 @@ import type { GatewayCall } from '../http/call.js';
 import { bare, sse, type Reply } from '../http/reply.js';
 import type { AccountPrincipal } from '../identity/principal.js';
 import { adapterFor } from '../providers/chat/adapters.js';
+import type { ChatCompletion, ChatMessage } from '../providers/chat/types.js';
 import { platformEndpoint } from '../providers/provider-config.js';
-import { endpointsFor } from './provider-credentials.js';
-import { DEFAULT_RETRIES, DEFAULT_TIMEOUT_MS, type GatewayChatRequest } from './chat-request.js';
-import { chatStreamFrames } from './chat-stream.js';
-import { LoadBalancer } from './load-balancer.js';
-import { Meter } from './metering.js';
-import { routeCompletion, routeStream, type RouterDeps, type RoutingOutcome } from './router.js';
-import { planTargets, type Target } from './targets.js';
-import { upstreamRequest } from './upstream-request.js';
-import { describeImages, hasImages } from './image-descriptions.js';
-import { applyPrompt } from './prompts/apply-prompt.js';
 import { defaultPromptServiceClient } from '../providers/prompts/prompt-service-client.js';
 import { cacheKey } from './cache-key.js';
-import { cachePolicy, readAnswer, storeAnswer } from './response-cache.js';
-import type { ChatCompletion, ChatMessage } from '../providers/chat/types.js';
+import { DEFAULT_RETRIES, DEFAULT_TIMEOUT_MS, type GatewayChatRequest } from './chat-request.js';
+import { chatStreamFrames } from './chat-stream.js';
+import { answerStreamGuard, guardAnswer, guardRequest, parseGuardrails, statusHeader, type GuardrailName, type GuardrailStatus } from './guardrails/index.js';
+import { describeImages, hasImages } from './image-descriptions.js';
+import { LoadBalancer } from './load-balancer.js';
+import { Meter } from './metering.js';
+import { deploymentModerator } from './moderator.js';
+import { applyPrompt } from './prompts/apply-prompt.js';
+import { endpointsFor } from './provider-credentials.js';
+import { cachePolicy, readAnswer, storeAnswer, type CachePolicy } from './response-cache.js';
+import { routeCompletion, routeStream, type RouteOptions, type RouterDeps, type RoutingOutcome } from './router.js';
+import { planTargets, type Target } from './targets.js';
+import { upstreamRequest } from './upstream-request.js';
 
 /** Per instance: round-robin positions and latency averages live as long as the instance. */
 const balancer = new LoadBalancer();
@@ -30,11 +32,41 @@ const defaultDeps: RouterDeps = {
   onAttempt: () => undefined,
 };
 
-/** POST /api/v1/chat/completions: route, call, stream or answer, and meter every attempt. */
+/** Everything one chat request needs once it is prepared. */
+interface ChatPlan {
+  readonly call: GatewayCall<GatewayChatRequest>;
+  readonly request: GatewayChatRequest;
+  readonly accountId: string;
+  readonly meter: Meter;
+  readonly deps: RouterDeps;
+  readonly routing: RouteOptions;
+  readonly guardrails: readonly GuardrailName[];
+  readonly requestStatuses: readonly GuardrailStatus[];
+  readonly cache: CachePolicy;
+}
+
+/** POST /api/v1/chat/completions: prepare, then stream or answer; every attempt is metered. */
 export async function chatCompletion(call: GatewayCall<GatewayChatRequest>, deps: RouterDeps = defaultDeps): Promise<Reply> {
-  // A managed prompt's rendered turns come first; the cache key then covers its content too.
-  const messages = await applyPrompt(call.body, { fetchTemplate: defaultPromptServiceClient.fetchTemplate }, call.signal);
-  const request = { ...call.body, messages };
+  const plan = await prepare(call, deps);
+  return plan.request.stream ? streamed(plan) : whole(plan);
+}
+
+/**
+ * The managed prompt's turns first, then the request guardrails (PII is redacted before
+ * anything leaves), then the attempt plan. Images are described lazily, only for a target
+ * without vision that is actually tried.
+ */
+async function prepare(call: GatewayCall<GatewayChatRequest>, deps: RouterDeps): Promise<ChatPlan> {
+  const guardrails = parseGuardrails(call.body.guardrails, call.req.headers['x-guardrails']);
+  const cache = cachePolicy(call.req.headers);
+  const prompted = await applyPrompt(call.body, { fetchTemplate: defaultPromptServiceClient.fetchTemplate }, call.signal);
+  const guarded = await guardRequest(
+    upstreamRequest({ ...call.body, messages: prompted }, call.body.model),
+    guardrails,
+    deploymentModerator(),
+    call.signal,
+  );
+  const request: GatewayChatRequest = { ...call.body, messages: guarded.request.messages };
   const principal = call.principal as AccountPrincipal;
   const meter = new Meter({
     requestId: call.requestId,
@@ -49,64 +81,77 @@ export async function chatCompletion(call: GatewayCall<GatewayChatRequest>, deps
     endpoint: deps === defaultDeps ? endpointsFor(principal.accountId) : deps.endpoint,
     onAttempt: (attempt) => meter.attempt(attempt),
   };
-  // Images go as they are to vision models; the others get descriptions, made once per request.
-  let describedMessages: Promise<ChatMessage[]> | undefined;
+  let described: Promise<ChatMessage[]> | undefined;
   const messagesFor = (target: Target) => {
     if (target.family.vision || !hasImages(request.messages)) return request.messages;
-    describedMessages ??= describeImages(request.messages, { accountId: principal.accountId, deps: meteredDeps, signal: call.signal });
-    return describedMessages;
+    described ??= describeImages(request.messages, { accountId: principal.accountId, deps: meteredDeps, signal: call.signal });
+    return described;
   };
-  const routing = {
+  const routing: RouteOptions = {
     targets: planTargets(request, deps.balancer),
-    upstreamRequest: async (target: Target) => upstreamRequest({ ...request, messages: await messagesFor(target) }, target.model),
+    upstreamRequest: async (target) => upstreamRequest({ ...request, messages: await messagesFor(target) }, target.model),
     retries: request.retries ?? DEFAULT_RETRIES,
     timeoutMs: request.timeout ?? DEFAULT_TIMEOUT_MS,
     signal: call.signal,
   };
-  // Validated for streams too, though only non-streaming answers are cached.
-  const policy = cachePolicy(call.req.headers);
+  return { call, request, accountId: principal.accountId, meter, deps: meteredDeps, routing, guardrails, requestStatuses: guarded.statuses, cache };
+}
 
-  if (request.stream) {
-    const routed = await routeStream(routing, meteredDeps);
-    const frames = chatStreamFrames(
-      routed,
-      {
-        id: `chatcmpl-${call.requestId}`,
-        created: Math.floor(call.startedAt.getTime() / 1000),
-        includeUsage: request.stream_options?.include_usage === true,
-        messages: request.messages,
-      },
-      meter,
-    );
-    return sse(frames, routingHeaders(routed));
-  }
+/** Streams are never cached; answer guardrails run on the chunks as they pass. */
+async function streamed(plan: ChatPlan): Promise<Reply> {
+  const { call, request } = plan;
+  const routed = await routeStream(plan.routing, plan.deps);
+  const guard = plan.guardrails.length
+    ? answerStreamGuard(plan.guardrails, upstreamRequest(request, routed.target.model), deploymentModerator(), {
+        signal: call.signal,
+        requestStatuses: plan.requestStatuses,
+      })
+    : undefined;
+  const frames = chatStreamFrames(
+    routed,
+    {
+      id: `chatcmpl-${call.requestId}`,
+      created: Math.floor(call.startedAt.getTime() / 1000),
+      includeUsage: request.stream_options?.include_usage === true,
+      messages: request.messages,
+      guard,
+    },
+    plan.meter,
+  );
+  // Headers go before the answer exists: they carry what is known, the request's outcomes.
+  return sse(frames, { ...routingHeaders(routed), ...guardrailHeader(plan.requestStatuses) });
+}
 
-  const hash = cacheKey(request, routing.targets[0]!.model, request.guardrails?.enabled ?? []);
+/** Non-streaming: the cache first, then the routed answer, guarded, cached unless it calls tools. */
+async function whole(plan: ChatPlan): Promise<Reply> {
+  const { call, request, accountId } = plan;
   const id = `chatcmpl-${call.requestId}`;
-  if (policy.read) {
-    const hit = await readAnswer(principal.accountId, hash);
+  const hash = cacheKey(request, plan.routing.targets[0]!.model, plan.guardrails);
+  if (plan.cache.read) {
+    const hit = await readAnswer(accountId, hash);
     if (hit) {
       const cached = JSON.parse(hit.body) as ChatCompletion;
-      meter.cacheHit(hit.model, hit.provider, cached.usage);
-      return bare({ ...cached, id }, 200, { 'X-Cache': 'HIT', 'X-Model-Used': hit.model, 'X-Retry-Count': '0' });
+      plan.meter.cacheHit(hit.model, hit.provider, cached.usage);
+      const headers = { 'X-Cache': 'HIT', 'X-Model-Used': hit.model, 'X-Retry-Count': '0' };
+      return bare({ ...cached, id }, 200, hit.guardrailStatus ? { ...headers, 'X-Guardrail-Status': hit.guardrailStatus } : headers);
     }
   }
 
-  const routed = await routeCompletion(routing, meteredDeps);
-  const completion = { ...routed.completion, id, model: routed.target.model };
+  const routed = await routeCompletion(plan.routing, plan.deps);
+  let completion: ChatCompletion = { ...routed.completion, id, model: routed.target.model };
+  let statuses = plan.requestStatuses;
+  if (plan.guardrails.length) {
+    const guarded = await guardAnswer(completion, plan.guardrails, upstreamRequest(request, routed.target.model), deploymentModerator(), call.signal, plan.requestStatuses);
+    completion = guarded.completion;
+    statuses = guarded.statuses;
+  }
   // Tool calls depend on the caller's tools' live state: never replayed from cache.
   const bypass = completion.choices.some((choice) => (choice.message.tool_calls?.length ?? 0) > 0);
   if (!bypass) {
-    call.afterResponse.push(async () => {
-      await storeAnswer(
-        principal.accountId,
-        hash,
-        { body: JSON.stringify(completion), model: routed.target.model, provider: routed.target.provider },
-        policy.ttlSeconds,
-      );
-    });
+    const stored = { body: JSON.stringify(completion), model: routed.target.model, provider: routed.target.provider, guardrailStatus: statusHeader(statuses) };
+    call.afterResponse.push(async () => void (await storeAnswer(accountId, hash, stored, plan.cache.ttlSeconds)));
   }
-  return bare(completion, 200, { ...routingHeaders(routed), 'X-Cache': bypass ? 'BYPASS' : 'MISS' });
+  return bare(completion, 200, { ...routingHeaders(routed), 'X-Cache': bypass ? 'BYPASS' : 'MISS', ...guardrailHeader(statuses) });
 }
 
 function routingHeaders(outcome: RoutingOutcome): Record<string, string> {
@@ -115,4 +160,9 @@ function routingHeaders(outcome: RoutingOutcome): Record<string, string> {
     'X-Retry-Count': String(outcome.retries),
     ...(outcome.fallbackFrom ? { 'X-Fallback-From': outcome.fallbackFrom } : {}),
   };
+}
+
+function guardrailHeader(statuses: readonly GuardrailStatus[]): Record<string, string> {
+  const value = statusHeader(statuses);
+  return value ? { 'X-Guardrail-Status': value } : {};
 }

@@ -3,12 +3,15 @@ import type { ChatCompletionChunk, ChatMessage } from '../providers/chat/types.j
 import { UpstreamError } from '../providers/upstream-failure.js';
 import { estimateTokens, type Meter, type MeteredUsage } from './metering.js';
 import type { RoutedStream } from './router.js';
+import type { AnswerStreamGuard } from './guardrails/index.js';
 
 export interface StreamShape {
   readonly id: string;
   readonly created: number;
   readonly includeUsage: boolean;
   readonly messages: readonly ChatMessage[];
+  /** Answer guardrails applied as chunks pass (PII redaction), and checked at the end. */
+  readonly guard?: AnswerStreamGuard;
 }
 
 /**
@@ -50,13 +53,32 @@ export async function* chatStreamFrames(routed: RoutedStream, shape: StreamShape
   };
 
   try {
-    for (const chunk of routed.head) yield { data: stamp(chunk) };
+    const guard = shape.guard;
+    // Redaction holds back a possible match's start; it is released before the finish chunk.
+    const forward = function* (chunk: ChatCompletionChunk): Generator<SseFrame> {
+      if (!guard) return yield { data: stamp(chunk) };
+      if (chunk.choices.some((choice) => choice.finish_reason !== null)) {
+        const held = guard.flush();
+        if (held) yield { data: stamp(held) };
+      }
+      yield { data: stamp(guard.transform(chunk)) };
+    };
+    for (const chunk of routed.head) yield* forward(chunk);
     for (;;) {
       const next = await routed.rest.next();
       if (next.done) break;
-      if (next.value.choices.length > 0) yield { data: stamp(next.value) };
+      if (next.value.choices.length > 0) yield* forward(next.value);
     }
     meterOnce();
+    if (guard) {
+      const held = guard.flush();
+      if (held) yield { data: stamp(held) };
+      const { error } = await guard.finalCheck();
+      if (error) {
+        yield { data: { error: { message: error.message, type: 'invalid_request_error', code: error.code, param: error.param ?? null } } };
+        return;
+      }
+    }
     const usage = routed.usage();
     if (shape.includeUsage) {
       yield {

@@ -6,6 +6,8 @@ export interface CachedAnswer {
   readonly body: string;
   readonly model: string;
   readonly provider: string;
+  /** X-Guardrail-Status of the answer as it was stored (empty when no guardrail ran). */
+  readonly guardrailStatus?: string;
   /** Epoch seconds. */
   readonly expiresAt: number;
 }
@@ -25,7 +27,13 @@ export async function getCachedAnswer(
   if (!Item) return undefined;
   const answer = fromItem<CachedAnswer>(Item);
   return answer.expiresAt > nowSeconds(now)
-    ? { body: answer.body, model: answer.model, provider: answer.provider, expiresAt: answer.expiresAt }
+    ? {
+        body: answer.body,
+        model: answer.model,
+        provider: answer.provider,
+        expiresAt: answer.expiresAt,
+        ...(answer.guardrailStatus ? { guardrailStatus: answer.guardrailStatus } : {}),
+      }
     : undefined;
 }
 

@@ -10,7 +10,8 @@ import { createHash } from 'node:crypto';
  * - `[sim:tool]` call the first tool (or the one tool_choice names); `[sim:tools=N]` call N
  *   tools in parallel (cycling through the list)
  * - `[sim:empty_args]` tool calls carry `{}` as arguments
- * - `[sim:reply=TEXT]` answer exactly TEXT (up to the closing bracket)
+ * - `[sim:reply=TEXT]` answer exactly TEXT (up to the closing bracket); `[sim:reply_b64=B64]`
+ *   answers the base64-decoded text (text with brackets, or text a request filter would alter)
  * - `[sim:words=N]` answer with N words
  * - `[sim:finish=length|content_filter]` report that finish reason
  * `tool_choice` `required` or a named function forces a tool call; `none` forbids one.
@@ -57,7 +58,7 @@ export interface ScriptTurn {
   readonly completionTokens: number;
 }
 
-const DIRECTIVE = /\[sim:([a-z_]+)(?:=([^\]]*))?\]/g;
+const DIRECTIVE = /\[sim:([a-z0-9_]+)(?:=([^\]]*))?\]/g;
 const IMAGE_TOKENS = 85;
 
 export function runScript(input: ScriptInput): ScriptTurn {
@@ -88,6 +89,7 @@ export function runScript(input: ScriptInput): ScriptTurn {
 
 function replyText(input: ScriptInput, directives: Map<string, string>, lastUser?: ScriptMessage, last?: ScriptMessage): string {
   if (directives.has('reply')) return directives.get('reply')!;
+  if (directives.has('reply_b64')) return Buffer.from(directives.get('reply_b64')!, 'base64').toString('utf8');
   const words = Number(directives.get('words'));
   if (Number.isInteger(words) && words > 0) {
     return Array.from({ length: words }, (_, i) => `word${i + 1}`).join(' ');

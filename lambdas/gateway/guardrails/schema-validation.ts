@@ -1,0 +1,96 @@
+import { Ajv, type ValidateFunction } from 'ajv';
+import type { ResponseFormat } from '../../providers/chat/types.js';
+
+/**
+ * The `schema_validation` guardrail: does the model's answer match the request's
+ * `response_format`? `json_schema` → the answer must parse and satisfy `json_schema.schema`;
+ * `json_object` → it must parse as a JSON object. Answers that are tool calls, and text formats,
+ * are `skip`: there is nothing to check against.
+ *
+ * Callers' schemas are not ours: unknown keywords are allowed (strict off) and `format` is not
+ * checked (no format library is installed), so only structure, types and values are enforced.
+ */
+const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: false, logger: false });
+
+/** Compiled validators, least recently used first; keyed by canonical schema JSON. */
+const cache = new Map<string, ValidateFunction>();
+export const SCHEMA_CACHE_SIZE = 100;
+const MAX_ERRORS = 5;
+
+export type SchemaOutcome = 'pass' | 'fail' | 'skip';
+
+export interface SchemaResult {
+  outcome: SchemaOutcome;
+  errors?: string[];
+}
+
+export interface Answer {
+  content: string | null | undefined;
+  hasToolCalls: boolean;
+}
+
+/** Throws (with Ajv's message) when the schema itself is invalid or has unresolvable `$ref`s. */
+export function compileSchema(schema: Record<string, unknown>): ValidateFunction {
+  const { $schema: _dialect, ...body } = schema; // the dialect URI names meta-schemas Ajv may not have loaded
+  const key = canonicalJson(body);
+  const cached = cache.get(key);
+  if (cached) {
+    cache.delete(key);
+    cache.set(key, cached);
+    return cached;
+  }
+  let validate: ValidateFunction;
+  try {
+    validate = ajv.compile(body);
+  } finally {
+    // Ajv keeps every schema it compiled (and claims its $id); the bounded cache above is ours.
+    ajv.removeSchema(body);
+  }
+  cache.set(key, validate);
+  if (cache.size > SCHEMA_CACHE_SIZE) cache.delete(cache.keys().next().value!);
+  return validate;
+}
+
+/** For request time: why the response_format's schema cannot be used, or undefined. */
+export function responseFormatSchemaError(format: ResponseFormat | undefined): string | undefined {
+  if (format?.type !== 'json_schema' || !format.json_schema.schema) return undefined;
+  try {
+    compileSchema(format.json_schema.schema);
+    return undefined;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
+}
+
+export function validateAnswer(answer: Answer, format: ResponseFormat | undefined): SchemaResult {
+  if (answer.hasToolCalls || !format || format.type === 'text') return { outcome: 'skip' };
+  if (typeof answer.content !== 'string' || answer.content.trim() === '') return fail(['the answer has no content']);
+  let value: unknown;
+  try {
+    value = JSON.parse(answer.content);
+  } catch {
+    return fail(['the answer is not valid JSON']);
+  }
+  if (format.type === 'json_object') {
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? { outcome: 'pass' } : fail(['the answer is not a JSON object']);
+  }
+  const schema = format.json_schema.schema;
+  if (!schema) return { outcome: 'pass' };
+  const validate = compileSchema(schema);
+  if (validate(value)) return { outcome: 'pass' };
+  return fail((validate.errors ?? []).slice(0, MAX_ERRORS).map((e) => `${e.instancePath || '/'} ${e.message ?? 'is invalid'}`));
+}
+
+const fail = (errors: string[]): SchemaResult => ({ outcome: 'fail', errors });
+
+/** Key order does not change a schema's meaning, so it must not change its cache key. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`);
+    return `{${entries.join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}

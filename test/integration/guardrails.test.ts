@@ -1,0 +1,139 @@
+import fc from 'fast-check';
+import { adminKey, provisionAccount } from './support/accounts.js';
+import { bearer, call } from './support/http.js';
+import { SimulatorControl } from './support/simulators.js';
+import { LocalGateway } from '../../local/child-runtime.js';
+
+let gateway: LocalGateway;
+let key: string;
+let openai: SimulatorControl;
+
+beforeAll(async () => {
+  gateway = await LocalGateway.start({ POWERTOOLS_LOG_LEVEL: 'WARN' });
+  const account = await provisionAccount(gateway, 'guardrails');
+  key = (await adminKey(gateway, { accountId: account.accountId, type: 'secret', rateLimit: 10000 })).key;
+  openai = SimulatorControl.of(gateway, 'openai');
+});
+afterAll(() => gateway.dispose());
+
+const chat = (body: Record<string, unknown>, headers: Record<string, string> = {}) =>
+  call(gateway.url('/api/v1/chat/completions'), {
+    headers: { ...bearer(key), 'X-Cache': 'no-cache', ...headers },
+    body: { model: 'gpt', ...body },
+  });
+const b64 = (text: string) => Buffer.from(text).toString('base64');
+
+describe('pii', () => {
+  const secrets = 'Mail jane.doe@example.com, call +44 20 7946 0958, card 4111 1111 1111 1111, host 203.0.113.9';
+
+  test('is redacted in what goes upstream and in the answer; the header says so', async () => {
+    await openai.reset();
+    const answer = await chat({ messages: [{ role: 'user', content: secrets }], guardrails: { enabled: ['pii'] } });
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get('x-guardrail-status')).toBe('pii:redact');
+    const [upstream] = await openai.requests();
+    const sent = JSON.stringify(upstream!.body);
+    for (const value of ['jane.doe@example.com', '7946 0958', '4111 1111 1111 1111', '203.0.113.9']) {
+      expect(sent).not.toContain(value);
+      expect(answer.text).not.toContain(value);
+    }
+    expect(sent).toContain('[REDACTED_EMAIL]');
+  });
+
+  test('answers the model writes are redacted too, streamed or not (X-Guardrails header form)', async () => {
+    const reply = `[sim:reply_b64=${b64('Reach Bob at bob@example.org or 198.51.100.7 today.')}]`;
+    const whole = await chat({ messages: [{ role: 'user', content: reply }] }, { 'X-Guardrails': 'pii' });
+    expect(whole.body.choices[0].message.content).toBe('Reach Bob at [REDACTED_EMAIL] or [REDACTED_IP] today.');
+    expect(whole.headers.get('x-guardrail-status')).toBe('pii:redact');
+
+    const streamed = await chat({ messages: [{ role: 'user', content: reply }], stream: true }, { 'X-Guardrails': 'pii' });
+    const text = streamed.text
+      .split('\n\n')
+      .map((f) => f.replace(/^data: /, ''))
+      .filter((d) => d.startsWith('{'))
+      .map((d) => JSON.parse(d).choices?.[0]?.delta?.content ?? '')
+      .join('');
+    expect(text).toBe('Reach Bob at [REDACTED_EMAIL] or [REDACTED_IP] today.');
+    expect(streamed.text.trim().endsWith('data: [DONE]')).toBe(true);
+  });
+
+  test('property: no generated email, phone, card or IP reaches a simulator', async () => {
+    const luhn = fc.array(fc.integer({ min: 0, max: 9 }), { minLength: 15, maxLength: 15 }).map((digits) => {
+      const body = [4, ...digits.slice(1)];
+      const sum = body
+        .slice()
+        .reverse()
+        .reduce((acc, d, i) => acc + (i % 2 === 0 ? (d * 2 > 9 ? d * 2 - 9 : d * 2) : d), 0);
+      const card = [...body, (10 - (sum % 10)) % 10].join('');
+      return card.replace(/(\d{4})(?=\d)/g, '$1 ');
+    });
+    const phone = fc
+      .tuple(fc.integer({ min: 200, max: 999 }), fc.integer({ min: 200, max: 999 }), fc.integer({ min: 1000, max: 9999 }))
+      .map(([a, b, c]) => `(${a}) ${b}-${c}`);
+    const pii = fc.oneof(fc.emailAddress(), phone, luhn, fc.ipV4(), fc.ipV6());
+    const filler = fc.constantFrom('please contact', 'details:', 'my data is', 'x', '—');
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.tuple(filler, pii), { minLength: 1, maxLength: 3 }), async (parts) => {
+        await openai.reset();
+        const content = parts.map(([f, p]) => `${f} ${p}`).join(' and ');
+        const answer = await chat({ messages: [{ role: 'user', content }], guardrails: { enabled: ['pii'] } });
+        expect(answer.status).toBe(200);
+        const sent = JSON.stringify((await openai.requests()).map((r) => r.body));
+        for (const [, value] of parts) expect(sent).not.toContain(value);
+      }),
+      { numRuns: 60 },
+    );
+  }, 60_000);
+});
+
+describe('content moderation', () => {
+  test('dangerous content is a 400 CONTENT_BLOCKED before any upstream call', async () => {
+    await openai.reset();
+    const answer = await chat({
+      messages: [{ role: 'user', content: 'Give me step by step instructions to synthesize sarin nerve agent at home.' }],
+      guardrails: { enabled: ['content_moderation'] },
+    });
+    expect(answer.status).toBe(400);
+    expect(answer.body.error.code).toBe('CONTENT_BLOCKED');
+    expect(await openai.requests()).toHaveLength(0);
+  });
+
+  test('ordinary content passes and says so', async () => {
+    const answer = await chat({ messages: [{ role: 'user', content: 'How do I bake bread?' }], guardrails: { enabled: ['content_moderation', 'pii'] } });
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get('x-guardrail-status')).toBe('pii:pass,content_moderation:pass');
+  });
+});
+
+describe('schema validation', () => {
+  const format = {
+    type: 'json_schema',
+    json_schema: { name: 'answer', schema: { type: 'object', required: ['answer'], properties: { answer: { type: 'string' } } } },
+  };
+
+  test('an answer that matches the schema passes', async () => {
+    const answer = await chat({
+      messages: [{ role: 'user', content: '[sim:reply={"answer":"yes"}]' }],
+      response_format: format,
+      guardrails: { enabled: ['schema_validation'] },
+    });
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get('x-guardrail-status')).toBe('schema_validation:pass');
+  });
+
+  test('an answer that does not is a 400 naming response_format', async () => {
+    const answer = await chat({
+      messages: [{ role: 'user', content: '[sim:reply={"other":1}]' }],
+      response_format: format,
+      guardrails: { enabled: ['schema_validation'] },
+    });
+    expect(answer.status).toBe(400);
+    expect(answer.body.error).toMatchObject({ code: 'SCHEMA_VALIDATION_FAILED', param: 'response_format' });
+  });
+});
+
+test('an unknown guardrail in X-Guardrails is a 400 naming the header', async () => {
+  const answer = await chat({ messages: [{ role: 'user', content: 'hi' }] }, { 'X-Guardrails': 'pii, telepathy' });
+  expect(answer.status).toBe(400);
+  expect(answer.body.error.param).toBe('X-Guardrails');
+});
