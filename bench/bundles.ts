@@ -43,8 +43,16 @@ export async function benchBundles(): Promise<void> {
   console.log(table(rows));
 }
 
+/**
+ * Lambda's Node.js runtime provides the `awslambda` global that response-streaming handlers
+ * call at module init (`streamifyResponse`); a bare `node` has none, so the stand-in below is
+ * installed before the clock starts, as the runtime installs it before loading the handler.
+ */
+const LAMBDA_GLOBALS =
+  'globalThis.awslambda??={streamifyResponse:(h)=>h,HttpResponseStream:{from:(s)=>s}};';
+
 function initMs(bundle: string): number {
-  const script = `const t=performance.now();await import(${JSON.stringify(bundle)});process.stdout.write(String(performance.now()-t))`;
+  const script = `${LAMBDA_GLOBALS}const t=performance.now();await import(${JSON.stringify(bundle)});process.stdout.write(String(performance.now()-t))`;
   const output = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
     env: { ...process.env, AWS_REGION: 'us-east-1', POWERTOOLS_LOG_LEVEL: 'WARN' },
   });

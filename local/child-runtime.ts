@@ -100,8 +100,7 @@ export class LocalGateway {
         fail(new Error(`runtime exited with ${code}:\n${this.output}`));
       });
     });
-    // Later output still matters to the canary checks.
-    child.stdout!.on('data', (chunk: Buffer) => (this.output += chunk.toString()));
+    // The listener above keeps collecting: later output matters to the canary checks.
     this.info = JSON.parse(readFileSync(join(this.dataDir, 'runtime.json'), 'utf8')) as RuntimeInfo;
     this.aws = JSON.parse(readFileSync(join(this.dataDir, 'local-aws.json'), 'utf8')) as LocalAws;
   }
