@@ -7,11 +7,8 @@ import { routes } from '../lib/routes.js';
 import { ensureFirstAccount, ensureSecrets } from './bootstrap.js';
 import { startLocalDynamoDb } from './dynamodb.js';
 import { createGatewayServer } from './gateway-server.js';
-import { handlerEnvironment, LOCAL_REGION, LOCAL_USER_POOL_CLIENT_ID, LOCAL_USER_POOL_ID } from './runtime-config.js';
-import { startCognitoStandIn } from './standins/cognito.js';
-import { startSecretsManagerStandIn } from './standins/secrets-manager.js';
-import { startSimulators } from './simulators/index.js';
-import { startPromptService } from './simulators/prompt-service.js';
+import { handlerEnvironment, LOCAL_REGION } from './runtime-config.js';
+import { startLocalServices } from './services.js';
 
 export interface LocalRuntimeOptions {
   /** Where everything persists (`$GATEWAY_DATA_DIR`, default `.local/`). */
@@ -49,18 +46,8 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
   try {
     const dynamodb = await startLocalDynamoDb({ dataDir: join(dataDir, 'dynamodb'), tablePrefix: 'gateway' });
     stops.push(() => dynamodb.stop());
-    const secrets = await startSecretsManagerStandIn({ dataDir: join(dataDir, 'secrets') });
-    stops.push(() => secrets.close());
-    const cognito = await startCognitoStandIn({
-      dataDir: join(dataDir, 'cognito'),
-      userPoolId: LOCAL_USER_POOL_ID,
-      clientId: LOCAL_USER_POOL_CLIENT_ID,
-    });
-    stops.push(() => cognito.close());
-    const simulators = await startSimulators(process.env);
-    stops.push(() => simulators.close());
-    const prompts = await startPromptService(process.env);
-    stops.push(() => prompts.close());
+    const services = await startLocalServices(dataDir);
+    stops.push(() => services.stop());
 
     const origins: string[] = [...(options.extraOrigins ?? [])];
     const server = createGatewayServer({ routes, rootDir: ROOT_DIR, allowedOrigins: () => origins });
@@ -77,15 +64,14 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     Object.assign(
       process.env,
       handlerEnvironment(
-        { dynamodb: dynamodb.endpoint, secretsManager: secrets.url, cognito: cognito.url },
+        { dynamodb: dynamodb.endpoint, secretsManager: services.secretsManager, cognito: services.cognito },
         dynamodb.tableNames,
         origins,
         packageVersion(),
       ),
-      simulators.environment,
-      prompts.environment,
+      services.environment,
     );
-    const secretsClient = new SecretsManagerClient({ region: LOCAL_REGION, endpoint: secrets.url });
+    const secretsClient = new SecretsManagerClient({ region: LOCAL_REGION, endpoint: services.secretsManager });
     const adminToken = await ensureSecrets(secretsClient);
     secretsClient.destroy();
     const first = await ensureFirstAccount(dataDir, baseUrl, adminToken);
@@ -94,14 +80,14 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       apiKey: first.apiKey,
       adminToken,
       dashboard: first.dashboard,
-      simulators: { ...simulators.urls, ...(prompts.url ? { prompts: prompts.url } : {}) },
+      simulators: services.simulators,
     };
     writeJson(join(dataDir, 'runtime.json'), info);
     writeJson(join(dataDir, 'local-aws.json'), {
       region: LOCAL_REGION,
       dynamodb: dynamodb.endpoint,
-      secretsManager: secrets.url,
-      cognito: cognito.url,
+      secretsManager: services.secretsManager,
+      cognito: services.cognito,
       tables: dynamodb.tableNames,
     });
     return { info, stop };

@@ -1,4 +1,4 @@
-import { createHash, createHmac } from 'node:crypto';
+import { createHash, createHmac, createSecretKey, type KeyObject } from 'node:crypto';
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type {
@@ -153,7 +153,8 @@ function post(
 
 /** AWS Signature Version 4 for JSON-protocol POSTs; the signing key is kept per day. */
 export class SigV4Signer {
-  private key: { scope: string; secret: string; value: Buffer } | undefined;
+  /** A KeyObject, so each signature does not re-import the key. */
+  private key: { scope: string; secret: string; value: KeyObject } | undefined;
 
   constructor(
     private readonly region: string,
@@ -191,12 +192,12 @@ export class SigV4Signer {
       `AWS4-HMAC-SHA256 Credential=${credentials.accessKeyId}/${scope}, SignedHeaders=${signedHeaders}, Signature=${signature}`;
   }
 
-  private signingKey(scope: string, day: string, secret: string): Buffer {
+  private signingKey(scope: string, day: string, secret: string): KeyObject {
     if (this.key?.scope === scope && this.key.secret === secret) return this.key.value;
     const date = createHmac('sha256', `AWS4${secret}`).update(day).digest();
     const region = createHmac('sha256', date).update(this.region).digest();
     const service = createHmac('sha256', region).update(this.service).digest();
-    const value = createHmac('sha256', service).update('aws4_request').digest();
+    const value = createSecretKey(createHmac('sha256', service).update('aws4_request').digest());
     this.key = { scope, secret, value };
     return value;
   }

@@ -56,9 +56,17 @@ function replyStatus(reply: Reply): number {
   return reply.kind === 'sse' ? 200 : reply.status;
 }
 
+/**
+ * One line per call. Successes are DEBUG: API Gateway's access log already records every
+ * request, and a log write per request is a measurable share of the function's CPU. Refusals
+ * are INFO, failures of ours are ERROR (logged where they happen).
+ */
 function logCall(call: GatewayCall, status: number, code?: string): void {
+  // Powertools levels: TRACE 6, DEBUG 8, INFO 12; skip building the line when it is not wanted.
+  if (status < 400 && logger.level > 8) return;
   const principal = call.principal;
-  logger.info('request', {
+  const write = status < 400 ? logger.debug.bind(logger) : logger.info.bind(logger);
+  write('request', {
     requestId: call.requestId,
     route: call.route.id,
     method: call.req.method,

@@ -1,0 +1,49 @@
+/**
+ * The local runtime's stand-ins for everything outside the gateway (Secrets Manager and
+ * Cognito stand-ins, the provider simulators, the prompt service), in their own process: the
+ * gateway process then holds only the gateway, as a Lambda instance would, so its CPU and
+ * memory can be measured on their own. Protocol: argv[2] is JSON `{dataDir}`; once ready the
+ * child sends its endpoints over IPC; it stops on SIGTERM/SIGINT or when its parent goes away.
+ */
+import { join } from 'node:path';
+import { LOCAL_USER_POOL_CLIENT_ID, LOCAL_USER_POOL_ID } from './runtime-config.js';
+import { startCognitoStandIn } from './standins/cognito.js';
+import { startSecretsManagerStandIn } from './standins/secrets-manager.js';
+import { startSimulators } from './simulators/index.js';
+import { startPromptService } from './simulators/prompt-service.js';
+
+export interface LocalServicesReady {
+  readonly secretsManager: string;
+  readonly cognito: string;
+  /** Root URL per simulated upstream (provider ids, and `prompts`). */
+  readonly simulators: Record<string, string>;
+  /** What the gateway needs to call them: `<PROVIDER>_BASE_URL`, keys, PROMPT_SERVICE_URL... */
+  readonly environment: Record<string, string>;
+}
+
+const { dataDir } = JSON.parse(process.argv[2] ?? '{}') as { dataDir: string };
+
+const secrets = await startSecretsManagerStandIn({ dataDir: join(dataDir, 'secrets') });
+const cognito = await startCognitoStandIn({ dataDir: join(dataDir, 'cognito'), userPoolId: LOCAL_USER_POOL_ID, clientId: LOCAL_USER_POOL_CLIENT_ID });
+const simulators = await startSimulators(process.env);
+const prompts = await startPromptService(process.env);
+
+const ready: LocalServicesReady = {
+  secretsManager: secrets.url,
+  cognito: cognito.url,
+  simulators: { ...simulators.urls, ...(prompts.url ? { prompts: prompts.url } : {}) },
+  environment: { ...simulators.environment, ...prompts.environment },
+};
+process.send?.(ready);
+
+let stopping = false;
+async function stop(): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  setTimeout(() => process.exit(1), 5_000).unref();
+  await Promise.allSettled([secrets.close(), cognito.close(), simulators.close(), prompts.close()]);
+  process.exit(0);
+}
+process.on('SIGTERM', () => void stop());
+process.on('SIGINT', () => void stop());
+process.on('disconnect', () => void stop());

@@ -1,0 +1,37 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import type { LocalServicesReady } from './services-child.js';
+
+export interface LocalServices extends LocalServicesReady {
+  stop(): Promise<void>;
+}
+
+const CHILD = fileURLToPath(new URL('./services-child.ts', import.meta.url));
+
+/** Starts local/services-child.ts in its own process and waits for its endpoints. */
+export function startLocalServices(dataDir: string, timeoutMs = 30_000): Promise<LocalServices> {
+  const child = spawn(process.execPath, ['--import', 'tsx', CHILD, JSON.stringify({ dataDir })], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    env: process.env,
+  });
+  const stop = () =>
+    new Promise<void>((done) => {
+      if (child.exitCode !== null || child.signalCode !== null) return done();
+      child.once('exit', () => done());
+      child.kill('SIGTERM');
+    });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      void stop();
+      reject(new Error('local services did not start in time'));
+    }, timeoutMs);
+    child.once('message', (ready: LocalServicesReady) => {
+      clearTimeout(timer);
+      resolve({ ...ready, stop });
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`local services exited during start (code ${code})`));
+    });
+  });
+}
