@@ -39,6 +39,7 @@ export function isStreamingHandler(handler: unknown): handler is StreamingHandle
  */
 export class ResponseStream extends Writable {
   private prelude: Prelude = {};
+  private bodyStarted = false;
 
   constructor(private readonly res: ServerResponse) {
     super();
@@ -54,11 +55,18 @@ export class ResponseStream extends Writable {
   override _write(chunk: Buffer, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
     this.sendHeadOnce();
     if (chunk.length === 0) {
-      // The empty write that flushes the prelude: send headers now, not with the first byte.
-      this.res.flushHeaders();
+      // The empty write that flushes the prelude. Hold it for this tick only: a body written
+      // right away (a JSON answer, the first SSE frame) leaves in the same packet, and a body
+      // that takes longer still finds the headers already sent.
+      this.res.cork();
+      process.nextTick(() => {
+        this.res.uncork();
+        if (!this.bodyStarted) this.res.flushHeaders();
+      });
       callback();
       return;
     }
+    this.bodyStarted = true;
     if (this.res.write(chunk)) callback();
     else this.res.once('drain', () => callback());
   }
