@@ -143,6 +143,23 @@ describe('cache', () => {
     expect((await call(gateway.url('/api/v1/chat/completions'), { headers: bearer(key), body })).headers.get('x-cache')).toBe('BYPASS');
   });
 
+  test('X-Cache-TTL sets the lifetime, and expiry is checked on read', async () => {
+    await ask('short lived', { 'X-Cache-TTL': '1' });
+    await new Promise((done) => setTimeout(done, 200));
+    expect((await ask('short lived')).headers.get('x-cache')).toBe('HIT');
+    await new Promise((done) => setTimeout(done, 2_000));
+    expect((await ask('short lived')).headers.get('x-cache')).toBe('MISS');
+  });
+
+  test('an answer too large for an item is served but not stored', async () => {
+    const big = await ask('[sim:words=60000]');
+    expect(big.status).toBe(200);
+    expect(big.text.length).toBeGreaterThan(400_000);
+    await new Promise((done) => setTimeout(done, 300));
+    const again = await ask('[sim:words=60000]');
+    expect(again.headers.get('x-cache')).toBe('MISS');
+  });
+
   test('entries are scoped to the account', async () => {
     await ask('shared question');
     await new Promise((done) => setTimeout(done, 200));
