@@ -20,11 +20,11 @@ import { fmtBytes, fmtMs, percentile, table } from './stats.js';
  * (`stream`, `stream_options.include_usage` for streams), so the upstream does the same work
  * on every path and the differences are the hops'.
  *
- * The simulators run inside the runtime process (local/runtime.ts), so that process's CPU
- * during a gateway run is gateway + simulator. The simulator's own share is measured in the
- * direct run (the runtime process then serves only the simulator) and subtracted. The
- * embedded DynamoDB (dynalite) is a child process of the runtime and is never counted in it:
- * /proc/<pid>/stat utime+stime cover the process's own threads only.
+ * The simulators and AWS stand-ins run in their own process (local/services-child.ts) and
+ * the embedded DynamoDB (dynalite) in another, so the runtime process is the gateway alone.
+ * Whatever the runtime process spends during the direct run (where it serves nothing) is
+ * still measured and subtracted, so a background cost would not be charged to the gateway.
+ * /proc/<pid>/stat utime+stime cover the process's own threads only, never its children.
  *
  * One secret key admits at most 10000 requests a minute (its highest rate limit), so gateway
  * requests go round-robin over enough keys of one account that none takes more than
@@ -310,7 +310,7 @@ function report(r: Results): void {
     ]),
   );
   console.log(
-    `\ngateway CPU/request = runtime process during the gateway run (${us(gatewayRawCpu)}) - the simulator's own share, measured in the direct run (${us(simCpu)}) = ${us(gatewayCpu)}` +
+    `\ngateway CPU/request = runtime process during the gateway run (${us(gatewayRawCpu)}) - its background share, measured in the direct run (${us(simCpu)}) = ${us(gatewayCpu)}` +
       `\n(floor proxy for comparison: ${us(floorCpu)}/request; runtime process idle: ${r.idleCpuMsPerS.toFixed(1)} ms CPU/s; dynalite pid ${r.dbPids.join(', ') || 'not found'})`,
   );
 
@@ -337,7 +337,7 @@ function report(r: Results): void {
   console.log(
     `\nPeak RSS of the runtime process (VmHWM, pid ${r.runtimePid}): ${fmtBytes(r.peakRss)}; ` +
       `VmRSS ${r.rss.map(([when, bytes]) => `${when} ${fmtBytes(bytes)}`).join(', ')}.` +
-      `\nThe process also hosts the tsx loader, the 5 simulators and the Secrets Manager and Cognito stand-ins; dynalite is a separate process.`,
+      `\nThe process is the gateway alone (with the tsx loader); simulators, stand-ins and dynalite are separate processes.`,
   );
 
   const rows: Verdict[] = [
@@ -362,7 +362,7 @@ function report(r: Results): void {
       r.peakRss,
       TARGETS.peakRssBytes,
       fmtBytes,
-      `VmHWM includes tsx, the in-process simulators and AWS stand-ins; ${fmtBytes(r.rss[0]![1])} right after start, ${fmtBytes(r.rss[2]![1])} after the c=${CONCURRENCY} runs`,
+      `VmHWM includes the tsx loader (about 30 MiB); ${fmtBytes(r.rss[0]![1])} right after start, ${fmtBytes(r.rss[2]![1])} after the c=${CONCURRENCY} runs`,
     ),
   ];
   console.log('\nTargets (issue: 2-core machine)\n');
