@@ -6,7 +6,7 @@
  */
 export class Coalescer<T> {
   private pending: { item: T; done: () => void; fail: (error: unknown) => void }[] = [];
-  private timer: NodeJS.Timeout | undefined;
+  private timer: { cancel(): void } | undefined;
 
   constructor(
     private readonly write: (items: T[]) => Promise<void>,
@@ -18,15 +18,25 @@ export class Coalescer<T> {
     return new Promise((done, fail) => {
       this.pending.push({ item, done, fail });
       if (this.pending.length >= this.maxItems) this.flush();
-      else this.timer ??= setTimeout(() => this.flush(), this.delayMs);
+      else this.timer ??= this.schedule();
     });
   }
 
+  /** A zero delay means "the rest of this turn of the event loop": what arrived together. */
+  private schedule(): { cancel(): void } {
+    if (this.delayMs === 0) {
+      const immediate = setImmediate(() => this.flush());
+      return { cancel: () => clearImmediate(immediate) };
+    }
+    const timeout = setTimeout(() => this.flush(), this.delayMs);
+    return { cancel: () => clearTimeout(timeout) };
+  }
+
   private flush(): void {
-    clearTimeout(this.timer);
+    this.timer?.cancel();
     this.timer = undefined;
     const batch = this.pending.splice(0, this.maxItems);
-    if (this.pending.length > 0) this.timer = setTimeout(() => this.flush(), this.delayMs);
+    if (this.pending.length > 0) this.timer = this.schedule();
     this.write(batch.map((entry) => entry.item)).then(
       () => batch.forEach((entry) => entry.done()),
       (error: unknown) => batch.forEach((entry) => entry.fail(error)),

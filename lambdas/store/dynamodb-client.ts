@@ -2,6 +2,8 @@ import { createHash, createHmac, createSecretKey, type KeyObject } from 'node:cr
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type {
+  BatchGetItemCommandInput,
+  BatchGetItemCommandOutput,
   BatchWriteItemCommandInput,
   BatchWriteItemCommandOutput,
   DeleteItemCommandInput,
@@ -30,6 +32,7 @@ export interface DynamoDb {
   deleteItem(input: DeleteItemCommandInput): Promise<DeleteItemCommandOutput>;
   query(input: QueryCommandInput): Promise<QueryCommandOutput>;
   batchWriteItem(input: BatchWriteItemCommandInput): Promise<BatchWriteItemCommandOutput>;
+  batchGetItem(input: BatchGetItemCommandInput): Promise<BatchGetItemCommandOutput>;
 }
 
 export interface Credentials {
@@ -93,6 +96,7 @@ export function createDynamoDb(options: DynamoDbOptions): DynamoDb {
     deleteItem: (input) => call('DeleteItem', input),
     query: (input) => call('Query', input),
     batchWriteItem: (input) => call('BatchWriteItem', input),
+    batchGetItem: (input) => call('BatchGetItem', input),
   };
 }
 

@@ -1,5 +1,6 @@
+import { batchedGet } from './batch-reads.js';
 import { batchedPut } from './batch-writes.js';
-import { dynamo, fromItem, nowSeconds, tableName, toItem } from './dynamo.js';
+import { fromItem, nowSeconds, tableName, toItem } from './dynamo.js';
 
 /** A cached answer: the completion as served, and who served it. */
 export interface CachedAnswer {
@@ -23,7 +24,8 @@ export async function getCachedAnswer(
   hash: string,
   now = Date.now(),
 ): Promise<CachedAnswer | undefined> {
-  const { Item } = await dynamo().getItem({ TableName: tableName('cache'), Key: cacheKey(accountId, hash) });
+  // Shares a BatchGetItem with the reads of concurrent requests.
+  const Item = await batchedGet(tableName('cache'), cacheKey(accountId, hash));
   if (!Item) return undefined;
   const answer = fromItem<CachedAnswer>(Item);
   return answer.expiresAt > nowSeconds(now)

@@ -27,3 +27,11 @@ test('a failed write rejects every add it carried, and only those', async () => 
   fail = false;
   await expect(coalescer.add(3)).resolves.toBeUndefined();
 });
+
+test('a zero delay batches what arrives in the same turn of the event loop', async () => {
+  const writes: number[][] = [];
+  const coalescer = new Coalescer<number>(async (items) => void writes.push(items), 100, 0);
+  await Promise.all([coalescer.add(1), coalescer.add(2)]);
+  await coalescer.add(3);
+  expect(writes).toEqual([[1, 2], [3]]);
+});
