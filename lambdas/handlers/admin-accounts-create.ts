@@ -4,6 +4,7 @@ import { envelope } from '../http/reply.js';
 import { compile } from '../http/validation.js';
 import { createDashboardUser } from '../identity/user-directory.js';
 import { createAccount, deleteAccount, EmailTakenError } from '../store/accounts.js';
+import { EMAIL } from '../identity/account-schemas.js';
 
 interface CreateAccountBody {
   email: string;
@@ -13,7 +14,7 @@ interface CreateAccountBody {
 const body = compile<CreateAccountBody>({
   type: 'object',
   properties: {
-    email: { type: 'string', minLength: 3, maxLength: 254, pattern: '^[^@\\s]+@[^@\\s]+\\.[^@\\s]+$' },
+    email: EMAIL,
     name: { type: 'string', minLength: 1, maxLength: 100 },
   },
   required: ['email', 'name'],

@@ -8,6 +8,7 @@ import { checkPassword } from '../identity/user-directory.js';
 import { getAccountIdByEmail } from '../store/accounts.js';
 import { nowSeconds } from '../store/dynamo.js';
 import { putSession } from '../store/sessions.js';
+import { EMAIL } from '../identity/account-schemas.js';
 
 interface LoginBody {
   email: string;
@@ -17,7 +18,7 @@ interface LoginBody {
 const body = compile<LoginBody>({
   type: 'object',
   properties: {
-    email: { type: 'string', minLength: 3, maxLength: 254, pattern: '^[^@\\s]+@[^@\\s]+$' },
+    email: EMAIL,
     password: { type: 'string', minLength: 1, maxLength: 256 },
   },
   required: ['email', 'password'],

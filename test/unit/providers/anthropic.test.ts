@@ -3,10 +3,11 @@ import { anthropicAdapter } from '../../../lambdas/providers/chat/anthropic.js';
 import type { ChatCompletionChunk, ChatRequest, ToolDefinition } from '../../../lambdas/providers/chat/types.js';
 import { completeOnce, streamOnce } from '../../../lambdas/providers/chat/upstream-call.js';
 import { SseParser } from '../../../lambdas/providers/sse-parser.js';
-import { UpstreamError, type UpstreamFailure } from '../../../lambdas/providers/upstream-failure.js';
+import { UpstreamError } from '../../../lambdas/providers/upstream-failure.js';
 import { anthropicSimulator } from '../../../local/simulators/anthropic.js';
 import { parseFault } from '../../../local/simulators/faults.js';
 import { startSimulator, type RunningSimulator } from '../../../local/simulators/harness.js';
+import { failure, finishOf, streamFailure as streamFailureOf, textOf } from './support.js';
 
 /**
  * The Anthropic adapter end to end over loopback: canonical requests go through
@@ -54,29 +55,8 @@ async function collect(request: ChatRequest, timeoutMs = 2000) {
   return { chunks, usage: stream.usage() };
 }
 
-const textOf = (chunks: ChatCompletionChunk[]) => chunks.map((c) => c.choices[0]?.delta.content ?? '').join('');
-const finishOf = (chunks: ChatCompletionChunk[]) => chunks.map((c) => c.choices[0]?.finish_reason).filter(Boolean);
 
-async function failure(promise: Promise<unknown>): Promise<UpstreamFailure> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toBeInstanceOf(UpstreamError);
-    return (error as UpstreamError).failure;
-  }
-  throw new Error('expected an UpstreamError');
-}
-
-async function streamFailure(request: ChatRequest, timeoutMs = 2000): Promise<{ failure: UpstreamFailure; chunks: ChatCompletionChunk[] }> {
-  const chunks: ChatCompletionChunk[] = [];
-  const result = await failure(
-    (async () => {
-      const stream = await streamOnce(anthropicAdapter, request, target, { ...OPTIONS, timeoutMs });
-      for await (const chunk of stream.chunks) chunks.push(chunk);
-    })(),
-  );
-  return { failure: result, chunks };
-}
+const streamFailure = (request: ChatRequest, timeoutMs = 2000) => streamFailureOf(anthropicAdapter, request, target, timeoutMs);
 
 describe('request translation', () => {
   it('sends the headers, URL and a body the Messages API accepts', async () => {

@@ -2,10 +2,10 @@ import type { UpstreamTarget } from '../../../lambdas/providers/chat/adapter.js'
 import { geminiAdapter } from '../../../lambdas/providers/chat/gemini.js';
 import type { ChatCompletionChunk, ChatRequest, ToolDefinition } from '../../../lambdas/providers/chat/types.js';
 import { completeOnce, streamOnce } from '../../../lambdas/providers/chat/upstream-call.js';
-import { UpstreamError, type UpstreamFailure } from '../../../lambdas/providers/upstream-failure.js';
 import { parseFault } from '../../../local/simulators/faults.js';
 import { geminiSimulator } from '../../../local/simulators/gemini.js';
 import { startSimulator, type RunningSimulator } from '../../../local/simulators/harness.js';
+import { failure, finishOf, streamFailure as streamFailureOf, textOf } from './support.js';
 
 /**
  * The Gemini adapter end to end over loopback: canonical requests go through
@@ -59,30 +59,9 @@ async function collect(request: ChatRequest, timeoutMs = 2000) {
   return { chunks, usage: stream.usage() };
 }
 
-const textOf = (chunks: ChatCompletionChunk[]) => chunks.map((c) => c.choices[0]?.delta.content ?? '').join('');
-const finishOf = (chunks: ChatCompletionChunk[]) => chunks.map((c) => c.choices[0]?.finish_reason).filter(Boolean);
 const toolDeltas = (chunks: ChatCompletionChunk[]) => chunks.flatMap((c) => c.choices[0]?.delta.tool_calls ?? []);
 
-async function failure(promise: Promise<unknown>): Promise<UpstreamFailure> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toBeInstanceOf(UpstreamError);
-    return (error as UpstreamError).failure;
-  }
-  throw new Error('expected an UpstreamError');
-}
-
-async function streamFailure(request: ChatRequest, timeoutMs = 2000): Promise<{ failure: UpstreamFailure; chunks: ChatCompletionChunk[] }> {
-  const chunks: ChatCompletionChunk[] = [];
-  const result = await failure(
-    (async () => {
-      const stream = await streamOnce(geminiAdapter, request, target, { ...OPTIONS, timeoutMs });
-      for await (const chunk of stream.chunks) chunks.push(chunk);
-    })(),
-  );
-  return { failure: result, chunks };
-}
+const streamFailure = (request: ChatRequest, timeoutMs = 2000) => streamFailureOf(geminiAdapter, request, target, timeoutMs);
 
 describe('request translation', () => {
   it('calls :generateContent / :streamGenerateContent?alt=sse with x-goog-api-key', async () => {
