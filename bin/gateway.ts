@@ -20,6 +20,9 @@ new GatewayStack(app, context.stackName, {
   corsOrigins: context.corsOrigins,
   gatewayVersion: context.gatewayVersion,
   webAclArn: context.webAclArn,
+  promptServiceUrl: context.promptServiceUrl,
+  guardrail: context.guardrail,
+  imageDescriberModel: context.imageDescriberModel,
 });
 
 Validations.of(app).addPlugins(new AwsSolutionsChecks(app));

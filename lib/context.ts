@@ -1,4 +1,13 @@
 import type { Node } from 'constructs';
+import { listFamilies } from '../lambdas/catalog/index.js';
+
+/** A Bedrock guardrail the chat function applies for `content_moderation`. */
+export interface BedrockGuardrailConfig {
+  /** The guardrail id (e.g. `abc123def456`) or its full ARN. */
+  readonly id: string;
+  /** A numbered version, or `DRAFT`. @default - none: the function uses DRAFT */
+  readonly version?: string;
+}
 
 /** Deployment choices read from CDK context (cdk.json or `-c key=value`). */
 export interface GatewayContext {
@@ -9,6 +18,11 @@ export interface GatewayContext {
   readonly corsOrigins: readonly string[];
   readonly gatewayVersion: string;
   readonly webAclArn?: string;
+  /** Base URL of the prompt-template service (https). */
+  readonly promptServiceUrl?: string;
+  readonly guardrail?: BedrockGuardrailConfig;
+  /** Main alias of the vision family that writes image descriptions. */
+  readonly imageDescriberModel?: string;
 }
 
 export interface ContextDefaults {
@@ -42,7 +56,67 @@ export function readGatewayContext(node: Node, defaults: ContextDefaults): Gatew
     corsOrigins: parseOrigins(node.tryGetContext('corsOrigins')),
     gatewayVersion: stringContext(node, 'gatewayVersion') ?? defaults.gatewayVersion,
     webAclArn,
+    promptServiceUrl: parsePromptServiceUrl(stringContext(node, 'promptServiceUrl')),
+    guardrail: parseGuardrail(stringContext(node, 'guardrailId'), stringContext(node, 'guardrailVersion')),
+    imageDescriberModel: parseImageDescriberModel(stringContext(node, 'imageDescriberModel')),
   };
+}
+
+/**
+ * https only, and nothing the client cannot append `/v1/prompts/<id>?...` to: no query, no
+ * fragment, and no credentials (the key lives in its secret, never in the template).
+ */
+export function parsePromptServiceUrl(raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined;
+  const value = raw.trim();
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new Error(`context promptServiceUrl "${raw}" is not a URL like https://prompts.example.com`);
+  }
+  if (url.protocol !== 'https:') throw new Error(`context promptServiceUrl "${raw}" must use https`);
+  if (url.username !== '' || url.password !== '') {
+    throw new Error('context promptServiceUrl must not carry credentials: the key belongs in the prompt service key secret');
+  }
+  if (url.search !== '' || url.hash !== '' || value.includes('?') || value.includes('#')) {
+    throw new Error(`context promptServiceUrl "${raw}" must be a base URL without query or fragment`);
+  }
+  return value;
+}
+
+/** Bedrock's own ApplyGuardrail formats: `guardrailIdentifier` (id or ARN) and `guardrailVersion`. */
+const GUARDRAIL_ID = /^[a-z0-9]+$/;
+const GUARDRAIL_ARN = /^arn:aws[a-z-]*:bedrock:[a-z0-9-]{1,20}:\d{12}:guardrail\/[a-z0-9]+$/;
+const GUARDRAIL_VERSION = /^([1-9][0-9]{0,7}|DRAFT)$/;
+
+export function parseGuardrail(id: string | undefined, version: string | undefined): BedrockGuardrailConfig | undefined {
+  if (id === undefined) {
+    if (version !== undefined) throw new Error('context guardrailVersion needs guardrailId');
+    return undefined;
+  }
+  if (!GUARDRAIL_ID.test(id) && !GUARDRAIL_ARN.test(id)) {
+    throw new Error(`context guardrailId "${id}" is neither a Bedrock guardrail id (lowercase letters and digits) `
+      + 'nor a guardrail ARN (arn:aws:bedrock:<region>:<account>:guardrail/<id>)');
+  }
+  if (version !== undefined && !GUARDRAIL_VERSION.test(version)) {
+    throw new Error(`context guardrailVersion "${version}" must be a version number (1, 2, ...) or DRAFT`);
+  }
+  return version === undefined ? { id } : { id, version };
+}
+
+/**
+ * The describer must be able to see images, so only the main alias of a vision family in the
+ * catalog the functions are built with; a typo would otherwise surface only on image requests.
+ */
+export function parseImageDescriberModel(raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined;
+  const alias = raw.trim();
+  const vision = listFamilies().filter((family) => family.vision).map((family) => family.alias);
+  if (alias === '' || alias !== alias.toLowerCase() || !vision.includes(alias)) {
+    throw new Error(`context imageDescriberModel "${raw}" must be the lowercase alias of a vision family: ${vision.join(', ')}`);
+  }
+  return alias;
 }
 
 export function parseOrigins(raw: unknown): string[] {

@@ -4,8 +4,9 @@ import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { ENV } from '../lambdas/config/environment.js';
+import type { BedrockGuardrailConfig } from './context.js';
 import { EncryptionKey } from './constructs/encryption-key.js';
-import { endpointAccess } from './constructs/endpoint-access.js';
+import { endpointAccess, RUNTIME_ENV } from './constructs/endpoint-access.js';
 import { EndpointFunction } from './constructs/endpoint-function.js';
 import { PublicApi } from './constructs/public-api.js';
 import { GatewaySecrets } from './constructs/secrets.js';
@@ -28,7 +29,25 @@ export interface GatewayStackProps extends StackProps {
   readonly logRetention?: RetentionDays;
   /** @default StandardThreatProtectionMode.AUDIT_ONLY */
   readonly threatProtection?: StandardThreatProtectionMode;
+  /**
+   * Base URL of the prompt-template service, for routes with `promptService:read`.
+   * @default - none: requests naming a prompt template fail as a configuration error
+   */
+  readonly promptServiceUrl?: string;
+  /**
+   * The Bedrock guardrail routes with `guardrails:apply` use for content moderation.
+   * @default - none: those routes moderate with the functions' local rules
+   */
+  readonly guardrail?: BedrockGuardrailConfig;
+  /**
+   * Main alias of the vision family that describes images for models without vision.
+   * @default - none: the function uses the catalog's first vision family
+   */
+  readonly imageDescriberModel?: string;
 }
+
+/** The route whose function describes images (lambdas/gateway/image-descriptions.ts). */
+export const IMAGE_DESCRIBER_ROUTE = 'chat-completions';
 
 /** The whole gateway: one function per manifest route behind one REST API. */
 export class GatewayStack extends Stack {
@@ -50,6 +69,9 @@ export class GatewayStack extends Stack {
     const routes = props.routes ?? manifestRoutes;
     const corsOrigins = props.corsOrigins ?? [];
     assertUniqueRoutes(routes);
+    if (props.imageDescriberModel !== undefined && !routes.some((route) => route.id === IMAGE_DESCRIBER_ROUTE)) {
+      throw new Error(`imageDescriberModel is set but there is no ${IMAGE_DESCRIBER_ROUTE} route to give it to`);
+    }
 
     const encryptionKey = this.encryptionKey = new EncryptionKey(this, 'EncryptionKey').key;
     const tables = this.tables = new Tables(this, 'Tables', { encryptionKey });
@@ -73,11 +95,16 @@ export class GatewayStack extends Stack {
     for (const route of routes) {
       const access = endpointAccess(route.grants, {
         encryptionKey, tables, secrets, dashboard, providerKeySecretPrefix,
+        promptServiceUrl: props.promptServiceUrl,
+        guardrail: props.guardrail,
       });
+      const describer: Record<string, string> = route.id === IMAGE_DESCRIBER_ROUTE && props.imageDescriberModel !== undefined
+        ? { [RUNTIME_ENV.imageDescriberModel]: props.imageDescriberModel }
+        : {};
       const endpoint = new EndpointFunction(endpointScope, pascal(route.id), {
         route,
         statements: access.statements,
-        environment: { ...shared, ...access.environment },
+        environment: { ...shared, ...describer, ...access.environment },
         acknowledgements: access.acknowledgements,
         logRetention: props.logRetention,
       });
@@ -97,6 +124,10 @@ export class GatewayStack extends Stack {
     new CfnOutput(this, 'PlatformKeysSecretArn', {
       value: secrets.platformKeys.secretArn,
       description: 'Set after deploy: JSON {"<provider>":"<key>"}',
+    });
+    new CfnOutput(this, 'PromptServiceKeySecretArn', {
+      value: secrets.promptServiceKey.secretArn,
+      description: 'Set after deploy: the prompt-template service API key (plain string)',
     });
     new CfnOutput(this, 'ProviderKeySecretPrefix', {
       value: providerKeySecretPrefix,

@@ -26,6 +26,8 @@ export type Grant =
   | 'cache:write'
   | 'adminToken:read'
   | 'platformKeys:read'
+  | 'promptService:read'
+  | 'guardrails:apply'
   | 'userPool:login'
   | 'userPool:admin';
 
@@ -72,7 +74,7 @@ export const routes: readonly RouteSpec[] = [
     id: 'chat-completions', method: 'POST', path: '/api/v1/chat/completions',
     entry: 'lambdas/handlers/chat-completions.ts',
     auth: API_KEY_AUTH, rateLimited: true, streaming: true, timeoutSeconds: 900, memoryMb: 1024,
-    errorStyle: 'openai', grants: [...KEY_READS, 'usage:write', 'platformKeys:read', 'providerKeys:read'],
+    errorStyle: 'openai', grants: [...KEY_READS, 'usage:write', 'platformKeys:read', 'providerKeys:read', 'promptService:read', 'guardrails:apply'],
   },
   {
     id: 'auth-login', method: 'POST', path: '/api/v1/auth/login', entry: 'lambdas/handlers/auth-login.ts',

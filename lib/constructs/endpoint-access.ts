@@ -3,6 +3,7 @@ import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { ENV } from '../../lambdas/config/environment.js';
 import type { TableName } from '../../lambdas/store/table-schema.js';
+import type { BedrockGuardrailConfig } from '../context.js';
 import type { Grant } from '../routes.js';
 import type { DashboardUserPool } from './user-pool.js';
 import type { GatewaySecrets } from './secrets.js';
@@ -18,7 +19,26 @@ export interface EndpointResources {
    * `AiGateway/provider-keys/`; the functions create them at runtime as `<prefix><accountId>/<id>`.
    */
   readonly providerKeySecretPrefix: string;
+  /** Base URL of the prompt-template service. @default - none: PROMPT_SERVICE_URL is not set */
+  readonly promptServiceUrl?: string;
+  /** @default - none: `guardrails:apply` grants nothing */
+  readonly guardrail?: BedrockGuardrailConfig;
 }
+
+/**
+ * Environment names the functions read that are not (yet) in lambdas/config/environment.ts;
+ * test/infra/functions.test.ts checks them against the code that reads them.
+ */
+export const RUNTIME_ENV = {
+  /** lambdas/providers/prompts/prompt-service-client.ts */
+  promptServiceUrl: 'PROMPT_SERVICE_URL',
+  promptServiceKeySecretId: 'PROMPT_SERVICE_KEY_SECRET_ID',
+  /** lambdas/gateway/guardrails/moderation.ts moderatorFromEnv */
+  guardrailId: 'GUARDRAILS_BEDROCK_ID',
+  guardrailVersion: 'GUARDRAILS_BEDROCK_VERSION',
+  /** lambdas/gateway/image-descriptions.ts */
+  imageDescriberModel: 'IMAGE_DESCRIBER_MODEL',
+} as const;
 
 /** A cdk-nag finding that the role holding these statements must acknowledge, with why. */
 export interface NagAcknowledgement {
@@ -50,11 +70,21 @@ const GRANTS: Record<Grant, (acc: Accumulator) => void> = {
   'identity:read': (acc) => acc.table('identity', TABLE_ACTIONS.read, true),
   'identity:write': (acc) => acc.table('identity', TABLE_ACTIONS.write, false),
   'usage:read': (acc) => acc.table('usage', TABLE_ACTIONS.read, true),
-  // The usage ledger is append-only (idempotent puts keyed by request id, counter updates): no deletes.
-  'usage:write': (acc) => acc.table('usage', ['dynamodb:PutItem', 'dynamodb:UpdateItem'], false),
-  'cache:write': (acc) => acc.table('cache', TABLE_ACTIONS.readWrite, false),
+  // The usage ledger is written, never cleaned up: idempotent puts keyed by request id (single or
+  // shared with concurrent requests in a BatchWriteItem, lambdas/store/batch-writes.ts) and counter
+  // updates; no DeleteItem. BatchWriteItem cannot be limited to its put requests in IAM, so the
+  // missing DeleteItem no longer rules deletes out; docs/deployment.md says so.
+  'usage:write': (acc) => acc.table('usage', ['dynamodb:BatchWriteItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], false),
+  // Cached answers are read and written in calls shared with concurrent requests
+  // (BatchGetItem / BatchWriteItem: lambdas/store/batch-reads.ts, batch-writes.ts).
+  'cache:write': (acc) =>
+    acc.table('cache', [...TABLE_ACTIONS.readWrite, 'dynamodb:BatchGetItem', 'dynamodb:BatchWriteItem'], false),
   'adminToken:read': (acc) => acc.secret(ENV.adminTokenSecretId, 'adminToken'),
   'platformKeys:read': (acc) => acc.secret(ENV.platformKeysSecretId, 'platformKeys'),
+  // The key secret always (it exists whether or not a service is configured); the URL when configured.
+  'promptService:read': (acc) => acc.promptService(),
+  // Nothing at all without a configured guardrail: the function then moderates with its local rules.
+  'guardrails:apply': (acc) => acc.guardrail(),
   // Callers' own keys, one secret per key created at runtime: Secrets Manager encrypts them under
   // the stack's key (GenerateDataKey on create, Decrypt on read).
   'providerKeys:read': (acc) => acc.providerKeys(['secretsmanager:GetSecretValue'], ['kms:Decrypt']),
@@ -84,6 +114,7 @@ class Accumulator {
   private readonly providerKeyActions = new Set<string>();
   /** KMS actions Secrets Manager performs with the stack key on the function's behalf. */
   private readonly secretKeyActions = new Set<string>();
+  private readonly guardrailArns = new Set<string>();
   private tableWrites = false;
   private readonly environment: Record<string, string> = {};
 
@@ -99,11 +130,31 @@ class Accumulator {
     this.environment[schema.envVar] = table.tableName;
   }
 
-  secret(envVar: string, which: 'adminToken' | 'platformKeys'): void {
+  secret(envVar: string, which: 'adminToken' | 'platformKeys' | 'promptServiceKey'): void {
     const secret = this.resources.secrets[which];
     this.secretArns.add(secret.secretArn);
     this.secretKeyActions.add('kms:Decrypt');
     this.environment[envVar] = secret.secretArn;
+  }
+
+  promptService(): void {
+    this.secret(RUNTIME_ENV.promptServiceKeySecretId, 'promptServiceKey');
+    const url = this.resources.promptServiceUrl;
+    if (url !== undefined) this.environment[RUNTIME_ENV.promptServiceUrl] = url;
+  }
+
+  guardrail(): void {
+    const guardrail = this.resources.guardrail;
+    if (guardrail === undefined) return;
+    // An ARN is used as given (it may name another account's guardrail); an id is this account's, in this region.
+    this.guardrailArns.add(guardrail.id.startsWith('arn:') ? guardrail.id : Stack.of(this.resources.tables).formatArn({
+      service: 'bedrock',
+      resource: 'guardrail',
+      resourceName: guardrail.id,
+      arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
+    }));
+    this.environment[RUNTIME_ENV.guardrailId] = guardrail.id;
+    if (guardrail.version !== undefined) this.environment[RUNTIME_ENV.guardrailVersion] = guardrail.version;
   }
 
   providerKeys(actions: readonly string[], keyActions: readonly string[]): void {
@@ -177,6 +228,9 @@ class Accumulator {
         actions: [...this.cognitoActions].sort(),
         resources: [this.resources.dashboard.userPool.userPoolArn],
       }));
+    }
+    if (this.guardrailArns.size > 0) {
+      statements.push(new PolicyStatement({ actions: ['bedrock:ApplyGuardrail'], resources: [...this.guardrailArns] }));
     }
     return { statements, environment: { ...this.environment }, acknowledgements };
   }

@@ -9,7 +9,7 @@ describe('deployment context', () => {
   test('defaults: prod stage, no CORS origins, the package version, the CLI region', () => {
     expect(read({})).toEqual({
       stackName: 'AiGateway', region: 'eu-west-1', stage: 'prod', corsOrigins: [], gatewayVersion: '1.2.3',
-      webAclArn: undefined,
+      webAclArn: undefined, promptServiceUrl: undefined, guardrail: undefined, imageDescriberModel: undefined,
     });
   });
 
@@ -40,6 +40,46 @@ describe('deployment context', () => {
     expect(() => read({ webAclArn: 'arn:aws:wafv2:us-east-1:123456789012:global/webacl/x/1' })).toThrow(/webAclArn/);
     expect(read({ webAclArn: 'arn:aws:wafv2:eu-west-1:123456789012:regional/webacl/gw/1' }).webAclArn)
       .toBe('arn:aws:wafv2:eu-west-1:123456789012:regional/webacl/gw/1');
+  });
+
+  test('promptServiceUrl: an https base URL, as given', () => {
+    expect(read({ promptServiceUrl: 'https://prompts.example.com' }).promptServiceUrl).toBe('https://prompts.example.com');
+    expect(read({ promptServiceUrl: 'https://prompts.example.com:8443/api/' }).promptServiceUrl)
+      .toBe('https://prompts.example.com:8443/api/');
+  });
+
+  test.each([
+    'http://prompts.example.com', 'http://localhost:4010', 'prompts.example.com', 'ftp://prompts.example.com',
+    'https://user:pw@prompts.example.com', 'https://prompts.example.com/?tenant=a', 'https://prompts.example.com/#x',
+  ])('rejects %s as the prompt service URL', (url) => {
+    expect(() => read({ promptServiceUrl: url })).toThrow(/promptServiceUrl/);
+  });
+
+  test('guardrailId and guardrailVersion: an id or an ARN, a number or DRAFT', () => {
+    expect(read({ guardrailId: 'abc123def456' }).guardrail).toEqual({ id: 'abc123def456' });
+    expect(read({ guardrailId: 'abc123def456', guardrailVersion: '12' }).guardrail).toEqual({ id: 'abc123def456', version: '12' });
+    expect(read({ guardrailId: 'abc123def456', guardrailVersion: 'DRAFT' }).guardrail?.version).toBe('DRAFT');
+    const arn = 'arn:aws:bedrock:eu-west-1:123456789012:guardrail/abc123def456';
+    expect(read({ guardrailId: arn }).guardrail).toEqual({ id: arn });
+  });
+
+  test.each([
+    [{ guardrailId: 'ABC 123' }, /guardrailId/],
+    [{ guardrailId: 'arn:aws:bedrock:eu-west-1:123456789012:guardrail/*' }, /guardrailId/],
+    [{ guardrailId: 'arn:aws:bedrock:eu-west-1:123456789012:agent/abc' }, /guardrailId/],
+    [{ guardrailId: 'abc123', guardrailVersion: '0' }, /guardrailVersion/],
+    [{ guardrailId: 'abc123', guardrailVersion: 'latest' }, /guardrailVersion/],
+    [{ guardrailVersion: '1' }, /guardrailVersion needs guardrailId/],
+  ])('rejects guardrail context %j', (context, message) => {
+    expect(() => read(context)).toThrow(message);
+  });
+
+  test('imageDescriberModel: the lowercase alias of a vision family', () => {
+    expect(read({ imageDescriberModel: 'claude' }).imageDescriberModel).toBe('claude');
+  });
+
+  test.each(['  ', 'Claude', 'claude-3-opus', 'deepseek'])('rejects %j as the image describer', (model) => {
+    expect(() => read({ imageDescriberModel: model })).toThrow(/imageDescriberModel/);
   });
 
   test('fails clearly without a region (the tables need one)', () => {

@@ -64,7 +64,19 @@ describe('data stores', () => {
       SecretString: '{}',
       KmsKeyId: { 'Fn::GetAtt': [keyId, 'Arn'] },
     });
-    built.template.resourceCountIs('AWS::SecretsManager::Secret', 2);
+    built.template.resourceCountIs('AWS::SecretsManager::Secret', 3);
+  });
+
+  test('the prompt service key starts without any value under the customer key, and is an output', () => {
+    // Neither an empty SecretString (CloudFormation requires at least one character) nor a generated
+    // one (it would be sent as the bearer key): no version exists until the operator sets the key.
+    const id = logicalIdOf(built.stack.secrets.promptServiceKey);
+    const resource = built.template.toJSON().Resources[id];
+    expect(resource.Type).toBe('AWS::SecretsManager::Secret');
+    expect(resource.Properties.KmsKeyId).toEqual({ 'Fn::GetAtt': [keyId, 'Arn'] });
+    expect(resource.Properties.SecretString).toBeUndefined();
+    expect(resource.Properties.GenerateSecretString).toBeUndefined();
+    built.template.hasOutput('PromptServiceKeySecretArn', { Value: { Ref: id } });
   });
 
   test('dashboard accounts: email usernames, strong passwords, admin-created only', () => {

@@ -1,7 +1,13 @@
 import { ENV } from '../../lambdas/config/environment.js';
+import { DESCRIBER_ENV } from '../../lambdas/gateway/image-descriptions.js';
+import { moderatorFromEnv, type ApplyGuardrailSend } from '../../lambdas/gateway/guardrails/index.js';
+import { PROMPT_SERVICE_KEY_SECRET_ID, PROMPT_SERVICE_URL } from '../../lambdas/providers/prompts/prompt-service-client.js';
 import { tableSchemas, type TableName } from '../../lambdas/store/table-schema.js';
+import { RUNTIME_ENV } from '../../lib/constructs/endpoint-access.js';
 import { routes, type Grant } from '../../lib/routes.js';
-import { build, functionLogicalId, logicalIdOf, PROVIDER_KEY_PREFIX, roleLogicalId, type Built } from './support.js';
+import {
+  build, functionLogicalId, logicalIdOf, PROVIDER_KEY_PREFIX, roleLogicalId, syntheticRoute, type Built,
+} from './support.js';
 
 const TABLE_OF_GRANT: Partial<Record<Grant, TableName>> = {
   'identity:read': 'identity', 'identity:write': 'identity',
@@ -57,6 +63,15 @@ describe('endpoint functions', () => {
     const usesPool = has('userPool:login') || has('userPool:admin');
     expect(env[ENV.userPoolId] !== undefined).toBe(usesPool);
     expect(env[ENV.userPoolClientId] !== undefined).toBe(usesPool);
+    // The prompt service key secret is named whenever the grant is held; the rest needs context.
+    expect(env[RUNTIME_ENV.promptServiceKeySecretId]).toEqual(has('promptService:read')
+      ? { Ref: logicalIdOf(built.stack.secrets.promptServiceKey) }
+      : undefined);
+    for (const name of [
+      RUNTIME_ENV.promptServiceUrl, RUNTIME_ENV.guardrailId, RUNTIME_ENV.guardrailVersion, RUNTIME_ENV.imageDescriberModel,
+    ]) {
+      expect([name, env[name]]).toEqual([name, undefined]);
+    }
   });
 
   test('the provider-key secret prefix is the stack name\'s, and an output', () => {
@@ -70,5 +85,74 @@ describe('endpoint functions', () => {
     for (const route of routes) {
       expect(resources[functionLogicalId(built.stack, route.id)].Properties.Environment.Variables[ENV.allowedOrigins]).toBe('');
     }
+  });
+});
+
+describe('optional context: prompt service, Bedrock guardrail, image describer', () => {
+  const PROMPTS = 'https://prompts.example.com/base';
+  let built: Built;
+  let resources: Record<string, any>;
+  const envOf = (b: Built, routeId: string) =>
+    b.template.toJSON().Resources[functionLogicalId(b.stack, routeId)].Properties.Environment.Variables;
+  beforeAll(() => {
+    built = build({
+      promptServiceUrl: PROMPTS,
+      guardrail: { id: 'abc123def456', version: '4' },
+      imageDescriberModel: 'claude',
+    });
+    resources = built.template.toJSON().Resources;
+  });
+
+  test.each(routes.map((route) => [route.id, route]))('%s: each value reaches exactly the functions that use it', (_id, route) => {
+    const env = resources[functionLogicalId(built.stack, route.id)].Properties.Environment.Variables;
+    const has = (grant: Grant) => route.grants.includes(grant);
+    expect(env[RUNTIME_ENV.promptServiceUrl]).toBe(has('promptService:read') ? PROMPTS : undefined);
+    expect(env[RUNTIME_ENV.guardrailId]).toBe(has('guardrails:apply') ? 'abc123def456' : undefined);
+    expect(env[RUNTIME_ENV.guardrailVersion]).toBe(has('guardrails:apply') ? '4' : undefined);
+    expect(env[RUNTIME_ENV.imageDescriberModel]).toBe(route.id === 'chat-completions' ? 'claude' : undefined);
+  });
+
+  test('chat completions holds both new grants', () => {
+    const chat = routes.find((route) => route.id === 'chat-completions')!;
+    expect(chat.grants).toEqual(expect.arrayContaining(['promptService:read', 'guardrails:apply']));
+  });
+
+  test('without a guardrail version the function is left to its default (DRAFT)', () => {
+    const env = envOf(build({ guardrail: { id: 'abc123def456' } }), 'chat-completions');
+    expect(env[RUNTIME_ENV.guardrailId]).toBe('abc123def456');
+    expect(env[RUNTIME_ENV.guardrailVersion]).toBeUndefined();
+  });
+
+  test('a guardrail ARN is passed through as the identifier', () => {
+    const arn = 'arn:aws:bedrock:eu-west-1:111122223333:guardrail/abc123def456';
+    expect(envOf(build({ guardrail: { id: arn, version: '1' } }), 'chat-completions')[RUNTIME_ENV.guardrailId]).toBe(arn);
+  });
+
+  test('an image describer without the chat completions route is refused, not silently dropped', () => {
+    const routesWithoutChat = [syntheticRoute({ id: 'other', path: '/other' })];
+    expect(() => build({ routes: routesWithoutChat, imageDescriberModel: 'claude' })).toThrow(/chat-completions/);
+  });
+});
+
+describe('the environment names are the ones the functions read', () => {
+  test('prompt service URL and key secret', () => {
+    expect(RUNTIME_ENV.promptServiceUrl).toBe(PROMPT_SERVICE_URL);
+    expect(RUNTIME_ENV.promptServiceKeySecretId).toBe(PROMPT_SERVICE_KEY_SECRET_ID);
+  });
+
+  test('image describer', () => {
+    expect(RUNTIME_ENV.imageDescriberModel).toBe(DESCRIBER_ENV);
+  });
+
+  test('Bedrock guardrail id and version reach ApplyGuardrail', async () => {
+    const inputs: Parameters<ApplyGuardrailSend>[0][] = [];
+    const bedrockSend: ApplyGuardrailSend = async (input) => {
+      inputs.push(input);
+      return { action: 'NONE' };
+    };
+    const moderator = moderatorFromEnv(
+      { [RUNTIME_ENV.guardrailId]: 'abc123def456', [RUNTIME_ENV.guardrailVersion]: '4' }, { bedrockSend });
+    await moderator.moderate(['hello'], new AbortController().signal);
+    expect(inputs).toEqual([expect.objectContaining({ guardrailIdentifier: 'abc123def456', guardrailVersion: '4' })]);
   });
 });

@@ -1,4 +1,5 @@
 import { tableSchemas, type TableName } from '../../lambdas/store/table-schema.js';
+import type { GatewayStackProps } from '../../lib/gateway-stack.js';
 import type { Grant, RouteSpec } from '../../lib/routes.js';
 import {
   actionsOf, build, flatten, manifestRoutes, syntheticRoute, logicalIdOf, refersTo, resourcesOf, roleLogicalId,
@@ -12,8 +13,11 @@ const TABLE_ACTIONS: Partial<Record<Grant, [TableName, string[]]>> = {
   'identity:read': ['identity', READ],
   'identity:write': ['identity', ['dynamodb:DeleteItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']],
   'usage:read': ['usage', READ],
-  'usage:write': ['usage', ['dynamodb:PutItem', 'dynamodb:UpdateItem']],
-  'cache:write': ['cache', ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']],
+  // BatchWriteItem: ledger items and cached answers share batches with concurrent requests' writes.
+  'usage:write': ['usage', ['dynamodb:BatchWriteItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']],
+  'cache:write': ['cache', [
+    'dynamodb:BatchGetItem', 'dynamodb:BatchWriteItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem',
+  ]],
 };
 const XRAY = ['xray:PutTelemetryRecords', 'xray:PutTraceSegments'];
 const TABLE_WRITES: readonly Grant[] = ['identity:write', 'usage:write', 'cache:write'];
@@ -22,13 +26,40 @@ const PROVIDER_KEY_ACTIONS: Partial<Record<Grant, string[]>> = {
   'providerKeys:read': ['secretsmanager:GetSecretValue'],
   'providerKeys:write': ['secretsmanager:CreateSecret', 'secretsmanager:DeleteSecret', 'secretsmanager:TagResource'],
 };
-const SECRET_READS: readonly Grant[] = ['adminToken:read', 'platformKeys:read', 'providerKeys:read', 'providerKeys:write'];
+const SECRET_READS: readonly Grant[] = [
+  'adminToken:read', 'platformKeys:read', 'promptService:read', 'providerKeys:read', 'providerKeys:write',
+];
+// A Bedrock guardrail, as an id (this account and region) or as a full ARN used as given.
+const GUARDRAIL_ID = 'abc123def456';
+const GUARDRAIL_ARN = 'arn:aws:bedrock:us-east-1:111122223333:guardrail/xyz789';
+const CONFIGURED: Partial<GatewayStackProps> = {
+  guardrail: { id: GUARDRAIL_ID, version: '2' },
+  promptServiceUrl: 'https://prompts.example.com',
+};
+
+/** The ARN ApplyGuardrail should be allowed on, flattened; none without a configured guardrail. */
+function expectedGuardrailArns(route: RouteSpec, props: Partial<GatewayStackProps>): string[] {
+  if (!route.grants.includes('guardrails:apply') || !props.guardrail) return [];
+  const { id } = props.guardrail;
+  return [id.startsWith('arn:') ? id : `arn:<AWS::Partition>:bedrock:${REGION}:<AWS::AccountId>:guardrail/${id}`];
+}
+
+/** The services whose actions a role may hold at all, from its grants (logs and X-Ray always). */
+function expectedServices(route: RouteSpec, props: Partial<GatewayStackProps>): string[] {
+  const has = (grants: readonly Grant[]) => route.grants.some((grant) => grants.includes(grant));
+  const services = ['logs', 'xray'];
+  if (route.grants.some((grant) => TABLE_ACTIONS[grant])) services.push('dynamodb', 'kms');
+  if (has(SECRET_READS)) services.push('secretsmanager', 'kms');
+  if (has(['userPool:login', 'userPool:admin'])) services.push('cognito-idp');
+  if (expectedGuardrailArns(route, props).length > 0) services.push('bedrock');
+  return [...new Set(services)].sort();
+}
 
 // A Record so that a grant added to the manifest's type without a test here fails to compile.
 const EVERY_GRANT: Record<Grant, true> = {
   'identity:read': true, 'identity:write': true, 'usage:read': true, 'usage:write': true, 'cache:write': true,
   'adminToken:read': true, 'platformKeys:read': true, 'providerKeys:read': true, 'providerKeys:write': true,
-  'userPool:login': true, 'userPool:admin': true,
+  'promptService:read': true, 'guardrails:apply': true, 'userPool:login': true, 'userPool:admin': true,
 };
 // One synthetic route per grant, so grants the manifest does not use yet are covered too.
 const singleGrantRoutes: RouteSpec[] = (Object.keys(EVERY_GRANT) as Grant[]).map((grant) =>
@@ -99,13 +130,15 @@ function allIamStatements(built: Built): Statement[] {
   });
 }
 
-describe.each([
-  ['the manifest', manifestRoutes],
-  ['one route per grant', singleGrantRoutes],
-])('least privilege per function: %s', (_name, routes) => {
+describe.each<[string, readonly RouteSpec[], Partial<GatewayStackProps>]>([
+  ['the manifest', manifestRoutes, {}],
+  ['one route per grant', singleGrantRoutes, {}],
+  ['one route per grant, guardrail and prompt service configured', singleGrantRoutes, CONFIGURED],
+  ['the manifest, guardrail given as an ARN', manifestRoutes, { guardrail: { id: GUARDRAIL_ARN } }],
+])('least privilege per function: %s', (_name, routes, props) => {
   let built: Built;
   beforeAll(() => {
-    built = build({ routes });
+    built = build({ routes, ...props });
   });
 
   const tableId = (name: TableName) => logicalIdOf(built.stack.tables.get(name).table);
@@ -154,6 +187,16 @@ describe.each([
     }
     expect(secretIds.some((r) => refersTo(r, logicalIdOf(built.stack.secrets.adminToken)))).toBe(has('adminToken:read'));
     expect(secretIds.some((r) => refersTo(r, logicalIdOf(built.stack.secrets.platformKeys)))).toBe(has('platformKeys:read'));
+    expect(secretIds.some((r) => refersTo(r, logicalIdOf(built.stack.secrets.promptServiceKey))))
+      .toBe(has('promptService:read'));
+
+    // Bedrock: ApplyGuardrail on exactly the configured guardrail, and only with guardrails:apply.
+    const bedrock = statements.filter((s) => actionsOf(s).some((a) => a.startsWith('bedrock:')));
+    const guardrailArns = expectedGuardrailArns(route, props);
+    expect(bedrock.map((s) => ({ actions: actionsOf(s), resources: resourcesOf(s).map(flatten), condition: s.Condition })))
+      .toEqual(guardrailArns.length > 0
+        ? [{ actions: ['bedrock:ApplyGuardrail'], resources: guardrailArns, condition: undefined }]
+        : []);
 
     const cognito = [...new Set(statements.flatMap(actionsOf).filter((a) => a.startsWith('cognito-idp:')))].sort();
     expect(cognito).toEqual([
@@ -176,6 +219,12 @@ describe.each([
     expect(via('secretsmanager')).toEqual(expectedKeyActions(route, 'secretsmanager'));
     expect(keyStatements.flatMap(actionsOf).length).toBe(
       expectedKeyActions(route, 'dynamodb').length + expectedKeyActions(route, 'secretsmanager').length);
+  });
+
+  test.each(routes.map((route) => [route.id, route]))('%s: no action of a service its grants do not name', (_id, route) => {
+    const statements = roleStatements(built.template, roleLogicalId(built.stack, route.id));
+    const services = [...new Set(statements.flatMap(actionsOf).map((action) => action.split(':')[0]!))].sort();
+    expect(services).toEqual(expectedServices(route, props));
   });
 
   test('no statement anywhere allows Resource "*" except X-Ray trace writes', () => {

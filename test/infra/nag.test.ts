@@ -35,6 +35,26 @@ describe('cdk-nag AwsSolutions', () => {
     expect(new AwsSolutionsChecks().validateScope(stack).violations).toEqual([]);
   });
 
+  test('with the optional context set (guardrail, prompt service, image describer) there is still no finding', () => {
+    const { app, stack } = build({
+      ...fullProps,
+      promptServiceUrl: 'https://prompts.example.com',
+      guardrail: { id: 'abc123def456', version: '1' },
+      imageDescriberModel: 'claude',
+    });
+    expect(() => app.synth()).not.toThrow();
+    expect(new AwsSolutionsChecks().validateScope(stack).violations).toEqual([]);
+  });
+
+  test('each of the three secrets carries its own SMG4 acknowledgement', () => {
+    const { stack } = build(fullProps);
+    const acks = acknowledgements(stack);
+    const smg4 = [...acks.keys()].filter((key) => key.endsWith(' AwsSolutions-SMG4')).map((key) => key.split(' ')[0]!).sort();
+    expect(smg4).toEqual([stack.secrets.adminToken, stack.secrets.platformKeys, stack.secrets.promptServiceKey]
+      .map((secret) => secret.node.path).sort());
+    expect(acks.get(`${stack.secrets.promptServiceKey.node.path} AwsSolutions-SMG4`)).toMatch(/prompt/);
+  });
+
   test('an unacknowledged finding makes synthesis throw, so the check cannot pass silently', () => {
     expect(() => build(fullProps, {
       mutate: (stack) => {

@@ -177,6 +177,8 @@ async function serviceKey(): Promise<string | undefined> {
   try {
     return (await readSecret(secretId)) || undefined;
   } catch (error) {
+    // The stack creates the secret without a value: until the operator sets one, no key.
+    if ((error as Error).name === 'ResourceNotFoundException' || /no string value/.test((error as Error).message)) return undefined;
     throw new PromptServiceError('config', `prompt service key secret unreadable: ${(error as Error).name}`);
   }
 }
