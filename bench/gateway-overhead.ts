@@ -271,7 +271,7 @@ function report(r: Results): void {
   const floorAdded50 = p(r.c1.floor, 50) - direct50;
 
   console.log(
-    `\nGateway overhead on loopback: one OpenAI simulator upstream (in the runtime process); floor = bare node:http proxy in its own process;` +
+    `\nGateway overhead on loopback: one OpenAI simulator upstream (in the local services process); floor = bare node:http proxy in its own process;` +
       `\ngateway = POST /api/v1/chat/completions with auth + rate limit + cache (MISS) + usage metering, logs at INFO; ${r.keys} keys round-robin`,
   );
 
