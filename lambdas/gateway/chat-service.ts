@@ -60,12 +60,11 @@ async function prepare(call: GatewayCall<GatewayChatRequest>, deps: RouterDeps):
   const guardrails = parseGuardrails(call.body.guardrails, call.req.headers['x-guardrails']);
   const cache = cachePolicy(call.req.headers);
   const prompted = await applyPrompt(call.body, { fetchTemplate: defaultPromptServiceClient.fetchTemplate }, call.signal);
-  const guarded = await guardRequest(
-    upstreamRequest({ ...call.body, messages: prompted }, call.body.model),
-    guardrails,
-    deploymentModerator(),
-    call.signal,
-  );
+  const unguarded = upstreamRequest({ ...call.body, messages: prompted }, call.body.model);
+  // The moderator is only built (and its configuration checked) when a guardrail asks for it.
+  const guarded = guardrails.length
+    ? await guardRequest(unguarded, guardrails, deploymentModerator(), call.signal)
+    : { request: unguarded, statuses: [] };
   const request: GatewayChatRequest = { ...call.body, messages: guarded.request.messages };
   const principal = call.principal as AccountPrincipal;
   const meter = new Meter({
