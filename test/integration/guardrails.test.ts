@@ -70,7 +70,10 @@ describe('pii', () => {
     const phone = fc
       .tuple(fc.integer({ min: 200, max: 999 }), fc.integer({ min: 200, max: 999 }), fc.integer({ min: 1000, max: 9999 }))
       .map(([a, b, c]) => `(${a}) ${b}-${c}`);
-    const pii = fc.oneof(fc.emailAddress(), phone, luhn, fc.ipV4(), fc.ipV6());
+    // `::` alone (the unspecified address) names no one and is also Haskell and Rust syntax
+    // (`f :: Int`); the detector leaves it, so the property does not generate it.
+    const ipV6 = fc.ipV6().filter((ip) => ip !== '::');
+    const pii = fc.oneof(fc.emailAddress(), phone, luhn, fc.ipV4(), ipV6);
     const filler = fc.constantFrom('please contact', 'details:', 'my data is', 'x', '—');
     await fc.assert(
       fc.asyncProperty(fc.array(fc.tuple(filler, pii), { minLength: 1, maxLength: 3 }), async (parts) => {
