@@ -51,7 +51,11 @@ export function toProxyResult(reply: Reply, headers: Record<string, string>): Pr
 
 export function toStreamResult(reply: Reply, headers: Record<string, string>, options: WriterOptions): StreamResult {
   switch (reply.kind) {
-    case 'json':
+    case 'json': {
+      // A whole body of known length: say so, and the stream needs no chunked framing.
+      const { statusCode, headers: all, body } = toProxyResult(reply, headers);
+      return { statusCode, headers: { ...all, 'Content-Length': String(Buffer.byteLength(body)) }, body };
+    }
     case 'empty': {
       const { statusCode, headers: all, body } = toProxyResult(reply, headers);
       return { statusCode, headers: all, body };

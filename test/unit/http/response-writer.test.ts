@@ -102,7 +102,7 @@ describe('toStreamResult', () => {
     const json = toStreamResult(bare({ error: 'x' }, 404), BASE, { heartbeatMs: 1000 });
     expect(json).toEqual({
       statusCode: 404,
-      headers: { 'X-Request-ID': 'req-1', 'Content-Type': 'application/json; charset=utf-8' },
+      headers: { 'X-Request-ID': 'req-1', 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': '13' },
       body: '{"error":"x"}',
     });
     expect(toStreamResult(noContent(), {}, { heartbeatMs: 1000 })).toEqual({ statusCode: 204, headers: {}, body: '' });
