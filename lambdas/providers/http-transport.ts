@@ -1,6 +1,6 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { UpstreamError } from './upstream-failure.js';
+import { UpstreamError, type HeaderReader } from './upstream-failure.js';
 
 /**
  * Plain node:http(s) with keep-alive agents: upstream calls reuse warm connections (no TLS
@@ -20,7 +20,7 @@ export interface TransportRequest {
 
 export interface TransportResponse {
   readonly status: number;
-  readonly headers: Headers;
+  readonly headers: HeaderReader;
   /** The body as it arrives; errors with UpstreamError(`connection`) on a cut. */
   readonly body: AsyncIterable<Buffer>;
   text(): Promise<string>;
@@ -49,10 +49,7 @@ export function send(request: TransportRequest): Promise<TransportResponse> {
 }
 
 function toResponse(res: IncomingMessage, signal: AbortSignal): TransportResponse {
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(res.headers)) {
-    if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
-  }
+  const headers = nodeHeaders(res.headers);
   const body = readBody(res, signal);
   return {
     status: res.statusCode ?? 0,
@@ -79,4 +76,13 @@ async function* readBody(res: IncomingMessage, signal: AbortSignal): AsyncGenera
 function connectionError(error: unknown): UpstreamError {
   const message = error instanceof Error ? error.message : String(error);
   return new UpstreamError({ kind: 'connection', message: `upstream connection failed: ${message}` });
+}
+
+/** Node already lower-cases response header names: reading them needs no `Headers` copy. */
+function nodeHeaders(raw: IncomingMessage['headers']): HeaderReader {
+  const value = (name: string) => {
+    const found = raw[name.toLowerCase()];
+    return found === undefined ? null : Array.isArray(found) ? found.join(', ') : found;
+  };
+  return { get: value, has: (name) => value(name) !== null };
 }

@@ -40,6 +40,12 @@ export const isRetryable = (failure: UpstreamFailure): boolean => TRANSIENT.has(
 export const allowsFallback = (failure: UpstreamFailure): boolean =>
   failure.kind !== 'bad_request' && failure.kind !== 'content_filter';
 
+/** The part of `Headers` the failure classification reads (cheaper to build than `Headers`). */
+export interface HeaderReader {
+  get(name: string): string | null;
+  has(name: string): boolean;
+}
+
 export class UpstreamError extends Error {
   constructor(readonly failure: UpstreamFailure) {
     super(failure.message);
@@ -51,7 +57,7 @@ export class UpstreamError extends Error {
  * `retry-after-ms`, then `retry-after` (seconds or an HTTP date); hints beyond a minute are
  * ignored, as the OpenAI SDK does, so one upstream cannot stall a request indefinitely.
  */
-export function retryAfterFromHeaders(headers: Headers, now = Date.now()): number | undefined {
+export function retryAfterFromHeaders(headers: HeaderReader, now = Date.now()): number | undefined {
   const ms = Number(headers.get('retry-after-ms'));
   if (headers.has('retry-after-ms') && Number.isFinite(ms) && ms >= 0) return capHint(ms);
   const value = headers.get('retry-after');

@@ -1,6 +1,6 @@
 import type { ProviderId, WireFormat } from '../../catalog/index.js';
 import type { SseEvent } from '../sse-parser.js';
-import type { UpstreamFailure } from '../upstream-failure.js';
+import type { HeaderReader, UpstreamFailure } from '../upstream-failure.js';
 import type { ChatCompletion, ChatCompletionChunk, ChatRequest, Usage } from './types.js';
 
 /** Where one attempt goes: the provider's base URL and key come from configuration. */
@@ -47,5 +47,5 @@ export interface ChatAdapter {
   parseResponse(body: unknown, target: UpstreamTarget): ChatCompletion;
   createStreamTranslator(target: UpstreamTarget): StreamTranslator;
   /** A non-2xx answer → what kind of failure it is, with the provider's retry hint. */
-  classifyError(status: number, headers: Headers, body: string, provider: ProviderId): UpstreamFailure;
+  classifyError(status: number, headers: HeaderReader, body: string, provider: ProviderId): UpstreamFailure;
 }

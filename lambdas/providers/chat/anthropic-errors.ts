@@ -1,5 +1,5 @@
 import type { ProviderId } from '../../catalog/index.js';
-import { bodySnippet, retryAfterFromHeaders, UpstreamError, type FailureKind, type UpstreamFailure } from '../upstream-failure.js';
+import { bodySnippet, retryAfterFromHeaders, UpstreamError, type FailureKind, type UpstreamFailure, type HeaderReader } from '../upstream-failure.js';
 
 /**
  * Anthropic's error classification: the body's `error.type` decides when the body is
@@ -39,7 +39,7 @@ interface AnthropicErrorBody {
   details?: { error_code?: unknown } | null;
 }
 
-export function classifyAnthropicError(status: number, headers: Headers, body: string, provider: ProviderId): UpstreamFailure {
+export function classifyAnthropicError(status: number, headers: HeaderReader, body: string, provider: ProviderId): UpstreamFailure {
   const error = errorObject(body);
   const code = typeof error?.type === 'string' ? error.type : undefined;
   const text = typeof error?.message === 'string' ? error.message : bodySnippet(body);

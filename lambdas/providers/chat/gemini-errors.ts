@@ -1,5 +1,5 @@
 import type { ProviderId } from '../../catalog/index.js';
-import { bodySnippet, retryAfterFromHeaders, upstreamFailure, type FailureKind, type UpstreamFailure } from '../upstream-failure.js';
+import { bodySnippet, retryAfterFromHeaders, upstreamFailure, type FailureKind, type UpstreamFailure, type HeaderReader } from '../upstream-failure.js';
 
 /**
  * Gemini's error classification (upstreams.md §3.6, §9). The body is a google.rpc.Status
@@ -52,7 +52,7 @@ interface RpcStatus {
   details?: unknown;
 }
 
-export function classifyGeminiError(status: number, headers: Headers, body: string, provider: ProviderId): UpstreamFailure {
+export function classifyGeminiError(status: number, headers: HeaderReader, body: string, provider: ProviderId): UpstreamFailure {
   const error = rpcStatusOf(parseJson(body));
   const text = typeof error?.message === 'string' ? error.message : bodySnippet(body);
   const failure = describe(error, status, `${provider} answered ${status}${text ? `: ${text}` : ''}`);

@@ -1,5 +1,5 @@
 import type { ProviderId } from '../../catalog/index.js';
-import { retryAfterFromHeaders, upstreamFailure, type FailureKind, type UpstreamFailure } from '../upstream-failure.js';
+import { retryAfterFromHeaders, upstreamFailure, type FailureKind, type UpstreamFailure, type HeaderReader } from '../upstream-failure.js';
 import type { ErrorRule, OpenAiCompatibleQuirks } from './openai-compatible-quirks.js';
 import { isObject, text } from './openai-compatible-wire.js';
 
@@ -23,7 +23,7 @@ interface WireError {
 
 export function classifyHttpError(
   status: number,
-  headers: Headers,
+  headers: HeaderReader,
   text: string,
   provider: ProviderId,
   quirks: OpenAiCompatibleQuirks,
