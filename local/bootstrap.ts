@@ -1,4 +1,3 @@
-import { CreateSecretCommand, GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -18,20 +17,37 @@ const FIRST_EMAIL = 'developer@localhost.test';
  * The admin token and an empty platform-keys secret, created once like `cdk deploy` does.
  * Returns the admin token.
  */
-export async function ensureSecrets(client: SecretsManagerClient): Promise<string> {
+export async function ensureSecrets(secretsManagerUrl: string): Promise<string> {
   const token = randomBytes(36).toString('base64url');
-  await createIfMissing(client, ADMIN_TOKEN_SECRET, token);
-  await createIfMissing(client, PLATFORM_KEYS_SECRET, '{}');
-  const { SecretString } = await client.send(new GetSecretValueCommand({ SecretId: ADMIN_TOKEN_SECRET }));
-  return SecretString!;
+  await createIfMissing(secretsManagerUrl, ADMIN_TOKEN_SECRET, token);
+  await createIfMissing(secretsManagerUrl, PLATFORM_KEYS_SECRET, '{}');
+  const { SecretString } = (await secretsManager(secretsManagerUrl, 'GetSecretValue', { SecretId: ADMIN_TOKEN_SECRET })) as {
+    SecretString: string;
+  };
+  return SecretString;
 }
 
-async function createIfMissing(client: SecretsManagerClient, name: string, value: string): Promise<void> {
+async function createIfMissing(url: string, name: string, value: string): Promise<void> {
   try {
-    await client.send(new CreateSecretCommand({ Name: name, SecretString: value }));
+    await secretsManager(url, 'CreateSecret', { Name: name, SecretString: value });
   } catch (error) {
     if ((error as { name?: string }).name !== 'ResourceExistsException') throw error;
   }
+}
+
+/**
+ * One call to the local Secrets Manager stand-in in its JSON protocol. The stand-in checks no
+ * signature, and the gateway process need not load the AWS SDK just to bootstrap.
+ */
+async function secretsManager(url: string, operation: string, input: unknown): Promise<unknown> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/x-amz-json-1.1', 'X-Amz-Target': `secretsmanager.${operation}` },
+    body: JSON.stringify(input),
+  });
+  const body = (await response.json()) as { __type?: string; message?: string };
+  if (!response.ok) throw Object.assign(new Error(body.message ?? operation), { name: (body.__type ?? 'Error').split('#').pop() });
+  return body;
 }
 
 /**

@@ -2,15 +2,14 @@
  * The embedded DynamoDB of the local runtime: dynalite, persisted with LevelDB, running in a
  * child process (local/dynamodb-child.mjs) with the tables of lambdas/store/table-schema.ts.
  */
-import {
-  CreateTableCommand,
-  DescribeTableCommand,
-  DynamoDBClient,
-  ListTablesCommand,
-  ResourceInUseException,
-  type AttributeDefinition,
-  type TableDescription,
+import type {
+  AttributeDefinition,
+  CreateTableCommandInput,
+  DescribeTableCommandOutput,
+  ListTablesCommandOutput,
+  TableDescription,
 } from '@aws-sdk/client-dynamodb';
+import { createDynamoDb, type DynamoDb } from '../lambdas/store/dynamodb-client.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -49,19 +48,17 @@ export async function startLocalDynamoDb(options: LocalDynamoDbOptions): Promise
   try {
     const port = await childPort(child, deadline);
     const endpoint = `http://127.0.0.1:${port}`;
-    const client = new DynamoDBClient({
+    // The gateway's own small client: the runtime process never loads the AWS SDK's.
+    const client = createDynamoDb({
       endpoint,
       region: 'us-east-1',
-      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+      credentials: () => ({ accessKeyId: 'local', secretAccessKey: 'local' }),
+      maxAttempts: 1,
     });
-    try {
-      await waitUntilAnswering(client, child, deadline);
-      const tableNames = physicalTableNames(options.tablePrefix);
-      await ensureTables(client, tableNames, deadline);
-      return { endpoint, tableNames, stop };
-    } finally {
-      client.destroy();
-    }
+    await waitUntilAnswering(client, child, deadline);
+    const tableNames = physicalTableNames(options.tablePrefix);
+    await ensureTables(client, tableNames, deadline);
+    return { endpoint, tableNames, stop };
   } catch (err) {
     await stop();
     throw err;
@@ -92,10 +89,10 @@ function childPort(child: ChildProcess, deadline: number): Promise<number> {
   });
 }
 
-async function waitUntilAnswering(client: DynamoDBClient, child: ChildProcess, deadline: number): Promise<void> {
+async function waitUntilAnswering(client: DynamoDb, child: ChildProcess, deadline: number): Promise<void> {
   for (;;) {
     try {
-      await client.send(new ListTablesCommand({ Limit: 1 }));
+      await client.request('ListTables', { Limit: 1 });
       return;
     } catch (err) {
       if (child.exitCode !== null) throw new Error(`dynalite exited with code ${child.exitCode}`, { cause: err });
@@ -105,11 +102,11 @@ async function waitUntilAnswering(client: DynamoDBClient, child: ChildProcess, d
   }
 }
 
-async function ensureTables(client: DynamoDBClient, names: Record<TableName, string>, deadline: number): Promise<void> {
+async function ensureTables(client: DynamoDb, names: Record<TableName, string>, deadline: number): Promise<void> {
   const existing = new Set<string>();
   let start: string | undefined;
   do {
-    const page = await client.send(new ListTablesCommand({ ExclusiveStartTableName: start }));
+    const page = await client.request<ListTablesCommandOutput>('ListTables', { ExclusiveStartTableName: start });
     for (const name of page.TableNames ?? []) existing.add(name);
     start = page.LastEvaluatedTableName;
   } while (start);
@@ -118,16 +115,16 @@ async function ensureTables(client: DynamoDBClient, names: Record<TableName, str
     const name = names[schema.name];
     if (!existing.has(name)) {
       try {
-        await client.send(new CreateTableCommand(createTableInput(schema, name)));
+        await client.request('CreateTable', createTableInput(schema, name));
       } catch (err) {
-        if (!(err instanceof ResourceInUseException)) throw err;
+        if ((err as Error).name !== 'ResourceInUseException') throw err;
       }
     }
     checkMatchesSchema(await waitUntilActive(client, name, deadline), schema);
   }
 }
 
-function createTableInput(schema: TableSchema, name: string) {
+function createTableInput(schema: TableSchema, name: string): CreateTableCommandInput {
   const keys = [PARTITION_KEY, SORT_KEY, ...schema.indexes.flatMap((i) => [i.partitionKey, i.sortKey])];
   const attributes: AttributeDefinition[] = [...new Set(keys)].map((AttributeName) => ({ AttributeName, AttributeType: 'S' }));
   return {
@@ -152,9 +149,9 @@ function keySchema(hash: string, range: string) {
   ];
 }
 
-async function waitUntilActive(client: DynamoDBClient, name: string, deadline: number): Promise<TableDescription> {
+async function waitUntilActive(client: DynamoDb, name: string, deadline: number): Promise<TableDescription> {
   for (;;) {
-    const { Table: table } = await client.send(new DescribeTableCommand({ TableName: name }));
+    const { Table: table } = await client.request<DescribeTableCommandOutput>('DescribeTable', { TableName: name });
     const indexesActive = (table?.GlobalSecondaryIndexes ?? []).every((i) => i.IndexStatus === 'ACTIVE');
     if (table?.TableStatus === 'ACTIVE' && indexesActive) return table;
     if (Date.now() > deadline) throw new Error(`table ${name} did not become ACTIVE (status ${table?.TableStatus})`);

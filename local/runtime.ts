@@ -1,4 +1,3 @@
-import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { mkdirSync, readFileSync, writeFileSync, renameSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
@@ -71,9 +70,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       ),
       services.environment,
     );
-    const secretsClient = new SecretsManagerClient({ region: LOCAL_REGION, endpoint: services.secretsManager });
-    const adminToken = await ensureSecrets(secretsClient);
-    secretsClient.destroy();
+    const adminToken = await ensureSecrets(services.secretsManager);
     const first = await ensureFirstAccount(dataDir, baseUrl, adminToken);
     const info: RuntimeInfo = {
       baseUrl,

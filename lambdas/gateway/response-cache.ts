@@ -48,7 +48,8 @@ export async function storeAnswer(
   ttlSeconds: number,
   now = Date.now(),
 ): Promise<boolean> {
-  const entry = { ...answer, expiresAt: nowSeconds(now) + ttlSeconds };
+  // Rounded up: an entry lives at least its TTL, never a fraction of a second less.
+  const entry = { ...answer, expiresAt: Math.ceil((now + ttlSeconds * 1000) / 1000) };
   const stored = await putCachedAnswer(accountId, hash, entry);
   if (stored) local.set(`${accountId}#${hash}`, entry);
   return stored;

@@ -33,6 +33,8 @@ export interface DynamoDb {
   query(input: QueryCommandInput): Promise<QueryCommandOutput>;
   batchWriteItem(input: BatchWriteItemCommandInput): Promise<BatchWriteItemCommandOutput>;
   batchGetItem(input: BatchGetItemCommandInput): Promise<BatchGetItemCommandOutput>;
+  /** Any other operation, by its wire name (for tooling: tables, descriptions). */
+  request<T>(operation: string, input: unknown): Promise<T>;
 }
 
 export interface Credentials {
@@ -97,6 +99,7 @@ export function createDynamoDb(options: DynamoDbOptions): DynamoDb {
     query: (input) => call('Query', input),
     batchWriteItem: (input) => call('BatchWriteItem', input),
     batchGetItem: (input) => call('BatchGetItem', input),
+    request: (operation, input) => call(operation, input),
   };
 }
 
