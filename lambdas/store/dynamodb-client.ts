@@ -135,7 +135,7 @@ function post(
         res.on('error', reject);
         res.on('end', () => {
           const text = Buffer.concat(chunks).toString('utf8');
-          let parsed: Record<string, unknown> = {};
+          let parsed: Record<string, unknown>;
           try {
             parsed = text ? (JSON.parse(text) as Record<string, unknown>) : {};
           } catch {

@@ -14,6 +14,6 @@ test('tsc --noEmit passes on the whole repository', () => {
     });
   } catch (error) {
     const output = (error as { stdout?: Buffer }).stdout?.toString() ?? String(error);
-    throw new Error(`type errors:\n${output}`);
+    throw new Error(`type errors:\n${output}`, { cause: error });
   }
 }, 120_000);

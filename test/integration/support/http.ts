@@ -2,7 +2,7 @@
 export interface Answer {
   status: number;
   headers: Headers;
-  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- response JSON under test
+  body: any; // response JSON under test
   text: string;
 }
 

@@ -5,7 +5,7 @@ export interface CapturedRequest {
   path: string;
   query: Record<string, string>;
   headers: Record<string, string>;
-  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- provider wire bodies under test
+  body: any; // provider wire bodies under test
 }
 
 /** The control API of one of the runtime's upstream simulators (README: "Simulators"). */
