@@ -46,6 +46,10 @@ export class ResponseStream extends Writable {
     res.on('close', () => {
       if (!res.writableFinished) this.destroy(new Error('client disconnected'));
     });
+    // A client may leave before the handler writes anything (a slow JSON answer): nobody listens
+    // yet, and an unheard 'error' would take the whole server down. The writer still learns of
+    // it from its own writes, as it does in Lambda.
+    this.on('error', () => undefined);
   }
 
   setPrelude(prelude: Prelude): void {

@@ -114,6 +114,7 @@ async function streamed(plan: ChatPlan): Promise<Reply> {
       includeUsage: request.stream_options?.include_usage === true,
       messages: request.messages,
       guard,
+      signal: call.signal,
     },
     plan.meter,
   );

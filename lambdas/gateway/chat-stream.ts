@@ -4,6 +4,8 @@ import { UpstreamError } from '../providers/upstream-failure.js';
 import { estimateTokens, type Meter, type MeteredUsage } from './metering.js';
 import type { RoutedStream } from './router.js';
 import type { AnswerStreamGuard } from './guardrails/index.js';
+import { logger } from '../http/logger.js';
+import { endedByTimeout } from '../http/middlewares/request-context.js';
 
 export interface StreamShape {
   readonly id: string;
@@ -12,6 +14,8 @@ export interface StreamShape {
   readonly messages: readonly ChatMessage[];
   /** Answer guardrails applied as chunks pass (PII redaction), and checked at the end. */
   readonly guard?: AnswerStreamGuard;
+  /** The call's signal: tells a client that left from a failure the client should hear of. */
+  readonly signal: AbortSignal;
 }
 
 /**
@@ -87,21 +91,22 @@ export async function* chatStreamFrames(routed: RoutedStream, shape: StreamShape
     }
     yield { data: '[DONE]' };
   } catch (error) {
-    if (!(error instanceof UpstreamError)) {
+    if (error instanceof UpstreamError) {
+      meterOnce(error.failure);
+      yield errorFrame('UPSTREAM_STREAM_FAILED', `The model stream failed after it started (${error.failure.kind}): ${error.failure.message}`);
+    } else if (endedByTimeout(shape.signal)) {
+      meterOnce({ kind: 'timeout', message: 'the function reached its time limit' });
+      yield errorFrame('UPSTREAM_STREAM_FAILED', 'The answer took longer than this endpoint may run; it was cut at the time limit');
+    } else if (shape.signal.aborted) {
+      // The client left: nobody to tell.
       meterOnce(undefined, 'client_closed');
       throw error;
+    } else {
+      // Our own fault: still a final frame, never a silent cut.
+      logger.error('chat stream failed', { error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) });
+      meterOnce({ kind: 'malformed', message: 'internal error while streaming' });
+      yield errorFrame('INTERNAL_ERROR', 'Internal error while streaming; the request id identifies it in the logs');
     }
-    meterOnce(error.failure);
-    yield {
-      data: {
-        error: {
-          message: `The model stream failed after it started (${error.failure.kind}): ${error.failure.message}`,
-          type: 'server_error',
-          code: 'UPSTREAM_STREAM_FAILED',
-          param: null,
-        },
-      },
-    };
   } finally {
     // Reached on every exit, the client leaving mid-stream included (no catch runs then).
     meterOnce(undefined, 'client_closed');
@@ -116,4 +121,8 @@ function estimate(messages: readonly ChatMessage[], streamed: string): MeteredUs
 function estimatedUsage(shape: StreamShape, streamed: string) {
   const { promptTokens, completionTokens } = estimate(shape.messages, streamed);
   return { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens };
+}
+
+function errorFrame(code: string, message: string): SseFrame {
+  return { data: { error: { message, type: 'server_error', code, param: null } } };
 }

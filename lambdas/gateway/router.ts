@@ -69,7 +69,7 @@ export function routeCompletion(options: RouteOptions, deps: RouterDeps): Promis
       deps.balancer.observe(targetKey(target), Date.now() - started);
       return { ok: true, value: completion };
     } catch (error) {
-      const failure = failureOf(error, options.signal);
+      const failure = failureOf(error, options.signal, () => deps.onAttempt({ target, durationMs: Date.now() - started, outcome: 'client_closed' }));
       deps.onAttempt({ target, durationMs: Date.now() - started, failure });
       return { ok: false, failure };
     }
@@ -99,7 +99,9 @@ export function routeStream(options: RouteOptions, deps: RouterDeps): Promise<Ro
       deps.balancer.observe(targetKey(target), Date.now() - started);
       return { ok: true, value: { head, rest, usage: stream.usage, startedAt: started } };
     } catch (error) {
-      const failure = failureOf(error, options.signal);
+      const failure = failureOf(error, options.signal, () =>
+        deps.onAttempt({ target, durationMs: Date.now() - started, outcome: 'client_closed', usage: usage?.() }),
+      );
       deps.onAttempt({ target, durationMs: Date.now() - started, failure, usage: usage?.() });
       return { ok: false, failure };
     }
@@ -141,10 +143,16 @@ async function route<T>(
 /** A long retry-after is better spent on the next target than waiting. */
 const hintTooLong = (failure: UpstreamFailure) => (failure.retryAfterMs ?? 0) > BACKOFF_CAP_MS;
 
-function failureOf(error: unknown, signal: AbortSignal): UpstreamFailure {
+/**
+ * The upstream's failure, or, when the call itself ended (the caller left or the function must
+ * stop), nothing to retry: the attempt is still metered (`onCallEnded`), then the end rethrown.
+ */
+function failureOf(error: unknown, signal: AbortSignal, onCallEnded: () => void): UpstreamFailure {
   if (error instanceof UpstreamError) return error.failure;
-  // The caller left or the function must stop: not the upstream's fault, and not retried.
-  if (signal.aborted) throw error;
+  if (signal.aborted) {
+    onCallEnded();
+    throw error;
+  }
   return { kind: 'connection', message: error instanceof Error ? error.message : String(error) };
 }
 

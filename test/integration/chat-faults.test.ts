@@ -181,3 +181,26 @@ function streamedText(sse: string): string {
     .map((data) => JSON.parse(data).choices?.[0]?.delta?.content ?? '')
     .join('');
 }
+
+test('a client that leaves during a non-streamed answer: the attempt is metered once, the server lives on', async () => {
+  await openrouter.fault('delay_headers:1500', 1, PRIMARY_MODEL);
+  const requestId = `leaving-client-${Date.now()}`;
+  const controller = new AbortController();
+  const pending = fetch(gateway.url('/api/v1/chat/completions'), {
+    method: 'POST',
+    headers: { ...bearer(key), 'Content-Type': 'application/json', 'X-Request-ID': requestId },
+    body: JSON.stringify({ model: 'deepseek', messages: [{ role: 'user', content: 'slow' }] }),
+    signal: controller.signal,
+  }).catch((error: unknown) => error);
+  await new Promise((done) => setTimeout(done, 300));
+  controller.abort();
+  await pending;
+  // The upstream still answered (and bills): the attempt is an ordinary one.
+  const entries = await ledgerEntries(gateway, account.accountId, requestId, 1);
+  await new Promise((done) => setTimeout(done, 1_500));
+  expect((await ledgerEntries(gateway, account.accountId, requestId, 1)).map((e) => [e.model, e.outcome])).toEqual([
+    [PRIMARY_MODEL, 'ok'],
+  ]);
+  expect(entries.length).toBeLessThanOrEqual(1);
+  expect((await call(gateway.url('/api/health'))).status).toBe(200);
+});

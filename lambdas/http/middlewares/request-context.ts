@@ -40,6 +40,9 @@ const TIMEOUT_MARGIN_MS = 1_000;
 const CALL_FINISHED = new Error('call finished');
 const TIMEOUT_APPROACHING = new Error('function timeout approaching');
 
+/** Whether a call's signal was aborted because the function is about to run out of time. */
+export const endedByTimeout = (signal: AbortSignal): boolean => signal.aborted && signal.reason === TIMEOUT_APPROACHING;
+
 function callLifetime(context: { getRemainingTimeInMillis?: () => number }) {
   const controller = new AbortController();
   const remaining = context.getRemainingTimeInMillis?.();
