@@ -40,6 +40,7 @@ export function isStreamingHandler(handler: unknown): handler is StreamingHandle
 export class ResponseStream extends Writable {
   private prelude: Prelude = {};
   private bodyStarted = false;
+  private corked = false;
 
   constructor(private readonly res: ServerResponse) {
     super();
@@ -58,21 +59,28 @@ export class ResponseStream extends Writable {
 
   override _write(chunk: Buffer, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
     this.sendHeadOnce();
+    this.corkForThisTick();
     if (chunk.length === 0) {
-      // The empty write that flushes the prelude. Hold it for this tick only: a body written
-      // right away (a JSON answer, the first SSE frame) leaves in the same packet, and a body
-      // that takes longer still finds the headers already sent.
-      this.res.cork();
-      process.nextTick(() => {
-        this.res.uncork();
-        if (!this.bodyStarted) this.res.flushHeaders();
-      });
+      // The empty write that flushes the prelude: it leaves with whatever the handler writes in
+      // this tick (a JSON answer, the first SSE frame), or alone at the end of the tick.
       callback();
       return;
     }
     this.bodyStarted = true;
     if (this.res.write(chunk)) callback();
     else this.res.once('drain', () => callback());
+  }
+
+  /** Writes made in one tick (several SSE frames from one upstream read) share one packet. */
+  private corkForThisTick(): void {
+    if (this.corked) return;
+    this.corked = true;
+    this.res.cork();
+    process.nextTick(() => {
+      this.corked = false;
+      this.res.uncork();
+      if (!this.bodyStarted) this.res.flushHeaders();
+    });
   }
 
   override _final(callback: (error?: Error | null) => void): void {

@@ -103,22 +103,33 @@ class Deadline {
   private timer: NodeJS.Timeout | undefined;
   private timedOut = false;
   readonly signal = this.controller.signal;
+  private readonly follow = () => this.controller.abort(this.options.signal.reason);
 
   constructor(private readonly options: CallOptions) {
     if (options.signal.aborted) this.controller.abort(options.signal.reason);
-    else options.signal.addEventListener('abort', () => this.controller.abort(options.signal.reason), { once: true });
+    else options.signal.addEventListener('abort', this.follow, { once: true });
   }
 
+  /** (Re)starts the countdown; per stream event this only refreshes the one timer. */
   arm(ms: number): void {
-    clearTimeout(this.timer);
+    if (this.timer) {
+      this.timer.refresh();
+      return;
+    }
     this.timer = setTimeout(() => {
       this.timedOut = true;
       this.controller.abort(new UpstreamError({ kind: 'timeout', message: `upstream did not answer within ${ms} ms` }));
     }, ms);
   }
 
+  /**
+   * The attempt is over: stop the countdown and stop following the call's signal, so the call's
+   * own end (its signal is aborted once the response is written) does not reach into a
+   * finished request and build an abort error for nothing.
+   */
   clear(): void {
     clearTimeout(this.timer);
+    this.options.signal.removeEventListener('abort', this.follow);
   }
 
   explain(error: unknown): unknown {
