@@ -48,8 +48,7 @@ export async function benchBundles(): Promise<void> {
  * call at module init (`streamifyResponse`); a bare `node` has none, so the stand-in below is
  * installed before the clock starts, as the runtime installs it before loading the handler.
  */
-const LAMBDA_GLOBALS =
-  'globalThis.awslambda??={streamifyResponse:(h)=>h,HttpResponseStream:{from:(s)=>s}};';
+const LAMBDA_GLOBALS = 'globalThis.awslambda??={streamifyResponse:(h)=>h,HttpResponseStream:{from:(s)=>s}};';
 
 function initMs(bundle: string): number {
   const script = `${LAMBDA_GLOBALS}const t=performance.now();await import(${JSON.stringify(bundle)});process.stdout.write(String(performance.now()-t))`;

@@ -12,17 +12,29 @@ import { Agent, createServer, request, type IncomingHttpHeaders, type OutgoingHt
 import type { AddressInfo } from 'node:net';
 
 const upstream = new URL(process.argv[2] ?? '');
-if (upstream.protocol !== 'http:') throw new Error(`floor proxy: upstream must be an http:// origin, got ${process.argv[2]}`);
+if (upstream.protocol !== 'http:')
+  throw new Error(`floor proxy: upstream must be an http:// origin, got ${process.argv[2]}`);
 
 /** Same pool shape as the gateway's upstream agent (lambdas/providers/http-transport.ts). */
 const agent = new Agent({ keepAlive: true, maxSockets: 256, keepAliveMsecs: 10_000 });
 
 /** Hop-by-hop headers (RFC 9110 §7.6.1) are the proxy's own business on each connection. */
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+]);
 
 function endToEnd(headers: IncomingHttpHeaders): OutgoingHttpHeaders {
   const out: OutgoingHttpHeaders = {};
-  for (const [name, value] of Object.entries(headers)) if (value !== undefined && !HOP_BY_HOP.has(name)) out[name] = value;
+  for (const [name, value] of Object.entries(headers))
+    if (value !== undefined && !HOP_BY_HOP.has(name)) out[name] = value;
   return out;
 }
 
@@ -30,7 +42,15 @@ const server = createServer((req, res) => {
   const headers = endToEnd(req.headers);
   headers['host'] = upstream.host;
   const forward = request(
-    { protocol: upstream.protocol, hostname: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers, agent },
+    {
+      protocol: upstream.protocol,
+      hostname: upstream.hostname,
+      port: upstream.port,
+      method: req.method,
+      path: req.url,
+      headers,
+      agent,
+    },
     (answer) => {
       res.writeHead(answer.statusCode ?? 502, endToEnd(answer.headers));
       answer.pipe(res);

@@ -42,7 +42,8 @@ const STREAM_SAMPLES = 1000;
 const HIT_WARMUP = 100;
 const HIT_SAMPLES = 2000;
 const REQUESTS_PER_KEY = 5000;
-const GATEWAY_REQUESTS = C1_WARMUP + C1_SAMPLES + C50_WARMUP + C50_REQUESTS + STREAM_WARMUP + STREAM_SAMPLES + 1 + HIT_WARMUP + HIT_SAMPLES;
+const GATEWAY_REQUESTS =
+  C1_WARMUP + C1_SAMPLES + C50_WARMUP + C50_REQUESTS + STREAM_WARMUP + STREAM_SAMPLES + 1 + HIT_WARMUP + HIT_SAMPLES;
 const KEY_COUNT = Math.ceil(GATEWAY_REQUESTS / REQUESTS_PER_KEY);
 const IDLE_MS = 1000;
 const MIB = 1024 * 1024;
@@ -68,7 +69,9 @@ export async function benchGatewayOverhead(): Promise<void> {
   const profileDir = process.env['BENCH_CPU_PROF'];
   const gateway = await LocalGateway.start({
     POWERTOOLS_LOG_LEVEL: 'INFO',
-    ...(profileDir ? { NODE_OPTIONS: `${process.env['NODE_OPTIONS'] ?? ''} --cpu-prof --cpu-prof-dir=${profileDir}`.trim() } : {}),
+    ...(profileDir
+      ? { NODE_OPTIONS: `${process.env['NODE_OPTIONS'] ?? ''} --cpu-prof --cpu-prof-dir=${profileDir}`.trim() }
+      : {}),
   });
   let floor: FloorProxy | undefined;
   try {
@@ -129,7 +132,8 @@ export async function benchGatewayOverhead(): Promise<void> {
     // 4. Cache HIT: one identical request, after the MISS that stores it.
     const hit = hitProbe(gateway, keys, runId);
     const first = await run({ ...hit, check: undefined }, 1, 1, 0);
-    if (first.outcomes[0]!.headers['x-cache'] !== 'MISS') throw new Error(`cache: first request answered X-Cache ${String(first.outcomes[0]!.headers['x-cache'])}`);
+    if (first.outcomes[0]!.headers['x-cache'] !== 'MISS')
+      throw new Error(`cache: first request answered X-Cache ${String(first.outcomes[0]!.headers['x-cache'])}`);
     await waitForHit(hit);
     await run(hit, HIT_WARMUP, 1, 0);
     const hits = (await run(hit, HIT_SAMPLES, 1, 0)).outcomes.map((o) => o.totalMs);
@@ -139,7 +143,10 @@ export async function benchGatewayOverhead(): Promise<void> {
     const peakRss = statusBytes(runtimePid, 'VmHWM');
 
     report({ c1, c50, ttfb, hits, peakRss, rss, idleCpuMsPerS, keys: keys.length, runtimePid, dbPids });
-    if (profileDir) console.log(`\nCPU profiles of the runtime process (and of dynalite) are written to ${profileDir} when it stops.`);
+    if (profileDir)
+      console.log(
+        `\nCPU profiles of the runtime process (and of dynalite) are written to ${profileDir} when it stops.`,
+      );
   } finally {
     await floor?.stop();
     gateway.output = '';
@@ -150,26 +157,62 @@ export async function benchGatewayOverhead(): Promise<void> {
 const ORDER: readonly PathName[] = ['direct', 'floor', 'gateway'];
 
 /** Same length for every path and phase; unique per request index (so the gateway always misses). */
-const message = (runId: string, stream: boolean, i: number) => `bench ${runId} ${stream ? 'stream' : 'plain'} ${String(i).padStart(7, '0')}`;
+const message = (runId: string, stream: boolean, i: number) =>
+  `bench ${runId} ${stream ? 'stream' : 'plain'} ${String(i).padStart(7, '0')}`;
 
-function paths(gateway: LocalGateway, floor: FloorProxy, simulator: string, keys: readonly string[], runId: string, stream: boolean): Paths {
+function paths(
+  gateway: LocalGateway,
+  floor: FloorProxy,
+  simulator: string,
+  keys: readonly string[],
+  runId: string,
+  stream: boolean,
+): Paths {
   const accept = stream ? 'text/event-stream' : 'application/json';
   // Exactly what the gateway sends upstream for the same request (see the simulator's /__sim/requests).
   const upstreamBody = (i: number) =>
-    JSON.stringify({ model: 'gpt-5', messages: [{ role: 'user', content: message(runId, stream, i) }], stream, ...(stream ? { stream_options: { include_usage: true } } : {}) });
-  const upstreamHeaders = () => ({ Authorization: 'Bearer sk-bench-direct', 'Content-Type': 'application/json', Accept: accept });
+    JSON.stringify({
+      model: 'gpt-5',
+      messages: [{ role: 'user', content: message(runId, stream, i) }],
+      stream,
+      ...(stream ? { stream_options: { include_usage: true } } : {}),
+    });
+  const upstreamHeaders = () => ({
+    Authorization: 'Bearer sk-bench-direct',
+    'Content-Type': 'application/json',
+    Accept: accept,
+  });
   let sent = 0;
   return {
-    direct: { name: `direct${stream ? ' stream' : ''}`, url: new URL('/v1/chat/completions', simulator), headers: upstreamHeaders, body: upstreamBody },
-    floor: { name: `floor${stream ? ' stream' : ''}`, url: new URL('/v1/chat/completions', floor.url), headers: upstreamHeaders, body: upstreamBody },
+    direct: {
+      name: `direct${stream ? ' stream' : ''}`,
+      url: new URL('/v1/chat/completions', simulator),
+      headers: upstreamHeaders,
+      body: upstreamBody,
+    },
+    floor: {
+      name: `floor${stream ? ' stream' : ''}`,
+      url: new URL('/v1/chat/completions', floor.url),
+      headers: upstreamHeaders,
+      body: upstreamBody,
+    },
     gateway: {
       name: `gateway${stream ? ' stream' : ''}`,
       url: new URL(gateway.url('/api/v1/chat/completions')),
-      headers: () => ({ Authorization: `Bearer ${keys[sent++ % keys.length]}`, 'Content-Type': 'application/json', Accept: accept }),
-      body: (i) => JSON.stringify({ model: 'gpt', messages: [{ role: 'user', content: message(runId, stream, i) }], stream }),
+      headers: () => ({
+        Authorization: `Bearer ${keys[sent++ % keys.length]}`,
+        'Content-Type': 'application/json',
+        Accept: accept,
+      }),
+      body: (i) =>
+        JSON.stringify({ model: 'gpt', messages: [{ role: 'user', content: message(runId, stream, i) }], stream }),
       check: stream
-        ? (o) => (String(o.headers['content-type']).startsWith('text/event-stream') ? undefined : `not a stream: ${String(o.headers['content-type'])}`)
-        : (o) => (o.headers['x-cache'] === 'MISS' ? undefined : `expected X-Cache MISS, got ${String(o.headers['x-cache'])}`),
+        ? (o) =>
+            String(o.headers['content-type']).startsWith('text/event-stream')
+              ? undefined
+              : `not a stream: ${String(o.headers['content-type'])}`
+        : (o) =>
+            o.headers['x-cache'] === 'MISS' ? undefined : `expected X-Cache MISS, got ${String(o.headers['x-cache'])}`,
     },
   };
 }
@@ -182,7 +225,8 @@ function hitProbe(gateway: LocalGateway, keys: readonly string[], runId: string)
     url: new URL(gateway.url('/api/v1/chat/completions')),
     headers: () => ({ Authorization: `Bearer ${keys[sent++ % keys.length]}`, 'Content-Type': 'application/json' }),
     body: () => body,
-    check: (o: Outcome) => (o.headers['x-cache'] === 'HIT' ? undefined : `expected X-Cache HIT, got ${String(o.headers['x-cache'])}`),
+    check: (o: Outcome) =>
+      o.headers['x-cache'] === 'HIT' ? undefined : `expected X-Cache HIT, got ${String(o.headers['x-cache'])}`,
   };
 }
 
@@ -208,7 +252,10 @@ async function benchKeys(gateway: LocalGateway, count: number): Promise<string[]
     if (res.status !== 201) throw new Error(`POST ${path}: ${res.status} ${await res.text()}`);
     return (await res.json()) as T;
   };
-  const account = await post<{ data: { accountId: string } }>('/api/admin/v1/accounts', { email: 'overhead-bench@example.com', name: 'Overhead bench' });
+  const account = await post<{ data: { accountId: string } }>('/api/admin/v1/accounts', {
+    email: 'overhead-bench@example.com',
+    name: 'Overhead bench',
+  });
   const keys: string[] = [];
   for (let i = 0; i < count; i++) {
     const key = await post<{ data: { key: string } }>('/api/admin/v1/keys', {
@@ -275,7 +322,9 @@ function report(r: Results): void {
       `\ngateway = POST /api/v1/chat/completions with auth + rate limit + cache (MISS) + usage metering, logs at INFO; ${r.keys} keys round-robin`,
   );
 
-  console.log(`\nLatency, concurrency 1, non-streaming (${C1_SAMPLES} sequential requests per path after ${C1_WARMUP} warm-up, keep-alive)\n`);
+  console.log(
+    `\nLatency, concurrency 1, non-streaming (${C1_SAMPLES} sequential requests per path after ${C1_WARMUP} warm-up, keep-alive)\n`,
+  );
   console.log(
     table([
       ['path', 'p50', 'p99', 'added p50', 'added p99'],
@@ -316,7 +365,9 @@ function report(r: Results): void {
 
   const ttfbDirect = p(r.ttfb.direct, 50);
   const addedTtfb = p(r.ttfb.gateway, 50) - ttfbDirect;
-  console.log(`\nTime to first streamed body byte, concurrency 1, stream:true (${STREAM_SAMPLES} requests per path after ${STREAM_WARMUP} warm-up)\n`);
+  console.log(
+    `\nTime to first streamed body byte, concurrency 1, stream:true (${STREAM_SAMPLES} requests per path after ${STREAM_WARMUP} warm-up)\n`,
+  );
   console.log(
     table([
       ['path', 'TTFB p50', 'TTFB p99', 'added p50', 'added p99'],
@@ -332,7 +383,9 @@ function report(r: Results): void {
 
   const hit50 = p(r.hits, 50);
   console.log(`\nCache HIT, concurrency 1 (${HIT_SAMPLES} identical requests after the MISS that stored the answer)\n`);
-  console.log(`p50 ${fmtMs(hit50)}   p99 ${fmtMs(p(r.hits, 99))}   max ${fmtMs(Math.max(...r.hits))}   (direct upstream p50 ${fmtMs(direct50)})`);
+  console.log(
+    `p50 ${fmtMs(hit50)}   p99 ${fmtMs(p(r.hits, 99))}   max ${fmtMs(Math.max(...r.hits))}   (direct upstream p50 ${fmtMs(direct50)})`,
+  );
 
   console.log(
     `\nPeak RSS of the runtime process (VmHWM, pid ${r.runtimePid}): ${fmtBytes(r.peakRss)}; ` +
@@ -341,7 +394,13 @@ function report(r: Results): void {
   );
 
   const rows: Verdict[] = [
-    verdict('added p50, c=1, every feature on', added50, TARGETS.addedP50Ms, fmtMs, `gateway p50 ${fmtMs(p(r.c1.gateway, 50))} vs direct ${fmtMs(direct50)}; the floor adds ${signedMs(floorAdded50)}`),
+    verdict(
+      'added p50, c=1, every feature on',
+      added50,
+      TARGETS.addedP50Ms,
+      fmtMs,
+      `gateway p50 ${fmtMs(p(r.c1.gateway, 50))} vs direct ${fmtMs(direct50)}; the floor adds ${signedMs(floorAdded50)}`,
+    ),
     verdict(
       'added TTFB p50, stream',
       addedTtfb,
@@ -356,7 +415,13 @@ function report(r: Results): void {
       us,
       `runtime process ${us(gatewayRawCpu)}/req of which simulator ${us(simCpu)}; dynalite (not counted) another ${us(dbCpu)}/req; floor proxy ${us(floorCpu)}/req`,
     ),
-    verdict('cache HIT p50, c=1', hit50, TARGETS.hitP50Ms, fmtMs, `HIT p99 ${fmtMs(p(r.hits, 99))}; direct upstream p50 is ${fmtMs(direct50)}`),
+    verdict(
+      'cache HIT p50, c=1',
+      hit50,
+      TARGETS.hitP50Ms,
+      fmtMs,
+      `HIT p99 ${fmtMs(p(r.hits, 99))}; direct upstream p50 is ${fmtMs(direct50)}`,
+    ),
     verdict(
       'peak RSS, runtime process',
       r.peakRss,
@@ -366,7 +431,12 @@ function report(r: Results): void {
     ),
   ];
   console.log('\nTargets (issue: 2-core machine)\n');
-  console.log(table([['metric', 'measured', 'target', 'verdict'], ...rows.map((v) => [v.metric, v.measured, v.target, v.verdict])]));
+  console.log(
+    table([
+      ['metric', 'measured', 'target', 'verdict'],
+      ...rows.map((v) => [v.metric, v.measured, v.target, v.verdict]),
+    ]),
+  );
   const misses = rows.filter((v) => !v.pass);
   if (misses.length > 0) {
     console.log('');
@@ -394,7 +464,9 @@ function verdict(metric: string, value: number, limit: number, fmt: (v: number) 
     metric,
     measured: fmt(value),
     target: `≤ ${fmt(limit)}`,
-    verdict: pass ? `PASS (${fmt(margin)} under)` : `MISS by ${fmt(margin)} (${((value / limit) * 100).toFixed(0)}% of target)`,
+    verdict: pass
+      ? `PASS (${fmt(margin)} under)`
+      : `MISS by ${fmt(margin)} (${((value / limit) * 100).toFixed(0)}% of target)`,
     pass,
     note,
   };

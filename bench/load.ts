@@ -24,7 +24,8 @@ export interface Outcome {
 }
 
 /** A keep-alive client: `maxSockets` bounds the connections (1 for sequential runs). */
-export const keepAliveAgent = (maxSockets: number) => new Agent({ keepAlive: true, maxSockets, maxFreeSockets: maxSockets });
+export const keepAliveAgent = (maxSockets: number) =>
+  new Agent({ keepAlive: true, maxSockets, maxFreeSockets: maxSockets });
 
 /** Sends one POST and reads the whole answer, timing the first and the last body byte. */
 export function exchange(agent: Agent, probe: Probe, i: number): Promise<Outcome> {
@@ -73,7 +74,13 @@ export interface RunResult {
  * when its previous answer has been read), numbering them from `firstIndex`. Any answer that
  * fails the probe's check stops the benchmark: figures over wrong answers mean nothing.
  */
-export async function run(probe: Probe, count: number, concurrency: number, firstIndex = 0, agent?: Agent): Promise<RunResult> {
+export async function run(
+  probe: Probe,
+  count: number,
+  concurrency: number,
+  firstIndex = 0,
+  agent?: Agent,
+): Promise<RunResult> {
   const client = agent ?? keepAliveAgent(concurrency);
   const outcomes: Outcome[] = new Array(count);
   let next = 0;
@@ -82,7 +89,8 @@ export async function run(probe: Probe, count: number, concurrency: number, firs
     while (next < count) {
       const n = next++;
       const outcome = await exchange(client, probe, firstIndex + n);
-      const problem = outcome.status !== 200 ? `status ${outcome.status}: ${outcome.errorBody ?? ''}` : probe.check?.(outcome);
+      const problem =
+        outcome.status !== 200 ? `status ${outcome.status}: ${outcome.errorBody ?? ''}` : probe.check?.(outcome);
       if (problem) throw new Error(`${probe.name} request ${firstIndex + n}: ${problem}`);
       outcomes[n] = outcome;
     }

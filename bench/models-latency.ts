@@ -25,7 +25,9 @@ export async function benchModelsLatency(): Promise<void> {
     }
     agent.destroy();
     console.log(`\nAuthenticated GET /api/v1/models over loopback (${SAMPLES} sequential requests, keep-alive)\n`);
-    console.log(`p50 ${fmtMs(percentile(samples, 50))}   p99 ${fmtMs(percentile(samples, 99))}   max ${fmtMs(Math.max(...samples))}`);
+    console.log(
+      `p50 ${fmtMs(percentile(samples, 50))}   p99 ${fmtMs(percentile(samples, 99))}   max ${fmtMs(Math.max(...samples))}`,
+    );
   } finally {
     gateway.output = '';
     await gateway.dispose();

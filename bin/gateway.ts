@@ -5,9 +5,11 @@ import { GatewayStack } from '../lib/gateway-stack.js';
 import { readGatewayContext } from '../lib/context.js';
 
 const app = new App();
-const packageVersion = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
-  version: string;
-}).version;
+const packageVersion = (
+  JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+    version: string;
+  }
+).version;
 const context = readGatewayContext(app.node, {
   gatewayVersion: packageVersion,
   region: process.env.CDK_DEFAULT_REGION,

@@ -12,5 +12,6 @@ export const LAMBDA_BUNDLING = {
   /** The Node.js 24 Lambda runtime ships the AWS SDK v3; bundling it would only add weight. */
   externalModules: ['@aws-sdk/*'],
   /** ESM bundles still meet CommonJS dependencies that call `require`. */
-  banner: "import { createRequire as __gatewayCreateRequire } from 'node:module'; const require = __gatewayCreateRequire(import.meta.url);",
+  banner:
+    "import { createRequire as __gatewayCreateRequire } from 'node:module'; const require = __gatewayCreateRequire(import.meta.url);",
 } as const;

@@ -77,7 +77,9 @@ export function parsePromptServiceUrl(raw: string | undefined): string | undefin
   }
   if (url.protocol !== 'https:') throw new Error(`context promptServiceUrl "${raw}" must use https`);
   if (url.username !== '' || url.password !== '') {
-    throw new Error('context promptServiceUrl must not carry credentials: the key belongs in the prompt service key secret');
+    throw new Error(
+      'context promptServiceUrl must not carry credentials: the key belongs in the prompt service key secret',
+    );
   }
   if (url.search !== '' || url.hash !== '' || value.includes('?') || value.includes('#')) {
     throw new Error(`context promptServiceUrl "${raw}" must be a base URL without query or fragment`);
@@ -90,14 +92,19 @@ const GUARDRAIL_ID = /^[a-z0-9]+$/;
 const GUARDRAIL_ARN = /^arn:aws[a-z-]*:bedrock:[a-z0-9-]{1,20}:\d{12}:guardrail\/[a-z0-9]+$/;
 const GUARDRAIL_VERSION = /^([1-9][0-9]{0,7}|DRAFT)$/;
 
-export function parseGuardrail(id: string | undefined, version: string | undefined): BedrockGuardrailConfig | undefined {
+export function parseGuardrail(
+  id: string | undefined,
+  version: string | undefined,
+): BedrockGuardrailConfig | undefined {
   if (id === undefined) {
     if (version !== undefined) throw new Error('context guardrailVersion needs guardrailId');
     return undefined;
   }
   if (!GUARDRAIL_ID.test(id) && !GUARDRAIL_ARN.test(id)) {
-    throw new Error(`context guardrailId "${id}" is neither a Bedrock guardrail id (lowercase letters and digits) `
-      + 'nor a guardrail ARN (arn:aws:bedrock:<region>:<account>:guardrail/<id>)');
+    throw new Error(
+      `context guardrailId "${id}" is neither a Bedrock guardrail id (lowercase letters and digits) ` +
+        'nor a guardrail ARN (arn:aws:bedrock:<region>:<account>:guardrail/<id>)',
+    );
   }
   if (version !== undefined && !GUARDRAIL_VERSION.test(version)) {
     throw new Error(`context guardrailVersion "${version}" must be a version number (1, 2, ...) or DRAFT`);
@@ -112,9 +119,13 @@ export function parseGuardrail(id: string | undefined, version: string | undefin
 export function parseImageDescriberModel(raw: string | undefined): string | undefined {
   if (raw === undefined) return undefined;
   const alias = raw.trim();
-  const vision = listFamilies().filter((family) => family.vision).map((family) => family.alias);
+  const vision = listFamilies()
+    .filter((family) => family.vision)
+    .map((family) => family.alias);
   if (alias === '' || alias !== alias.toLowerCase() || !vision.includes(alias)) {
-    throw new Error(`context imageDescriberModel "${raw}" must be the lowercase alias of a vision family: ${vision.join(', ')}`);
+    throw new Error(
+      `context imageDescriberModel "${raw}" must be the lowercase alias of a vision family: ${vision.join(', ')}`,
+    );
   }
   return alias;
 }
@@ -127,18 +138,20 @@ export function parseOrigins(raw: unknown): string[] {
   }
   if (!Array.isArray(list)) throw new Error('context corsOrigins must be a list of origins');
   const origins = list.map((item) => String(item).trim()).filter((origin) => origin !== '');
-  return origins.map((origin) => {
-    let url: URL;
-    try {
-      url = new URL(origin);
-    } catch {
-      throw new Error(`context corsOrigins: "${origin}" is not an origin like https://app.example.com`);
-    }
-    if (url.origin !== origin || !['https:', 'http:'].includes(url.protocol)) {
-      throw new Error(`context corsOrigins: "${origin}" must be scheme://host[:port] with no path or trailing slash`);
-    }
-    return origin;
-  }).filter((origin, index, all) => all.indexOf(origin) === index);
+  return origins
+    .map((origin) => {
+      let url: URL;
+      try {
+        url = new URL(origin);
+      } catch {
+        throw new Error(`context corsOrigins: "${origin}" is not an origin like https://app.example.com`);
+      }
+      if (url.origin !== origin || !['https:', 'http:'].includes(url.protocol)) {
+        throw new Error(`context corsOrigins: "${origin}" must be scheme://host[:port] with no path or trailing slash`);
+      }
+      return origin;
+    })
+    .filter((origin, index, all) => all.indexOf(origin) === index);
 }
 
 function stringContext(node: Node, key: string): string | undefined {

@@ -73,13 +73,13 @@ export class GatewayStack extends Stack {
       throw new Error(`imageDescriberModel is set but there is no ${IMAGE_DESCRIBER_ROUTE} route to give it to`);
     }
 
-    const encryptionKey = this.encryptionKey = new EncryptionKey(this, 'EncryptionKey').key;
-    const tables = this.tables = new Tables(this, 'Tables', { encryptionKey });
-    const secrets = this.secrets = new GatewaySecrets(this, 'Secrets', { encryptionKey });
-    const dashboard = this.dashboard = new DashboardUserPool(this, 'Dashboard', {
+    const encryptionKey = (this.encryptionKey = new EncryptionKey(this, 'EncryptionKey').key);
+    const tables = (this.tables = new Tables(this, 'Tables', { encryptionKey }));
+    const secrets = (this.secrets = new GatewaySecrets(this, 'Secrets', { encryptionKey }));
+    const dashboard = (this.dashboard = new DashboardUserPool(this, 'Dashboard', {
       threatProtection: props.threatProtection,
-    });
-    const providerKeySecretPrefix = this.providerKeySecretPrefix = `${this.stackName}/provider-keys/`;
+    }));
+    const providerKeySecretPrefix = (this.providerKeySecretPrefix = `${this.stackName}/provider-keys/`);
     this.api = new PublicApi(this, 'PublicApi', {
       stageName: props.stageName,
       corsOrigins,
@@ -94,13 +94,18 @@ export class GatewayStack extends Stack {
     const endpoints = new Map<string, EndpointFunction>();
     for (const route of routes) {
       const access = endpointAccess(route.grants, {
-        encryptionKey, tables, secrets, dashboard, providerKeySecretPrefix,
+        encryptionKey,
+        tables,
+        secrets,
+        dashboard,
+        providerKeySecretPrefix,
         promptServiceUrl: props.promptServiceUrl,
         guardrail: props.guardrail,
       });
-      const describer: Record<string, string> = route.id === IMAGE_DESCRIBER_ROUTE && props.imageDescriberModel !== undefined
-        ? { [RUNTIME_ENV.imageDescriberModel]: props.imageDescriberModel }
-        : {};
+      const describer: Record<string, string> =
+        route.id === IMAGE_DESCRIBER_ROUTE && props.imageDescriberModel !== undefined
+          ? { [RUNTIME_ENV.imageDescriberModel]: props.imageDescriberModel }
+          : {};
       const endpoint = new EndpointFunction(endpointScope, pascal(route.id), {
         route,
         statements: access.statements,
@@ -131,7 +136,7 @@ export class GatewayStack extends Stack {
     });
     new CfnOutput(this, 'ProviderKeySecretPrefix', {
       value: providerKeySecretPrefix,
-      description: 'Name prefix of the secrets holding callers\' own provider keys (created at runtime)',
+      description: "Name prefix of the secrets holding callers' own provider keys (created at runtime)",
     });
     new CfnOutput(this, 'UserPoolId', { value: dashboard.userPool.userPoolId });
     new CfnOutput(this, 'UserPoolClientId', { value: dashboard.client.userPoolClientId });
@@ -152,5 +157,9 @@ function assertUniqueRoutes(routes: readonly RouteSpec[]): void {
 }
 
 function pascal(id: string): string {
-  return id.split(/[^A-Za-z0-9]+/).filter(Boolean).map((part) => part[0]!.toUpperCase() + part.slice(1)).join('');
+  return id
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean)
+    .map((part) => part[0]!.toUpperCase() + part.slice(1))
+    .join('');
 }

@@ -21,7 +21,9 @@ export async function ensureSecrets(secretsManagerUrl: string): Promise<string> 
   const token = randomBytes(36).toString('base64url');
   await createIfMissing(secretsManagerUrl, ADMIN_TOKEN_SECRET, token);
   await createIfMissing(secretsManagerUrl, PLATFORM_KEYS_SECRET, '{}');
-  const { SecretString } = (await secretsManager(secretsManagerUrl, 'GetSecretValue', { SecretId: ADMIN_TOKEN_SECRET })) as {
+  const { SecretString } = (await secretsManager(secretsManagerUrl, 'GetSecretValue', {
+    SecretId: ADMIN_TOKEN_SECRET,
+  })) as {
     SecretString: string;
   };
   return SecretString;
@@ -46,7 +48,8 @@ async function secretsManager(url: string, operation: string, input: unknown): P
     body: JSON.stringify(input),
   });
   const body = (await response.json()) as { __type?: string; message?: string };
-  if (!response.ok) throw Object.assign(new Error(body.message ?? operation), { name: (body.__type ?? 'Error').split('#').pop() });
+  if (!response.ok)
+    throw Object.assign(new Error(body.message ?? operation), { name: (body.__type ?? 'Error').split('#').pop() });
   return body;
 }
 

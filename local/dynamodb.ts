@@ -13,7 +13,13 @@ import { createDynamoDb, type DynamoDb } from '../lambdas/store/dynamodb-client.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { PARTITION_KEY, SORT_KEY, tableSchemas, type TableName, type TableSchema } from '../lambdas/store/table-schema.js';
+import {
+  PARTITION_KEY,
+  SORT_KEY,
+  tableSchemas,
+  type TableName,
+  type TableSchema,
+} from '../lambdas/store/table-schema.js';
 
 export interface LocalDynamoDbOptions {
   /** LevelDB folder; created if missing. One runtime at a time may use it (LevelDB locks it). */
@@ -96,7 +102,8 @@ async function waitUntilAnswering(client: DynamoDb, child: ChildProcess, deadlin
       return;
     } catch (err) {
       if (child.exitCode !== null) throw new Error(`dynalite exited with code ${child.exitCode}`, { cause: err });
-      if (Date.now() > deadline) throw new Error(`dynalite is not answering: ${(err as Error).message}`, { cause: err });
+      if (Date.now() > deadline)
+        throw new Error(`dynalite is not answering: ${(err as Error).message}`, { cause: err });
       await sleep(50);
     }
   }
@@ -126,7 +133,10 @@ async function ensureTables(client: DynamoDb, names: Record<TableName, string>, 
 
 function createTableInput(schema: TableSchema, name: string): CreateTableCommandInput {
   const keys = [PARTITION_KEY, SORT_KEY, ...schema.indexes.flatMap((i) => [i.partitionKey, i.sortKey])];
-  const attributes: AttributeDefinition[] = [...new Set(keys)].map((AttributeName) => ({ AttributeName, AttributeType: 'S' }));
+  const attributes: AttributeDefinition[] = [...new Set(keys)].map((AttributeName) => ({
+    AttributeName,
+    AttributeType: 'S',
+  }));
   return {
     TableName: name,
     BillingMode: 'PAY_PER_REQUEST' as const,
@@ -164,7 +174,8 @@ async function waitUntilActive(client: DynamoDb, name: string, deadline: number)
  * declared would silently answer queries wrongly: say so instead.
  */
 function checkMatchesSchema(table: TableDescription, schema: TableSchema): void {
-  const describeKeys = (keys: TableDescription['KeySchema']) => (keys ?? []).map((k) => `${k.AttributeName}:${k.KeyType}`).join(',');
+  const describeKeys = (keys: TableDescription['KeySchema']) =>
+    (keys ?? []).map((k) => `${k.AttributeName}:${k.KeyType}`).join(',');
   const actual = [
     describeKeys(table.KeySchema),
     ...(table.GlobalSecondaryIndexes ?? []).map((i) => `${i.IndexName}(${describeKeys(i.KeySchema)})`).sort(),

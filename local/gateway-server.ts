@@ -40,7 +40,8 @@ export function createGatewayServer(options: GatewayServerOptions): Server {
   return createServer((req, res) => {
     serve(req, res).catch((error: unknown) => {
       console.error('local gateway: request failed', error);
-      if (!res.headersSent) sendJson(res, 502, { success: false, error: { code: 'BAD_GATEWAY', message: 'handler failed' } });
+      if (!res.headersSent)
+        sendJson(res, 502, { success: false, error: { code: 'BAD_GATEWAY', message: 'handler failed' } });
       else res.destroy();
     });
   });
@@ -50,12 +51,20 @@ export function createGatewayServer(options: GatewayServerOptions): Server {
     const method = (req.method ?? 'GET').toUpperCase();
     if (method === 'OPTIONS') return preflight(req, res);
     const match = table.match(method, url.pathname);
-    if (match === undefined) return sendJson(res, 404, { success: false, error: { code: 'NOT_FOUND', message: 'No such route' } });
+    if (match === undefined)
+      return sendJson(res, 404, { success: false, error: { code: 'NOT_FOUND', message: 'No such route' } });
     if (match === 'methodMismatch') {
-      return sendJson(res, 405, { success: false, error: { code: 'METHOD_NOT_ALLOWED', message: `${method} not allowed here` } });
+      return sendJson(res, 405, {
+        success: false,
+        error: { code: 'METHOD_NOT_ALLOWED', message: `${method} not allowed here` },
+      });
     }
     const body = await readBody(req, options.maxBodyBytes ?? 10 * 1024 * 1024);
-    if (body === undefined) return sendJson(res, 413, { success: false, error: { code: 'PAYLOAD_TOO_LARGE', message: 'Request body too large' } });
+    if (body === undefined)
+      return sendJson(res, 413, {
+        success: false,
+        error: { code: 'PAYLOAD_TOO_LARGE', message: 'Request body too large' },
+      });
     const event = toProxyEvent(req, url, match.route, match.pathParams, body);
     const handler = await loadHandler(match.route);
     const context = lambdaContext(match.route);
@@ -63,7 +72,7 @@ export function createGatewayServer(options: GatewayServerOptions): Server {
       await handler(event, new ResponseStream(res), context);
       return;
     }
-    const result = (await (handler as (e: unknown, c: unknown) => Promise<APIGatewayProxyResult>)(event, context));
+    const result = await (handler as (e: unknown, c: unknown) => Promise<APIGatewayProxyResult>)(event, context);
     res.writeHead(result.statusCode, result.headers as Record<string, string>);
     res.end(result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body);
   }

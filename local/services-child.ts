@@ -24,7 +24,11 @@ export interface LocalServicesReady {
 const { dataDir } = JSON.parse(process.argv[2] ?? '{}') as { dataDir: string };
 
 const secrets = await startSecretsManagerStandIn({ dataDir: join(dataDir, 'secrets') });
-const cognito = await startCognitoStandIn({ dataDir: join(dataDir, 'cognito'), userPoolId: LOCAL_USER_POOL_ID, clientId: LOCAL_USER_POOL_CLIENT_ID });
+const cognito = await startCognitoStandIn({
+  dataDir: join(dataDir, 'cognito'),
+  userPoolId: LOCAL_USER_POOL_ID,
+  clientId: LOCAL_USER_POOL_CLIENT_ID,
+});
 const simulators = await startSimulators(process.env);
 const prompts = await startPromptService(process.env);
 

@@ -9,7 +9,10 @@ process.env['POWERTOOLS_LOG_LEVEL'] ??= 'WARN';
 
 const port = Number(process.env['PORT'] ?? 8787);
 const dataDir = process.env['GATEWAY_DATA_DIR'] || '.local';
-const extraOrigins = (process.env['GATEWAY_ORIGINS'] ?? '').split(',').map((o) => o.trim()).filter(Boolean);
+const extraOrigins = (process.env['GATEWAY_ORIGINS'] ?? '')
+  .split(',')
+  .map((o) => o.trim())
+  .filter(Boolean);
 
 const runtime = await startLocalRuntime({ dataDir, port, extraOrigins });
 const { info } = runtime;

@@ -31,7 +31,11 @@ export interface Cost {
 }
 
 const price = (inputPerMTok: number, outputPerMTok: number, cachedInputPerMTok?: number): ModelPrice =>
-  Object.freeze(cachedInputPerMTok === undefined ? { inputPerMTok, outputPerMTok } : { inputPerMTok, outputPerMTok, cachedInputPerMTok });
+  Object.freeze(
+    cachedInputPerMTok === undefined
+      ? { inputPerMTok, outputPerMTok }
+      : { inputPerMTok, outputPerMTok, cachedInputPerMTok },
+  );
 
 export const PRICES: Readonly<Record<string, ModelPrice>> = Object.freeze({
   // OpenAI

@@ -6,7 +6,11 @@
 export const BACKOFF_BASE_MS = 250;
 export const BACKOFF_CAP_MS = 8_000;
 
-export function backoffMs(attempt: number, retryAfterMs: number | undefined, random: () => number = Math.random): number {
+export function backoffMs(
+  attempt: number,
+  retryAfterMs: number | undefined,
+  random: () => number = Math.random,
+): number {
   if (retryAfterMs !== undefined) return retryAfterMs;
   const ceiling = Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** attempt);
   return Math.floor(random() * ceiling);

@@ -34,7 +34,9 @@ export function cacheKey(request: GatewayChatRequest, resolvedModel: string, gua
     presence_penalty: request.presence_penalty,
     stop: request.stop,
     seed: request.seed,
-    prompt: request.prompt_id ? { id: request.prompt_id, version: request.prompt_version, variables: request.prompt_variables } : undefined,
+    prompt: request.prompt_id
+      ? { id: request.prompt_id, version: request.prompt_version, variables: request.prompt_variables }
+      : undefined,
     guardrails: [...guardrails].sort(),
   };
   return createHash('sha256').update(canonicalJson(material)).digest('base64url');

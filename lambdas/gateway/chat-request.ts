@@ -41,8 +41,17 @@ export const MAX_TIMEOUT_MS = 300_000;
 
 const text = { type: 'string', maxLength: 1_000_000 };
 /** Several providers refuse empty or blank turns; say so here rather than as their 400. */
-const nonBlank = { type: 'string', maxLength: 1_000_000, pattern: '\\S', 'x-message': 'must be text that is not empty or blank' };
-const textParts = { type: 'array', maxItems: 1000, items: { type: 'object', required: ['type', 'text'], properties: { type: { const: 'text' }, text } } };
+const nonBlank = {
+  type: 'string',
+  maxLength: 1_000_000,
+  pattern: '\\S',
+  'x-message': 'must be text that is not empty or blank',
+};
+const textParts = {
+  type: 'array',
+  maxItems: 1000,
+  items: { type: 'object', required: ['type', 'text'], properties: { type: { const: 'text' }, text } },
+};
 const nonBlankParts = {
   type: 'array',
   minItems: 1,
@@ -61,7 +70,10 @@ const contentPart = {
         image_url: {
           type: 'object',
           required: ['url'],
-          properties: { url: { type: 'string', minLength: 1, maxLength: 20_000_000 }, detail: { enum: ['auto', 'low', 'high'] } },
+          properties: {
+            url: { type: 'string', minLength: 1, maxLength: 20_000_000 },
+            detail: { enum: ['auto', 'low', 'high'] },
+          },
         },
       },
       required: ['image_url'],
@@ -92,7 +104,12 @@ const message = {
     },
     {
       if: { properties: { role: { const: 'user' } } },
-      then: { required: ['content'], properties: { content: { anyOf: [nonBlank, { type: 'array', minItems: 1, maxItems: 1000, items: contentPart }] } } },
+      then: {
+        required: ['content'],
+        properties: {
+          content: { anyOf: [nonBlank, { type: 'array', minItems: 1, maxItems: 1000, items: contentPart }] },
+        },
+      },
     },
     {
       if: { properties: { role: { const: 'assistant' } } },
@@ -157,7 +174,13 @@ export const chatRequestValidator = compileConditional<GatewayChatRequest>({
     top_p: { type: ['number', 'null'], minimum: 0, maximum: 1 },
     frequency_penalty: { type: ['number', 'null'], minimum: -2, maximum: 2 },
     presence_penalty: { type: ['number', 'null'], minimum: -2, maximum: 2 },
-    stop: { anyOf: [{ type: 'string', maxLength: 1000 }, { type: 'array', maxItems: 4, items: { type: 'string', maxLength: 1000 } }, { type: 'null' }] },
+    stop: {
+      anyOf: [
+        { type: 'string', maxLength: 1000 },
+        { type: 'array', maxItems: 4, items: { type: 'string', maxLength: 1000 } },
+        { type: 'null' },
+      ],
+    },
     seed: { type: ['integer', 'null'] },
     n: { type: ['integer', 'null'], minimum: 1, maximum: 1 },
     user: { type: 'string', maxLength: 256 },
@@ -168,7 +191,10 @@ export const chatRequestValidator = compileConditional<GatewayChatRequest>({
         {
           type: 'object',
           required: ['type', 'function'],
-          properties: { type: { const: 'function' }, function: { type: 'object', required: ['name'], properties: { name: { type: 'string', minLength: 1 } } } },
+          properties: {
+            type: { const: 'function' },
+            function: { type: 'object', required: ['name'], properties: { name: { type: 'string', minLength: 1 } } },
+          },
         },
       ],
     },
@@ -178,7 +204,15 @@ export const chatRequestValidator = compileConditional<GatewayChatRequest>({
       required: ['type'],
       properties: {
         type: { enum: ['text', 'json_object', 'json_schema'] },
-        json_schema: { type: 'object', required: ['name'], properties: { name: { type: 'string', minLength: 1 }, schema: { type: 'object' }, strict: { type: ['boolean', 'null'] } } },
+        json_schema: {
+          type: 'object',
+          required: ['name'],
+          properties: {
+            name: { type: 'string', minLength: 1 },
+            schema: { type: 'object' },
+            strict: { type: ['boolean', 'null'] },
+          },
+        },
       },
       if: { properties: { type: { const: 'json_schema' } } },
       then: { required: ['json_schema'] },
@@ -210,7 +244,12 @@ export const chatRequestValidator = compileConditional<GatewayChatRequest>({
       required: ['enabled'],
       additionalProperties: false,
       properties: {
-        enabled: { type: 'array', uniqueItems: true, maxItems: 3, items: { enum: ['pii', 'content_moderation', 'schema_validation'] } },
+        enabled: {
+          type: 'array',
+          uniqueItems: true,
+          maxItems: 3,
+          items: { enum: ['pii', 'content_moderation', 'schema_validation'] },
+        },
       },
     },
     prompt_id: { type: 'string', pattern: '^[A-Za-z0-9._-]{1,128}$' },

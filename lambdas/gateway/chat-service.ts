@@ -9,7 +9,15 @@ import { defaultPromptServiceClient } from '../providers/prompts/prompt-service-
 import { cacheKey } from './cache-key.js';
 import { DEFAULT_RETRIES, DEFAULT_TIMEOUT_MS, type GatewayChatRequest } from './chat-request.js';
 import { chatStreamFrames } from './chat-stream.js';
-import { answerStreamGuard, guardAnswer, guardRequest, parseGuardrails, statusHeader, type GuardrailName, type GuardrailStatus } from './guardrails/index.js';
+import {
+  answerStreamGuard,
+  guardAnswer,
+  guardRequest,
+  parseGuardrails,
+  statusHeader,
+  type GuardrailName,
+  type GuardrailStatus,
+} from './guardrails/index.js';
 import { describeImages, hasImages } from './image-descriptions.js';
 import { LoadBalancer } from './load-balancer.js';
 import { Meter } from './metering.js';
@@ -46,7 +54,10 @@ interface ChatPlan {
 }
 
 /** POST /api/v1/chat/completions: prepare, then stream or answer; every attempt is metered. */
-export async function chatCompletion(call: GatewayCall<GatewayChatRequest>, deps: RouterDeps = defaultDeps): Promise<Reply> {
+export async function chatCompletion(
+  call: GatewayCall<GatewayChatRequest>,
+  deps: RouterDeps = defaultDeps,
+): Promise<Reply> {
   const plan = await prepare(call, deps);
   return plan.request.stream ? streamed(plan) : whole(plan);
 }
@@ -59,7 +70,11 @@ export async function chatCompletion(call: GatewayCall<GatewayChatRequest>, deps
 async function prepare(call: GatewayCall<GatewayChatRequest>, deps: RouterDeps): Promise<ChatPlan> {
   const guardrails = parseGuardrails(call.body.guardrails, call.req.headers['x-guardrails']);
   const cache = cachePolicy(call.req.headers);
-  const prompted = await applyPrompt(call.body, { fetchTemplate: defaultPromptServiceClient.fetchTemplate }, call.signal);
+  const prompted = await applyPrompt(
+    call.body,
+    { fetchTemplate: defaultPromptServiceClient.fetchTemplate },
+    call.signal,
+  );
   const unguarded = upstreamRequest({ ...call.body, messages: prompted }, call.body.model);
   // The moderator is only built (and its configuration checked) when a guardrail asks for it.
   const guarded = guardrails.length
@@ -83,17 +98,32 @@ async function prepare(call: GatewayCall<GatewayChatRequest>, deps: RouterDeps):
   let described: Promise<ChatMessage[]> | undefined;
   const messagesFor = (target: Target) => {
     if (target.family.vision || !hasImages(request.messages)) return request.messages;
-    described ??= describeImages(request.messages, { accountId: principal.accountId, deps: meteredDeps, signal: call.signal });
+    described ??= describeImages(request.messages, {
+      accountId: principal.accountId,
+      deps: meteredDeps,
+      signal: call.signal,
+    });
     return described;
   };
   const routing: RouteOptions = {
     targets: planTargets(request, deps.balancer),
-    upstreamRequest: async (target) => upstreamRequest({ ...request, messages: await messagesFor(target) }, target.model),
+    upstreamRequest: async (target) =>
+      upstreamRequest({ ...request, messages: await messagesFor(target) }, target.model),
     retries: request.retries ?? DEFAULT_RETRIES,
     timeoutMs: request.timeout ?? DEFAULT_TIMEOUT_MS,
     signal: call.signal,
   };
-  return { call, request, accountId: principal.accountId, meter, deps: meteredDeps, routing, guardrails, requestStatuses: guarded.statuses, cache };
+  return {
+    call,
+    request,
+    accountId: principal.accountId,
+    meter,
+    deps: meteredDeps,
+    routing,
+    guardrails,
+    requestStatuses: guarded.statuses,
+    cache,
+  };
 }
 
 /** Streams are never cached; answer guardrails run on the chunks as they pass. */
@@ -133,7 +163,11 @@ async function whole(plan: ChatPlan): Promise<Reply> {
       const cached = JSON.parse(hit.body) as ChatCompletion;
       plan.meter.cacheHit(hit.model, hit.provider, cached.usage);
       const headers = { 'X-Cache': 'HIT', 'X-Model-Used': hit.model, 'X-Retry-Count': '0' };
-      return bare({ ...cached, id }, 200, hit.guardrailStatus ? { ...headers, 'X-Guardrail-Status': hit.guardrailStatus } : headers);
+      return bare(
+        { ...cached, id },
+        200,
+        hit.guardrailStatus ? { ...headers, 'X-Guardrail-Status': hit.guardrailStatus } : headers,
+      );
     }
   }
 
@@ -141,17 +175,33 @@ async function whole(plan: ChatPlan): Promise<Reply> {
   let completion: ChatCompletion = { ...routed.completion, id, model: routed.target.model };
   let statuses = plan.requestStatuses;
   if (plan.guardrails.length) {
-    const guarded = await guardAnswer(completion, plan.guardrails, upstreamRequest(request, routed.target.model), deploymentModerator(), call.signal, plan.requestStatuses);
+    const guarded = await guardAnswer(
+      completion,
+      plan.guardrails,
+      upstreamRequest(request, routed.target.model),
+      deploymentModerator(),
+      call.signal,
+      plan.requestStatuses,
+    );
     completion = guarded.completion;
     statuses = guarded.statuses;
   }
   // Tool calls depend on the caller's tools' live state: never replayed from cache.
   const bypass = completion.choices.some((choice) => (choice.message.tool_calls?.length ?? 0) > 0);
   if (!bypass) {
-    const stored = { body: JSON.stringify(completion), model: routed.target.model, provider: routed.target.provider, guardrailStatus: statusHeader(statuses) };
+    const stored = {
+      body: JSON.stringify(completion),
+      model: routed.target.model,
+      provider: routed.target.provider,
+      guardrailStatus: statusHeader(statuses),
+    };
     call.afterResponse.push(async () => void (await storeAnswer(accountId, hash, stored, plan.cache.ttlSeconds)));
   }
-  return bare(completion, 200, { ...routingHeaders(routed), 'X-Cache': bypass ? 'BYPASS' : 'MISS', ...guardrailHeader(statuses) });
+  return bare(completion, 200, {
+    ...routingHeaders(routed),
+    'X-Cache': bypass ? 'BYPASS' : 'MISS',
+    ...guardrailHeader(statuses),
+  });
 }
 
 function routingHeaders(outcome: RoutingOutcome): Record<string, string> {

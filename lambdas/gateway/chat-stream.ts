@@ -25,7 +25,11 @@ export interface StreamShape {
  * truncation. The attempt is metered exactly once however the stream ends, the client leaving
  * included.
  */
-export async function* chatStreamFrames(routed: RoutedStream, shape: StreamShape, meter: Meter): AsyncGenerator<SseFrame> {
+export async function* chatStreamFrames(
+  routed: RoutedStream,
+  shape: StreamShape,
+  meter: Meter,
+): AsyncGenerator<SseFrame> {
   const model = routed.target.model;
   let first = true;
   let streamedText = '';
@@ -34,14 +38,15 @@ export async function* chatStreamFrames(routed: RoutedStream, shape: StreamShape
     if (metered) return;
     metered = true;
     const usage = routed.usage();
-    meter.attempt(
-      { target: routed.target, durationMs: Date.now() - routed.startedAt, usage, failure, outcome },
-      () => estimate(shape.messages, streamedText),
+    meter.attempt({ target: routed.target, durationMs: Date.now() - routed.startedAt, usage, failure, outcome }, () =>
+      estimate(shape.messages, streamedText),
     );
   };
   const stamp = (chunk: ChatCompletionChunk) => {
     const choices = chunk.choices.map((choice) => {
-      streamedText += (choice.delta.content ?? '') + (choice.delta.tool_calls?.map((t) => t.function?.arguments ?? '').join('') ?? '');
+      streamedText +=
+        (choice.delta.content ?? '') +
+        (choice.delta.tool_calls?.map((t) => t.function?.arguments ?? '').join('') ?? '');
       if (!first) return choice;
       return { ...choice, delta: { role: 'assistant' as const, ...choice.delta } };
     });
@@ -79,31 +84,55 @@ export async function* chatStreamFrames(routed: RoutedStream, shape: StreamShape
       if (held) yield { data: stamp(held) };
       const { error } = await guard.finalCheck();
       if (error) {
-        yield { data: { error: { message: error.message, type: 'invalid_request_error', code: error.code, param: error.param ?? null } } };
+        yield {
+          data: {
+            error: {
+              message: error.message,
+              type: 'invalid_request_error',
+              code: error.code,
+              param: error.param ?? null,
+            },
+          },
+        };
         return;
       }
     }
     const usage = routed.usage();
     if (shape.includeUsage) {
       yield {
-        data: { id: shape.id, object: 'chat.completion.chunk', created: shape.created, model, choices: [], usage: usage ?? estimatedUsage(shape, streamedText) },
+        data: {
+          id: shape.id,
+          object: 'chat.completion.chunk',
+          created: shape.created,
+          model,
+          choices: [],
+          usage: usage ?? estimatedUsage(shape, streamedText),
+        },
       };
     }
     yield { data: '[DONE]' };
   } catch (error) {
     if (error instanceof UpstreamError) {
       meterOnce(error.failure);
-      yield errorFrame('UPSTREAM_STREAM_FAILED', `The model stream failed after it started (${error.failure.kind}): ${error.failure.message}`);
+      yield errorFrame(
+        'UPSTREAM_STREAM_FAILED',
+        `The model stream failed after it started (${error.failure.kind}): ${error.failure.message}`,
+      );
     } else if (endedByTimeout(shape.signal)) {
       meterOnce({ kind: 'timeout', message: 'the function reached its time limit' });
-      yield errorFrame('UPSTREAM_STREAM_FAILED', 'The answer took longer than this endpoint may run; it was cut at the time limit');
+      yield errorFrame(
+        'UPSTREAM_STREAM_FAILED',
+        'The answer took longer than this endpoint may run; it was cut at the time limit',
+      );
     } else if (shape.signal.aborted) {
       // The client left: nobody to tell.
       meterOnce(undefined, 'client_closed');
       throw error;
     } else {
       // Our own fault: still a final frame, never a silent cut.
-      logger.error('chat stream failed', { error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) });
+      logger.error('chat stream failed', {
+        error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+      });
       meterOnce({ kind: 'malformed', message: 'internal error while streaming' });
       yield errorFrame('INTERNAL_ERROR', 'Internal error while streaming; the request id identifies it in the logs');
     }
@@ -115,12 +144,20 @@ export async function* chatStreamFrames(routed: RoutedStream, shape: StreamShape
 }
 
 function estimate(messages: readonly ChatMessage[], streamed: string): MeteredUsage {
-  return { promptTokens: estimateTokens(JSON.stringify(messages)), completionTokens: estimateTokens(streamed), estimated: true };
+  return {
+    promptTokens: estimateTokens(JSON.stringify(messages)),
+    completionTokens: estimateTokens(streamed),
+    estimated: true,
+  };
 }
 
 function estimatedUsage(shape: StreamShape, streamed: string) {
   const { promptTokens, completionTokens } = estimate(shape.messages, streamed);
-  return { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens };
+  return {
+    prompt_tokens: promptTokens,
+    completion_tokens: completionTokens,
+    total_tokens: promptTokens + completionTokens,
+  };
 }
 
 function errorFrame(code: string, message: string): SseFrame {

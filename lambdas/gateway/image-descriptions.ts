@@ -26,11 +26,16 @@ export interface DescribeContext {
 }
 
 export function hasImages(messages: readonly ChatMessage[]): boolean {
-  return messages.some((m) => m.role === 'user' && Array.isArray(m.content) && m.content.some((p) => p.type === 'image_url'));
+  return messages.some(
+    (m) => m.role === 'user' && Array.isArray(m.content) && m.content.some((p) => p.type === 'image_url'),
+  );
 }
 
 /** The messages with every image part replaced by a text part holding its description. */
-export async function describeImages(messages: readonly ChatMessage[], context: DescribeContext): Promise<ChatMessage[]> {
+export async function describeImages(
+  messages: readonly ChatMessage[],
+  context: DescribeContext,
+): Promise<ChatMessage[]> {
   const described = new Map<string, Promise<string>>();
   const describe = (url: string) => {
     let text = described.get(url);
@@ -42,7 +47,9 @@ export async function describeImages(messages: readonly ChatMessage[], context: 
       if (message.role !== 'user' || !Array.isArray(message.content)) return message;
       const content = await Promise.all(
         message.content.map(async (part): Promise<ContentPart> =>
-          part.type === 'image_url' ? { type: 'text', text: `[Image description: ${await describe(part.image_url.url)}]` } : part,
+          part.type === 'image_url'
+            ? { type: 'text', text: `[Image description: ${await describe(part.image_url.url)}]` }
+            : part,
         ),
       );
       return { ...message, content };
@@ -61,7 +68,15 @@ async function descriptionOf(url: string, context: DescribeContext): Promise<str
   const request = {
     model,
     fallback,
-    messages: [{ role: 'user' as const, content: [{ type: 'text' as const, text: DESCRIBE_PROMPT }, { type: 'image_url' as const, image_url: { url } }] }],
+    messages: [
+      {
+        role: 'user' as const,
+        content: [
+          { type: 'text' as const, text: DESCRIBE_PROMPT },
+          { type: 'image_url' as const, image_url: { url } },
+        ],
+      },
+    ],
   };
   const routed = await routeCompletion(
     {

@@ -34,20 +34,28 @@ export class Meter {
   constructor(private readonly context: MeterContext) {}
 
   attempt(attempt: Attempt, estimate?: () => MeteredUsage): void {
-    const usage = attempt.usage ? fromProvider(attempt.usage) : estimate?.() ?? NONE;
+    const usage = attempt.usage ? fromProvider(attempt.usage) : (estimate?.() ?? NONE);
     this.add({
       model: attempt.target.model,
       provider: attempt.target.provider,
       usage,
       cached: false,
-      status: attempt.failure ? attempt.failure.status ?? 0 : 200,
+      status: attempt.failure ? (attempt.failure.status ?? 0) : 200,
       outcome: attempt.outcome ?? (attempt.failure ? attempt.failure.kind : 'ok'),
     });
   }
 
   /** A cache hit costs nothing but is still a metered request. */
   cacheHit(model: string, provider: string, usage: Usage): void {
-    this.add({ model, provider, usage: fromProvider(usage), cached: true, status: 200, outcome: 'cache_hit', free: true });
+    this.add({
+      model,
+      provider,
+      usage: fromProvider(usage),
+      cached: true,
+      status: 200,
+      outcome: 'cache_hit',
+      free: true,
+    });
   }
 
   get recorded(): readonly UsageEntry[] {
@@ -70,8 +78,11 @@ export class Meter {
     const { usage } = item;
     const cost = item.free
       ? 0
-      : costMicroUsd(item.model, { promptTokens: usage.promptTokens, completionTokens: usage.completionTokens, cachedTokens: usage.cachedTokens })
-          .microUsd;
+      : costMicroUsd(item.model, {
+          promptTokens: usage.promptTokens,
+          completionTokens: usage.completionTokens,
+          cachedTokens: usage.cachedTokens,
+        }).microUsd;
     this.entries.push({
       requestId: this.context.requestId,
       sequence: this.entries.length,

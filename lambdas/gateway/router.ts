@@ -64,12 +64,17 @@ export function routeCompletion(options: RouteOptions, deps: RouterDeps): Promis
   return route(options, deps, async (adapter, request, upstream, target) => {
     const started = Date.now();
     try {
-      const completion = await completeOnce(adapter, request, upstream, { signal: options.signal, timeoutMs: options.timeoutMs });
+      const completion = await completeOnce(adapter, request, upstream, {
+        signal: options.signal,
+        timeoutMs: options.timeoutMs,
+      });
       deps.onAttempt({ target, durationMs: Date.now() - started, usage: completion.usage });
       deps.balancer.observe(targetKey(target), Date.now() - started);
       return { ok: true, value: completion };
     } catch (error) {
-      const failure = failureOf(error, options.signal, () => deps.onAttempt({ target, durationMs: Date.now() - started, outcome: 'client_closed' }));
+      const failure = failureOf(error, options.signal, () =>
+        deps.onAttempt({ target, durationMs: Date.now() - started, outcome: 'client_closed' }),
+      );
       deps.onAttempt({ target, durationMs: Date.now() - started, failure });
       return { ok: false, failure };
     }
@@ -86,13 +91,17 @@ export function routeStream(options: RouteOptions, deps: RouterDeps): Promise<Ro
     const started = Date.now();
     let usage: (() => Usage | undefined) | undefined;
     try {
-      const stream = await streamOnce(adapter, request, upstream, { signal: options.signal, timeoutMs: options.timeoutMs });
+      const stream = await streamOnce(adapter, request, upstream, {
+        signal: options.signal,
+        timeoutMs: options.timeoutMs,
+      });
       usage = stream.usage;
       const rest = stream.chunks[Symbol.asyncIterator]();
       const head: ChatCompletionChunk[] = [];
       for (;;) {
         const next = await rest.next();
-        if (next.done) throw new UpstreamError({ kind: 'malformed', message: 'upstream stream ended without an answer' });
+        if (next.done)
+          throw new UpstreamError({ kind: 'malformed', message: 'upstream stream ended without an answer' });
         head.push(next.value);
         if (hasSubstance(next.value)) break;
       }
@@ -111,7 +120,12 @@ export function routeStream(options: RouteOptions, deps: RouterDeps): Promise<Ro
 async function route<T>(
   options: RouteOptions,
   deps: RouterDeps,
-  attempt: (adapter: ChatAdapter, request: ChatRequest, upstream: UpstreamTarget, target: Target) => Promise<AttemptResult<T>>,
+  attempt: (
+    adapter: ChatAdapter,
+    request: ChatRequest,
+    upstream: UpstreamTarget,
+    target: Target,
+  ) => Promise<AttemptResult<T>>,
 ): Promise<RoutingOutcome & { value: T }> {
   let retries = 0;
   let lastFailure: UpstreamFailure | undefined;
@@ -120,7 +134,12 @@ async function route<T>(
     const endpoint = await deps.endpoint(target.provider);
     if (!endpoint) continue;
     firstTried ??= target;
-    const upstream: UpstreamTarget = { provider: target.provider, baseUrl: endpoint.baseUrl, apiKey: endpoint.apiKey, model: target.model };
+    const upstream: UpstreamTarget = {
+      provider: target.provider,
+      baseUrl: endpoint.baseUrl,
+      apiKey: endpoint.apiKey,
+      model: target.model,
+    };
     const request = await options.upstreamRequest(target);
     const adapter = deps.adapterFor(target.provider);
     for (let tries = 0; ; tries++) {
@@ -171,11 +190,21 @@ export function toClientError(failure: UpstreamFailure): HttpError {
       return new HttpError(400, 'CONTENT_FILTERED', `The model provider refused the content: ${failure.message}`);
     case 'rate_limit': {
       const seconds = Math.max(1, Math.ceil((failure.retryAfterMs ?? 1000) / 1000));
-      return new HttpError(429, 'RATE_LIMIT_EXCEEDED', 'The model provider is rate limiting; retry shortly', undefined, {
-        'Retry-After': String(seconds),
-      });
+      return new HttpError(
+        429,
+        'RATE_LIMIT_EXCEEDED',
+        'The model provider is rate limiting; retry shortly',
+        undefined,
+        {
+          'Retry-After': String(seconds),
+        },
+      );
     }
     default:
-      return new HttpError(503, 'SERVICE_UNAVAILABLE', `The model is unavailable (${failure.kind}): ${failure.message}`);
+      return new HttpError(
+        503,
+        'SERVICE_UNAVAILABLE',
+        `The model is unavailable (${failure.kind}): ${failure.message}`,
+      );
   }
 }

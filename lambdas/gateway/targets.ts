@@ -29,14 +29,19 @@ export function planTargets(request: GatewayChatRequest, balancer: LoadBalancer)
     ? balancer
         .order(
           request.load_balance.strategy,
-          request.load_balance.targets.map((t, i) => ({ ...resolve(t.model, `load_balance.targets[${i}].model`), weight: t.weight ?? 1 })),
+          request.load_balance.targets.map((t, i) => ({
+            ...resolve(t.model, `load_balance.targets[${i}].model`),
+            weight: t.weight ?? 1,
+          })),
         )
         .map(({ weight: _weight, ...rest }) => rest)
     : [];
   const fallbacks = (request.fallback ?? []).map((name, i) => resolve(name, `fallback[${i}]`));
   const chosen = [...balanced, primary, ...fallbacks];
   const families = [...new Map(chosen.map((t) => [t.family.alias, t])).values()];
-  const routes = families.flatMap((t) => t.family.routes.map((route) => ({ ...route, family: t.family, requested: t.requested })));
+  const routes = families.flatMap((t) =>
+    t.family.routes.map((route) => ({ ...route, family: t.family, requested: t.requested })),
+  );
   const seen = new Set<string>();
   return [...chosen, ...routes].filter((target) => {
     const key = targetKey(target);

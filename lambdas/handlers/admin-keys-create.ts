@@ -34,6 +34,9 @@ export const handler = defineHandler<AdminCreateKeyBody>('admin-keys-create', {
     assertOriginsFitType(request.type, request.allowedOrigins);
     if (!(await getAccount(request.accountId))) throw notFound('Account');
     const { record, key } = await issueKey(request);
-    return envelope({ ...describeKey(record), keyId: record.keyId, accountId: record.accountId, key, message: KEY_SHOWN_ONCE }, 201);
+    return envelope(
+      { ...describeKey(record), keyId: record.keyId, accountId: record.accountId, key, message: KEY_SHOWN_ONCE },
+      201,
+    );
   },
 });

@@ -8,7 +8,13 @@ import { compile } from '../http/validation.js';
 import { accountIdOf } from '../identity/principal.js';
 import { describeProviderKey } from '../identity/provider-key-view.js';
 import { createProviderKeySecret, deleteProviderKeySecret } from '../store/provider-key-secrets.js';
-import { claimSlug, putProviderKey, releaseSlug, SlugTakenError, type ProviderKeyRecord } from '../store/provider-keys.js';
+import {
+  claimSlug,
+  putProviderKey,
+  releaseSlug,
+  SlugTakenError,
+  type ProviderKeyRecord,
+} from '../store/provider-keys.js';
 
 interface CreateProviderKeyBody {
   provider: ProviderId;
@@ -39,7 +45,8 @@ export const handler = defineHandler<CreateProviderKeyBody>('provider-keys-creat
     const accountId = accountIdOf(principal);
     const id = `pkey_${randomUUID().replaceAll('-', '')}`;
     await claimSlug(accountId, request.slug, id).catch((error: unknown) => {
-      if (error instanceof SlugTakenError) throw conflict('slug', 'slug: already used by another of your provider keys');
+      if (error instanceof SlugTakenError)
+        throw conflict('slug', 'slug: already used by another of your provider keys');
       throw error;
     });
     let secretId: string | undefined;

@@ -22,7 +22,8 @@ export function corsHeaders(call: GatewayCall): Record<string, string> {
   const origin = call.req.headers['origin'];
   if (!origin) return {};
   const allowed =
-    allowedOrigins().includes(origin) || (call.principal?.kind === 'publishableKey' && call.principal.origin === origin);
+    allowedOrigins().includes(origin) ||
+    (call.principal?.kind === 'publishableKey' && call.principal.origin === origin);
   if (!allowed) return {};
   return {
     'Access-Control-Allow-Origin': origin,

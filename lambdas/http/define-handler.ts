@@ -26,7 +26,12 @@ export interface HandlerDefinition<Body> {
  */
 export function defineHandler<Body = undefined>(routeOrId: string | RouteSpec, definition: HandlerDefinition<Body>) {
   const route = typeof routeOrId === 'string' ? routeById(routeOrId) : routeOrId;
-  const middlewares: GatewayMiddleware[] = [requestContext(route), responseWriter(route), authentication(), rateLimit()];
+  const middlewares: GatewayMiddleware[] = [
+    requestContext(route),
+    responseWriter(route),
+    authentication(),
+    rateLimit(),
+  ];
   if (definition.body) middlewares.push(bodyValidation(definition.body));
   const handle = (event: unknown) => definition.handle(event as GatewayCall<Body>);
   const plugin = { requestEnd: runAfterResponse as (request: unknown) => Promise<void> };

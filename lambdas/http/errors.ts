@@ -19,8 +19,9 @@ export class HttpError extends Error {
 export const badRequest = (param: string, message: string): HttpError =>
   new HttpError(400, 'BAD_REQUEST', message, param);
 
-export const unauthorized = (message = 'Missing credentials: send Authorization: Bearer <key> or X-API-Key'): HttpError =>
-  new HttpError(401, 'UNAUTHORIZED', message);
+export const unauthorized = (
+  message = 'Missing credentials: send Authorization: Bearer <key> or X-API-Key',
+): HttpError => new HttpError(401, 'UNAUTHORIZED', message);
 
 export const invalidCredential = (message = 'Invalid API key'): HttpError =>
   new HttpError(401, 'INVALID_API_KEY', message);
@@ -29,8 +30,7 @@ export const forbidden = (message: string): HttpError => new HttpError(403, 'FOR
 
 export const notFound = (what: string): HttpError => new HttpError(404, 'NOT_FOUND', `${what} not found`);
 
-export const conflict = (param: string, message: string): HttpError =>
-  new HttpError(409, 'CONFLICT', message, param);
+export const conflict = (param: string, message: string): HttpError => new HttpError(409, 'CONFLICT', message, param);
 
 export const rateLimited = (retryAfterSeconds: number): HttpError =>
   new HttpError(429, 'RATE_LIMIT_EXCEEDED', `Rate limit exceeded; retry after ${retryAfterSeconds} s`, undefined, {

@@ -44,7 +44,8 @@ export class RateAllowances {
       const block = this.blocks.get(bucket);
       const current = block && block.limit === limit && block.resetAtMs > now ? block : undefined;
       if (current?.exhausted) return { allowed: false, position: limit, resetAtMs: current.resetAtMs };
-      if (current && current.next <= current.end) return { allowed: true, position: current.next++, resetAtMs: current.resetAtMs };
+      if (current && current.next <= current.end)
+        return { allowed: true, position: current.next++, resetAtMs: current.resetAtMs };
       const pending = this.refills.get(bucket);
       if (pending) {
         await pending;

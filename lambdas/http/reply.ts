@@ -10,7 +10,12 @@ export interface SseFrame {
 }
 
 export type Reply =
-  | { readonly kind: 'json'; readonly status: number; readonly body: unknown; readonly headers?: Record<string, string> }
+  | {
+      readonly kind: 'json';
+      readonly status: number;
+      readonly body: unknown;
+      readonly headers?: Record<string, string>;
+    }
   | { readonly kind: 'empty'; readonly status: number; readonly headers?: Record<string, string> }
   | { readonly kind: 'sse'; readonly events: AsyncIterable<SseFrame>; readonly headers?: Record<string, string> }
   | {

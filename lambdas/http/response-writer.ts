@@ -33,7 +33,12 @@ const SSE_HEADERS = {
 export function toProxyResult(reply: Reply, headers: Record<string, string>): ProxyResult {
   switch (reply.kind) {
     case 'json':
-      return { statusCode: reply.status, headers: { ...headers, 'Content-Type': JSON_TYPE, ...reply.headers }, body: JSON.stringify(reply.body), isBase64Encoded: false };
+      return {
+        statusCode: reply.status,
+        headers: { ...headers, 'Content-Type': JSON_TYPE, ...reply.headers },
+        body: JSON.stringify(reply.body),
+        isBase64Encoded: false,
+      };
     case 'empty':
       return { statusCode: reply.status, headers: { ...headers, ...reply.headers }, body: '', isBase64Encoded: false };
     case 'binary':
@@ -77,7 +82,10 @@ export function toStreamResult(reply: Reply, headers: Record<string, string>, op
 
 export function formatSseFrame(frame: SseFrame): string {
   const data = typeof frame.data === 'string' ? frame.data : JSON.stringify(frame.data);
-  const lines = data.split(/\r\n|\r|\n/).map((line) => `data: ${line}\n`).join('');
+  const lines = data
+    .split(/\r\n|\r|\n/)
+    .map((line) => `data: ${line}\n`)
+    .join('');
   return `${frame.event ? `event: ${frame.event}\n` : ''}${lines}\n`;
 }
 

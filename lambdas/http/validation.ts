@@ -7,7 +7,13 @@ import { badRequest } from './errors.js';
  */
 const ajv = new Ajv({ allErrors: false, useDefaults: true, coerceTypes: false, strict: true });
 /** For schemas that need conditionals (if/then per message role), which strict mode forbids. */
-const conditionalAjv = new Ajv({ allErrors: false, useDefaults: true, coerceTypes: false, strict: false, verbose: true });
+const conditionalAjv = new Ajv({
+  allErrors: false,
+  useDefaults: true,
+  coerceTypes: false,
+  strict: false,
+  verbose: true,
+});
 
 /** A schema may word its own failure with `x-message` (where ajv's wording would not help). */
 const MESSAGE_KEYWORD = 'x-message';
@@ -52,7 +58,7 @@ function toBadRequest(error: ErrorObject | undefined, root: string) {
     default: {
       const field = path || root;
       const own = (error.parentSchema as Record<string, unknown> | undefined)?.[MESSAGE_KEYWORD];
-      return badRequest(field, `${field}: ${typeof own === 'string' ? own : error.message ?? 'is invalid'}`);
+      return badRequest(field, `${field}: ${typeof own === 'string' ? own : (error.message ?? 'is invalid')}`);
     }
   }
 }

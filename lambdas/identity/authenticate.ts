@@ -57,7 +57,13 @@ async function authenticateKey(req: GatewayRequest, token: string, schemes: read
   if (!origin || !record.allowedOrigins.includes(origin)) {
     throw forbidden('This publishable key is not allowed from this origin');
   }
-  return { kind: 'publishableKey', accountId: record.accountId, keyId: record.keyId, rateLimit: record.rateLimit, origin };
+  return {
+    kind: 'publishableKey',
+    accountId: record.accountId,
+    keyId: record.keyId,
+    rateLimit: record.rateLimit,
+    origin,
+  };
 }
 
 async function authenticateSession(req: GatewayRequest, sessionId: string): Promise<Principal> {
@@ -85,7 +91,13 @@ let parsedOrigins: { raw: string; list: string[] } | undefined;
 export function allowedOrigins(): string[] {
   const raw = optionalEnv(ENV.allowedOrigins) ?? '';
   if (parsedOrigins?.raw !== raw) {
-    parsedOrigins = { raw, list: raw.split(',').map((origin) => origin.trim()).filter(Boolean) };
+    parsedOrigins = {
+      raw,
+      list: raw
+        .split(',')
+        .map((origin) => origin.trim())
+        .filter(Boolean),
+    };
   }
   return parsedOrigins.list;
 }

@@ -72,7 +72,11 @@ export class SseParser {
 
   private dispatch(events: SseEvent[]): void {
     if (this.dataLines.length > 0) {
-      events.push(this.eventName === undefined ? { data: this.dataLines.join('\n') } : { event: this.eventName, data: this.dataLines.join('\n') });
+      events.push(
+        this.eventName === undefined
+          ? { data: this.dataLines.join('\n') }
+          : { event: this.eventName, data: this.dataLines.join('\n') },
+      );
     }
     this.dataLines = [];
     this.eventName = undefined;

@@ -74,7 +74,8 @@ const GRANTS: Record<Grant, (acc: Accumulator) => void> = {
   // shared with concurrent requests in a BatchWriteItem, lambdas/store/batch-writes.ts) and counter
   // updates; no DeleteItem. BatchWriteItem cannot be limited to its put requests in IAM, so the
   // missing DeleteItem no longer rules deletes out; docs/deployment.md says so.
-  'usage:write': (acc) => acc.table('usage', ['dynamodb:BatchWriteItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], false),
+  'usage:write': (acc) =>
+    acc.table('usage', ['dynamodb:BatchWriteItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], false),
   // Cached answers are read and written in calls shared with concurrent requests
   // (BatchGetItem / BatchWriteItem: lambdas/store/batch-reads.ts, batch-writes.ts).
   'cache:write': (acc) =>
@@ -88,12 +89,14 @@ const GRANTS: Record<Grant, (acc: Accumulator) => void> = {
   // Callers' own keys, one secret per key created at runtime: Secrets Manager encrypts them under
   // the stack's key (GenerateDataKey on create, Decrypt on read).
   'providerKeys:read': (acc) => acc.providerKeys(['secretsmanager:GetSecretValue'], ['kms:Decrypt']),
-  'providerKeys:write': (acc) => acc.providerKeys(
-    ['secretsmanager:CreateSecret', 'secretsmanager:DeleteSecret', 'secretsmanager:TagResource'],
-    ['kms:Decrypt', 'kms:Encrypt', 'kms:GenerateDataKey']),
+  'providerKeys:write': (acc) =>
+    acc.providerKeys(
+      ['secretsmanager:CreateSecret', 'secretsmanager:DeleteSecret', 'secretsmanager:TagResource'],
+      ['kms:Decrypt', 'kms:Encrypt', 'kms:GenerateDataKey'],
+    ),
   'userPool:login': (acc) => acc.userPool(['cognito-idp:InitiateAuth']),
-  'userPool:admin': (acc) => acc.userPool(
-    ['cognito-idp:AdminCreateUser', 'cognito-idp:AdminSetUserPassword', 'cognito-idp:AdminGetUser']),
+  'userPool:admin': (acc) =>
+    acc.userPool(['cognito-idp:AdminCreateUser', 'cognito-idp:AdminSetUserPassword', 'cognito-idp:AdminGetUser']),
 };
 
 /**
@@ -147,12 +150,16 @@ class Accumulator {
     const guardrail = this.resources.guardrail;
     if (guardrail === undefined) return;
     // An ARN is used as given (it may name another account's guardrail); an id is this account's, in this region.
-    this.guardrailArns.add(guardrail.id.startsWith('arn:') ? guardrail.id : Stack.of(this.resources.tables).formatArn({
-      service: 'bedrock',
-      resource: 'guardrail',
-      resourceName: guardrail.id,
-      arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
-    }));
+    this.guardrailArns.add(
+      guardrail.id.startsWith('arn:')
+        ? guardrail.id
+        : Stack.of(this.resources.tables).formatArn({
+            service: 'bedrock',
+            resource: 'guardrail',
+            resourceName: guardrail.id,
+            arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
+          }),
+    );
     this.environment[RUNTIME_ENV.guardrailId] = guardrail.id;
     if (guardrail.version !== undefined) this.environment[RUNTIME_ENV.guardrailVersion] = guardrail.version;
   }
@@ -181,8 +188,9 @@ class Accumulator {
       const { table } = this.resources.tables.get(name);
       statements.push(new PolicyStatement({ actions: [...actions].sort(), resources: [table.tableArn] }));
       if (this.indexQueries.has(name)) {
-        const indexArns = this.resources.tables.get(name).schema.indexes
-          .map((index) => `${table.tableArn}/index/${index.name}`);
+        const indexArns = this.resources.tables
+          .get(name)
+          .schema.indexes.map((index) => `${table.tableArn}/index/${index.name}`);
         statements.push(new PolicyStatement({ actions: ['dynamodb:Query'], resources: indexArns }));
       }
     }
@@ -191,17 +199,21 @@ class Accumulator {
       const keyActions = this.tableWrites
         ? ['kms:Decrypt', 'kms:DescribeKey', 'kms:Encrypt', 'kms:GenerateDataKey']
         : ['kms:Decrypt', 'kms:DescribeKey'];
-      statements.push(new PolicyStatement({
-        actions: keyActions,
-        resources: [keyArn],
-        conditions: { StringEquals: { 'kms:ViaService': `dynamodb.${region}.amazonaws.com` } },
-      }));
+      statements.push(
+        new PolicyStatement({
+          actions: keyActions,
+          resources: [keyArn],
+          conditions: { StringEquals: { 'kms:ViaService': `dynamodb.${region}.amazonaws.com` } },
+        }),
+      );
     }
     if (this.secretArns.size > 0) {
-      statements.push(new PolicyStatement({
-        actions: ['secretsmanager:GetSecretValue'],
-        resources: [...this.secretArns],
-      }));
+      statements.push(
+        new PolicyStatement({
+          actions: ['secretsmanager:GetSecretValue'],
+          resources: [...this.secretArns],
+        }),
+      );
     }
     const acknowledgements: NagAcknowledgement[] = [];
     if (this.providerKeyActions.size > 0) {
@@ -210,24 +222,29 @@ class Accumulator {
       statements.push(new PolicyStatement({ actions, resources: [prefixArn] }));
       acknowledgements.push({
         id: `AwsSolutions-IAM5[Resource::${nagResourceName(stack, prefixArn)}]`,
-        reason: `${actions.join(', ')} on callers' own provider-key secrets: each stored key is its own secret, `
-          + `created at runtime as ${this.resources.providerKeySecretPrefix}<accountId>/<keyId> (plus the random `
-          + 'suffix Secrets Manager appends), so no ARN exists at deploy time. The wildcard is only a name-prefix '
-          + 'match: it reaches this stack\'s provider-key secrets and no other secret in the account.',
+        reason:
+          `${actions.join(', ')} on callers' own provider-key secrets: each stored key is its own secret, ` +
+          `created at runtime as ${this.resources.providerKeySecretPrefix}<accountId>/<keyId> (plus the random ` +
+          'suffix Secrets Manager appends), so no ARN exists at deploy time. The wildcard is only a name-prefix ' +
+          "match: it reaches this stack's provider-key secrets and no other secret in the account.",
       });
     }
     if (this.secretKeyActions.size > 0) {
-      statements.push(new PolicyStatement({
-        actions: [...this.secretKeyActions].sort(),
-        resources: [keyArn],
-        conditions: { StringEquals: { 'kms:ViaService': `secretsmanager.${region}.amazonaws.com` } },
-      }));
+      statements.push(
+        new PolicyStatement({
+          actions: [...this.secretKeyActions].sort(),
+          resources: [keyArn],
+          conditions: { StringEquals: { 'kms:ViaService': `secretsmanager.${region}.amazonaws.com` } },
+        }),
+      );
     }
     if (this.cognitoActions.size > 0) {
-      statements.push(new PolicyStatement({
-        actions: [...this.cognitoActions].sort(),
-        resources: [this.resources.dashboard.userPool.userPoolArn],
-      }));
+      statements.push(
+        new PolicyStatement({
+          actions: [...this.cognitoActions].sort(),
+          resources: [this.resources.dashboard.userPool.userPoolArn],
+        }),
+      );
     }
     if (this.guardrailArns.size > 0) {
       statements.push(new PolicyStatement({ actions: ['bedrock:ApplyGuardrail'], resources: [...this.guardrailArns] }));

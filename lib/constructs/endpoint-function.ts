@@ -3,7 +3,13 @@ import { fileURLToPath } from 'node:url';
 import { Duration, Validations } from 'aws-cdk-lib';
 import { PolicyDocument, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import {
-  Architecture, FunctionUrlAuthType, InvokeMode, LoggingFormat, Runtime, Tracing, type FunctionUrl,
+  Architecture,
+  FunctionUrlAuthType,
+  InvokeMode,
+  LoggingFormat,
+  Runtime,
+  Tracing,
+  type FunctionUrl,
 } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -116,8 +122,9 @@ export class EndpointFunction extends Construct {
     if (defaultPolicy) {
       Validations.of(defaultPolicy).acknowledge({
         id: 'AwsSolutions-IAM5[Resource::*]',
-        reason: 'xray:PutTraceSegments and xray:PutTelemetryRecords do not support resource-level '
-          + 'permissions (X-Ray has no resource ARNs for them); Resource "*" is the only valid value.',
+        reason:
+          'xray:PutTraceSegments and xray:PutTelemetryRecords do not support resource-level ' +
+          'permissions (X-Ray has no resource ARNs for them); Resource "*" is the only valid value.',
       });
     }
   }

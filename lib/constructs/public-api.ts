@@ -1,7 +1,14 @@
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import {
-  AccessLogField, AccessLogFormat, AuthorizationType, EndpointType, LambdaIntegration, LogGroupLogDestination,
-  MethodLoggingLevel, ResponseTransferMode, RestApi,
+  AccessLogField,
+  AccessLogFormat,
+  AuthorizationType,
+  EndpointType,
+  LambdaIntegration,
+  LogGroupLogDestination,
+  MethodLoggingLevel,
+  ResponseTransferMode,
+  RestApi,
 } from 'aws-cdk-lib/aws-apigateway';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -11,7 +18,13 @@ import type { RouteSpec } from '../routes.js';
 
 /** Request headers the public interface accepts from browsers. */
 export const CORS_ALLOW_HEADERS = [
-  'Authorization', 'X-API-Key', 'Content-Type', 'X-Request-ID', 'X-Cache', 'X-Cache-TTL', 'X-Guardrails',
+  'Authorization',
+  'X-API-Key',
+  'Content-Type',
+  'X-Request-ID',
+  'X-Cache',
+  'X-Cache-TTL',
+  'X-Guardrails',
 ];
 
 // One JSON line per request, with the latency and integration fields that 5xx and timeout triage
@@ -35,7 +48,8 @@ const ACCESS_LOG_FIELDS = JSON.stringify({
   xrayTraceId: AccessLogField.contextXrayTraceId(),
 });
 const ACCESS_LOG_FORMAT = AccessLogFormat.custom(
-  `${ACCESS_LOG_FIELDS.slice(0, -1)},"error":${AccessLogField.contextErrorMessageString()}}`);
+  `${ACCESS_LOG_FIELDS.slice(0, -1)},"error":${AccessLogField.contextErrorMessageString()}}`,
+);
 
 export interface PublicApiProps {
   /** @default 'prod' */
@@ -78,15 +92,16 @@ export class PublicApi extends Construct {
         dataTraceEnabled: false,
         tracingEnabled: true,
       },
-      defaultCorsPreflightOptions: corsOrigins.length > 0
-        ? {
-          allowOrigins: corsOrigins,
-          allowHeaders: CORS_ALLOW_HEADERS,
-          allowMethods: ['GET', 'POST', 'PATCH', 'DELETE', 'OPTIONS'],
-          allowCredentials: true,
-          maxAge: Duration.hours(1),
-        }
-        : undefined,
+      defaultCorsPreflightOptions:
+        corsOrigins.length > 0
+          ? {
+              allowOrigins: corsOrigins,
+              allowHeaders: CORS_ALLOW_HEADERS,
+              allowMethods: ['GET', 'POST', 'PATCH', 'DELETE', 'OPTIONS'],
+              allowCredentials: true,
+              maxAge: Duration.hours(1),
+            }
+          : undefined,
     });
 
     // RestApi always adds an output with a hashed name; the stack publishes the URL as `ApiUrl` instead.
@@ -96,8 +111,9 @@ export class PublicApi extends Construct {
     if (cloudWatchRole) {
       Validations.of(cloudWatchRole).acknowledge({
         id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
-        reason: 'This is the role API Gateway itself assumes (account setting) to write execution logs; AWS '
-          + 'documents this service-role policy for it, and it only grants CloudWatch Logs writes.',
+        reason:
+          'This is the role API Gateway itself assumes (account setting) to write execution logs; AWS ' +
+          'documents this service-role policy for it, and it only grants CloudWatch Logs writes.',
       });
     }
 
@@ -109,28 +125,32 @@ export class PublicApi extends Construct {
     } else {
       Validations.of(this.api).acknowledge({
         id: 'AwsSolutions-APIG3',
-        reason: 'WAF rules and their cost are the operator\'s choice: deploy with -c webAclArn=<regional '
-          + 'WAFv2 web ACL ARN> to associate one with the stage. Abuse is bounded meanwhile by per-key rate '
-          + 'limits in the functions.',
+        reason:
+          "WAF rules and their cost are the operator's choice: deploy with -c webAclArn=<regional " +
+          'WAFv2 web ACL ARN> to associate one with the stage. Abuse is bounded meanwhile by per-key rate ' +
+          'limits in the functions.',
       });
     }
 
-    const selfAuthenticated = 'Every function authenticates its own requests (sk_/pk_ API keys checked '
-      + 'against hashed records, the dashboard session cookie, or the admin token from Secrets Manager), '
-      + 'because one route accepts several schemes that no single API Gateway authorizer covers; CORS '
-      + 'preflight (OPTIONS) must stay unauthenticated.';
+    const selfAuthenticated =
+      'Every function authenticates its own requests (sk_/pk_ API keys checked ' +
+      'against hashed records, the dashboard session cookie, or the admin token from Secrets Manager), ' +
+      'because one route accepts several schemes that no single API Gateway authorizer covers; CORS ' +
+      'preflight (OPTIONS) must stay unauthenticated.';
     Validations.of(this.api).acknowledge(
       { id: 'AwsSolutions-APIG4', reason: selfAuthenticated },
       {
         id: 'AwsSolutions-COG4',
-        reason: `${selfAuthenticated} Cognito is only the password check behind the login route, which `
-          + 'issues an opaque session cookie, not a Cognito token an authorizer could verify.',
+        reason:
+          `${selfAuthenticated} Cognito is only the password check behind the login route, which ` +
+          'issues an opaque session cookie, not a Cognito token an authorizer could verify.',
       },
       {
         id: 'AwsSolutions-APIG2',
-        reason: 'Bodies and parameters are validated in the functions against the interface schemas, so '
-          + 'errors name the field and rule in the route\'s error shape (OpenAI or envelope); API Gateway '
-          + 'validators would answer in their own shape.',
+        reason:
+          'Bodies and parameters are validated in the functions against the interface schemas, so ' +
+          "errors name the field and rule in the route's error shape (OpenAI or envelope); API Gateway " +
+          'validators would answer in their own shape.',
       },
     );
   }
@@ -139,9 +159,9 @@ export class PublicApi extends Construct {
   addRoute(route: RouteSpec, handler: IFunction): void {
     const integration = route.streaming
       ? new LambdaIntegration(handler, {
-        responseTransferMode: ResponseTransferMode.STREAM,
-        timeout: Duration.minutes(15),
-      })
+          responseTransferMode: ResponseTransferMode.STREAM,
+          timeout: Duration.minutes(15),
+        })
       : new LambdaIntegration(handler);
     this.api.root.resourceForPath(route.path).addMethod(route.method, integration, {
       authorizationType: AuthorizationType.NONE,

@@ -47,19 +47,22 @@ export class GatewaySecrets extends Construct {
 
     Validations.of(this.adminToken).acknowledge({
       id: 'AwsSolutions-SMG4',
-      reason: 'The admin token is rotated by the operator (put-secret-value with a new random value) in '
-        + 'coordination with the partners that hold it; functions re-read it within their bounded cache '
-        + 'time, so no rotation Lambda is needed.',
+      reason:
+        'The admin token is rotated by the operator (put-secret-value with a new random value) in ' +
+        'coordination with the partners that hold it; functions re-read it within their bounded cache ' +
+        'time, so no rotation Lambda is needed.',
     });
     Validations.of(this.platformKeys).acknowledge({
       id: 'AwsSolutions-SMG4',
-      reason: 'These are third-party provider API keys (OpenAI, Anthropic, ...): they can only be rotated '
-        + 'in each provider\'s console, so Secrets Manager cannot rotate them; the operator replaces the value.',
+      reason:
+        'These are third-party provider API keys (OpenAI, Anthropic, ...): they can only be rotated ' +
+        "in each provider's console, so Secrets Manager cannot rotate them; the operator replaces the value.",
     });
     Validations.of(this.promptServiceKey).acknowledge({
       id: 'AwsSolutions-SMG4',
-      reason: 'The prompt service key is issued by the external prompt-template service: only that service can '
-        + 'mint a new one, so Secrets Manager cannot rotate it; the operator replaces the value after rotating it there.',
+      reason:
+        'The prompt service key is issued by the external prompt-template service: only that service can ' +
+        'mint a new one, so Secrets Manager cannot rotate it; the operator replaces the value after rotating it there.',
     });
   }
 }

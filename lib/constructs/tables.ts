@@ -3,7 +3,12 @@ import { AttributeType, Billing, ProjectionType, TableEncryptionV2, TableV2 } fr
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { Construct } from 'constructs';
 import {
-  PARTITION_KEY, SORT_KEY, TTL_ATTRIBUTE, tableSchemas, type TableName, type TableSchema,
+  PARTITION_KEY,
+  SORT_KEY,
+  TTL_ATTRIBUTE,
+  tableSchemas,
+  type TableName,
+  type TableSchema,
 } from '../../lambdas/store/table-schema.js';
 
 export interface TablesProps {

@@ -1,6 +1,11 @@
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import {
-  AccountRecovery, FeaturePlan, Mfa, StandardThreatProtectionMode, UserPool, UserPoolClient,
+  AccountRecovery,
+  FeaturePlan,
+  Mfa,
+  StandardThreatProtectionMode,
+  UserPool,
+  UserPoolClient,
 } from 'aws-cdk-lib/aws-cognito';
 import { Construct } from 'constructs';
 
@@ -51,9 +56,10 @@ export class DashboardUserPool extends Construct {
 
     Validations.of(this.userPool).acknowledge({
       id: 'AwsSolutions-COG2',
-      reason: 'Dashboard sign-in goes through the gateway login route (USER_PASSWORD_AUTH), which exchanges '
-        + 'the password for an opaque HttpOnly session cookie and does not implement MFA challenges; '
-        + 'requiring MFA would make every account unable to sign in.',
+      reason:
+        'Dashboard sign-in goes through the gateway login route (USER_PASSWORD_AUTH), which exchanges ' +
+        'the password for an opaque HttpOnly session cookie and does not implement MFA challenges; ' +
+        'requiring MFA would make every account unable to sign in.',
     });
   }
 }

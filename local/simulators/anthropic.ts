@@ -42,18 +42,46 @@ interface ModelInfo {
 }
 
 const MODELS: readonly ModelInfo[] = [
-  { id: 'claude-sonnet-4-5-20250929', alias: 'claude-sonnet-4-5', display_name: 'Claude Sonnet 4.5', created_at: '2025-09-29T00:00:00Z' },
-  { id: 'claude-haiku-4-5-20251001', alias: 'claude-haiku-4-5', display_name: 'Claude Haiku 4.5', created_at: '2025-10-01T00:00:00Z' },
-  { id: 'claude-opus-4-1-20250805', alias: 'claude-opus-4-1', display_name: 'Claude Opus 4.1', created_at: '2025-08-05T00:00:00Z' },
-  { id: 'claude-sonnet-4-20250514', alias: 'claude-sonnet-4-0', display_name: 'Claude Sonnet 4', created_at: '2025-05-14T00:00:00Z' },
-  { id: 'claude-3-5-haiku-20241022', alias: 'claude-3-5-haiku-latest', display_name: 'Claude Haiku 3.5', created_at: '2024-10-22T00:00:00Z' },
+  {
+    id: 'claude-sonnet-4-5-20250929',
+    alias: 'claude-sonnet-4-5',
+    display_name: 'Claude Sonnet 4.5',
+    created_at: '2025-09-29T00:00:00Z',
+  },
+  {
+    id: 'claude-haiku-4-5-20251001',
+    alias: 'claude-haiku-4-5',
+    display_name: 'Claude Haiku 4.5',
+    created_at: '2025-10-01T00:00:00Z',
+  },
+  {
+    id: 'claude-opus-4-1-20250805',
+    alias: 'claude-opus-4-1',
+    display_name: 'Claude Opus 4.1',
+    created_at: '2025-08-05T00:00:00Z',
+  },
+  {
+    id: 'claude-sonnet-4-20250514',
+    alias: 'claude-sonnet-4-0',
+    display_name: 'Claude Sonnet 4',
+    created_at: '2025-05-14T00:00:00Z',
+  },
+  {
+    id: 'claude-3-5-haiku-20241022',
+    alias: 'claude-3-5-haiku-latest',
+    display_name: 'Claude Haiku 3.5',
+    created_at: '2024-10-22T00:00:00Z',
+  },
 ];
 
 /** status → [error.type, message]; other 4xx read as invalid_request_error, other 5xx as api_error. */
 const ERRORS: Readonly<Record<number, readonly [string, string]>> = {
   400: ['invalid_request_error', 'Invalid request'],
   401: ['authentication_error', 'invalid x-api-key'],
-  402: ['billing_error', 'Your credit balance is too low to access the Anthropic API. Please go to Plans & Billing to upgrade or purchase credits.'],
+  402: [
+    'billing_error',
+    'Your credit balance is too low to access the Anthropic API. Please go to Plans & Billing to upgrade or purchase credits.',
+  ],
   403: ['permission_error', 'Your API key does not have permission to use the specified resource.'],
   404: ['not_found_error', 'Not found'],
   413: ['request_too_large', 'Request exceeds the maximum allowed number of bytes.'],
@@ -62,7 +90,9 @@ const ERRORS: Readonly<Record<number, readonly [string, string]>> = {
   504: ['timeout_error', 'Request timeout'],
   529: ['overloaded_error', 'Overloaded'],
 };
-const STATUS_OF_ERROR: Readonly<Record<string, number>> = Object.fromEntries(Object.entries(ERRORS).map(([status, [type]]) => [type, Number(status)]));
+const STATUS_OF_ERROR: Readonly<Record<string, number>> = Object.fromEntries(
+  Object.entries(ERRORS).map(([status, [type]]) => [type, Number(status)]),
+);
 const PROXY_PAGE_STATUSES: ReadonlySet<number> = new Set([502, 503]);
 
 const STOP_REASONS: Readonly<Record<ScriptTurn['finishReason'], string>> = {
@@ -85,13 +115,19 @@ export const anthropicSimulator: SimulatorDefinition = {
     { method: 'GET', path: /^\/v1\/models$/, faultable: false, handle: listModels },
     { method: 'GET', path: /^\/v1\/models\/(?<id>[^/]+)$/, faultable: false, handle: getModel },
   ],
-  modelOf: ({ body, params }) => params['id'] ?? (typeof (body as { model?: unknown } | undefined)?.model === 'string' ? (body as { model: string }).model : undefined),
+  modelOf: ({ body, params }) =>
+    params['id'] ??
+    (typeof (body as { model?: unknown } | undefined)?.model === 'string'
+      ? (body as { model: string }).model
+      : undefined),
   errorFor: (status, exchange) => errorFor(status, exchange),
   authenticate(exchange) {
     const key = header(exchange, 'x-api-key');
-    if (!key || key.startsWith('bad') || key.startsWith('invalid')) return apiError(401, 'authentication_error', 'invalid x-api-key');
+    if (!key || key.startsWith('bad') || key.startsWith('invalid'))
+      return apiError(401, 'authentication_error', 'invalid x-api-key');
     // Not a credential, but checked at the same gate, before anything else is read.
-    if (!header(exchange, 'anthropic-version')) return apiError(400, 'invalid_request_error', 'anthropic-version: header is required');
+    if (!header(exchange, 'anthropic-version'))
+      return apiError(400, 'invalid_request_error', 'anthropic-version: header is required');
     return undefined;
   },
 };
@@ -104,7 +140,9 @@ function errorFor(status: number, exchange: SimExchange): SimResponse {
       body: `<html><head><title>${status}</title></head><body><center><h1>${status} Bad Gateway</h1></center><hr><center>cloudflare</center></body></html>`,
     };
   }
-  const [type, message] = ERRORS[status] ?? (status >= 500 ? ['api_error', 'Internal server error'] : ['invalid_request_error', 'Invalid request']);
+  const [type, message] =
+    ERRORS[status] ??
+    (status >= 500 ? ['api_error', 'Internal server error'] : ['invalid_request_error', 'Invalid request']);
   const model = anthropicSimulator.modelOf(exchange);
   return apiError(status, type, status === 404 && model ? `model: ${model}` : message);
 }
@@ -129,7 +167,8 @@ async function createMessage(exchange: SimExchange): Promise<void> {
   const message = buildMessage(request, model, input, turn, directives);
   const streamError = directives.get('stream_error');
   if (!request.stream) {
-    if (streamError) return exchange.send(apiError(STATUS_OF_ERROR[streamError] ?? 500, streamError, errorMessage(streamError)));
+    if (streamError)
+      return exchange.send(apiError(STATUS_OF_ERROR[streamError] ?? 500, streamError, errorMessage(streamError)));
     return exchange.send({ status: 200, headers: okHeaders(), body: JSON.stringify(message) });
   }
   const stream = await exchange.stream(okHeaders());
@@ -147,15 +186,28 @@ interface Message {
   content: Record<string, unknown>[];
   stop_reason: string;
   stop_sequence: string | null;
-  usage: { input_tokens: number; output_tokens: number; cache_creation_input_tokens: number; cache_read_input_tokens: number; service_tier: string };
+  usage: {
+    input_tokens: number;
+    output_tokens: number;
+    cache_creation_input_tokens: number;
+    cache_read_input_tokens: number;
+    service_tier: string;
+  };
 }
 
-function buildMessage(request: WireRequest, model: string, input: ScriptInput, turn: ScriptTurn, directives: Map<string, string>): Message {
+function buildMessage(
+  request: WireRequest,
+  model: string,
+  input: ScriptInput,
+  turn: ScriptTurn,
+  directives: Map<string, string>,
+): Message {
   const content: Record<string, unknown>[] = [];
   const thinking = request.thinking?.type === 'enabled' || request.thinking?.type === 'adaptive';
   if (thinking) content.push({ type: 'thinking', thinking: THOUGHT, signature: randomBytes(24).toString('base64') });
   if (turn.text !== '') content.push({ type: 'text', text: turn.text });
-  for (const call of turn.toolCalls) content.push({ type: 'tool_use', id: `toolu_${call.id}`, name: call.name, input: call.arguments });
+  for (const call of turn.toolCalls)
+    content.push({ type: 'tool_use', id: `toolu_${call.id}`, name: call.name, input: call.arguments });
   const stopSequence = stopSequenceHit(input, turn);
   const cacheRead = Math.min(count(directives.get('cache_read')), turn.promptTokens);
   const cacheWrite = Math.min(count(directives.get('cache_write')), turn.promptTokens - cacheRead);
@@ -183,12 +235,29 @@ type StreamEvent = [name: string, data: Record<string, unknown>];
 /** The whole event sequence of one streamed message; cut after the first delta for stream_error. */
 function streamEvents(message: Message, streamError: string | undefined): StreamEvent[] {
   const events: StreamEvent[] = [
-    ['message_start', { type: 'message_start', message: { ...message, content: [], stop_reason: null, stop_sequence: null, usage: { ...message.usage, output_tokens: 1 } } }],
+    [
+      'message_start',
+      {
+        type: 'message_start',
+        message: {
+          ...message,
+          content: [],
+          stop_reason: null,
+          stop_sequence: null,
+          usage: { ...message.usage, output_tokens: 1 },
+        },
+      },
+    ],
     ['ping', { type: 'ping' }],
   ];
   message.content.forEach((block, index) => {
     const deltas = blockDeltas(block);
-    const start = block['type'] === 'tool_use' ? { ...block, input: {} } : block['type'] === 'text' ? { type: 'text', text: '' } : { type: 'thinking', thinking: '', signature: '' };
+    const start =
+      block['type'] === 'tool_use'
+        ? { ...block, input: {} }
+        : block['type'] === 'text'
+          ? { type: 'text', text: '' }
+          : { type: 'thinking', thinking: '', signature: '' };
     events.push(['content_block_start', { type: 'content_block_start', index, content_block: start }]);
     deltas.forEach((delta, i) => {
       events.push(['content_block_delta', { type: 'content_block_delta', index, delta }]);
@@ -197,7 +266,14 @@ function streamEvents(message: Message, streamError: string | undefined): Stream
     events.push(['content_block_stop', { type: 'content_block_stop', index }]);
   });
   events.push(
-    ['message_delta', { type: 'message_delta', delta: { stop_reason: message.stop_reason, stop_sequence: message.stop_sequence }, usage: { output_tokens: message.usage.output_tokens } }],
+    [
+      'message_delta',
+      {
+        type: 'message_delta',
+        delta: { stop_reason: message.stop_reason, stop_sequence: message.stop_sequence },
+        usage: { output_tokens: message.usage.output_tokens },
+      },
+    ],
     ['message_stop', { type: 'message_stop' }],
   );
   if (!streamError) return events;
@@ -216,7 +292,10 @@ function blockDeltas(block: Record<string, unknown>): Record<string, unknown>[] 
         { type: 'signature_delta', signature: block['signature'] },
       ];
     default:
-      return jsonFragments(JSON.stringify(block['input'])).map((partial_json) => ({ type: 'input_json_delta', partial_json }));
+      return jsonFragments(JSON.stringify(block['input'])).map((partial_json) => ({
+        type: 'input_json_delta',
+        partial_json,
+      }));
   }
 }
 
@@ -224,7 +303,9 @@ function blockDeltas(block: Record<string, unknown>): Record<string, unknown>[] 
 function jsonFragments(json: string): string[] {
   if (json === '{}') return [''];
   const third = Math.max(1, Math.floor(json.length / 3));
-  return ['', json.slice(0, third + 2), json.slice(third + 2, 2 * third + 1), json.slice(2 * third + 1)].filter((f, i) => i === 0 || f !== '');
+  return ['', json.slice(0, third + 2), json.slice(third + 2, 2 * third + 1), json.slice(2 * third + 1)].filter(
+    (f, i) => i === 0 || f !== '',
+  );
 }
 
 const splitWords = (text: string): string[] => text.match(/\s*\S+|\s+$/g) ?? [];
@@ -243,7 +324,11 @@ async function countTokens(exchange: SimExchange): Promise<void> {
   const problem = validateMessagesRequest(body);
   if (problem) return exchange.send(apiError(400, 'invalid_request_error', problem));
   const { promptTokens } = runScript(toScriptInput(body as WireRequest));
-  return exchange.send({ status: 200, headers: { 'request-id': requestId() }, body: JSON.stringify({ input_tokens: promptTokens }) });
+  return exchange.send({
+    status: 200,
+    headers: { 'request-id': requestId() },
+    body: JSON.stringify({ input_tokens: promptTokens }),
+  });
 }
 
 async function listModels(exchange: SimExchange): Promise<void> {
@@ -252,7 +337,14 @@ async function listModels(exchange: SimExchange): Promise<void> {
   const before = exchange.url.searchParams.get('before_id');
   let models = [...MODELS];
   if (after) models = models.slice(models.findIndex((m) => m.id === after) + 1);
-  if (before) models = models.slice(0, Math.max(0, models.findIndex((m) => m.id === before)));
+  if (before)
+    models = models.slice(
+      0,
+      Math.max(
+        0,
+        models.findIndex((m) => m.id === before),
+      ),
+    );
   const page = before ? models.slice(-limit) : models.slice(0, limit);
   const body = {
     data: page.map(modelEntry),
@@ -266,10 +358,19 @@ async function listModels(exchange: SimExchange): Promise<void> {
 async function getModel(exchange: SimExchange): Promise<void> {
   const model = MODELS.find((m) => m.id === exchange.params['id'] || m.alias === exchange.params['id']);
   if (!model) return exchange.send(apiError(404, 'not_found_error', `model: ${exchange.params['id']}`));
-  return exchange.send({ status: 200, headers: { 'request-id': requestId() }, body: JSON.stringify(modelEntry(model)) });
+  return exchange.send({
+    status: 200,
+    headers: { 'request-id': requestId() },
+    body: JSON.stringify(modelEntry(model)),
+  });
 }
 
-const modelEntry = (m: ModelInfo) => ({ type: 'model', id: m.id, display_name: m.display_name, created_at: m.created_at });
+const modelEntry = (m: ModelInfo) => ({
+  type: 'model',
+  id: m.id,
+  display_name: m.display_name,
+  created_at: m.created_at,
+});
 
 function resolveModel(id: string): string | undefined {
   const known = MODELS.find((m) => m.id === id || m.alias === id);
@@ -279,7 +380,11 @@ function resolveModel(id: string): string | undefined {
 
 function okHeaders(): Record<string, string> {
   requestsServed++;
-  return { 'request-id': requestId(), 'anthropic-organization-id': '00000000-0000-4000-8000-00000000a11e', ...rateLimitHeaders(REQUESTS_LIMIT - (requestsServed % REQUESTS_LIMIT)) };
+  return {
+    'request-id': requestId(),
+    'anthropic-organization-id': '00000000-0000-4000-8000-00000000a11e',
+    ...rateLimitHeaders(REQUESTS_LIMIT - (requestsServed % REQUESTS_LIMIT)),
+  };
 }
 
 function rateLimitHeaders(requestsRemaining: number): Record<string, string> {
@@ -289,7 +394,11 @@ function rateLimitHeaders(requestsRemaining: number): Record<string, string> {
     'anthropic-ratelimit-requests-remaining': String(requestsRemaining),
     'anthropic-ratelimit-requests-reset': reset,
   };
-  const budgets: [string, number][] = [['tokens', 96_000], ['input-tokens', 80_000], ['output-tokens', 16_000]];
+  const budgets: [string, number][] = [
+    ['tokens', 96_000],
+    ['input-tokens', 80_000],
+    ['output-tokens', 16_000],
+  ];
   for (const [family, limit] of budgets) {
     headers[`anthropic-ratelimit-${family}-limit`] = String(limit);
     headers[`anthropic-ratelimit-${family}-remaining`] = String(requestsRemaining === 0 ? 0 : limit);
@@ -305,7 +414,8 @@ function directivesOf(input: ScriptInput): Map<string, string> {
   return directives;
 }
 
-const errorMessage = (type: string): string => Object.values(ERRORS).find(([t]) => t === type)?.[1] ?? 'Internal server error';
+const errorMessage = (type: string): string =>
+  Object.values(ERRORS).find(([t]) => t === type)?.[1] ?? 'Internal server error';
 const count = (value: string | undefined): number => Math.max(0, Math.floor(Number(value) || 0));
 const tokensOf = (text: string): number => splitWords(text).length;
 const requestId = (): string => `req_011CSim${randomBytes(12).toString('base64url')}`;

@@ -46,7 +46,8 @@ export interface RequestFaults {
 export function parseFault(text: unknown): FaultKind | undefined {
   if (typeof text !== 'string') return undefined;
   if (text === 'malformed_chunk') return { type: 'malformed_chunk', index: 0 };
-  const match = /^(status|delay_headers|delay_first_token|reset_after_chunks|malformed_chunk|fragment_bytes):(\d{1,7})$/.exec(text);
+  const match =
+    /^(status|delay_headers|delay_first_token|reset_after_chunks|malformed_chunk|fragment_bytes):(\d{1,7})$/.exec(text);
   if (!match) return undefined;
   const value = Number(match[2]);
   switch (match[1]) {

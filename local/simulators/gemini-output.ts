@@ -19,7 +19,12 @@ const FINISH_REASONS: Readonly<Record<ScriptTurn['finishReason'], string>> = {
 /** Reasons under which the candidate keeps its content; the others end without (the rest was withheld). */
 const CONTENTFUL: ReadonlySet<string> = new Set(['STOP', 'MAX_TOKENS']);
 
-const HARM_CATEGORIES = ['HARM_CATEGORY_HATE_SPEECH', 'HARM_CATEGORY_DANGEROUS_CONTENT', 'HARM_CATEGORY_HARASSMENT', 'HARM_CATEGORY_SEXUALLY_EXPLICIT'];
+const HARM_CATEGORIES = [
+  'HARM_CATEGORY_HATE_SPEECH',
+  'HARM_CATEGORY_DANGEROUS_CONTENT',
+  'HARM_CATEGORY_HARASSMENT',
+  'HARM_CATEGORY_SEXUALLY_EXPLICIT',
+];
 
 export interface AnswerOptions {
   readonly model: string;
@@ -50,7 +55,11 @@ export function buildAnswer(turn: ScriptTurn, options: AnswerOptions): Answer {
   const partialUsage = { promptTokenCount: turn.promptTokens, totalTokenCount: turn.promptTokens };
 
   if (options.blockReason !== undefined) {
-    const blocked = { promptFeedback: { blockReason: options.blockReason, safetyRatings: safetyRatings(true) }, usageMetadata: partialUsage, ...envelope };
+    const blocked = {
+      promptFeedback: { blockReason: options.blockReason, safetyRatings: safetyRatings(true) },
+      usageMetadata: partialUsage,
+      ...envelope,
+    };
     return { whole: blocked, events: [blocked] };
   }
 
@@ -108,26 +117,35 @@ const ERRORS: Readonly<Record<number, readonly [string, string]>> = {
     'Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.',
   ],
   403: ['PERMISSION_DENIED', 'The caller does not have permission'],
-  404: ['NOT_FOUND', 'models/{model} is not found for API version v1beta, or is not supported for generateContent. Call ListModels to see the list of available models and their supported methods.'],
+  404: [
+    'NOT_FOUND',
+    'models/{model} is not found for API version v1beta, or is not supported for generateContent. Call ListModels to see the list of available models and their supported methods.',
+  ],
   409: ['ABORTED', 'The operation was aborted.'],
   429: [
     'RESOURCE_EXHAUSTED',
     'You exceeded your current quota, please check your plan and billing details. For more information on this error, head to: https://ai.google.dev/gemini-api/docs/rate-limits. Please retry in 2s.',
   ],
   499: ['CANCELLED', 'The operation was cancelled.'],
-  500: ['INTERNAL', 'An internal error has occurred. Please retry or report in https://developers.generativeai.google/guide/troubleshooting'],
+  500: [
+    'INTERNAL',
+    'An internal error has occurred. Please retry or report in https://developers.generativeai.google/guide/troubleshooting',
+  ],
   501: ['UNIMPLEMENTED', 'Method not implemented.'],
   503: ['UNAVAILABLE', 'The model is overloaded. Please try again later.'],
   504: ['DEADLINE_EXCEEDED', 'Deadline expired before operation could complete.'],
 };
 
-export const STATUS_BY_RPC: Readonly<Record<string, number>> = Object.fromEntries(Object.entries(ERRORS).map(([code, [status]]) => [status, Number(code)]));
+export const STATUS_BY_RPC: Readonly<Record<string, number>> = Object.fromEntries(
+  Object.entries(ERRORS).map(([code, [status]]) => [status, Number(code)]),
+);
 
 /** The retry delay the simulator asks for on 429, in the body and (per the harness rule) in retry-after. */
 export const RETRY_DELAY_SECONDS = 2;
 
 export function errorEnvelope(code: number, model: string | undefined, message?: string, details?: Json[]): Json {
-  const [status, template] = ERRORS[code] ?? (code >= 500 ? ['INTERNAL', ERRORS[500]![1]] : ['INVALID_ARGUMENT', ERRORS[400]![1]]);
+  const [status, template] =
+    ERRORS[code] ?? (code >= 500 ? ['INTERNAL', ERRORS[500]![1]] : ['INVALID_ARGUMENT', ERRORS[400]![1]]);
   const list = details ?? defaultDetails(code, model);
   return {
     error: {
@@ -153,11 +171,22 @@ function defaultDetails(code: number, model: string | undefined): Json[] {
           },
         ],
       },
-      { '@type': 'type.googleapis.com/google.rpc.Help', links: [{ description: 'Learn more about Gemini API quotas', url: 'https://ai.google.dev/gemini-api/docs/rate-limits' }] },
+      {
+        '@type': 'type.googleapis.com/google.rpc.Help',
+        links: [
+          {
+            description: 'Learn more about Gemini API quotas',
+            url: 'https://ai.google.dev/gemini-api/docs/rate-limits',
+          },
+        ],
+      },
       { '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: `${RETRY_DELAY_SECONDS}s` },
     ];
   }
-  if (code === 401) return [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'CREDENTIALS_MISSING', domain: 'googleapis.com' }];
+  if (code === 401)
+    return [
+      { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'CREDENTIALS_MISSING', domain: 'googleapis.com' },
+    ];
   return [];
 }
 
@@ -168,7 +197,11 @@ export const API_KEY_INVALID: Json = errorEnvelope(400, undefined, 'API key not 
     domain: 'googleapis.com',
     metadata: { service: 'generativelanguage.googleapis.com' },
   },
-  { '@type': 'type.googleapis.com/google.rpc.LocalizedMessage', locale: 'en-US', message: 'API key not valid. Please pass a valid API key.' },
+  {
+    '@type': 'type.googleapis.com/google.rpc.LocalizedMessage',
+    locale: 'en-US',
+    message: 'API key not valid. Please pass a valid API key.',
+  },
 ]);
 
 export const UNREGISTERED_CALLER: Json = errorEnvelope(
@@ -179,7 +212,9 @@ export const UNREGISTERED_CALLER: Json = errorEnvelope(
 );
 
 export function badRequest(description: string): Json {
-  return errorEnvelope(400, undefined, description, [{ '@type': 'type.googleapis.com/google.rpc.BadRequest', fieldViolations: [{ description }] }]);
+  return errorEnvelope(400, undefined, description, [
+    { '@type': 'type.googleapis.com/google.rpc.BadRequest', fieldViolations: [{ description }] },
+  ]);
 }
 
 const JSON_TYPE = 'application/json; charset=UTF-8';

@@ -68,10 +68,34 @@ interface ModelInfo {
 }
 
 const STATIC_MODELS: readonly ModelInfo[] = [
-  { id: 'gemini-2.5-pro', displayName: 'Gemini 2.5 Pro', inputTokenLimit: 1_048_576, outputTokenLimit: 65_536, thinking: true },
-  { id: 'gemini-2.5-flash', displayName: 'Gemini 2.5 Flash', inputTokenLimit: 1_048_576, outputTokenLimit: 65_536, thinking: true },
-  { id: 'gemini-2.5-flash-lite', displayName: 'Gemini 2.5 Flash-Lite', inputTokenLimit: 1_048_576, outputTokenLimit: 65_536, thinking: true },
-  { id: 'gemini-2.0-flash', displayName: 'Gemini 2.0 Flash', inputTokenLimit: 1_048_576, outputTokenLimit: 8_192, thinking: false },
+  {
+    id: 'gemini-2.5-pro',
+    displayName: 'Gemini 2.5 Pro',
+    inputTokenLimit: 1_048_576,
+    outputTokenLimit: 65_536,
+    thinking: true,
+  },
+  {
+    id: 'gemini-2.5-flash',
+    displayName: 'Gemini 2.5 Flash',
+    inputTokenLimit: 1_048_576,
+    outputTokenLimit: 65_536,
+    thinking: true,
+  },
+  {
+    id: 'gemini-2.5-flash-lite',
+    displayName: 'Gemini 2.5 Flash-Lite',
+    inputTokenLimit: 1_048_576,
+    outputTokenLimit: 65_536,
+    thinking: true,
+  },
+  {
+    id: 'gemini-2.0-flash',
+    displayName: 'Gemini 2.0 Flash',
+    inputTokenLimit: 1_048_576,
+    outputTokenLimit: 8_192,
+    thinking: false,
+  },
 ];
 
 /** Every Google model the catalog routes to is served, even one added after this list. */
@@ -84,20 +108,33 @@ const MODELS: readonly ModelInfo[] = [
 
 const DIRECTIVE = /\[sim:([a-z_]+)(?:=([^\]]*))?\]/g;
 const GEMINI_REASON = /^[A-Z][A-Z_]*$/;
-const SSE_HEADERS: Readonly<Record<string, string>> = { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' };
+const SSE_HEADERS: Readonly<Record<string, string>> = {
+  'Content-Type': 'text/event-stream',
+  'Cache-Control': 'no-cache',
+};
 const MODEL_PATH = '(?<model>[^/:]+)';
 
 export const geminiSimulator: SimulatorDefinition = {
   name: 'gemini',
   routes: [
-    { method: 'POST', path: new RegExp(`^/v1beta/models/${MODEL_PATH}:generateContent$`), faultable: true, handle: (ex) => generate(ex, 'json') },
+    {
+      method: 'POST',
+      path: new RegExp(`^/v1beta/models/${MODEL_PATH}:generateContent$`),
+      faultable: true,
+      handle: (ex) => generate(ex, 'json'),
+    },
     {
       method: 'POST',
       path: new RegExp(`^/v1beta/models/${MODEL_PATH}:streamGenerateContent$`),
       faultable: true,
       handle: (ex) => generate(ex, ex.url.searchParams.get('alt') === 'sse' ? 'sse' : 'array'),
     },
-    { method: 'POST', path: new RegExp(`^/v1beta/models/${MODEL_PATH}:countTokens$`), faultable: false, handle: countTokens },
+    {
+      method: 'POST',
+      path: new RegExp(`^/v1beta/models/${MODEL_PATH}:countTokens$`),
+      faultable: false,
+      handle: countTokens,
+    },
     { method: 'GET', path: /^\/v1beta\/models$/, faultable: false, handle: listModels },
     { method: 'GET', path: new RegExp(`^/v1beta/models/${MODEL_PATH}$`), faultable: false, handle: getModel },
   ],
@@ -110,7 +147,8 @@ export const geminiSimulator: SimulatorDefinition = {
     const header = exchange.headers['x-goog-api-key'];
     const key = (Array.isArray(header) ? header[0] : header) || exchange.url.searchParams.get('key');
     if (!key) return errorResponse(UNREGISTERED_CALLER, wrapsErrors(exchange));
-    if (key.startsWith('bad') || key.startsWith('invalid')) return errorResponse(API_KEY_INVALID, wrapsErrors(exchange));
+    if (key.startsWith('bad') || key.startsWith('invalid'))
+      return errorResponse(API_KEY_INVALID, wrapsErrors(exchange));
     return undefined;
   },
 };
@@ -135,16 +173,24 @@ async function generate(exchange: SimExchange, mode: Mode): Promise<void> {
     omitCallIds: directives.has('no_call_ids'),
   });
 
-  const streamError = directives.has('stream_error') ? errorEnvelope(errorStatus(directives.get('stream_error')!), model) : undefined;
+  const streamError = directives.has('stream_error')
+    ? errorEnvelope(errorStatus(directives.get('stream_error')!), model)
+    : undefined;
   if (mode === 'json') {
     if (streamError) return exchange.send(errorResponse(streamError, false));
     return exchange.send({ status: 200, headers: OK_JSON_HEADERS, body: JSON.stringify(answer.whole, null, 2) });
   }
   // An in-band error cuts the answer before its finishing event.
-  const events = streamError ? [...answer.events.slice(0, Math.min(1, answer.events.length - 1)), streamError] : answer.events;
+  const events = streamError
+    ? [...answer.events.slice(0, Math.min(1, answer.events.length - 1)), streamError]
+    : answer.events;
   if (mode === 'array') return exchange.send({ status: 200, headers: OK_JSON_HEADERS, body: jsonArray(events) });
   if (!perEventFault(exchange.faults)) {
-    return exchange.send({ status: 200, headers: SSE_HEADERS, body: events.map((event) => `data: ${JSON.stringify(event)}\r\n\r\n`).join('') });
+    return exchange.send({
+      status: 200,
+      headers: SSE_HEADERS,
+      body: events.map((event) => `data: ${JSON.stringify(event)}\r\n\r\n`).join(''),
+    });
   }
   const stream = await exchange.stream(SSE_HEADERS);
   for (const event of events) if (!(await stream.event(JSON.stringify(event)))) return;
@@ -152,7 +198,11 @@ async function generate(exchange: SimExchange, mode: Mode): Promise<void> {
 }
 
 function perEventFault(faults: RequestFaults): boolean {
-  return faults.resetAfterChunks !== undefined || faults.malformedIndex !== undefined || faults.delayFirstTokenMs !== undefined;
+  return (
+    faults.resetAfterChunks !== undefined ||
+    faults.malformedIndex !== undefined ||
+    faults.delayFirstTokenMs !== undefined
+  );
 }
 
 /** `503` or `UNAVAILABLE` → 503; anything else unreadable → 503, the usual mid-stream failure. */
@@ -164,12 +214,24 @@ function errorStatus(value: string): number {
 
 async function countTokens(exchange: SimExchange): Promise<void> {
   const model = modelParam(exchange.params)!;
-  const body = isRecord(exchange.body) && isRecord(exchange.body['generateContentRequest']) ? exchange.body['generateContentRequest'] : exchange.body;
-  const request = isRecord(body) ? { contents: body['contents'], ...(body['systemInstruction'] ? { systemInstruction: body['systemInstruction'] } : {}) } : body;
+  const body =
+    isRecord(exchange.body) && isRecord(exchange.body['generateContentRequest'])
+      ? exchange.body['generateContentRequest']
+      : exchange.body;
+  const request = isRecord(body)
+    ? {
+        contents: body['contents'],
+        ...(body['systemInstruction'] ? { systemInstruction: body['systemInstruction'] } : {}),
+      }
+    : body;
   const problem = validateGenerateRequest(request);
   if (problem) return exchange.send(errorResponse(badRequest(problem), false));
   if (!MODELS.some((m) => m.id === model)) return exchange.send(errorResponse(errorEnvelope(404, model), false));
-  const tokens = runScript({ ...toScriptInput(model, request as WireRequest), tools: [], toolChoice: 'none' }).promptTokens;
+  const tokens = runScript({
+    ...toScriptInput(model, request as WireRequest),
+    tools: [],
+    toolChoice: 'none',
+  }).promptTokens;
   return sendJson(exchange, { totalTokens: tokens, promptTokensDetails: [{ modality: 'TEXT', tokenCount: tokens }] });
 }
 
@@ -208,7 +270,11 @@ function modelResource(model: ModelInfo): Json {
 }
 
 function sendJson(exchange: SimExchange, body: Json): Promise<void> {
-  return exchange.send({ status: 200, headers: OK_JSON_HEADERS, body: JSON.stringify(body, null, 2) } satisfies SimResponse);
+  return exchange.send({
+    status: 200,
+    headers: OK_JSON_HEADERS,
+    body: JSON.stringify(body, null, 2),
+  } satisfies SimResponse);
 }
 
 function modelParam(params: Record<string, string>): string | undefined {

@@ -126,7 +126,8 @@ export async function startSimulator(definition: SimulatorDefinition, port = 0):
       if (typeof times !== 'number' || !Number.isInteger(times) || times < 1) {
         return sendJson(res, 400, { error: 'times must be a positive integer' });
       }
-      if (spec?.model !== undefined && typeof spec.model !== 'string') return sendJson(res, 400, { error: 'model must be a string' });
+      if (spec?.model !== undefined && typeof spec.model !== 'string')
+        return sendJson(res, 400, { error: 'model must be a string' });
       faults.add({ fault, remaining: times, model: spec?.model as string | undefined, text: spec!.fault as string });
       return sendJson(res, 201, { faults: faults.list() });
     }
@@ -215,7 +216,8 @@ function createExchange(
             await cut();
             return false;
           }
-          const payload = faults.malformedIndex === sent ? data.slice(0, Math.max(1, Math.floor(data.length / 2))) : data;
+          const payload =
+            faults.malformedIndex === sent ? data.slice(0, Math.max(1, Math.floor(data.length / 2))) : data;
           sent++;
           await write(`${name ? `event: ${name}\n` : ''}data: ${payload}\n\n`);
           return !gone;

@@ -67,9 +67,15 @@ export interface SimModel {
 }
 
 /** The catalog's models on this provider, then a few more a developer may try by hand. */
-export function catalogModels(provider: ProviderId, ownedBy: (id: string) => string, extras: readonly SimModel[] = []): SimModel[] {
+export function catalogModels(
+  provider: ProviderId,
+  ownedBy: (id: string) => string,
+  extras: readonly SimModel[] = [],
+): SimModel[] {
   const models = FAMILIES.flatMap((family) =>
-    family.routes.filter((route) => route.provider === provider).map((route) => ({ id: route.model, created: family.created, ownedBy: ownedBy(route.model) })),
+    family.routes
+      .filter((route) => route.provider === provider)
+      .map((route) => ({ id: route.model, created: family.created, ownedBy: ownedBy(route.model) })),
   );
   return [...models, ...extras.filter((extra) => !models.some((m) => m.id === extra.id))];
 }
@@ -80,8 +86,18 @@ export function defineOpenAiCompatibleSimulator(p: Personality): SimulatorDefini
   const at = (path: string) => new RegExp(`^${p.prefix.replaceAll('/', '\\/')}${path}$`);
 
   const routes: SimRoute[] = [
-    { method: 'POST', path: at('/chat/completions'), faultable: true, handle: (exchange) => chat(p, exchange, isKnown) },
-    { method: 'GET', path: at('/models'), faultable: false, handle: (exchange) => exchange.send(json(200, p.modelsBody(p.models))) },
+    {
+      method: 'POST',
+      path: at('/chat/completions'),
+      faultable: true,
+      handle: (exchange) => chat(p, exchange, isKnown),
+    },
+    {
+      method: 'GET',
+      path: at('/models'),
+      faultable: false,
+      handle: (exchange) => exchange.send(json(200, p.modelsBody(p.models))),
+    },
     ...(p.modelBody
       ? [
           {
@@ -90,7 +106,9 @@ export function defineOpenAiCompatibleSimulator(p: Personality): SimulatorDefini
             faultable: false,
             handle: (exchange: SimExchange) => {
               const model = known.get(exchange.params['model'] ?? '');
-              return exchange.send(model ? json(200, p.modelBody!(model)) : p.unknownModel(exchange.params['model'] ?? ''));
+              return exchange.send(
+                model ? json(200, p.modelBody!(model)) : p.unknownModel(exchange.params['model'] ?? ''),
+              );
             },
           },
         ]
@@ -105,11 +123,13 @@ export function defineOpenAiCompatibleSimulator(p: Personality): SimulatorDefini
       const model = (body as { model?: unknown } | undefined)?.model;
       return typeof model === 'string' ? model : undefined;
     },
-    errorFor: (status, exchange) => p.error(status, undefined, (exchange.body as { model?: string } | undefined)?.model),
+    errorFor: (status, exchange) =>
+      p.error(status, undefined, (exchange.body as { model?: string } | undefined)?.model),
     authenticate(exchange) {
       if (p.publicModels && exchange.method === 'GET' && at('/models').test(exchange.url.pathname)) return undefined;
       const header = exchange.headers.authorization;
-      const key = typeof header === 'string' && /^Bearer\s+/i.test(header) ? header.replace(/^Bearer\s+/i, '').trim() : undefined;
+      const key =
+        typeof header === 'string' && /^Bearer\s+/i.test(header) ? header.replace(/^Bearer\s+/i, '').trim() : undefined;
       return !key || key.startsWith('bad') || key.startsWith('invalid') ? p.authError(key) : undefined;
     },
   };
@@ -128,16 +148,27 @@ async function chat(p: Personality, exchange: SimExchange, isKnown: (model: stri
   if (forced !== undefined) return exchange.send(forcedError(p, forced, request.model));
   const turn = runScript(input);
   const id = p.answerId();
-  const frame: AnswerFrame = { id, created: Math.floor(Date.now() / 1000), model: request.model, callIdPrefix: p.callIdPrefix, ...p.frame(request.model, turn) };
+  const frame: AnswerFrame = {
+    id,
+    created: Math.floor(Date.now() / 1000),
+    model: request.model,
+    callIdPrefix: p.callIdPrefix,
+    ...p.frame(request.model, turn),
+  };
   p.onAnswer?.(id, request.model, turn);
   const midway = directiveOf(input, 'midway_error');
   const failCode = midway || 'server_error';
   const half = Math.floor(turn.pieces.length / 2);
 
   if (request.stream !== true) {
-    if (midway === undefined) return exchange.send({ status: 200, headers: p.headers(id), body: JSON.stringify(completionBody(turn, frame)) });
+    if (midway === undefined)
+      return exchange.send({ status: 200, headers: p.headers(id), body: JSON.stringify(completionBody(turn, frame)) });
     const body = p.bodyError?.(failCode, frame, turn.pieces.slice(0, half).join(''));
-    return exchange.send(body ? { status: 200, headers: p.headers(id), body: JSON.stringify(body) } : p.error(500, undefined, request.model));
+    return exchange.send(
+      body
+        ? { status: 200, headers: p.headers(id), body: JSON.stringify(body) }
+        : p.error(500, undefined, request.model),
+    );
   }
 
   let chunks = streamChunks(turn, frame, p.streamOptions(request));
@@ -172,7 +203,12 @@ export const json = (status: number, body: unknown, headers: Record<string, stri
 });
 
 /** A model as OpenAI's `/models` lists it. */
-export const openAiModel = (model: SimModel) => ({ id: model.id, object: 'model', created: model.created, owned_by: model.ownedBy });
+export const openAiModel = (model: SimModel) => ({
+  id: model.id,
+  object: 'model',
+  created: model.created,
+  owned_by: model.ownedBy,
+});
 
 /** A key as upstreams echo it in auth errors: its ends only. */
 export const maskKey = (key: string | undefined): string => (key ? `${key.slice(0, 4)}***${key.slice(-2)}` : '');

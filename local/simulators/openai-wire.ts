@@ -28,7 +28,8 @@ interface WireMessage {
 
 const ROLES = new Set(['system', 'developer', 'user', 'assistant', 'tool', 'function']);
 
-const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
 
 export interface WireProblem {
   readonly message: string;
@@ -43,13 +44,26 @@ export function validateChatRequest(body: unknown): WireProblem | undefined {
     return { message: 'you must provide a model parameter', param: 'model', code: 'missing_required_parameter' };
   }
   const messages = body['messages'];
-  if (messages === undefined) return { message: "Missing required parameter: 'messages'.", param: 'messages', code: 'missing_required_parameter' };
+  if (messages === undefined)
+    return {
+      message: "Missing required parameter: 'messages'.",
+      param: 'messages',
+      code: 'missing_required_parameter',
+    };
   if (!Array.isArray(messages) || messages.length === 0) {
-    return { message: "Invalid 'messages': empty array. Expected an array with minimum length 1.", param: 'messages', code: 'empty_array' };
+    return {
+      message: "Invalid 'messages': empty array. Expected an array with minimum length 1.",
+      param: 'messages',
+      code: 'empty_array',
+    };
   }
   for (const [i, message] of messages.entries()) {
     if (!isObject(message) || typeof message['role'] !== 'string' || !ROLES.has(message['role'])) {
-      return { message: `Invalid value for 'messages[${i}].role'.`, param: `messages[${i}].role`, code: 'invalid_value' };
+      return {
+        message: `Invalid value for 'messages[${i}].role'.`,
+        param: `messages[${i}].role`,
+        code: 'invalid_value',
+      };
     }
   }
   return undefined;
@@ -58,18 +72,36 @@ export function validateChatRequest(body: unknown): WireProblem | undefined {
 export function scriptInputOf(request: WireRequest): ScriptInput {
   const toolNames = new Map<string, string>();
   const messages = request.messages.map((message): ScriptMessage => {
-    for (const call of message.tool_calls ?? []) if (call.id && call.function?.name) toolNames.set(call.id, call.function.name);
-    const role = message.role === 'developer' ? 'system' : message.role === 'function' ? 'tool' : (message.role as ScriptMessage['role']);
+    for (const call of message.tool_calls ?? [])
+      if (call.id && call.function?.name) toolNames.set(call.id, call.function.name);
+    const role =
+      message.role === 'developer'
+        ? 'system'
+        : message.role === 'function'
+          ? 'tool'
+          : (message.role as ScriptMessage['role']);
     const parts = Array.isArray(message.content) ? (message.content as unknown[]).filter(isObject) : [];
-    const text = typeof message.content === 'string' ? message.content : parts.map((p) => (typeof p['text'] === 'string' ? p['text'] : '')).join('');
+    const text =
+      typeof message.content === 'string'
+        ? message.content
+        : parts.map((p) => (typeof p['text'] === 'string' ? p['text'] : '')).join('');
     const toolName = message.tool_call_id ? toolNames.get(message.tool_call_id) : undefined;
-    return { role, text, images: parts.filter((p) => p['type'] === 'image_url').length, ...(toolName ? { toolName } : {}) };
+    return {
+      role,
+      text,
+      images: parts.filter((p) => p['type'] === 'image_url').length,
+      ...(toolName ? { toolName } : {}),
+    };
   });
   const tools = (request.tools ?? [])
     .filter((tool) => (tool.type ?? 'function') === 'function' && typeof tool.function?.name === 'string')
-    .map((tool) => ({ name: tool.function!.name!, ...(tool.function!.parameters ? { parameters: tool.function!.parameters } : {}) }));
+    .map((tool) => ({
+      name: tool.function!.name!,
+      ...(tool.function!.parameters ? { parameters: tool.function!.parameters } : {}),
+    }));
   const limit = request.max_completion_tokens ?? request.max_tokens;
-  const stop = typeof request.stop === 'string' ? [request.stop] : Array.isArray(request.stop) ? request.stop : undefined;
+  const stop =
+    typeof request.stop === 'string' ? [request.stop] : Array.isArray(request.stop) ? request.stop : undefined;
   return {
     model: request.model,
     messages,
@@ -89,7 +121,8 @@ function toolChoiceOf(choice: WireRequest['tool_choice']): ScriptToolChoice {
 /** A directive of the last user message, including the simulator-only ones the script ignores. */
 export function directiveOf(input: ScriptInput, name: string): string | undefined {
   const lastUser = [...input.messages].reverse().find((m) => m.role === 'user');
-  for (const match of (lastUser?.text ?? '').matchAll(/\[sim:([a-z_]+)(?:=([^\]]*))?\]/g)) if (match[1] === name) return match[2] ?? '';
+  for (const match of (lastUser?.text ?? '').matchAll(/\[sim:([a-z_]+)(?:=([^\]]*))?\]/g))
+    if (match[1] === name) return match[2] ?? '';
   return undefined;
 }
 
@@ -114,7 +147,12 @@ export function openAiUsage(turn: ScriptTurn): Record<string, unknown> {
     completion_tokens: turn.completionTokens,
     total_tokens: turn.promptTokens + turn.completionTokens,
     prompt_tokens_details: { cached_tokens: 0, audio_tokens: 0 },
-    completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
+    completion_tokens_details: {
+      reasoning_tokens: 0,
+      audio_tokens: 0,
+      accepted_prediction_tokens: 0,
+      rejected_prediction_tokens: 0,
+    },
   };
 }
 
@@ -183,7 +221,8 @@ export function streamChunks(turn: ScriptTurn, frame: AnswerFrame, options: Stre
   const tools = turn.toolCalls.length > 0;
   const chunks = [chunk([choice({ role: 'assistant', content: tools ? null : '', refusal: null })])];
   for (const piece of turn.pieces) chunks.push(chunk([choice({ content: piece })]));
-  for (const fragment of toolFragments(turn, frame.callIdPrefix)) chunks.push(chunk([choice({ tool_calls: [fragment] })]));
+  for (const fragment of toolFragments(turn, frame.callIdPrefix))
+    chunks.push(chunk([choice({ tool_calls: [fragment] })]));
   chunks.push(chunk([choice({}, turn.finishReason)]));
   if (options.includeUsage) chunks.push(chunk([], frame.usage));
   return chunks;
@@ -197,7 +236,8 @@ function toolFragments(turn: ScriptTurn, prefix: string): Record<string, unknown
   ]);
   const longest = Math.max(0, ...perCall.map((fragments) => fragments.length));
   const fragments: Record<string, unknown>[] = [];
-  for (let step = 0; step < longest; step++) for (const call of perCall) if (step < call.length) fragments.push(call[step]!);
+  for (let step = 0; step < longest; step++)
+    for (const call of perCall) if (step < call.length) fragments.push(call[step]!);
   return fragments;
 }
 

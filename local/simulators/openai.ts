@@ -1,5 +1,12 @@
 import type { SimResponse, SimulatorDefinition } from './harness.js';
-import { catalogModels, defineOpenAiCompatibleSimulator, json, maskKey, openAiModel, type SimModel } from './openai-compatible-simulator.js';
+import {
+  catalogModels,
+  defineOpenAiCompatibleSimulator,
+  json,
+  maskKey,
+  openAiModel,
+  type SimModel,
+} from './openai-compatible-simulator.js';
 import { openAiUsage, randomId, type WireRequest } from './openai-wire.js';
 
 /**
@@ -70,21 +77,37 @@ function errorSpec(status: number, variant: string | undefined, model: string): 
   switch (status) {
     case 400:
       return {
-        message: "This model's maximum context length is 128000 tokens. However, your messages resulted in 131072 tokens. Please reduce the length of the messages.",
+        message:
+          "This model's maximum context length is 128000 tokens. However, your messages resulted in 131072 tokens. Please reduce the length of the messages.",
         type: 'invalid_request_error',
         code: 'context_length_exceeded',
         param: 'messages',
       };
     case 401:
-      return { message: 'Incorrect API key provided: sk-sim***. You can find your API key at https://platform.openai.com/account/api-keys.', type: 'invalid_request_error', code: 'invalid_api_key' };
+      return {
+        message:
+          'Incorrect API key provided: sk-sim***. You can find your API key at https://platform.openai.com/account/api-keys.',
+        type: 'invalid_request_error',
+        code: 'invalid_api_key',
+      };
     case 403:
-      return { message: 'Country, region, or territory not supported', type: 'request_forbidden', code: 'unsupported_country_region_territory' };
+      return {
+        message: 'Country, region, or territory not supported',
+        type: 'request_forbidden',
+        code: 'unsupported_country_region_territory',
+      };
     case 404:
-      return { message: `The model \`${model}\` does not exist or you do not have access to it.`, type: 'invalid_request_error', code: 'model_not_found', param: 'model' };
+      return {
+        message: `The model \`${model}\` does not exist or you do not have access to it.`,
+        type: 'invalid_request_error',
+        code: 'model_not_found',
+        param: 'model',
+      };
     case 429:
       return variant === 'insufficient_quota'
         ? {
-            message: 'You exceeded your current quota, please check your plan and billing details. For more information on this error, read the docs: https://platform.openai.com/docs/guides/error-codes/api-errors.',
+            message:
+              'You exceeded your current quota, please check your plan and billing details. For more information on this error, read the docs: https://platform.openai.com/docs/guides/error-codes/api-errors.',
             type: 'insufficient_quota',
             code: 'insufficient_quota',
           }
@@ -94,11 +117,23 @@ function errorSpec(status: number, variant: string | undefined, model: string): 
             code: 'rate_limit_exceeded',
           };
     case 500:
-      return { message: 'The server had an error while processing your request. Sorry about that!', type: 'server_error', code: null };
+      return {
+        message: 'The server had an error while processing your request. Sorry about that!',
+        type: 'server_error',
+        code: null,
+      };
     case 503:
-      return { message: 'The engine is currently overloaded, please try again later.', type: 'server_error', code: null };
+      return {
+        message: 'The engine is currently overloaded, please try again later.',
+        type: 'server_error',
+        code: null,
+      };
     default:
-      return { message: `The upstream answered ${status}.`, type: status >= 500 ? 'server_error' : 'invalid_request_error', code: null };
+      return {
+        message: `The upstream answered ${status}.`,
+        type: status >= 500 ? 'server_error' : 'invalid_request_error',
+        code: null,
+      };
   }
 }
 
@@ -111,7 +146,9 @@ function openAiError(status: number, variant?: string, model = 'unknown'): SimRe
     {
       ...requestHeaders(),
       ...rateLimitHeaders(rateLimited),
-      ...(rateLimited && variant !== 'no_retry_after' ? { 'retry-after': String(Math.ceil(RETRY_MS / 1000)), 'retry-after-ms': String(RETRY_MS) } : {}),
+      ...(rateLimited && variant !== 'no_retry_after'
+        ? { 'retry-after': String(Math.ceil(RETRY_MS / 1000)), 'retry-after-ms': String(RETRY_MS) }
+        : {}),
       ...(variant === 'no_retry' ? { 'x-should-retry': 'false' } : {}),
     },
   );
@@ -122,7 +159,11 @@ const invalid = (message: string, param: string | null, code: string | null): Si
 
 function check(request: WireRequest): SimResponse | undefined {
   if (request.max_tokens != null && REASONING.test(request.model)) {
-    return invalid("Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.", 'max_tokens', 'unsupported_parameter');
+    return invalid(
+      "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.",
+      'max_tokens',
+      'unsupported_parameter',
+    );
   }
   if (request.stream_options != null && request.stream !== true) {
     return invalid("The 'stream_options' parameter is only allowed when 'stream' is enabled.", 'stream_options', null);
@@ -159,12 +200,24 @@ export const openAiSimulator: SimulatorDefinition = defineOpenAiCompatibleSimula
   unknownModel: (model) => openAiError(404, undefined, model),
   authError: (key) =>
     key
-      ? json(401, { error: { message: `Incorrect API key provided: ${maskKey(key)}. You can find your API key at https://platform.openai.com/account/api-keys.`, type: 'invalid_request_error', param: null, code: 'invalid_api_key' } }, requestHeaders())
+      ? json(
+          401,
+          {
+            error: {
+              message: `Incorrect API key provided: ${maskKey(key)}. You can find your API key at https://platform.openai.com/account/api-keys.`,
+              type: 'invalid_request_error',
+              param: null,
+              code: 'invalid_api_key',
+            },
+          },
+          requestHeaders(),
+        )
       : json(
           401,
           {
             error: {
-              message: "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).",
+              message:
+                "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).",
               type: 'invalid_request_error',
               param: null,
               code: null,
@@ -174,6 +227,11 @@ export const openAiSimulator: SimulatorDefinition = defineOpenAiCompatibleSimula
         ),
   check,
   streamError: (code) => ({
-    error: { message: 'The server had an error while processing your request. Sorry about that!', type: 'server_error', param: null, code },
+    error: {
+      message: 'The server had an error while processing your request. Sorry about that!',
+      type: 'server_error',
+      param: null,
+      code,
+    },
   }),
 });

@@ -37,27 +37,60 @@ const NATIVE_FINISH: Readonly<Record<string, Readonly<Record<string, string>>>> 
 };
 
 const ERRORS: Readonly<Record<number, { readonly message: (model: string) => string; readonly type: string }>> = {
-  400: { message: () => 'This endpoint\'s maximum context length is 128000 tokens. However, you requested about 131072 tokens.', type: 'context_length_exceeded' },
+  400: {
+    message: () =>
+      "This endpoint's maximum context length is 128000 tokens. However, you requested about 131072 tokens.",
+    type: 'context_length_exceeded',
+  },
   401: { message: () => 'User not found.', type: 'authentication' },
-  402: { message: () => 'Insufficient credits. Add more using https://openrouter.ai/settings/credits', type: 'payment_required' },
-  403: { message: (model) => `${model} requires moderation on OpenRouter. Your input was flagged for "harassment".`, type: 'permission_denied' },
+  402: {
+    message: () => 'Insufficient credits. Add more using https://openrouter.ai/settings/credits',
+    type: 'payment_required',
+  },
+  403: {
+    message: (model) => `${model} requires moderation on OpenRouter. Your input was flagged for "harassment".`,
+    type: 'permission_denied',
+  },
   404: { message: (model) => `No endpoints found for ${model}.`, type: 'not_found' },
   408: { message: () => 'Request timed out.', type: 'timeout' },
-  429: { message: (model) => `Rate limit exceeded: ${model} is limited to 20 requests per minute.`, type: 'rate_limit_exceeded' },
+  429: {
+    message: (model) => `Rate limit exceeded: ${model} is limited to 20 requests per minute.`,
+    type: 'rate_limit_exceeded',
+  },
   500: { message: () => 'Internal Server Error', type: 'server' },
   502: { message: () => 'Provider returned error', type: 'provider_unavailable' },
-  503: { message: () => 'No instances available for the requested model. Please retry shortly.', type: 'provider_overloaded' },
+  503: {
+    message: () => 'No instances available for the requested model. Please retry shortly.',
+    type: 'provider_overloaded',
+  },
   504: { message: () => 'Provider timed out.', type: 'timeout' },
 };
 
 function openRouterError(status: number, variant?: string, model = 'unknown'): SimResponse {
-  const spec = ERRORS[status] ?? { message: () => `The upstream answered ${status}.`, type: status >= 500 ? 'server' : 'invalid_request' };
+  const spec = ERRORS[status] ?? {
+    message: () => `The upstream answered ${status}.`,
+    type: status >= 500 ? 'server' : 'invalid_request',
+  };
   const metadata: Record<string, unknown> = { error_type: spec.type };
-  if (status === 403) Object.assign(metadata, { reasons: ['harassment'], flagged_input: 'you said…', provider_name: providerName(model), model_slug: model });
-  if (status === 429 && variant === 'upstream') Object.assign(metadata, { provider_name: providerName(model), raw: `${model} is temporarily rate-limited upstream.` });
+  if (status === 403)
+    Object.assign(metadata, {
+      reasons: ['harassment'],
+      flagged_input: 'you said…',
+      provider_name: providerName(model),
+      model_slug: model,
+    });
+  if (status === 429 && variant === 'upstream')
+    Object.assign(metadata, {
+      provider_name: providerName(model),
+      raw: `${model} is temporarily rate-limited upstream.`,
+    });
   const headers: Record<string, string> = status === 429 || status === 503 ? { 'Retry-After': '1' } : {};
   if (status === 429 && variant !== 'upstream') {
-    Object.assign(headers, { 'X-RateLimit-Limit': '20', 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': String(Date.now() + 1000) });
+    Object.assign(headers, {
+      'X-RateLimit-Limit': '20',
+      'X-RateLimit-Remaining': '0',
+      'X-RateLimit-Reset': String(Date.now() + 1000),
+    });
   }
   return json(status, { error: { code: status, message: spec.message(model), metadata } }, headers);
 }
@@ -67,7 +100,10 @@ const generations = new Map<string, { model: string; turn: ScriptTurn; at: strin
 const MAX_GENERATIONS = 1000;
 
 const cost = (model: string, turn: ScriptTurn): number =>
-  costMicroUsd(model.replace(/:[a-z-]+$/, ''), { promptTokens: turn.promptTokens, completionTokens: turn.completionTokens }).microUsd / 1e6;
+  costMicroUsd(model.replace(/:[a-z-]+$/, ''), {
+    promptTokens: turn.promptTokens,
+    completionTokens: turn.completionTokens,
+  }).microUsd / 1e6;
 
 function usage(model: string, turn: ScriptTurn): Record<string, unknown> {
   return {
@@ -76,7 +112,11 @@ function usage(model: string, turn: ScriptTurn): Record<string, unknown> {
     completion_tokens_details: { reasoning_tokens: 0 },
     cost: cost(model, turn),
     is_byok: false,
-    cost_details: { upstream_inference_cost: null, upstream_inference_prompt_cost: 0, upstream_inference_completions_cost: 0 },
+    cost_details: {
+      upstream_inference_cost: null,
+      upstream_inference_prompt_cost: 0,
+      upstream_inference_completions_cost: 0,
+    },
   };
 }
 
@@ -85,11 +125,19 @@ function midwayError(code: string) {
   return {
     code: numeric ?? code,
     message: 'Provider disconnected unexpectedly',
-    metadata: { error_type: numeric === 429 ? 'rate_limit_exceeded' : 'provider_unavailable', provider_code: 'upstream_disconnect' },
+    metadata: {
+      error_type: numeric === 429 ? 'rate_limit_exceeded' : 'provider_unavailable',
+      provider_code: 'upstream_disconnect',
+    },
   };
 }
 
-const frameFields = (frame: AnswerFrame) => ({ id: frame.id, created: frame.created, model: frame.model, ...frame.extras });
+const frameFields = (frame: AnswerFrame) => ({
+  id: frame.id,
+  created: frame.created,
+  model: frame.model,
+  ...frame.extras,
+});
 
 export const openRouterSimulator: SimulatorDefinition = defineOpenAiCompatibleSimulator({
   name: 'openrouter',
@@ -114,17 +162,24 @@ export const openRouterSimulator: SimulatorDefinition = defineOpenAiCompatibleSi
   },
   modelsBody: (models) => ({ data: models.map(modelBody) }),
   error: openRouterError,
-  invalid: (problem) => json(400, { error: { code: 400, message: problem.message, metadata: { error_type: 'invalid_request' } } }),
+  invalid: (problem) =>
+    json(400, { error: { code: 400, message: problem.message, metadata: { error_type: 'invalid_request' } } }),
   unknownModel: (model) =>
     json(400, {
       error: {
         code: 400,
         message: `${model} is not a valid model ID`,
         metadata: { error_type: 'invalid_request' },
-        availability: { code: 'model_not_found', retryable: false, requested_models: [model], docs_url: 'https://openrouter.ai/models' },
+        availability: {
+          code: 'model_not_found',
+          retryable: false,
+          requested_models: [model],
+          docs_url: 'https://openrouter.ai/models',
+        },
       },
     }),
-  authError: (key) => json(401, { error: { code: 401, message: key ? 'User not found.' : 'No auth credentials found' } }),
+  authError: (key) =>
+    json(401, { error: { code: 401, message: key ? 'User not found.' : 'No auth credentials found' } }),
   streamError: (code, frame) => ({
     ...frameFields(frame),
     object: 'chat.completion.chunk',
@@ -132,9 +187,15 @@ export const openRouterSimulator: SimulatorDefinition = defineOpenAiCompatibleSi
     choices: [{ index: 0, delta: { content: '' }, finish_reason: 'error', native_finish_reason: null }],
   }),
   bodyError: (code, frame, partial) => {
-    const body = completionBody({ text: partial, pieces: [], toolCalls: [], finishReason: 'stop', promptTokens: 0, completionTokens: 0 }, frame);
+    const body = completionBody(
+      { text: partial, pieces: [], toolCalls: [], finishReason: 'stop', promptTokens: 0, completionTokens: 0 },
+      frame,
+    );
     const [choice] = body['choices'] as Record<string, unknown>[];
-    return { ...body, choices: [{ ...choice, finish_reason: 'error', native_finish_reason: null, error: midwayError(code) }] };
+    return {
+      ...body,
+      choices: [{ ...choice, finish_reason: 'error', native_finish_reason: null, error: midwayError(code) }],
+    };
   },
   extraRoutes: [
     {
@@ -142,7 +203,18 @@ export const openRouterSimulator: SimulatorDefinition = defineOpenAiCompatibleSi
       path: /^\/api\/v1\/key$/,
       faultable: false,
       handle: (exchange) =>
-        exchange.send(json(200, { data: { label: 'sk-or-v1-sim...', limit: null, limit_remaining: null, limit_reset: null, usage: 0, is_free_tier: false } })),
+        exchange.send(
+          json(200, {
+            data: {
+              label: 'sk-or-v1-sim...',
+              limit: null,
+              limit_remaining: null,
+              limit_reset: null,
+              usage: 0,
+              is_free_tier: false,
+            },
+          }),
+        ),
     },
     {
       method: 'GET',
@@ -151,11 +223,21 @@ export const openRouterSimulator: SimulatorDefinition = defineOpenAiCompatibleSi
       handle: (exchange) => {
         const id = exchange.url.searchParams.get('id') ?? '';
         const generation = generations.get(id);
-        if (!generation) return exchange.send(json(404, { error: { code: 404, message: `Generation ${id} not found` } }));
+        if (!generation)
+          return exchange.send(json(404, { error: { code: 404, message: `Generation ${id} not found` } }));
         const { model, turn, at } = generation;
         return exchange.send(
           json(200, {
-            data: { id, model, created_at: at, provider_name: providerName(model), tokens_prompt: turn.promptTokens, tokens_completion: turn.completionTokens, total_cost: cost(model, turn), finish_reason: turn.finishReason },
+            data: {
+              id,
+              model,
+              created_at: at,
+              provider_name: providerName(model),
+              tokens_prompt: turn.promptTokens,
+              tokens_completion: turn.completionTokens,
+              total_cost: cost(model, turn),
+              finish_reason: turn.finishReason,
+            },
           }),
         );
       },
@@ -172,7 +254,16 @@ function modelBody(model: SimModel) {
     context_length: 128_000,
     pricing: pricing(model.id),
     architecture: { input_modalities: ['text', 'image'], output_modalities: ['text'] },
-    supported_parameters: ['max_tokens', 'temperature', 'top_p', 'stop', 'tools', 'tool_choice', 'response_format', 'seed'],
+    supported_parameters: [
+      'max_tokens',
+      'temperature',
+      'top_p',
+      'stop',
+      'tools',
+      'tool_choice',
+      'response_format',
+      'seed',
+    ],
   };
 }
 

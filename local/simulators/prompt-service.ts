@@ -28,7 +28,12 @@ export function promptServiceSimulator(seedDir: string): SimulatorDefinition {
   return {
     name: 'prompt-service',
     routes: [
-      { method: 'GET', path: /^\/v1\/prompts\/(?<id>[^/]+)$/, faultable: true, handle: (x) => x.send(lookup(store, x)) },
+      {
+        method: 'GET',
+        path: /^\/v1\/prompts\/(?<id>[^/]+)$/,
+        faultable: true,
+        handle: (x) => x.send(lookup(store, x)),
+      },
       { method: 'POST', path: /^\/__prompts$/, faultable: false, handle: (x) => x.send(add(store, x.body)) },
     ],
     modelOf: ({ params }) => params.id,
@@ -51,7 +56,8 @@ function lookup(store: Store, x: SimExchange): SimResponse {
   const versionText = x.url.searchParams.get('version');
   const label = x.url.searchParams.get('label');
   if (versionText !== null && label !== null) return error(400, 'invalid_request', 'give version or label, not both');
-  if (versionText !== null && !/^[1-9]\d{0,8}$/.test(versionText)) return error(400, 'invalid_request', 'version must be a positive integer');
+  if (versionText !== null && !/^[1-9]\d{0,8}$/.test(versionText))
+    return error(400, 'invalid_request', 'version must be a positive integer');
   const versions = store.get(id);
   if (!versions) return error(404, 'not_found', `prompt ${id} not found`);
   if (versionText !== null) {
@@ -68,9 +74,15 @@ function add(store: Store, body: unknown): SimResponse {
   const existing = typeof given?.id === 'string' ? (store.get(given.id) ?? []) : [];
   const version = given?.version ?? (existing.at(-1)?.version ?? 0) + 1;
   const template = parseTemplate({ ...given, version });
-  if (!template) return error(400, 'invalid_request', 'expected {id, version?, labels?, messages: [{role, content}], variables?, model?}');
+  if (!template)
+    return error(
+      400,
+      'invalid_request',
+      'expected {id, version?, labels?, messages: [{role, content}], variables?, model?}',
+    );
   const same = existing.find((v) => v.version === template.version);
-  if (same && content(same) !== content(template)) return error(409, 'conflict', `prompt ${template.id} version ${template.version} exists with other content`);
+  if (same && content(same) !== content(template))
+    return error(409, 'conflict', `prompt ${template.id} version ${template.version} exists with other content`);
   put(store, template);
   return ok(201, template);
 }
@@ -80,7 +92,10 @@ function put(store: Store, template: PromptTemplate): void {
   const others = (store.get(template.id) ?? [])
     .filter((v) => v.version !== template.version)
     .map((v) => ({ ...v, labels: v.labels.filter((l) => !template.labels.includes(l)) }));
-  store.set(template.id, [...others, template].sort((a, b) => a.version - b.version));
+  store.set(
+    template.id,
+    [...others, template].sort((a, b) => a.version - b.version),
+  );
 }
 
 function safeDecode(text: string): string | undefined {
@@ -96,7 +111,9 @@ const content = (t: PromptTemplate) => JSON.stringify([t.messages, t.variables, 
 /** Seed data is ours: a malformed file fails loudly at start, naming the file. */
 function loadSeeds(seedDir: string): Store {
   const store: Store = new Map();
-  for (const file of readdirSync(seedDir).filter((f) => f.endsWith('.json')).sort()) {
+  for (const file of readdirSync(seedDir)
+    .filter((f) => f.endsWith('.json'))
+    .sort()) {
     const seed = JSON.parse(readFileSync(join(seedDir, file), 'utf8')) as { id?: unknown; versions?: unknown };
     if (seed.id !== file.slice(0, -'.json'.length) || !Array.isArray(seed.versions)) {
       throw new Error(`prompt seed ${file}: expected {id: "${file.slice(0, -5)}", versions: [...]}`);
@@ -111,7 +128,14 @@ function loadSeeds(seedDir: string): Store {
 }
 
 function codeFor(status: number): string {
-  const codes: Record<number, string> = { 400: 'invalid_request', 401: 'unauthorized', 403: 'forbidden', 404: 'not_found', 409: 'conflict', 429: 'rate_limited' };
+  const codes: Record<number, string> = {
+    400: 'invalid_request',
+    401: 'unauthorized',
+    403: 'forbidden',
+    404: 'not_found',
+    409: 'conflict',
+    429: 'rate_limited',
+  };
   return codes[status] ?? (status >= 500 ? 'unavailable' : 'error');
 }
 

@@ -70,7 +70,10 @@ export function runScript(input: ScriptInput): ScriptTurn {
 
   const toolCalls = planToolCalls(input, directives);
   if (toolCalls.length > 0) {
-    const completionTokens = toolCalls.reduce((sum, call) => sum + 1 + Math.ceil(JSON.stringify(call.arguments).length / 4), 0);
+    const completionTokens = toolCalls.reduce(
+      (sum, call) => sum + 1 + Math.ceil(JSON.stringify(call.arguments).length / 4),
+      0,
+    );
     return { text: '', pieces: [], toolCalls, finishReason: 'tool_calls', promptTokens, completionTokens };
   }
 
@@ -87,7 +90,12 @@ export function runScript(input: ScriptInput): ScriptTurn {
   return { text: pieces.join(''), pieces, toolCalls: [], finishReason, promptTokens, completionTokens: pieces.length };
 }
 
-function replyText(input: ScriptInput, directives: Map<string, string>, lastUser?: ScriptMessage, last?: ScriptMessage): string {
+function replyText(
+  input: ScriptInput,
+  directives: Map<string, string>,
+  lastUser?: ScriptMessage,
+  last?: ScriptMessage,
+): string {
   if (directives.has('reply')) return directives.get('reply')!;
   if (directives.has('reply_b64')) return Buffer.from(directives.get('reply_b64')!, 'base64').toString('utf8');
   const words = Number(directives.get('words'));
@@ -103,11 +111,17 @@ function replyText(input: ScriptInput, directives: Map<string, string>, lastUser
 function planToolCalls(input: ScriptInput, directives: Map<string, string>): ScriptToolCall[] {
   if (input.tools.length === 0 || input.toolChoice === 'none') return [];
   const named = typeof input.toolChoice === 'object' ? input.toolChoice.name : undefined;
-  const requested = directives.has('tools') ? Math.max(1, Number(directives.get('tools')) || 1) : directives.has('tool') ? 1 : 0;
+  const requested = directives.has('tools')
+    ? Math.max(1, Number(directives.get('tools')) || 1)
+    : directives.has('tool')
+      ? 1
+      : 0;
   const count = requested || (named || input.toolChoice === 'required' ? 1 : 0);
   const seed = createHash('sha256').update(JSON.stringify(input.messages)).digest('hex').slice(0, 12);
   return Array.from({ length: count }, (_, i) => {
-    const tool = named ? input.tools.find((t) => t.name === named) ?? input.tools[0]! : input.tools[i % input.tools.length]!;
+    const tool = named
+      ? (input.tools.find((t) => t.name === named) ?? input.tools[0]!)
+      : input.tools[i % input.tools.length]!;
     return {
       id: `sim${seed}${i}`,
       name: tool.name,
@@ -158,7 +172,8 @@ export function splitPieces(text: string): string[] {
 
 function countPromptTokens(input: ScriptInput): number {
   let tokens = 0;
-  for (const message of input.messages) tokens += 3 + Math.ceil(message.text.length / 4) + message.images * IMAGE_TOKENS;
+  for (const message of input.messages)
+    tokens += 3 + Math.ceil(message.text.length / 4) + message.images * IMAGE_TOKENS;
   for (const tool of input.tools) tokens += Math.ceil(JSON.stringify(tool).length / 4);
   return tokens + 3;
 }

@@ -1,6 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { SimResponse, SimulatorDefinition } from './harness.js';
-import { catalogModels, defineOpenAiCompatibleSimulator, json, maskKey, openAiModel } from './openai-compatible-simulator.js';
+import {
+  catalogModels,
+  defineOpenAiCompatibleSimulator,
+  json,
+  maskKey,
+  openAiModel,
+} from './openai-compatible-simulator.js';
 import { openAiUsage } from './openai-wire.js';
 
 /**
@@ -41,7 +47,10 @@ const MESSAGES: Readonly<Record<number, (model: string) => string>> = {
 function xaiError(status: number, _variant?: string, model = 'unknown'): SimResponse {
   return json(
     status,
-    { code: GRPC[status] ?? (status >= 500 ? GRPC[500] : GRPC[400]), error: MESSAGES[status]?.(model) ?? `The upstream answered ${status}.` },
+    {
+      code: GRPC[status] ?? (status >= 500 ? GRPC[500] : GRPC[400]),
+      error: MESSAGES[status]?.(model) ?? `The upstream answered ${status}.`,
+    },
     status === 429 || status === 503 ? { 'retry-after': '1' } : {},
   );
 }
@@ -68,7 +77,15 @@ export const xaiSimulator: SimulatorDefinition = defineOpenAiCompatibleSimulator
   unknownModel: (model) => xaiError(404, undefined, model),
   authError: (key) =>
     key?.startsWith('bad')
-      ? json(400, { code: GRPC[400], error: `Incorrect API key provided: ${maskKey(key)}. You can obtain an API key from https://console.x.ai.` })
-      : json(401, { code: GRPC[401], error: key ? `Invalid API key: ${maskKey(key)}.` : 'No API key provided. Send it as a Bearer token in the Authorization header.' }),
+      ? json(400, {
+          code: GRPC[400],
+          error: `Incorrect API key provided: ${maskKey(key)}. You can obtain an API key from https://console.x.ai.`,
+        })
+      : json(401, {
+          code: GRPC[401],
+          error: key
+            ? `Invalid API key: ${maskKey(key)}.`
+            : 'No API key provided. Send it as a Bearer token in the Authorization header.',
+        }),
   streamError: (code) => ({ code: GRPC[500], error: `The model stopped answering (${code}).` }),
 });

@@ -128,7 +128,11 @@ export function requireString(input: AwsJsonInput, field: string, errorType = 'I
   return value;
 }
 
-export function optionalString(input: AwsJsonInput, field: string, errorType = 'InvalidParameterException'): string | undefined {
+export function optionalString(
+  input: AwsJsonInput,
+  field: string,
+  errorType = 'InvalidParameterException',
+): string | undefined {
   const value = input[field];
   if (value === undefined || value === null) return undefined;
   if (typeof value !== 'string') throw new AwsJsonError(errorType, `${field} must be a string`);

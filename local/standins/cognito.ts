@@ -87,7 +87,11 @@ export async function startCognitoStandIn(options: CognitoStandInOptions): Promi
   const policy = options.passwordPolicy ?? DEFAULT_PASSWORD_POLICY;
   const now = options.now ?? Date.now;
   const file = join(options.dataDir, `cognito-${userPoolId}.json`);
-  const state = loadJsonState<State>(file, () => ({ version: 1, signingKey: randomBytes(32).toString('base64'), users: {} }));
+  const state = loadJsonState<State>(file, () => ({
+    version: 1,
+    signingKey: randomBytes(32).toString('base64'),
+    users: {},
+  }));
   const save = (): void => saveJsonState(file, state);
   const signingKey = Buffer.from(state.signingKey, 'base64');
   // Challenge sessions are short-lived and, like Cognito's, do not need to survive a restart.
@@ -140,7 +144,13 @@ export async function startCognitoStandIn(options: CognitoStandInOptions): Promi
         email: u.attributes.email,
         email_verified: u.attributes.email_verified === 'true',
       }),
-      AccessToken: sign(signingKey, { ...common, token_use: 'access', client_id: clientId, username: u.sub, scope: 'aws.cognito.signin.user.admin' }),
+      AccessToken: sign(signingKey, {
+        ...common,
+        token_use: 'access',
+        client_id: clientId,
+        username: u.sub,
+        scope: 'aws.cognito.signin.user.admin',
+      }),
       RefreshToken: randomBytes(48).toString('base64url'),
       ExpiresIn: TOKEN_TTL_SECONDS,
       TokenType: 'Bearer',
@@ -165,12 +175,16 @@ export async function startCognitoStandIn(options: CognitoStandInOptions): Promi
       if (!EMAIL.test(username)) throw new AwsJsonError('InvalidParameterException', 'Username should be an email.');
       const action = optionalString(input, 'MessageAction');
       if (action !== undefined && action !== 'SUPPRESS') {
-        throw new AwsJsonError('InvalidParameterException', 'The local stand-in sends no messages: use MessageAction SUPPRESS.');
+        throw new AwsJsonError(
+          'InvalidParameterException',
+          'The local stand-in sends no messages: use MessageAction SUPPRESS.',
+        );
       }
       const attributes = readAttributes(input.UserAttributes, username);
       const key = username.toLowerCase();
       const exists = () => {
-        if (state.users[key]) throw new AwsJsonError('UsernameExistsException', 'An account with the given email already exists.');
+        if (state.users[key])
+          throw new AwsJsonError('UsernameExistsException', 'An account with the given email already exists.');
       };
       exists();
       const temporary = optionalString(input, 'TemporaryPassword') ?? generatePassword();
@@ -207,7 +221,8 @@ export async function startCognitoStandIn(options: CognitoStandInOptions): Promi
     async InitiateAuth(input: AwsJsonInput) {
       checkClient(input);
       const flow = requireString(input, 'AuthFlow');
-      if (flow !== 'USER_PASSWORD_AUTH') throw new AwsJsonError('InvalidParameterException', `${flow} flow not enabled for this client`);
+      if (flow !== 'USER_PASSWORD_AUTH')
+        throw new AwsJsonError('InvalidParameterException', `${flow} flow not enabled for this client`);
       const params = (input.AuthParameters ?? {}) as Record<string, unknown>;
       if (typeof params.USERNAME !== 'string' || typeof params.PASSWORD !== 'string') {
         throw new AwsJsonError('InvalidParameterException', 'Missing required parameter USERNAME or PASSWORD');
@@ -224,7 +239,11 @@ export async function startCognitoStandIn(options: CognitoStandInOptions): Promi
         return {
           ChallengeName: 'NEW_PASSWORD_REQUIRED',
           Session: session,
-          ChallengeParameters: { USER_ID_FOR_SRP: user.sub, requiredAttributes: '[]', userAttributes: JSON.stringify(visible) },
+          ChallengeParameters: {
+            USER_ID_FOR_SRP: user.sub,
+            requiredAttributes: '[]',
+            userAttributes: JSON.stringify(visible),
+          },
         };
       }
       return { AuthenticationResult: tokens(user), ChallengeParameters: {} };
@@ -233,12 +252,17 @@ export async function startCognitoStandIn(options: CognitoStandInOptions): Promi
     async RespondToAuthChallenge(input: AwsJsonInput) {
       checkClient(input);
       if (requireString(input, 'ChallengeName') !== 'NEW_PASSWORD_REQUIRED') {
-        throw new AwsJsonError('InvalidParameterException', 'Only NEW_PASSWORD_REQUIRED is supported by the local stand-in.');
+        throw new AwsJsonError(
+          'InvalidParameterException',
+          'Only NEW_PASSWORD_REQUIRED is supported by the local stand-in.',
+        );
       }
       const session = sessions.get(requireString(input, 'Session'));
-      if (!session || session.expires <= now()) throw new AwsJsonError('NotAuthorizedException', 'Invalid session for the user, session is expired.');
+      if (!session || session.expires <= now())
+        throw new AwsJsonError('NotAuthorizedException', 'Invalid session for the user, session is expired.');
       const responses = (input.ChallengeResponses ?? {}) as Record<string, unknown>;
-      if (typeof responses.NEW_PASSWORD !== 'string') throw new AwsJsonError('InvalidParameterException', 'Missing required parameter NEW_PASSWORD');
+      if (typeof responses.NEW_PASSWORD !== 'string')
+        throw new AwsJsonError('InvalidParameterException', 'Missing required parameter NEW_PASSWORD');
       await setPassword(session.key, responses.NEW_PASSWORD, true);
       sessions.delete(requireString(input, 'Session'));
       return { AuthenticationResult: tokens(state.users[session.key] as StoredUser), ChallengeParameters: {} };
@@ -246,15 +270,21 @@ export async function startCognitoStandIn(options: CognitoStandInOptions): Promi
 
     GetUser(input: AwsJsonInput) {
       const claims = verify(signingKey, requireString(input, 'AccessToken', 'NotAuthorizedException'));
-      if (!claims || claims.token_use !== 'access') throw new AwsJsonError('NotAuthorizedException', 'Invalid Access Token');
-      if (typeof claims.exp !== 'number' || claims.exp * 1000 <= now()) throw new AwsJsonError('NotAuthorizedException', 'Access Token has expired');
+      if (!claims || claims.token_use !== 'access')
+        throw new AwsJsonError('NotAuthorizedException', 'Invalid Access Token');
+      if (typeof claims.exp !== 'number' || claims.exp * 1000 <= now())
+        throw new AwsJsonError('NotAuthorizedException', 'Access Token has expired');
       const found = lookup(String(claims.sub));
       if (!found) throw new AwsJsonError('UserNotFoundException', 'User does not exist.');
       return { Username: found[1].sub, UserAttributes: attributeList(found[1]) };
     },
   };
 
-  const server = await startAwsJsonServer({ targetPrefix: 'AWSCognitoIdentityProviderService', operations, port: options.port });
+  const server = await startAwsJsonServer({
+    targetPrefix: 'AWSCognitoIdentityProviderService',
+    operations,
+    port: options.port,
+  });
   issuer = `${server.url}/${userPoolId}`;
   return server;
 }
@@ -279,9 +309,13 @@ function readAttributes(raw: unknown, username: string): Record<string, string> 
 
 export function checkPassword(password: string, policy: PasswordPolicy): void {
   if (password.length > 256 || !PASSWORD_SHAPE.test(password)) {
-    throw new AwsJsonError('InvalidParameterException', "Value at 'password' failed to satisfy constraint: Member must satisfy regular expression pattern: ^[\\S]+.*[\\S]+$");
+    throw new AwsJsonError(
+      'InvalidParameterException',
+      "Value at 'password' failed to satisfy constraint: Member must satisfy regular expression pattern: ^[\\S]+.*[\\S]+$",
+    );
   }
-  const fail = (rule: string) => new AwsJsonError('InvalidPasswordException', `Password did not conform with policy: ${rule}`);
+  const fail = (rule: string) =>
+    new AwsJsonError('InvalidPasswordException', `Password did not conform with policy: ${rule}`);
   if (password.length < policy.minimumLength) throw fail('Password not long enough');
   if (policy.requireLowercase && !/[a-z]/.test(password)) throw fail('Password must have lowercase characters');
   if (policy.requireUppercase && !/[A-Z]/.test(password)) throw fail('Password must have uppercase characters');
@@ -309,7 +343,11 @@ async function verifyPassword(password: string, stored: string | undefined): Pro
     return false;
   }
   const expected = Buffer.from(hash, 'base64');
-  const actual = await scryptAsync(password, Buffer.from(salt, 'base64'), expected.length, { N: Number(N), r: Number(r), p: Number(p) });
+  const actual = await scryptAsync(password, Buffer.from(salt, 'base64'), expected.length, {
+    N: Number(N),
+    r: Number(r),
+    p: Number(p),
+  });
   return timingSafeEqual(actual, expected);
 }
 

@@ -89,7 +89,8 @@ export async function startSecretsManagerStandIn(options: SecretsManagerStandInO
     const secret = id.startsWith('arn:')
       ? live().find((s) => s.arn === id || s.arn.slice(0, -7) === id)
       : live().find((s) => s.name === id);
-    if (!secret) throw new AwsJsonError('ResourceNotFoundException', "Secrets Manager can't find the specified secret.");
+    if (!secret)
+      throw new AwsJsonError('ResourceNotFoundException', "Secrets Manager can't find the specified secret.");
     return secret;
   }
 
@@ -111,7 +112,10 @@ export async function startSecretsManagerStandIn(options: SecretsManagerStandInO
     if (existing) {
       // A retried request with the same token is idempotent; reusing a token for new content is not.
       if (existing.string === value?.string && existing.binary === value?.binary) return existing;
-      throw new AwsJsonError('ResourceExistsException', "You can't modify an existing version, you can only create a new version.");
+      throw new AwsJsonError(
+        'ResourceExistsException',
+        "You can't modify an existing version, you can only create a new version.",
+      );
     }
     if (!value) return undefined;
     const version: SecretVersion = { id: token ?? randomUUID(), ...value, created: now(), stages: ['AWSCURRENT'] };
@@ -153,7 +157,11 @@ export async function startSecretsManagerStandIn(options: SecretsManagerStandInO
           "You can't create this secret because a secret with this name is already scheduled for deletion.",
         );
       }
-      if (taken) throw new AwsJsonError('ResourceExistsException', `The operation failed because the secret ${name} already exists.`);
+      if (taken)
+        throw new AwsJsonError(
+          'ResourceExistsException',
+          `The operation failed because the secret ${name} already exists.`,
+        );
       const secret: StoredSecret = {
         arn: `arn:aws:secretsmanager:local:000000000000:secret:${name}-${arnSuffix()}`,
         name,
@@ -174,7 +182,9 @@ export async function startSecretsManagerStandIn(options: SecretsManagerStandInO
       const secret = findWritable(input);
       const versionId = optionalString(input, 'VersionId');
       const stage = optionalString(input, 'VersionStage') ?? (versionId ? undefined : 'AWSCURRENT');
-      const version = secret.versions.find((v) => (!versionId || v.id === versionId) && (!stage || v.stages.includes(stage)));
+      const version = secret.versions.find(
+        (v) => (!versionId || v.id === versionId) && (!stage || v.stages.includes(stage)),
+      );
       if (!version) {
         throw new AwsJsonError(
           'ResourceNotFoundException',
@@ -239,7 +249,8 @@ export async function startSecretsManagerStandIn(options: SecretsManagerStandInO
         .sort((a, b) => a.created - b.created || a.name.localeCompare(b.name));
       const max = typeof input.MaxResults === 'number' ? Math.min(Math.max(1, input.MaxResults), 100) : 100;
       const start = Number(optionalString(input, 'NextToken') ?? '0');
-      if (!Number.isInteger(start) || start < 0) throw new AwsJsonError('InvalidNextTokenException', 'The NextToken value is invalid.');
+      if (!Number.isInteger(start) || start < 0)
+        throw new AwsJsonError('InvalidNextTokenException', 'The NextToken value is invalid.');
       const page = all.slice(start, start + max);
       return {
         SecretList: page.map(describe),
@@ -255,14 +266,19 @@ function readValue(input: AwsJsonInput, required: boolean): Pick<SecretVersion, 
   const string = optionalString(input, 'SecretString');
   const binary = optionalString(input, 'SecretBinary');
   if (string !== undefined && binary !== undefined) {
-    throw new AwsJsonError('InvalidParameterException', 'You must provide either SecretString or SecretBinary, not both.');
+    throw new AwsJsonError(
+      'InvalidParameterException',
+      'You must provide either SecretString or SecretBinary, not both.',
+    );
   }
   if (string === undefined && binary === undefined) {
-    if (required) throw new AwsJsonError('InvalidParameterException', 'You must provide either SecretString or SecretBinary.');
+    if (required)
+      throw new AwsJsonError('InvalidParameterException', 'You must provide either SecretString or SecretBinary.');
     return undefined;
   }
   const size = string !== undefined ? Buffer.byteLength(string) : Buffer.from(binary as string, 'base64').length;
-  if (size > MAX_SECRET_BYTES) throw new AwsJsonError('InvalidParameterException', 'The secret value exceeds 65536 bytes.');
+  if (size > MAX_SECRET_BYTES)
+    throw new AwsJsonError('InvalidParameterException', 'The secret value exceeds 65536 bytes.');
   return string !== undefined ? { string } : { binary };
 }
 
@@ -270,7 +286,9 @@ function readTags(input: AwsJsonInput): Tag[] {
   const tags = input.Tags ?? [];
   const valid =
     Array.isArray(tags) &&
-    tags.every((t) => typeof t === 'object' && t !== null && typeof t.Key === 'string' && typeof (t.Value ?? '') === 'string');
+    tags.every(
+      (t) => typeof t === 'object' && t !== null && typeof t.Key === 'string' && typeof (t.Value ?? '') === 'string',
+    );
   if (!valid) throw new AwsJsonError('InvalidParameterException', 'Tags must be a list of { Key, Value } strings.');
   return (tags as Tag[]).map((t) => ({ Key: t.Key, Value: t.Value ?? '' }));
 }
@@ -283,7 +301,10 @@ function readNameFilters(input: AwsJsonInput): string[] | undefined {
   const prefixes: string[] = [];
   for (const f of filters as { Key?: unknown; Values?: unknown }[]) {
     if (f?.Key !== 'name' || !Array.isArray(f.Values)) {
-      throw new AwsJsonError('InvalidParameterException', `Filter key ${String(f?.Key)} is not supported by the local stand-in.`);
+      throw new AwsJsonError(
+        'InvalidParameterException',
+        `Filter key ${String(f?.Key)} is not supported by the local stand-in.`,
+      );
     }
     prefixes.push(...f.Values.map(String));
   }

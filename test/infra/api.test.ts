@@ -29,8 +29,9 @@ describe('public API from the route manifest', () => {
 
   test('the API has no methods beyond the manifest and CORS preflights', () => {
     const expected = new Set(routes.map((route) => `${route.method} ${route.path}`));
-    const extra = methods(built.template)
-      .filter((m) => m.method !== 'OPTIONS' && !expected.has(`${m.method} ${m.path}`));
+    const extra = methods(built.template).filter(
+      (m) => m.method !== 'OPTIONS' && !expected.has(`${m.method} ${m.path}`),
+    );
     expect(extra).toEqual([]);
     built.template.resourceCountIs('AWS::Lambda::Function', routes.length);
   });
@@ -47,7 +48,8 @@ describe('public API from the route manifest', () => {
     const stage = Object.values(stages)[0]!.Properties;
     expect(stage.StageName).toBe('live');
     expect(stage.AccessLogSetting.DestinationArn).toBeDefined();
-    const sample = String(stage.AccessLogSetting.Format).replace(/\$context\.[A-Za-z.]+/g, '"x"')
+    const sample = String(stage.AccessLogSetting.Format)
+      .replace(/\$context\.[A-Za-z.]+/g, '"x"')
       .replace(/""x""/g, '"x"');
     expect(() => JSON.parse(sample)).not.toThrow();
     expect(stage.MethodSettings).toEqual([
@@ -62,7 +64,9 @@ describe('public API from the route manifest', () => {
     for (const { props } of preflights) {
       const headers = props.Integration.IntegrationResponses[0].ResponseParameters;
       expect(headers['method.response.header.Access-Control-Allow-Credentials']).toBe("'true'");
-      const allowed = String(headers['method.response.header.Access-Control-Allow-Headers']).replace(/'/g, '').split(',');
+      const allowed = String(headers['method.response.header.Access-Control-Allow-Headers'])
+        .replace(/'/g, '')
+        .split(',');
       expect(allowed.sort()).toEqual([...CORS_ALLOW_HEADERS].sort());
       // Several origins: the response template echoes the request Origin only when it is listed.
       const template = JSON.stringify(props.Integration.IntegrationResponses[0].ResponseTemplates);
@@ -82,8 +86,9 @@ describe('public API from the route manifest', () => {
 
   test('the API URL is an output, once', () => {
     built.template.hasOutput('ApiUrl', { Value: Match.anyValue() });
-    const urls = Object.values(built.template.findOutputs('*'))
-      .filter((output) => JSON.stringify(output.Value).includes('execute-api'));
+    const urls = Object.values(built.template.findOutputs('*')).filter((output) =>
+      JSON.stringify(output.Value).includes('execute-api'),
+    );
     expect(urls).toHaveLength(1);
   });
 });

@@ -42,7 +42,7 @@ describe('bundling', () => {
     const fixtureCode = resources[functionLogicalId(stack, fixture.id)].Properties.Code;
     const fixtureBundle = join(outdir, `asset.${String(fixtureCode.S3Key).replace(/\.zip$/, '')}`, 'index.mjs');
     expect(readFileSync(fixtureBundle, 'utf8')).toContain('statusCode:200');
-    const { handler } = await import(pathToFileURL(fixtureBundle).href) as { handler: () => Promise<unknown> };
+    const { handler } = (await import(pathToFileURL(fixtureBundle).href)) as { handler: () => Promise<unknown> };
     await expect(handler()).resolves.toEqual({ statusCode: 200, body: '{"ok":true}' });
   }, 180_000);
 });

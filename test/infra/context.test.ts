@@ -8,14 +8,22 @@ const read = (context: Record<string, unknown>, overrides: Partial<typeof defaul
 describe('deployment context', () => {
   test('defaults: prod stage, no CORS origins, the package version, the CLI region', () => {
     expect(read({})).toEqual({
-      stackName: 'AiGateway', region: 'eu-west-1', stage: 'prod', corsOrigins: [], gatewayVersion: '1.2.3',
-      webAclArn: undefined, promptServiceUrl: undefined, guardrail: undefined, imageDescriberModel: undefined,
+      stackName: 'AiGateway',
+      region: 'eu-west-1',
+      stage: 'prod',
+      corsOrigins: [],
+      gatewayVersion: '1.2.3',
+      webAclArn: undefined,
+      promptServiceUrl: undefined,
+      guardrail: undefined,
+      imageDescriberModel: undefined,
     });
   });
 
   test('context values win over defaults', () => {
-    expect(read({ stage: 'staging', gatewayVersion: '2.0.0', region: 'us-west-2', stackName: 'GatewayStaging' }))
-      .toMatchObject({ stage: 'staging', gatewayVersion: '2.0.0', region: 'us-west-2', stackName: 'GatewayStaging' });
+    expect(
+      read({ stage: 'staging', gatewayVersion: '2.0.0', region: 'us-west-2', stackName: 'GatewayStaging' }),
+    ).toMatchObject({ stage: 'staging', gatewayVersion: '2.0.0', region: 'us-west-2', stackName: 'GatewayStaging' });
   });
 
   test('corsOrigins accepts the cdk.json array, a JSON string and a comma list from -c', () => {
@@ -27,7 +35,11 @@ describe('deployment context', () => {
   });
 
   test.each([
-    'https://app.example.com/', 'https://app.example.com/path', 'app.example.com', 'ftp://files.example.com', '*',
+    'https://app.example.com/',
+    'https://app.example.com/path',
+    'app.example.com',
+    'ftp://files.example.com',
+    '*',
   ])('rejects %s as an origin', (origin) => {
     expect(() => read({ corsOrigins: [origin] })).toThrow(/corsOrigins/);
   });
@@ -38,26 +50,38 @@ describe('deployment context', () => {
 
   test('rejects a web ACL that is not a regional WAFv2 ACL', () => {
     expect(() => read({ webAclArn: 'arn:aws:wafv2:us-east-1:123456789012:global/webacl/x/1' })).toThrow(/webAclArn/);
-    expect(read({ webAclArn: 'arn:aws:wafv2:eu-west-1:123456789012:regional/webacl/gw/1' }).webAclArn)
-      .toBe('arn:aws:wafv2:eu-west-1:123456789012:regional/webacl/gw/1');
+    expect(read({ webAclArn: 'arn:aws:wafv2:eu-west-1:123456789012:regional/webacl/gw/1' }).webAclArn).toBe(
+      'arn:aws:wafv2:eu-west-1:123456789012:regional/webacl/gw/1',
+    );
   });
 
   test('promptServiceUrl: an https base URL, as given', () => {
-    expect(read({ promptServiceUrl: 'https://prompts.example.com' }).promptServiceUrl).toBe('https://prompts.example.com');
-    expect(read({ promptServiceUrl: 'https://prompts.example.com:8443/api/' }).promptServiceUrl)
-      .toBe('https://prompts.example.com:8443/api/');
+    expect(read({ promptServiceUrl: 'https://prompts.example.com' }).promptServiceUrl).toBe(
+      'https://prompts.example.com',
+    );
+    expect(read({ promptServiceUrl: 'https://prompts.example.com:8443/api/' }).promptServiceUrl).toBe(
+      'https://prompts.example.com:8443/api/',
+    );
   });
 
   test.each([
-    'http://prompts.example.com', 'http://localhost:4010', 'prompts.example.com', 'ftp://prompts.example.com',
-    'https://user:pw@prompts.example.com', 'https://prompts.example.com/?tenant=a', 'https://prompts.example.com/#x',
+    'http://prompts.example.com',
+    'http://localhost:4010',
+    'prompts.example.com',
+    'ftp://prompts.example.com',
+    'https://user:pw@prompts.example.com',
+    'https://prompts.example.com/?tenant=a',
+    'https://prompts.example.com/#x',
   ])('rejects %s as the prompt service URL', (url) => {
     expect(() => read({ promptServiceUrl: url })).toThrow(/promptServiceUrl/);
   });
 
   test('guardrailId and guardrailVersion: an id or an ARN, a number or DRAFT', () => {
     expect(read({ guardrailId: 'abc123def456' }).guardrail).toEqual({ id: 'abc123def456' });
-    expect(read({ guardrailId: 'abc123def456', guardrailVersion: '12' }).guardrail).toEqual({ id: 'abc123def456', version: '12' });
+    expect(read({ guardrailId: 'abc123def456', guardrailVersion: '12' }).guardrail).toEqual({
+      id: 'abc123def456',
+      version: '12',
+    });
     expect(read({ guardrailId: 'abc123def456', guardrailVersion: 'DRAFT' }).guardrail?.version).toBe('DRAFT');
     const arn = 'arn:aws:bedrock:eu-west-1:123456789012:guardrail/abc123def456';
     expect(read({ guardrailId: arn }).guardrail).toEqual({ id: arn });

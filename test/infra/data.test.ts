@@ -36,14 +36,16 @@ describe('data stores', () => {
     expect(replica.SSESpecification.KMSMasterKeyId).toEqual({ 'Fn::GetAtt': [keyId, 'Arn'] });
     expect(Boolean(replica.DeletionProtectionEnabled)).toBe(schema.deletionProtection);
     expect(resource.DeletionPolicy).toBe(schema.deletionProtection ? 'Retain' : 'Delete');
-    expect(props.GlobalSecondaryIndexes ?? []).toEqual(schema.indexes.map((index) => ({
-      IndexName: index.name,
-      KeySchema: [
-        { AttributeName: index.partitionKey, KeyType: 'HASH' },
-        { AttributeName: index.sortKey, KeyType: 'RANGE' },
-      ],
-      Projection: { ProjectionType: 'ALL' },
-    })));
+    expect(props.GlobalSecondaryIndexes ?? []).toEqual(
+      schema.indexes.map((index) => ({
+        IndexName: index.name,
+        KeySchema: [
+          { AttributeName: index.partitionKey, KeyType: 'HASH' },
+          { AttributeName: index.sortKey, KeyType: 'RANGE' },
+        ],
+        Projection: { ProjectionType: 'ALL' },
+      })),
+    );
   });
 
   test('the schema still protects exactly identity and usage', () => {
@@ -86,7 +88,10 @@ describe('data stores', () => {
       Policies: {
         PasswordPolicy: {
           MinimumLength: Match.anyValue(),
-          RequireLowercase: true, RequireUppercase: true, RequireNumbers: true, RequireSymbols: true,
+          RequireLowercase: true,
+          RequireUppercase: true,
+          RequireNumbers: true,
+          RequireSymbols: true,
         },
       },
       UserPoolTier: 'PLUS',

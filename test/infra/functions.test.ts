@@ -1,17 +1,28 @@
 import { ENV } from '../../lambdas/config/environment.js';
 import { DESCRIBER_ENV } from '../../lambdas/gateway/image-descriptions.js';
 import { moderatorFromEnv, type ApplyGuardrailSend } from '../../lambdas/gateway/guardrails/index.js';
-import { PROMPT_SERVICE_KEY_SECRET_ID, PROMPT_SERVICE_URL } from '../../lambdas/providers/prompts/prompt-service-client.js';
+import {
+  PROMPT_SERVICE_KEY_SECRET_ID,
+  PROMPT_SERVICE_URL,
+} from '../../lambdas/providers/prompts/prompt-service-client.js';
 import { tableSchemas, type TableName } from '../../lambdas/store/table-schema.js';
 import { RUNTIME_ENV } from '../../lib/constructs/endpoint-access.js';
 import { routes, type Grant } from '../../lib/routes.js';
 import {
-  build, functionLogicalId, logicalIdOf, PROVIDER_KEY_PREFIX, roleLogicalId, syntheticRoute, type Built,
+  build,
+  functionLogicalId,
+  logicalIdOf,
+  PROVIDER_KEY_PREFIX,
+  roleLogicalId,
+  syntheticRoute,
+  type Built,
 } from './support.js';
 
 const TABLE_OF_GRANT: Partial<Record<Grant, TableName>> = {
-  'identity:read': 'identity', 'identity:write': 'identity',
-  'usage:read': 'usage', 'usage:write': 'usage',
+  'identity:read': 'identity',
+  'identity:write': 'identity',
+  'usage:read': 'usage',
+  'usage:write': 'usage',
   'cache:write': 'cache',
 };
 
@@ -23,58 +34,67 @@ describe('endpoint functions', () => {
     resources = built.template.toJSON().Resources;
   });
 
-  test.each(routes.map((route) => [route.id, route]))('%s: Node.js 24 on arm64 with the manifest sizing', (_id, route) => {
-    const fn = resources[functionLogicalId(built.stack, route.id)];
-    expect(fn.Properties).toMatchObject({
-      Runtime: 'nodejs24.x',
-      Architectures: ['arm64'],
-      Handler: 'index.handler',
-      MemorySize: route.memoryMb,
-      Timeout: route.timeoutSeconds,
-      TracingConfig: { Mode: 'Active' },
-      LoggingConfig: { LogFormat: 'JSON' },
-    });
-    expect(fn.Properties.Environment.Variables).toMatchObject({
-      NODE_OPTIONS: '--enable-source-maps',
-      [ENV.gatewayVersion]: '9.9.9',
-    });
-    const logGroupId = fn.Properties.LoggingConfig.LogGroup.Ref;
-    expect(resources[logGroupId].Type).toBe('AWS::Logs::LogGroup');
-    expect(resources[logGroupId].Properties.RetentionInDays).toBeGreaterThan(0);
-    const role = resources[roleLogicalId(built.stack, route.id)];
-    expect(role.Properties.ManagedPolicyArns).toBeUndefined();
-  });
+  test.each(routes.map((route) => [route.id, route]))(
+    '%s: Node.js 24 on arm64 with the manifest sizing',
+    (_id, route) => {
+      const fn = resources[functionLogicalId(built.stack, route.id)];
+      expect(fn.Properties).toMatchObject({
+        Runtime: 'nodejs24.x',
+        Architectures: ['arm64'],
+        Handler: 'index.handler',
+        MemorySize: route.memoryMb,
+        Timeout: route.timeoutSeconds,
+        TracingConfig: { Mode: 'Active' },
+        LoggingConfig: { LogFormat: 'JSON' },
+      });
+      expect(fn.Properties.Environment.Variables).toMatchObject({
+        NODE_OPTIONS: '--enable-source-maps',
+        [ENV.gatewayVersion]: '9.9.9',
+      });
+      const logGroupId = fn.Properties.LoggingConfig.LogGroup.Ref;
+      expect(resources[logGroupId].Type).toBe('AWS::Logs::LogGroup');
+      expect(resources[logGroupId].Properties.RetentionInDays).toBeGreaterThan(0);
+      const role = resources[roleLogicalId(built.stack, route.id)];
+      expect(role.Properties.ManagedPolicyArns).toBeUndefined();
+    },
+  );
 
-  test.each(routes.map((route) => [route.id, route]))('%s: environment names only what its grants touch', (_id, route) => {
-    const env = resources[functionLogicalId(built.stack, route.id)].Properties.Environment.Variables;
-    const touched = new Set(route.grants.map((grant) => TABLE_OF_GRANT[grant]).filter(Boolean));
-    for (const schema of tableSchemas) {
-      expect([schema.envVar, env[schema.envVar] !== undefined]).toEqual([schema.envVar, touched.has(schema.name)]);
-    }
-    const has = (grant: Grant) => route.grants.includes(grant);
-    expect(env[ENV.adminTokenSecretId] !== undefined).toBe(has('adminToken:read'));
-    expect(env[ENV.platformKeysSecretId] !== undefined).toBe(has('platformKeys:read'));
-    // Callers' own provider keys: where their secrets are named, and the key they are encrypted under.
-    const usesProviderKeys = has('providerKeys:read') || has('providerKeys:write');
-    expect(env[ENV.providerKeySecretPrefix]).toBe(usesProviderKeys ? PROVIDER_KEY_PREFIX : undefined);
-    expect(env[ENV.providerKeysKmsKeyId]).toEqual(usesProviderKeys
-      ? { 'Fn::GetAtt': [logicalIdOf(built.stack.encryptionKey), 'Arn'] }
-      : undefined);
-    const usesPool = has('userPool:login') || has('userPool:admin');
-    expect(env[ENV.userPoolId] !== undefined).toBe(usesPool);
-    expect(env[ENV.userPoolClientId] !== undefined).toBe(usesPool);
-    // The prompt service key secret is named whenever the grant is held; the rest needs context.
-    expect(env[RUNTIME_ENV.promptServiceKeySecretId]).toEqual(has('promptService:read')
-      ? { Ref: logicalIdOf(built.stack.secrets.promptServiceKey) }
-      : undefined);
-    for (const name of [
-      RUNTIME_ENV.promptServiceUrl, RUNTIME_ENV.guardrailId, RUNTIME_ENV.guardrailVersion, RUNTIME_ENV.imageDescriberModel,
-    ]) {
-      expect([name, env[name]]).toEqual([name, undefined]);
-    }
-  });
+  test.each(routes.map((route) => [route.id, route]))(
+    '%s: environment names only what its grants touch',
+    (_id, route) => {
+      const env = resources[functionLogicalId(built.stack, route.id)].Properties.Environment.Variables;
+      const touched = new Set(route.grants.map((grant) => TABLE_OF_GRANT[grant]).filter(Boolean));
+      for (const schema of tableSchemas) {
+        expect([schema.envVar, env[schema.envVar] !== undefined]).toEqual([schema.envVar, touched.has(schema.name)]);
+      }
+      const has = (grant: Grant) => route.grants.includes(grant);
+      expect(env[ENV.adminTokenSecretId] !== undefined).toBe(has('adminToken:read'));
+      expect(env[ENV.platformKeysSecretId] !== undefined).toBe(has('platformKeys:read'));
+      // Callers' own provider keys: where their secrets are named, and the key they are encrypted under.
+      const usesProviderKeys = has('providerKeys:read') || has('providerKeys:write');
+      expect(env[ENV.providerKeySecretPrefix]).toBe(usesProviderKeys ? PROVIDER_KEY_PREFIX : undefined);
+      expect(env[ENV.providerKeysKmsKeyId]).toEqual(
+        usesProviderKeys ? { 'Fn::GetAtt': [logicalIdOf(built.stack.encryptionKey), 'Arn'] } : undefined,
+      );
+      const usesPool = has('userPool:login') || has('userPool:admin');
+      expect(env[ENV.userPoolId] !== undefined).toBe(usesPool);
+      expect(env[ENV.userPoolClientId] !== undefined).toBe(usesPool);
+      // The prompt service key secret is named whenever the grant is held; the rest needs context.
+      expect(env[RUNTIME_ENV.promptServiceKeySecretId]).toEqual(
+        has('promptService:read') ? { Ref: logicalIdOf(built.stack.secrets.promptServiceKey) } : undefined,
+      );
+      for (const name of [
+        RUNTIME_ENV.promptServiceUrl,
+        RUNTIME_ENV.guardrailId,
+        RUNTIME_ENV.guardrailVersion,
+        RUNTIME_ENV.imageDescriberModel,
+      ]) {
+        expect([name, env[name]]).toEqual([name, undefined]);
+      }
+    },
+  );
 
-  test('the provider-key secret prefix is the stack name\'s, and an output', () => {
+  test("the provider-key secret prefix is the stack name's, and an output", () => {
     expect(built.stack.providerKeySecretPrefix).toBe(PROVIDER_KEY_PREFIX);
     built.template.hasOutput('ProviderKeySecretPrefix', { Value: PROVIDER_KEY_PREFIX });
     expect(routes.some((route) => route.grants.includes('providerKeys:read'))).toBe(true);
@@ -83,7 +103,9 @@ describe('endpoint functions', () => {
 
   test('the CORS origin list defaults to empty', () => {
     for (const route of routes) {
-      expect(resources[functionLogicalId(built.stack, route.id)].Properties.Environment.Variables[ENV.allowedOrigins]).toBe('');
+      expect(
+        resources[functionLogicalId(built.stack, route.id)].Properties.Environment.Variables[ENV.allowedOrigins],
+      ).toBe('');
     }
   });
 });
@@ -103,14 +125,17 @@ describe('optional context: prompt service, Bedrock guardrail, image describer',
     resources = built.template.toJSON().Resources;
   });
 
-  test.each(routes.map((route) => [route.id, route]))('%s: each value reaches exactly the functions that use it', (_id, route) => {
-    const env = resources[functionLogicalId(built.stack, route.id)].Properties.Environment.Variables;
-    const has = (grant: Grant) => route.grants.includes(grant);
-    expect(env[RUNTIME_ENV.promptServiceUrl]).toBe(has('promptService:read') ? PROMPTS : undefined);
-    expect(env[RUNTIME_ENV.guardrailId]).toBe(has('guardrails:apply') ? 'abc123def456' : undefined);
-    expect(env[RUNTIME_ENV.guardrailVersion]).toBe(has('guardrails:apply') ? '4' : undefined);
-    expect(env[RUNTIME_ENV.imageDescriberModel]).toBe(route.id === 'chat-completions' ? 'claude' : undefined);
-  });
+  test.each(routes.map((route) => [route.id, route]))(
+    '%s: each value reaches exactly the functions that use it',
+    (_id, route) => {
+      const env = resources[functionLogicalId(built.stack, route.id)].Properties.Environment.Variables;
+      const has = (grant: Grant) => route.grants.includes(grant);
+      expect(env[RUNTIME_ENV.promptServiceUrl]).toBe(has('promptService:read') ? PROMPTS : undefined);
+      expect(env[RUNTIME_ENV.guardrailId]).toBe(has('guardrails:apply') ? 'abc123def456' : undefined);
+      expect(env[RUNTIME_ENV.guardrailVersion]).toBe(has('guardrails:apply') ? '4' : undefined);
+      expect(env[RUNTIME_ENV.imageDescriberModel]).toBe(route.id === 'chat-completions' ? 'claude' : undefined);
+    },
+  );
 
   test('chat completions holds both new grants', () => {
     const chat = routes.find((route) => route.id === 'chat-completions')!;
@@ -125,7 +150,9 @@ describe('optional context: prompt service, Bedrock guardrail, image describer',
 
   test('a guardrail ARN is passed through as the identifier', () => {
     const arn = 'arn:aws:bedrock:eu-west-1:111122223333:guardrail/abc123def456';
-    expect(envOf(build({ guardrail: { id: arn, version: '1' } }), 'chat-completions')[RUNTIME_ENV.guardrailId]).toBe(arn);
+    expect(envOf(build({ guardrail: { id: arn, version: '1' } }), 'chat-completions')[RUNTIME_ENV.guardrailId]).toBe(
+      arn,
+    );
   });
 
   test('an image describer without the chat completions route is refused, not silently dropped', () => {
@@ -151,7 +178,9 @@ describe('the environment names are the ones the functions read', () => {
       return { action: 'NONE' };
     };
     const moderator = moderatorFromEnv(
-      { [RUNTIME_ENV.guardrailId]: 'abc123def456', [RUNTIME_ENV.guardrailVersion]: '4' }, { bedrockSend });
+      { [RUNTIME_ENV.guardrailId]: 'abc123def456', [RUNTIME_ENV.guardrailVersion]: '4' },
+      { bedrockSend },
+    );
     await moderator.moderate(['hello'], new AbortController().signal);
     expect(inputs).toEqual([expect.objectContaining({ guardrailIdentifier: 'abc123def456', guardrailVersion: '4' })]);
   });

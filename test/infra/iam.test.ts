@@ -2,9 +2,21 @@ import { tableSchemas, type TableName } from '../../lambdas/store/table-schema.j
 import type { GatewayStackProps } from '../../lib/gateway-stack.js';
 import type { Grant, RouteSpec } from '../../lib/routes.js';
 import {
-  actionsOf, build, flatten, manifestRoutes, syntheticRoute, logicalIdOf, refersTo, resourcesOf, roleLogicalId,
-  roleStatements, statementsOn, PROVIDER_KEY_SECRETS_ARN, REGION,
-  type Built, type Statement,
+  actionsOf,
+  build,
+  flatten,
+  manifestRoutes,
+  syntheticRoute,
+  logicalIdOf,
+  refersTo,
+  resourcesOf,
+  roleLogicalId,
+  roleStatements,
+  statementsOn,
+  PROVIDER_KEY_SECRETS_ARN,
+  REGION,
+  type Built,
+  type Statement,
 } from './support.js';
 
 // The permissions each grant should give, written out independently of lib/constructs.
@@ -15,9 +27,17 @@ const TABLE_ACTIONS: Partial<Record<Grant, [TableName, string[]]>> = {
   'usage:read': ['usage', READ],
   // BatchWriteItem: ledger items and cached answers share batches with concurrent requests' writes.
   'usage:write': ['usage', ['dynamodb:BatchWriteItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']],
-  'cache:write': ['cache', [
-    'dynamodb:BatchGetItem', 'dynamodb:BatchWriteItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem',
-  ]],
+  'cache:write': [
+    'cache',
+    [
+      'dynamodb:BatchGetItem',
+      'dynamodb:BatchWriteItem',
+      'dynamodb:DeleteItem',
+      'dynamodb:GetItem',
+      'dynamodb:PutItem',
+      'dynamodb:UpdateItem',
+    ],
+  ],
 };
 const XRAY = ['xray:PutTelemetryRecords', 'xray:PutTraceSegments'];
 const TABLE_WRITES: readonly Grant[] = ['identity:write', 'usage:write', 'cache:write'];
@@ -27,7 +47,11 @@ const PROVIDER_KEY_ACTIONS: Partial<Record<Grant, string[]>> = {
   'providerKeys:write': ['secretsmanager:CreateSecret', 'secretsmanager:DeleteSecret', 'secretsmanager:TagResource'],
 };
 const SECRET_READS: readonly Grant[] = [
-  'adminToken:read', 'platformKeys:read', 'promptService:read', 'providerKeys:read', 'providerKeys:write',
+  'adminToken:read',
+  'platformKeys:read',
+  'promptService:read',
+  'providerKeys:read',
+  'providerKeys:write',
 ];
 // A Bedrock guardrail, as an id (this account and region) or as a full ARN used as given.
 const GUARDRAIL_ID = 'abc123def456';
@@ -57,13 +81,24 @@ function expectedServices(route: RouteSpec, props: Partial<GatewayStackProps>): 
 
 // A Record so that a grant added to the manifest's type without a test here fails to compile.
 const EVERY_GRANT: Record<Grant, true> = {
-  'identity:read': true, 'identity:write': true, 'usage:read': true, 'usage:write': true, 'cache:write': true,
-  'adminToken:read': true, 'platformKeys:read': true, 'providerKeys:read': true, 'providerKeys:write': true,
-  'promptService:read': true, 'guardrails:apply': true, 'userPool:login': true, 'userPool:admin': true,
+  'identity:read': true,
+  'identity:write': true,
+  'usage:read': true,
+  'usage:write': true,
+  'cache:write': true,
+  'adminToken:read': true,
+  'platformKeys:read': true,
+  'providerKeys:read': true,
+  'providerKeys:write': true,
+  'promptService:read': true,
+  'guardrails:apply': true,
+  'userPool:login': true,
+  'userPool:admin': true,
 };
 // One synthetic route per grant, so grants the manifest does not use yet are covered too.
 const singleGrantRoutes: RouteSpec[] = (Object.keys(EVERY_GRANT) as Grant[]).map((grant) =>
-  syntheticRoute({ id: `only-${grant.replace(':', '-')}`, path: `/test/${grant.replace(':', '/')}`, grants: [grant] }));
+  syntheticRoute({ id: `only-${grant.replace(':', '-')}`, path: `/test/${grant.replace(':', '/')}`, grants: [grant] }),
+);
 
 function expectedTableActions(route: RouteSpec, table: TableName): string[] {
   const actions = route.grants.flatMap((grant) => {
@@ -107,8 +142,10 @@ function unexpectedWildcards(statements: Statement[]): Statement[] {
   return statements.filter((statement) => {
     if (actionsOf(statement).some((action) => action.includes('*'))) return true;
     const patterns = resourcesOf(statement).filter((r) => r !== '*' && flatten(r).includes('*'));
-    return patterns.some((pattern) => flatten(pattern) !== PROVIDER_KEY_SECRETS_ARN)
-      || (patterns.length > 0 && actionsOf(statement).some((action) => !allowedOnPrefix.has(action)));
+    return (
+      patterns.some((pattern) => flatten(pattern) !== PROVIDER_KEY_SECRETS_ARN) ||
+      (patterns.length > 0 && actionsOf(statement).some((action) => !allowedOnPrefix.has(action)))
+    );
   });
 }
 
@@ -143,89 +180,128 @@ describe.each<[string, readonly RouteSpec[], Partial<GatewayStackProps>]>([
 
   const tableId = (name: TableName) => logicalIdOf(built.stack.tables.get(name).table);
 
-  test.each(routes.map((route) => [route.id, route]))('%s: table actions are exactly what its grants name', (_id, route) => {
-    const statements = roleStatements(built.template, roleLogicalId(built.stack, route.id));
-    for (const schema of tableSchemas) {
-      expect([schema.name, actionsOnTable(statements, tableId(schema.name))])
-        .toEqual([schema.name, expectedTableActions(route, schema.name)]);
-      const onIndexes = statementsOn(statements, tableId(schema.name))
-        .filter((s) => JSON.stringify(s.Resource).includes('/index/'));
-      const readsIndexes = schema.indexes.length > 0 && expectedTableActions(route, schema.name).includes('dynamodb:Query');
-      expect([schema.name, onIndexes.flatMap(actionsOf)]).toEqual([schema.name, readsIndexes ? ['dynamodb:Query'] : []]);
-      for (const statement of onIndexes) {
-        expect(JSON.stringify(statement.Resource)).not.toContain('*');
+  test.each(routes.map((route) => [route.id, route]))(
+    '%s: table actions are exactly what its grants name',
+    (_id, route) => {
+      const statements = roleStatements(built.template, roleLogicalId(built.stack, route.id));
+      for (const schema of tableSchemas) {
+        expect([schema.name, actionsOnTable(statements, tableId(schema.name))]).toEqual([
+          schema.name,
+          expectedTableActions(route, schema.name),
+        ]);
+        const onIndexes = statementsOn(statements, tableId(schema.name)).filter((s) =>
+          JSON.stringify(s.Resource).includes('/index/'),
+        );
+        const readsIndexes =
+          schema.indexes.length > 0 && expectedTableActions(route, schema.name).includes('dynamodb:Query');
+        expect([schema.name, onIndexes.flatMap(actionsOf)]).toEqual([
+          schema.name,
+          readsIndexes ? ['dynamodb:Query'] : [],
+        ]);
+        for (const statement of onIndexes) {
+          expect(JSON.stringify(statement.Resource)).not.toContain('*');
+        }
       }
-    }
-  });
+    },
+  );
 
   test('a function without identity:write cannot write the identity table', () => {
     const readers = routes.filter((r) => !r.grants.includes('identity:write'));
     for (const route of readers) {
-      const actions = actionsOnTable(roleStatements(built.template, roleLogicalId(built.stack, route.id)), tableId('identity'));
+      const actions = actionsOnTable(
+        roleStatements(built.template, roleLogicalId(built.stack, route.id)),
+        tableId('identity'),
+      );
       expect(actions).not.toEqual(expect.arrayContaining(['dynamodb:PutItem']));
       expect(actions.filter((a) => /Put|Update|Delete|Write/.test(a))).toEqual([]);
     }
   });
 
-  test.each(routes.map((route) => [route.id, route]))('%s: secrets, user pool and key access follow its grants', (_id, route) => {
-    const statements = roleStatements(built.template, roleLogicalId(built.stack, route.id));
-    const has = (grant: Grant) => route.grants.includes(grant);
+  test.each(routes.map((route) => [route.id, route]))(
+    '%s: secrets, user pool and key access follow its grants',
+    (_id, route) => {
+      const statements = roleStatements(built.template, roleLogicalId(built.stack, route.id));
+      const has = (grant: Grant) => route.grants.includes(grant);
 
-    // The stack's own secrets: read only, by ARN.
-    const secretReads = statements
-      .filter((s) => actionsOf(s).some((a) => a.startsWith('secretsmanager:')))
-      .filter((s) => !onProviderKeySecrets(s));
-    const secretIds = secretReads.flatMap(resourcesOf);
-    expect(secretReads.flatMap(actionsOf).every((a) => a === 'secretsmanager:GetSecretValue')).toBe(true);
-    expect(secretIds.filter((r) => flatten(r).includes('*'))).toEqual([]);
+      // The stack's own secrets: read only, by ARN.
+      const secretReads = statements
+        .filter((s) => actionsOf(s).some((a) => a.startsWith('secretsmanager:')))
+        .filter((s) => !onProviderKeySecrets(s));
+      const secretIds = secretReads.flatMap(resourcesOf);
+      expect(secretReads.flatMap(actionsOf).every((a) => a === 'secretsmanager:GetSecretValue')).toBe(true);
+      expect(secretIds.filter((r) => flatten(r).includes('*'))).toEqual([]);
 
-    // Callers' provider keys: exactly the granted actions, on the name prefix and nothing else.
-    expect(providerKeyActionsOf(statements)).toEqual(expectedProviderKeyActions(route));
-    for (const statement of statements.filter(onProviderKeySecrets)) {
-      expect(resourcesOf(statement).map(flatten)).toEqual([PROVIDER_KEY_SECRETS_ARN]);
-      expect(statement.Condition).toBeUndefined();
-    }
-    expect(secretIds.some((r) => refersTo(r, logicalIdOf(built.stack.secrets.adminToken)))).toBe(has('adminToken:read'));
-    expect(secretIds.some((r) => refersTo(r, logicalIdOf(built.stack.secrets.platformKeys)))).toBe(has('platformKeys:read'));
-    expect(secretIds.some((r) => refersTo(r, logicalIdOf(built.stack.secrets.promptServiceKey))))
-      .toBe(has('promptService:read'));
+      // Callers' provider keys: exactly the granted actions, on the name prefix and nothing else.
+      expect(providerKeyActionsOf(statements)).toEqual(expectedProviderKeyActions(route));
+      for (const statement of statements.filter(onProviderKeySecrets)) {
+        expect(resourcesOf(statement).map(flatten)).toEqual([PROVIDER_KEY_SECRETS_ARN]);
+        expect(statement.Condition).toBeUndefined();
+      }
+      expect(secretIds.some((r) => refersTo(r, logicalIdOf(built.stack.secrets.adminToken)))).toBe(
+        has('adminToken:read'),
+      );
+      expect(secretIds.some((r) => refersTo(r, logicalIdOf(built.stack.secrets.platformKeys)))).toBe(
+        has('platformKeys:read'),
+      );
+      expect(secretIds.some((r) => refersTo(r, logicalIdOf(built.stack.secrets.promptServiceKey)))).toBe(
+        has('promptService:read'),
+      );
 
-    // Bedrock: ApplyGuardrail on exactly the configured guardrail, and only with guardrails:apply.
-    const bedrock = statements.filter((s) => actionsOf(s).some((a) => a.startsWith('bedrock:')));
-    const guardrailArns = expectedGuardrailArns(route, props);
-    expect(bedrock.map((s) => ({ actions: actionsOf(s), resources: resourcesOf(s).map(flatten), condition: s.Condition })))
-      .toEqual(guardrailArns.length > 0
-        ? [{ actions: ['bedrock:ApplyGuardrail'], resources: guardrailArns, condition: undefined }]
-        : []);
+      // Bedrock: ApplyGuardrail on exactly the configured guardrail, and only with guardrails:apply.
+      const bedrock = statements.filter((s) => actionsOf(s).some((a) => a.startsWith('bedrock:')));
+      const guardrailArns = expectedGuardrailArns(route, props);
+      expect(
+        bedrock.map((s) => ({ actions: actionsOf(s), resources: resourcesOf(s).map(flatten), condition: s.Condition })),
+      ).toEqual(
+        guardrailArns.length > 0
+          ? [{ actions: ['bedrock:ApplyGuardrail'], resources: guardrailArns, condition: undefined }]
+          : [],
+      );
 
-    const cognito = [...new Set(statements.flatMap(actionsOf).filter((a) => a.startsWith('cognito-idp:')))].sort();
-    expect(cognito).toEqual([
-      ...(has('userPool:admin') ? ['cognito-idp:AdminCreateUser', 'cognito-idp:AdminGetUser', 'cognito-idp:AdminSetUserPassword'] : []),
-      ...(has('userPool:login') ? ['cognito-idp:InitiateAuth'] : []),
-    ].sort());
-    for (const statement of statements.filter((s) => actionsOf(s).some((a) => a.startsWith('cognito-idp:')))) {
-      expect(resourcesOf(statement)).toEqual([{ 'Fn::GetAtt': [logicalIdOf(built.stack.dashboard.userPool), 'Arn'] }]);
-    }
+      const cognito = [...new Set(statements.flatMap(actionsOf).filter((a) => a.startsWith('cognito-idp:')))].sort();
+      expect(cognito).toEqual(
+        [
+          ...(has('userPool:admin')
+            ? ['cognito-idp:AdminCreateUser', 'cognito-idp:AdminGetUser', 'cognito-idp:AdminSetUserPassword']
+            : []),
+          ...(has('userPool:login') ? ['cognito-idp:InitiateAuth'] : []),
+        ].sort(),
+      );
+      for (const statement of statements.filter((s) => actionsOf(s).some((a) => a.startsWith('cognito-idp:')))) {
+        expect(resourcesOf(statement)).toEqual([
+          { 'Fn::GetAtt': [logicalIdOf(built.stack.dashboard.userPool), 'Arn'] },
+        ]);
+      }
 
-    // The key is only usable through DynamoDB or Secrets Manager, never directly.
-    const keyStatements = statementsOn(statements, logicalIdOf(built.stack.encryptionKey));
-    for (const statement of keyStatements) {
-      expect(JSON.stringify(statement.Condition)).toMatch(/kms:ViaService/);
-    }
-    const via = (service: string) => [...new Set(keyStatements
-      .filter((s) => JSON.stringify(s.Condition).includes(`"${service}.${REGION}.amazonaws.com"`))
-      .flatMap(actionsOf))].sort();
-    expect(via('dynamodb')).toEqual(expectedKeyActions(route, 'dynamodb'));
-    expect(via('secretsmanager')).toEqual(expectedKeyActions(route, 'secretsmanager'));
-    expect(keyStatements.flatMap(actionsOf).length).toBe(
-      expectedKeyActions(route, 'dynamodb').length + expectedKeyActions(route, 'secretsmanager').length);
-  });
+      // The key is only usable through DynamoDB or Secrets Manager, never directly.
+      const keyStatements = statementsOn(statements, logicalIdOf(built.stack.encryptionKey));
+      for (const statement of keyStatements) {
+        expect(JSON.stringify(statement.Condition)).toMatch(/kms:ViaService/);
+      }
+      const via = (service: string) =>
+        [
+          ...new Set(
+            keyStatements
+              .filter((s) => JSON.stringify(s.Condition).includes(`"${service}.${REGION}.amazonaws.com"`))
+              .flatMap(actionsOf),
+          ),
+        ].sort();
+      expect(via('dynamodb')).toEqual(expectedKeyActions(route, 'dynamodb'));
+      expect(via('secretsmanager')).toEqual(expectedKeyActions(route, 'secretsmanager'));
+      expect(keyStatements.flatMap(actionsOf).length).toBe(
+        expectedKeyActions(route, 'dynamodb').length + expectedKeyActions(route, 'secretsmanager').length,
+      );
+    },
+  );
 
-  test.each(routes.map((route) => [route.id, route]))('%s: no action of a service its grants do not name', (_id, route) => {
-    const statements = roleStatements(built.template, roleLogicalId(built.stack, route.id));
-    const services = [...new Set(statements.flatMap(actionsOf).map((action) => action.split(':')[0]!))].sort();
-    expect(services).toEqual(expectedServices(route, props));
-  });
+  test.each(routes.map((route) => [route.id, route]))(
+    '%s: no action of a service its grants do not name',
+    (_id, route) => {
+      const statements = roleStatements(built.template, roleLogicalId(built.stack, route.id));
+      const services = [...new Set(statements.flatMap(actionsOf).map((action) => action.split(':')[0]!))].sort();
+      expect(services).toEqual(expectedServices(route, props));
+    },
+  );
 
   test('no statement anywhere allows Resource "*" except X-Ray trace writes', () => {
     const wildcard = allIamStatements(built).filter((s) => resourcesOf(s).includes('*'));
@@ -235,16 +311,20 @@ describe.each<[string, readonly RouteSpec[], Partial<GatewayStackProps>]>([
     }
   });
 
-  test('no wildcard actions, and no wildcard ARNs except the provider-key secrets\' name prefix', () => {
+  test("no wildcard actions, and no wildcard ARNs except the provider-key secrets' name prefix", () => {
     expect(unexpectedWildcards(allIamStatements(built))).toEqual([]);
   });
 
   test('the provider-key prefix appears only on roles of routes with a providerKeys grant', () => {
-    const holders = routes.filter((route) =>
-      providerKeyActionsOf(roleStatements(built.template, roleLogicalId(built.stack, route.id))).length > 0);
-    expect(holders.map((route) => route.id).sort()).toEqual(routes
-      .filter((route) => route.grants.some((grant) => grant.startsWith('providerKeys:')))
-      .map((route) => route.id).sort());
+    const holders = routes.filter(
+      (route) => providerKeyActionsOf(roleStatements(built.template, roleLogicalId(built.stack, route.id))).length > 0,
+    );
+    expect(holders.map((route) => route.id).sort()).toEqual(
+      routes
+        .filter((route) => route.grants.some((grant) => grant.startsWith('providerKeys:')))
+        .map((route) => route.id)
+        .sort(),
+    );
     const everywhere = allIamStatements(built).filter(onProviderKeySecrets);
     expect(everywhere.length).toBe(holders.length);
   });
@@ -254,7 +334,9 @@ describe('the wildcard checks can fail', () => {
   let prefixStatement: Statement;
   beforeAll(() => {
     const built = build({ routes: manifestRoutes });
-    const found = roleStatements(built.template, roleLogicalId(built.stack, 'chat-completions')).filter(onProviderKeySecrets);
+    const found = roleStatements(built.template, roleLogicalId(built.stack, 'chat-completions')).filter(
+      onProviderKeySecrets,
+    );
     expect(found).toHaveLength(1);
     prefixStatement = found[0]!;
   });
@@ -265,7 +347,10 @@ describe('the wildcard checks can fail', () => {
   });
 
   test('another action on the provider-key prefix is reported', () => {
-    const broadened = { ...prefixStatement, Action: ['secretsmanager:GetSecretValue', 'secretsmanager:PutResourcePolicy'] };
+    const broadened = {
+      ...prefixStatement,
+      Action: ['secretsmanager:GetSecretValue', 'secretsmanager:PutResourcePolicy'],
+    };
     expect(unexpectedWildcards([broadened])).toEqual([broadened]);
   });
 

@@ -11,7 +11,9 @@ const fullProps = {
   corsOrigins: ['https://app.example.com'],
 };
 const PROVIDER_KEY_FINDING = `AwsSolutions-IAM5[Resource::${PROVIDER_KEY_SECRETS_ARN}]`;
-const providerKeyRoutes = manifestRoutes.filter((route) => route.grants.some((grant) => grant.startsWith('providerKeys:')));
+const providerKeyRoutes = manifestRoutes.filter((route) =>
+  route.grants.some((grant) => grant.startsWith('providerKeys:')),
+);
 
 /** Every acknowledgement in the tree, as "<construct path> <rule id>" → reason. */
 function acknowledgements(root: IConstruct): Map<string, string> {
@@ -49,92 +51,113 @@ describe('cdk-nag AwsSolutions', () => {
   test('each of the three secrets carries its own SMG4 acknowledgement', () => {
     const { stack } = build(fullProps);
     const acks = acknowledgements(stack);
-    const smg4 = [...acks.keys()].filter((key) => key.endsWith(' AwsSolutions-SMG4')).map((key) => key.split(' ')[0]!).sort();
-    expect(smg4).toEqual([stack.secrets.adminToken, stack.secrets.platformKeys, stack.secrets.promptServiceKey]
-      .map((secret) => secret.node.path).sort());
+    const smg4 = [...acks.keys()]
+      .filter((key) => key.endsWith(' AwsSolutions-SMG4'))
+      .map((key) => key.split(' ')[0]!)
+      .sort();
+    expect(smg4).toEqual(
+      [stack.secrets.adminToken, stack.secrets.platformKeys, stack.secrets.promptServiceKey]
+        .map((secret) => secret.node.path)
+        .sort(),
+    );
     expect(acks.get(`${stack.secrets.promptServiceKey.node.path} AwsSolutions-SMG4`)).toMatch(/prompt/);
   });
 
   test('an unacknowledged finding makes synthesis throw, so the check cannot pass silently', () => {
-    expect(() => build(fullProps, {
-      mutate: (stack) => {
-        // A classic table without point-in-time recovery: AwsSolutions-DDB3.
-        new Table(stack, 'Unprotected', { partitionKey: { name: 'pk', type: AttributeType.STRING } });
-      },
-    })).toThrow(/AwsSolutions-DDB3/);
+    expect(() =>
+      build(fullProps, {
+        mutate: (stack) => {
+          // A classic table without point-in-time recovery: AwsSolutions-DDB3.
+          new Table(stack, 'Unprotected', { partitionKey: { name: 'pk', type: AttributeType.STRING } });
+        },
+      }),
+    ).toThrow(/AwsSolutions-DDB3/);
   });
 
   test('the X-Ray acknowledgement does not cover other wildcard resources on a function role', () => {
-    expect(() => build(fullProps, {
-      mutate: (stack) => {
-        const { role } = endpointOf(stack, 'health');
-        new Policy(role, 'TooBroad', {
-          roles: [role],
-          statements: [new PolicyStatement({ actions: ['dynamodb:GetItem'], resources: ['*'] })],
-        });
-      },
-    })).toThrow(/AwsSolutions-IAM5\[Resource::\*\]/);
+    expect(() =>
+      build(fullProps, {
+        mutate: (stack) => {
+          const { role } = endpointOf(stack, 'health');
+          new Policy(role, 'TooBroad', {
+            roles: [role],
+            statements: [new PolicyStatement({ actions: ['dynamodb:GetItem'], resources: ['*'] })],
+          });
+        },
+      }),
+    ).toThrow(/AwsSolutions-IAM5\[Resource::\*\]/);
   });
 
   test('the provider-key acknowledgement covers only the prefix, only where a providerKeys grant put it', () => {
     const wider = `arn:aws:secretsmanager:${REGION}:123456789012:secret:${STACK_NAME}*`;
     // A broader secret pattern on a role that does hold the provider-key prefix.
-    expect(() => build(fullProps, {
-      mutate: (stack) => {
-        const { role } = endpointOf(stack, 'chat-completions');
-        new Policy(role, 'TooBroad', {
-          roles: [role],
-          statements: [new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [wider] })],
-        });
-      },
-    })).toThrow(/AwsSolutions-IAM5\[Resource::arn:aws:secretsmanager:[^\]]*:secret:Gateway\*\]/);
+    expect(() =>
+      build(fullProps, {
+        mutate: (stack) => {
+          const { role } = endpointOf(stack, 'chat-completions');
+          new Policy(role, 'TooBroad', {
+            roles: [role],
+            statements: [new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [wider] })],
+          });
+        },
+      }),
+    ).toThrow(/AwsSolutions-IAM5\[Resource::arn:aws:secretsmanager:[^\]]*:secret:Gateway\*\]/);
     // The exact prefix on a role without a providerKeys grant.
-    expect(() => build(fullProps, {
-      mutate: (stack) => {
-        const { role } = endpointOf(stack, 'health');
-        const prefix = stack.formatArn({
-          service: 'secretsmanager', resource: 'secret', resourceName: `${stack.providerKeySecretPrefix}*`,
-          arnFormat: ArnFormat.COLON_RESOURCE_NAME,
-        });
-        new Policy(role, 'Prefix', {
-          roles: [role],
-          statements: [new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [prefix] })],
-        });
-      },
-    })).toThrow(/AwsSolutions-IAM5\[Resource::arn:<AWS::Partition>:secretsmanager:[^\]]*provider-keys\/\*\]/);
+    expect(() =>
+      build(fullProps, {
+        mutate: (stack) => {
+          const { role } = endpointOf(stack, 'health');
+          const prefix = stack.formatArn({
+            service: 'secretsmanager',
+            resource: 'secret',
+            resourceName: `${stack.providerKeySecretPrefix}*`,
+            arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+          });
+          new Policy(role, 'Prefix', {
+            roles: [role],
+            statements: [new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [prefix] })],
+          });
+        },
+      }),
+    ).toThrow(/AwsSolutions-IAM5\[Resource::arn:<AWS::Partition>:secretsmanager:[^\]]*provider-keys\/\*\]/);
   });
 
   test('acknowledgements are the reviewed set, each with a specific reason', () => {
     const { stack } = build(fullProps);
     const acks = acknowledgements(stack);
     const rules = [...new Set([...acks.keys()].map((key) => key.split(' ')[1]!))].sort();
-    expect(rules).toEqual([
-      'AwsSolutions-APIG2',
-      'AwsSolutions-APIG3',
-      'AwsSolutions-APIG4',
-      'AwsSolutions-COG2',
-      'AwsSolutions-COG4',
-      'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
-      'AwsSolutions-IAM5[Resource::*]',
-      PROVIDER_KEY_FINDING,
-      'AwsSolutions-SMG4',
-    ].sort());
+    expect(rules).toEqual(
+      [
+        'AwsSolutions-APIG2',
+        'AwsSolutions-APIG3',
+        'AwsSolutions-APIG4',
+        'AwsSolutions-COG2',
+        'AwsSolutions-COG4',
+        'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
+        'AwsSolutions-IAM5[Resource::*]',
+        PROVIDER_KEY_FINDING,
+        'AwsSolutions-SMG4',
+      ].sort(),
+    );
     for (const [where, reason] of acks) {
       expect([where, reason.length >= 80]).toEqual([where, true]);
     }
     // The X-Ray acknowledgement sits only on the X-Ray default policies, never on a whole function or the stack.
-    const pathsOf = (rule: string) => [...acks.keys()]
-      .filter((key) => key.split(' ')[1] === rule).map((key) => key.split(' ')[0]!);
+    const pathsOf = (rule: string) =>
+      [...acks.keys()].filter((key) => key.split(' ')[1] === rule).map((key) => key.split(' ')[0]!);
     const xrayPaths = pathsOf('AwsSolutions-IAM5[Resource::*]');
     expect(xrayPaths.length).toBe(fullProps.routes.length);
     for (const path of xrayPaths) expect(path).toMatch(/\/Role\/DefaultPolicy$/);
     // The provider-key prefix acknowledgement sits on the role resource of exactly the routes that hold that grant.
     expect(providerKeyRoutes.length).toBeGreaterThan(0);
-    expect(pathsOf(PROVIDER_KEY_FINDING).sort()).toEqual(providerKeyRoutes
-      .map((route) => endpointOf(stack, route.id).role.node.defaultChild!.node.path).sort());
+    expect(pathsOf(PROVIDER_KEY_FINDING).sort()).toEqual(
+      providerKeyRoutes.map((route) => endpointOf(stack, route.id).role.node.defaultChild!.node.path).sort(),
+    );
     for (const path of pathsOf(PROVIDER_KEY_FINDING)) expect(path).toMatch(/\/Role\/Resource$/);
     for (const route of providerKeyRoutes) {
-      const reason = acks.get(`${endpointOf(stack, route.id).role.node.defaultChild!.node.path} ${PROVIDER_KEY_FINDING}`)!;
+      const reason = acks.get(
+        `${endpointOf(stack, route.id).role.node.defaultChild!.node.path} ${PROVIDER_KEY_FINDING}`,
+      )!;
       expect(reason).toContain(`${STACK_NAME}/provider-keys/`);
       expect(reason).toMatch(/runtime/);
     }

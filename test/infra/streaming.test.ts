@@ -3,7 +3,12 @@ import { routes } from '../../lib/routes.js';
 import { apiMethods, build, functionLogicalId, syntheticRoute, type Built } from './support.js';
 
 // A synthetic streamed/buffered pair isolates the streaming wiring from the rest of the manifest.
-const streamed = syntheticRoute({ id: 'chat-completions', path: '/api/v1/chat/completions', streaming: true, timeoutSeconds: 900 });
+const streamed = syntheticRoute({
+  id: 'chat-completions',
+  path: '/api/v1/chat/completions',
+  streaming: true,
+  timeoutSeconds: 900,
+});
 const buffered = syntheticRoute({ id: 'embeddings', path: '/api/v1/embeddings' });
 
 describe('streaming routes', () => {
@@ -57,7 +62,9 @@ describe('streaming in the real manifest', () => {
   test('POST /api/v1/chat/completions streams: STREAM integration and an IAM response-streaming function URL', () => {
     const route = routes.find((r) => r.method === 'POST' && r.path === '/api/v1/chat/completions');
     expect(route?.streaming).toBe(true);
-    const found = apiMethods(built.template).filter((m) => m.method === 'POST' && m.path === '/api/v1/chat/completions');
+    const found = apiMethods(built.template).filter(
+      (m) => m.method === 'POST' && m.path === '/api/v1/chat/completions',
+    );
     expect(found).toHaveLength(1);
     const { Integration } = found[0]!.props;
     const fnId = functionLogicalId(built.stack, route!.id);
@@ -79,7 +86,10 @@ describe('streaming in the real manifest', () => {
   test('only streaming routes get a function URL', () => {
     built.template.resourceCountIs('AWS::Lambda::Url', routes.filter((r) => r.streaming).length);
     for (const route of routes) {
-      expect([route.id, built.stack.endpoints.get(route.id)?.functionUrl !== undefined]).toEqual([route.id, route.streaming]);
+      expect([route.id, built.stack.endpoints.get(route.id)?.functionUrl !== undefined]).toEqual([
+        route.id,
+        route.streaming,
+      ]);
     }
   });
 });

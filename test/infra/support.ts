@@ -22,8 +22,15 @@ export const manifestRoutes: readonly RouteSpec[] = manifest.map((route) => ({ .
 
 export function syntheticRoute(overrides: Partial<RouteSpec> & Pick<RouteSpec, 'id' | 'path'>): RouteSpec {
   return {
-    method: 'POST', entry: FIXTURE_ENTRY, auth: ['secretKey'], rateLimited: true, streaming: false,
-    timeoutSeconds: 30, memoryMb: 512, errorStyle: 'openai', grants: ['identity:read'],
+    method: 'POST',
+    entry: FIXTURE_ENTRY,
+    auth: ['secretKey'],
+    rateLimited: true,
+    streaming: false,
+    timeoutSeconds: 30,
+    memoryMb: 512,
+    errorStyle: 'openai',
+    grants: ['identity:read'],
     ...overrides,
   };
 }
@@ -87,7 +94,8 @@ export function roleStatements(template: Template, roleId: string): Statement[] 
   const role = resources[roleId];
   if (!role) throw new Error(`no role ${roleId}`);
   const inline = (role.Properties?.Policies ?? []).flatMap(
-    (policy: { PolicyDocument: { Statement: Statement[] } }) => policy.PolicyDocument.Statement);
+    (policy: { PolicyDocument: { Statement: Statement[] } }) => policy.PolicyDocument.Statement,
+  );
   const attached = Object.values(resources)
     .filter((resource) => resource.Type === 'AWS::IAM::Policy')
     .filter((policy) => (policy.Properties?.Roles ?? []).some((ref: { Ref?: string }) => ref.Ref === roleId))
@@ -156,7 +164,9 @@ function resourcePaths(template: Template): Map<string, string> {
 }
 
 /** Every API Gateway method with its HTTP method and full path. */
-export function apiMethods(template: Template): Array<{ id: string; method: string; path: string; props: Record<string, any> }> {
+export function apiMethods(
+  template: Template,
+): Array<{ id: string; method: string; path: string; props: Record<string, any> }> {
   const paths = resourcePaths(template);
   return Object.entries(template.findResources('AWS::ApiGateway::Method') as ApiResources).map(([id, resource]) => ({
     id,

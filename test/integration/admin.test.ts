@@ -57,7 +57,13 @@ describe('keys', () => {
     const created = await createKey({ accountId, type: 'secret', name: 'server', rateLimit: 42 });
     expect(created.status).toBe(201);
     const { keyId, key } = created.body.data;
-    expect(created.body.data).toMatchObject({ accountId, name: 'server', rateLimit: 42, type: 'secret', enabled: true });
+    expect(created.body.data).toMatchObject({
+      accountId,
+      name: 'server',
+      rateLimit: 42,
+      type: 'secret',
+      enabled: true,
+    });
     expect(key).toMatch(/^sk_/);
     const used = await call(gateway.url('/api/v1/models'), { headers: bearer(key) });
     expect(used.status).toBe(200);

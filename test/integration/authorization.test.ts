@@ -49,7 +49,10 @@ describe('account isolation', () => {
       body: { enabled: false },
     });
     expect(patched.status).toBe(404);
-    const deleted = await call(gateway.url(`/api/v1/keys/${bobKey.keyId}`), { method: 'DELETE', headers: alice.session });
+    const deleted = await call(gateway.url(`/api/v1/keys/${bobKey.keyId}`), {
+      method: 'DELETE',
+      headers: alice.session,
+    });
     expect(deleted.status).toBe(404);
     expect((await call(gateway.url('/api/v1/models'), { headers: bearer(bobKey.key) })).status).toBe(200);
   });

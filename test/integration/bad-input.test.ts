@@ -26,9 +26,9 @@ const anyValue = fc.oneof(
   fc.constantFrom(0, -1, 10001, 1e308, '', ' ', null, true, [], {}),
 );
 const fieldsOf = (names: string[], plausible: Record<string, fc.Arbitrary<unknown>>) =>
-  fc.dictionary(fc.constantFrom(...names, 'unexpected', '__proto__', 'constructor'), anyValue).chain((base) =>
-    fc.record(plausible, { requiredKeys: [] }).map((good) => ({ ...base, ...good })),
-  );
+  fc
+    .dictionary(fc.constantFrom(...names, 'unexpected', '__proto__', 'constructor'), anyValue)
+    .chain((base) => fc.record(plausible, { requiredKeys: [] }).map((good) => ({ ...base, ...good })));
 const body = (names: string[], plausible: Record<string, fc.Arbitrary<unknown>> = {}) =>
   fc.oneof(
     fieldsOf(names, plausible).map((value) => JSON.stringify(value)),
@@ -46,7 +46,13 @@ function expectWellFormed(answer: Answer): void {
   }
 }
 
-const endpoints: { name: string; method: string; path: () => string; headers: () => Record<string, string>; body: fc.Arbitrary<string> }[] = [
+const endpoints: {
+  name: string;
+  method: string;
+  path: () => string;
+  headers: () => Record<string, string>;
+  body: fc.Arbitrary<string>;
+}[] = [
   {
     name: 'POST /api/v1/keys',
     method: 'POST',
@@ -84,7 +90,10 @@ const endpoints: { name: string; method: string; path: () => string; headers: ()
     body: body(['accountId', 'type', 'name', 'rateLimit', 'allowedOrigins'], {
       accountId: fc.constantFrom('fixture', 'acc_missing').map((id) => (id === 'fixture' ? account.accountId : id)),
       type: fc.constantFrom('secret', 'publishable', 'other'),
-      allowedOrigins: fc.array(fc.webUrl().map((url) => new URL(url).origin), { maxLength: 3 }),
+      allowedOrigins: fc.array(
+        fc.webUrl().map((url) => new URL(url).origin),
+        { maxLength: 3 },
+      ),
     }),
   },
 ];
@@ -108,7 +117,13 @@ test.each(endpoints.map((endpoint) => [endpoint.name, endpoint] as const))(
 );
 
 test('query strings of the usage routes: no 5xx, 400s name the field', async () => {
-  const query = fc.dictionary(fc.constantFrom('from', 'to', 'accountId', 'x'), fc.oneof(fc.string(), fc.date({ noInvalidDate: true }).map((d) => d.toISOString())));
+  const query = fc.dictionary(
+    fc.constantFrom('from', 'to', 'accountId', 'x'),
+    fc.oneof(
+      fc.string(),
+      fc.date({ noInvalidDate: true }).map((d) => d.toISOString()),
+    ),
+  );
   await fc.assert(
     fc.asyncProperty(query, fc.boolean(), async (params, asAdmin) => {
       const search = new URLSearchParams(params).toString();

@@ -36,7 +36,13 @@ describe.each([
 ])('%s through the official openai SDK', (alias, model, provider) => {
   test('a non-streamed answer, its headers and its ledger entry', async () => {
     const { data, response } = await client.chat.completions
-      .create({ model: alias, messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: `hello ${alias}` }] })
+      .create({
+        model: alias,
+        messages: [
+          { role: 'system', content: 'Be brief.' },
+          { role: 'user', content: `hello ${alias}` },
+        ],
+      })
       .withResponse();
     expect(data.object).toBe('chat.completion');
     expect(data.model).toBe(model);
@@ -81,8 +87,14 @@ describe.each([
     expect(chunks.at(-1)!.choices).toEqual([]);
     expect(new Set(chunks.map((c) => c.id)).size).toBe(1);
 
-    const plain = await client.chat.completions.create({ model: alias, messages: [{ role: 'user', content }] }, { headers: { 'X-Cache': 'no-cache' } });
-    expect(usage).toMatchObject({ prompt_tokens: plain.usage!.prompt_tokens, completion_tokens: plain.usage!.completion_tokens });
+    const plain = await client.chat.completions.create(
+      { model: alias, messages: [{ role: 'user', content }] },
+      { headers: { 'X-Cache': 'no-cache' } },
+    );
+    expect(usage).toMatchObject({
+      prompt_tokens: plain.usage!.prompt_tokens,
+      completion_tokens: plain.usage!.completion_tokens,
+    });
   });
 
   test('parallel tool calls, streamed and not, reassemble to the same calls', async () => {
@@ -100,9 +112,11 @@ describe.each([
       if (toolCall.type === 'function') expect(JSON.parse(toolCall.function.arguments)).toEqual({ city: 'city-value' });
     }
     const streamed = await client.chat.completions.stream({ ...request, stream: true }).finalChatCompletion();
-    expect(streamed.choices[0]!.message.tool_calls!.map((c) => (c.type === 'function' ? [c.function.name, c.function.arguments] : []))).toEqual(
-      calls.map((c) => (c.type === 'function' ? [c.function.name, c.function.arguments] : [])),
-    );
+    expect(
+      streamed.choices[0]!.message.tool_calls!.map((c) =>
+        c.type === 'function' ? [c.function.name, c.function.arguments] : [],
+      ),
+    ).toEqual(calls.map((c) => (c.type === 'function' ? [c.function.name, c.function.arguments] : [])));
   });
 });
 
@@ -140,7 +154,9 @@ describe('cache', () => {
     const first = await call(gateway.url('/api/v1/chat/completions'), { headers: bearer(key), body });
     expect(first.headers.get('x-cache')).toBe('BYPASS');
     await new Promise((done) => setTimeout(done, 200));
-    expect((await call(gateway.url('/api/v1/chat/completions'), { headers: bearer(key), body })).headers.get('x-cache')).toBe('BYPASS');
+    expect(
+      (await call(gateway.url('/api/v1/chat/completions'), { headers: bearer(key), body })).headers.get('x-cache'),
+    ).toBe('BYPASS');
   });
 
   test('X-Cache-TTL sets the lifetime, and expiry is checked on read', async () => {
@@ -175,7 +191,11 @@ describe('cache', () => {
   test.each(['0', '86401', 'soon', '-5'])('X-Cache-TTL %s is a 400 naming the header', async (ttl) => {
     const answer = await ask('ttl', { 'X-Cache-TTL': ttl });
     expect(answer.status).toBe(400);
-    expect(answer.body.error).toMatchObject({ code: 'BAD_REQUEST', param: 'X-Cache-TTL', type: 'invalid_request_error' });
+    expect(answer.body.error).toMatchObject({
+      code: 'BAD_REQUEST',
+      param: 'X-Cache-TTL',
+      type: 'invalid_request_error',
+    });
   });
 });
 
@@ -197,7 +217,9 @@ describe('bad input', () => {
   });
 
   test('the openai SDK surfaces a 400 as BadRequestError with the param', async () => {
-    const error = await client.chat.completions.create({ model: 'nope', messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e);
+    const error = await client.chat.completions
+      .create({ model: 'nope', messages: [{ role: 'user', content: 'x' }] })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OpenAI.BadRequestError);
     expect((error as InstanceType<typeof OpenAI.BadRequestError>).param).toBe('model');
   });

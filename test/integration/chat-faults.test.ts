@@ -39,12 +39,21 @@ interface Expectation {
   fallsBack: boolean;
 }
 
-const transient = (outcome: string): Expectation => ({ outcome, primaryAttempts: 2, status: 503, code: 'SERVICE_UNAVAILABLE', fallsBack: true });
+const transient = (outcome: string): Expectation => ({
+  outcome,
+  primaryAttempts: 2,
+  status: 503,
+  code: 'SERVICE_UNAVAILABLE',
+  fallsBack: true,
+});
 
 const beforeFirstToken: [string, Expectation][] = [
   ['status:500', transient('overload')],
   ['status:503', transient('overload')],
-  ['status:429', { outcome: 'rate_limit', primaryAttempts: 2, status: 429, code: 'RATE_LIMIT_EXCEEDED', fallsBack: true }],
+  [
+    'status:429',
+    { outcome: 'rate_limit', primaryAttempts: 2, status: 429, code: 'RATE_LIMIT_EXCEEDED', fallsBack: true },
+  ],
   ['status:400', { outcome: 'bad_request', primaryAttempts: 1, status: 400, code: 'BAD_REQUEST', fallsBack: false }],
   ['status:402', { outcome: 'quota', primaryAttempts: 1, status: 503, code: 'SERVICE_UNAVAILABLE', fallsBack: true }],
   ['delay_headers:2500', transient('timeout')],
@@ -71,71 +80,98 @@ describe.each([
   ['non-stream', false],
   ['stream', true],
 ])('%s', (_mode, stream) => {
-  test.each(beforeFirstToken)('%s without fallback', async (fault, expected) => {
-    await openrouter.fault(fault, 10, PRIMARY_MODEL);
-    const answer = await ask(stream, false);
-    // Nothing reached the client before the failure, so it gets a real status, not a stream.
-    expect(answer.status).toBe(expected.status);
-    expect(answer.body.error).toMatchObject({ code: expected.code });
-    if (expected.status === 429) expect(Number(answer.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
-    const entries = await ledgerEntries(gateway, account.accountId, answer.headers.get('x-request-id')!, expected.primaryAttempts);
-    expect(entries.map((e) => [e.model, e.outcome])).toEqual(Array(expected.primaryAttempts).fill([PRIMARY_MODEL, expected.outcome]));
-  }, 20_000);
-
-  test.each(beforeFirstToken)('%s with fallback', async (fault, expected) => {
-    await openrouter.fault(fault, 10, PRIMARY_MODEL);
-    const answer = await ask(stream, true);
-    if (!expected.fallsBack) {
+  test.each(beforeFirstToken)(
+    '%s without fallback',
+    async (fault, expected) => {
+      await openrouter.fault(fault, 10, PRIMARY_MODEL);
+      const answer = await ask(stream, false);
+      // Nothing reached the client before the failure, so it gets a real status, not a stream.
       expect(answer.status).toBe(expected.status);
-      const entries = await ledgerEntries(gateway, account.accountId, answer.headers.get('x-request-id')!, 1);
-      expect(entries).toHaveLength(1);
-      return;
-    }
-    expect(answer.status).toBe(200);
-    expect(answer.headers.get('x-model-used')).toBe(FALLBACK_MODEL);
-    expect(answer.headers.get('x-fallback-from')).toBe('deepseek');
-    expect(answer.headers.get('x-retry-count')).toBe(String(expected.primaryAttempts - 1));
-    if (stream) {
-      expect(streamedText(answer.text)).toContain(`Simulated reply from ${FALLBACK_MODEL}`);
-      expect(answer.text.trim().endsWith('data: [DONE]')).toBe(true);
-    } else {
-      expect(answer.body.model).toBe(FALLBACK_MODEL);
-    }
-    const entries = await ledgerEntries(gateway, account.accountId, answer.headers.get('x-request-id')!, expected.primaryAttempts + 1);
-    expect(entries.map((e) => [e.model, e.outcome])).toEqual([
-      ...Array(expected.primaryAttempts).fill([PRIMARY_MODEL, expected.outcome]),
-      [FALLBACK_MODEL, 'ok'],
-    ]);
-  }, 20_000);
+      expect(answer.body.error).toMatchObject({ code: expected.code });
+      if (expected.status === 429) expect(Number(answer.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      const entries = await ledgerEntries(
+        gateway,
+        account.accountId,
+        answer.headers.get('x-request-id')!,
+        expected.primaryAttempts,
+      );
+      expect(entries.map((e) => [e.model, e.outcome])).toEqual(
+        Array(expected.primaryAttempts).fill([PRIMARY_MODEL, expected.outcome]),
+      );
+    },
+    20_000,
+  );
+
+  test.each(beforeFirstToken)(
+    '%s with fallback',
+    async (fault, expected) => {
+      await openrouter.fault(fault, 10, PRIMARY_MODEL);
+      const answer = await ask(stream, true);
+      if (!expected.fallsBack) {
+        expect(answer.status).toBe(expected.status);
+        const entries = await ledgerEntries(gateway, account.accountId, answer.headers.get('x-request-id')!, 1);
+        expect(entries).toHaveLength(1);
+        return;
+      }
+      expect(answer.status).toBe(200);
+      expect(answer.headers.get('x-model-used')).toBe(FALLBACK_MODEL);
+      expect(answer.headers.get('x-fallback-from')).toBe('deepseek');
+      expect(answer.headers.get('x-retry-count')).toBe(String(expected.primaryAttempts - 1));
+      if (stream) {
+        expect(streamedText(answer.text)).toContain(`Simulated reply from ${FALLBACK_MODEL}`);
+        expect(answer.text.trim().endsWith('data: [DONE]')).toBe(true);
+      } else {
+        expect(answer.body.model).toBe(FALLBACK_MODEL);
+      }
+      const entries = await ledgerEntries(
+        gateway,
+        account.accountId,
+        answer.headers.get('x-request-id')!,
+        expected.primaryAttempts + 1,
+      );
+      expect(entries.map((e) => [e.model, e.outcome])).toEqual([
+        ...Array(expected.primaryAttempts).fill([PRIMARY_MODEL, expected.outcome]),
+        [FALLBACK_MODEL, 'ok'],
+      ]);
+    },
+    20_000,
+  );
 });
 
 describe('a stream that fails after its first token', () => {
   test.each([
     ['reset_after_chunks:3', 'connection'],
     ['malformed_chunk:3', 'malformed'],
-  ])('%s: the client gets the text so far, then a final error frame; fallback does not apply', async (fault, outcome) => {
-    for (const fallback of [false, true]) {
-      await openrouter.fault(fault, 1, PRIMARY_MODEL);
-      const answer = await ask(true, fallback);
-      expect(answer.status).toBe(200);
-      expect(answer.headers.get('x-model-used')).toBe(PRIMARY_MODEL);
-      const frames = answer.text.split('\n\n').filter(Boolean);
-      const last = JSON.parse(frames.at(-1)!.replace(/^data: /, ''));
-      expect(last.error).toMatchObject({ code: 'UPSTREAM_STREAM_FAILED', type: 'server_error' });
-      expect(answer.text).not.toContain('[DONE]');
-      expect(answer.text).toContain('"content":"Simulated"');
-      const entries = await ledgerEntries(gateway, account.accountId, answer.headers.get('x-request-id')!, 1);
-      expect(entries.map((e) => [e.model, e.outcome])).toEqual([[PRIMARY_MODEL, outcome]]);
-      // The provider reported no usage before the cut: the entry is an estimate, flagged.
-      expect(entries[0]!.estimated).toBe(true);
-      expect(entries[0]!.completionTokens).toBeGreaterThan(0);
-    }
-  });
+  ])(
+    '%s: the client gets the text so far, then a final error frame; fallback does not apply',
+    async (fault, outcome) => {
+      for (const fallback of [false, true]) {
+        await openrouter.fault(fault, 1, PRIMARY_MODEL);
+        const answer = await ask(true, fallback);
+        expect(answer.status).toBe(200);
+        expect(answer.headers.get('x-model-used')).toBe(PRIMARY_MODEL);
+        const frames = answer.text.split('\n\n').filter(Boolean);
+        const last = JSON.parse(frames.at(-1)!.replace(/^data: /, ''));
+        expect(last.error).toMatchObject({ code: 'UPSTREAM_STREAM_FAILED', type: 'server_error' });
+        expect(answer.text).not.toContain('[DONE]');
+        expect(answer.text).toContain('"content":"Simulated"');
+        const entries = await ledgerEntries(gateway, account.accountId, answer.headers.get('x-request-id')!, 1);
+        expect(entries.map((e) => [e.model, e.outcome])).toEqual([[PRIMARY_MODEL, outcome]]);
+        // The provider reported no usage before the cut: the entry is an estimate, flagged.
+        expect(entries[0]!.estimated).toBe(true);
+        expect(entries[0]!.completionTokens).toBeGreaterThan(0);
+      }
+    },
+  );
 
   test('the official SDK raises it instead of ending quietly', async () => {
     await openrouter.fault('reset_after_chunks:3', 1, PRIMARY_MODEL);
     const client = new OpenAI({ apiKey: key, baseURL: gateway.url('/api/v1'), maxRetries: 0 });
-    const stream = await client.chat.completions.create({ model: 'deepseek', messages: [{ role: 'user', content: 'cut' }], stream: true });
+    const stream = await client.chat.completions.create({
+      model: 'deepseek',
+      messages: [{ role: 'user', content: 'cut' }],
+      stream: true,
+    });
     const error = await (async () => {
       for await (const chunk of stream) void chunk;
     })().catch((e: unknown) => e);
@@ -160,7 +196,11 @@ test('a client that disconnects mid-stream aborts the upstream call and is still
   const response = await fetch(gateway.url('/api/v1/chat/completions'), {
     method: 'POST',
     headers: { ...bearer(key), 'Content-Type': 'application/json' },
-    body: JSON.stringify({ model: 'deepseek', stream: true, messages: [{ role: 'user', content: 'long [sim:words=400]' }] }),
+    body: JSON.stringify({
+      model: 'deepseek',
+      stream: true,
+      messages: [{ role: 'user', content: 'long [sim:words=400]' }],
+    }),
     signal: controller.signal,
   });
   const reader = response.body!.getReader();

@@ -21,7 +21,15 @@ const ask = (model: string, url = IMAGE) =>
     headers: { ...bearer(key), 'X-Cache': 'no-cache' },
     body: {
       model,
-      messages: [{ role: 'user', content: [{ type: 'text', text: 'What is this?' }, { type: 'image_url', image_url: { url } }] }],
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'What is this?' },
+            { type: 'image_url', image_url: { url } },
+          ],
+        },
+      ],
     },
   });
 

@@ -54,7 +54,9 @@ test('lifecycle: use, disable → 401, enable → use, delete → 401, and 401 a
   expect((await models(key)).status).toBe(401);
   // Revocation is permanent: the key can be neither changed nor deleted again.
   expect((await patch(keyId, { enabled: true })).status).toBe(404);
-  expect((await call(gateway.url(`/api/v1/keys/${keyId}`), { method: 'DELETE', headers: account.session })).status).toBe(404);
+  expect(
+    (await call(gateway.url(`/api/v1/keys/${keyId}`), { method: 'DELETE', headers: account.session })).status,
+  ).toBe(404);
   const listed = await call(gateway.url('/api/v1/keys'), { headers: { Cookie: account.cookie } });
   expect(listed.body.data.keys.map((k: { id: string }) => k.id)).not.toContain(keyId);
 
@@ -70,7 +72,10 @@ test('PATCH changes name and rateLimit, and the new limit applies', async () => 
   const answer = await models(key);
   expect(answer.headers.get('x-ratelimit-limit')).toBe('7');
   const listed = await call(gateway.url('/api/v1/keys'), { headers: { Cookie: account.cookie } });
-  expect(listed.body.data.keys.find((k: { id: string }) => k.id === keyId)).toMatchObject({ name: 'renamed', rateLimit: 7 });
+  expect(listed.body.data.keys.find((k: { id: string }) => k.id === keyId)).toMatchObject({
+    name: 'renamed',
+    rateLimit: 7,
+  });
 });
 
 test.each([

@@ -27,7 +27,10 @@ test('the production version is rendered before the conversation', async () => {
   expect(answer.status).toBe(200);
   const [request] = await openai.requests();
   expect(request!.body.messages).toEqual([
-    { role: 'system', content: 'You are a support agent for Example Corp. Keep a friendly tone and address the customer as Ada.' },
+    {
+      role: 'system',
+      content: 'You are a support agent for Example Corp. Keep a friendly tone and address the customer as Ada.',
+    },
     { role: 'assistant', content: 'Hello Ada, how can I help you today?' },
     { role: 'user', content: 'My order is late.' },
   ]);
@@ -36,7 +39,10 @@ test('the production version is rendered before the conversation', async () => {
 test('a pinned version is used as it is', async () => {
   await chat({ prompt_id: 'support-reply', prompt_version: 1, prompt_variables: { customer_name: 'Bo' } });
   const [request] = await openai.requests();
-  expect(request!.body.messages[0]).toEqual({ role: 'system', content: 'You are a support agent. Answer Bo politely.' });
+  expect(request!.body.messages[0]).toEqual({
+    role: 'system',
+    content: 'You are a support agent. Answer Bo politely.',
+  });
 });
 
 test('missing variables are a 400 naming them', async () => {
@@ -49,9 +55,10 @@ test('missing variables are a 400 naming them', async () => {
 
 test('an unknown prompt or version is a 400 naming the field', async () => {
   expect((await chat({ prompt_id: 'no-such-prompt' })).body.error.param).toBe('prompt_id');
-  expect((await chat({ prompt_id: 'support-reply', prompt_version: 99, prompt_variables: { customer_name: 'x' } })).body.error.param).toBe(
-    'prompt_version',
-  );
+  expect(
+    (await chat({ prompt_id: 'support-reply', prompt_version: 99, prompt_variables: { customer_name: 'x' } })).body
+      .error.param,
+  ).toBe('prompt_version');
 });
 
 test('the prompt service being down is a 503, not a guess', async () => {

@@ -35,7 +35,12 @@ test('a stored key replaces the platform key for its provider, until it is delet
   expect(await chatKeyUsed()).toBe('Bearer sim-local-key');
   const created = await create({ provider: 'openai', slug: 'my-openai', apiKey: OWN_KEY, displayName: 'Mine' });
   expect(created.status).toBe(201);
-  expect(created.body.data).toMatchObject({ provider: 'openai', slug: 'my-openai', displayName: 'Mine', apiKey: '••••9876' });
+  expect(created.body.data).toMatchObject({
+    provider: 'openai',
+    slug: 'my-openai',
+    displayName: 'Mine',
+    apiKey: '••••9876',
+  });
   expect(created.text).not.toContain(OWN_KEY);
   expect(await chatKeyUsed()).toBe(`Bearer ${OWN_KEY}`);
 
@@ -44,7 +49,10 @@ test('a stored key replaces the platform key for its provider, until it is delet
   expect(listed.text).not.toContain(OWN_KEY);
   expect(JSON.stringify(await scanAll(gateway))).not.toContain(OWN_KEY);
 
-  const deleted = await call(gateway.url(`/api/v1/provider-keys/${created.body.data.id}`), { method: 'DELETE', headers: account.session });
+  const deleted = await call(gateway.url(`/api/v1/provider-keys/${created.body.data.id}`), {
+    method: 'DELETE',
+    headers: account.session,
+  });
   expect(deleted.status).toBe(204);
   expect(await chatKeyUsed()).toBe('Bearer sim-local-key');
   // The slug is free again.
@@ -57,15 +65,20 @@ test('slugs are unique per account, not across accounts', async () => {
   expect(again.status).toBe(409);
   expect(again.body.error.field).toBe('slug');
   const other = await provisionAccount(gateway, 'byok-other');
-  expect((await create({ provider: 'anthropic', slug: 'shared-slug', apiKey: 'sk-ant-0987654321' }, other.session)).status).toBe(201);
+  expect(
+    (await create({ provider: 'anthropic', slug: 'shared-slug', apiKey: 'sk-ant-0987654321' }, other.session)).status,
+  ).toBe(201);
 });
 
-test("another account cannot see or delete a key: 404", async () => {
+test('another account cannot see or delete a key: 404', async () => {
   const mine = await create({ provider: 'xai', slug: 'private-xai', apiKey: 'xai-private-12345678' });
   const other = await provisionAccount(gateway, 'byok-intruder');
   const list = await call(gateway.url('/api/v1/provider-keys'), { headers: { Cookie: other.cookie } });
   expect(list.body.data.keys.map((k: { id: string }) => k.id)).not.toContain(mine.body.data.id);
-  const deleted = await call(gateway.url(`/api/v1/provider-keys/${mine.body.data.id}`), { method: 'DELETE', headers: other.session });
+  const deleted = await call(gateway.url(`/api/v1/provider-keys/${mine.body.data.id}`), {
+    method: 'DELETE',
+    headers: other.session,
+  });
   expect(deleted.status).toBe(404);
 });
 
@@ -86,5 +99,7 @@ test.each([
 test('provider keys need a session; an API key is refused', async () => {
   expect((await call(gateway.url('/api/v1/provider-keys'))).status).toBe(401);
   expect((await call(gateway.url('/api/v1/provider-keys'), { headers: bearer(key) })).status).toBe(403);
-  expect((await call(gateway.url('/api/v1/provider-keys/pkey_x'), { method: 'DELETE', headers: account.session })).status).toBe(404);
+  expect(
+    (await call(gateway.url('/api/v1/provider-keys/pkey_x'), { method: 'DELETE', headers: account.session })).status,
+  ).toBe(404);
 });

@@ -27,11 +27,22 @@ test('keys and the admin token never reach logs, DynamoDB items or later respons
   const later = [
     await call(gateway.url('/api/v1/models'), { headers: bearer(dashboardKey.key) }),
     await call(gateway.url('/api/v1/usage?from=bad'), { headers: bearer(provisioned.key) }),
-    await call(gateway.url('/api/v1/usage'), { headers: { ...bearer(publishable.key), Origin: 'https://canary.example' } }),
+    await call(gateway.url('/api/v1/usage'), {
+      headers: { ...bearer(publishable.key), Origin: 'https://canary.example' },
+    }),
     await call(gateway.url('/api/v1/keys'), { headers: { Cookie: account.cookie } }),
-    await call(gateway.url('/api/admin/v1/usage?accountId=' + account.accountId), { headers: bearer(gateway.info.adminToken) }),
-    await call(gateway.url('/api/admin/v1/keys'), { headers: bearer(gateway.info.adminToken), body: { accountId: 'nope', type: 'secret' } }),
-    await call(gateway.url(`/api/v1/keys/${dashboardKey.keyId}`), { method: 'PATCH', headers: account.session, body: { enabled: false } }),
+    await call(gateway.url('/api/admin/v1/usage?accountId=' + account.accountId), {
+      headers: bearer(gateway.info.adminToken),
+    }),
+    await call(gateway.url('/api/admin/v1/keys'), {
+      headers: bearer(gateway.info.adminToken),
+      body: { accountId: 'nope', type: 'secret' },
+    }),
+    await call(gateway.url(`/api/v1/keys/${dashboardKey.keyId}`), {
+      method: 'PATCH',
+      headers: account.session,
+      body: { enabled: false },
+    }),
     await call(gateway.url('/api/v1/models'), { headers: bearer(dashboardKey.key) }),
   ];
   expect(later.map((answer) => answer.status)).toEqual([200, 400, 403, 200, 200, 404, 200, 401]);

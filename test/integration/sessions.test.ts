@@ -14,7 +14,9 @@ beforeAll(async () => {
 afterAll(() => gateway.dispose());
 
 test('login sets an HttpOnly, Secure, SameSite=Strict cookie with an opaque 12 h session', async () => {
-  const answer = await call(gateway.url('/api/v1/auth/login'), { body: { email: account.email, password: account.password } });
+  const answer = await call(gateway.url('/api/v1/auth/login'), {
+    body: { email: account.email, password: account.password },
+  });
   expect(answer.status).toBe(200);
   const cookie = answer.headers.get('set-cookie')!;
   expect(cookie).toMatch(/^gw_session=[A-Za-z0-9_-]{43}; /);
@@ -40,8 +42,12 @@ test('GET /auth/session describes the signed-in account', async () => {
 });
 
 test('wrong password and unknown user are the same 401', async () => {
-  const wrong = await call(gateway.url('/api/v1/auth/login'), { body: { email: account.email, password: 'Wrong-password-1!' } });
-  const unknown = await call(gateway.url('/api/v1/auth/login'), { body: { email: 'nobody@example.com', password: 'x' } });
+  const wrong = await call(gateway.url('/api/v1/auth/login'), {
+    body: { email: account.email, password: 'Wrong-password-1!' },
+  });
+  const unknown = await call(gateway.url('/api/v1/auth/login'), {
+    body: { email: 'nobody@example.com', password: 'x' },
+  });
   for (const answer of [wrong, unknown]) {
     expect(answer.status).toBe(401);
     expect(answer.body.error.code).toBe('UNAUTHORIZED');

@@ -70,7 +70,11 @@ test('whole days come from aggregates, partial days from the ledger, by model', 
   expect(partial.body.data).toMatchObject({ totalRequests: 4, totalTokens: 200, totalCost: 0.001 });
 
   const withinOneDay = await usage('?from=2026-04-02T00:30:00Z&to=2026-04-02T11:00:00Z');
-  expect(withinOneDay.body.data).toMatchObject({ totalRequests: 1, totalTokens: 40, byModel: { 'gpt-5': { requests: 1 } } });
+  expect(withinOneDay.body.data).toMatchObject({
+    totalRequests: 1,
+    totalTokens: 40,
+    byModel: { 'gpt-5': { requests: 1 } },
+  });
 });
 
 test('the dashboard session reads the same usage', async () => {

@@ -12,7 +12,12 @@ beforeAll(async () => {
   gateway = await LocalGateway.start();
   const account = await provisionAccount(gateway, 'vercel');
   const { key } = await adminKey(gateway, { accountId: account.accountId, type: 'secret' });
-  gatewayProvider = createOpenAICompatible({ name: 'gateway', baseURL: gateway.url('/api/v1'), apiKey: key, includeUsage: true });
+  gatewayProvider = createOpenAICompatible({
+    name: 'gateway',
+    baseURL: gateway.url('/api/v1'),
+    apiKey: key,
+    includeUsage: true,
+  });
 });
 afterAll(() => gateway.dispose());
 

@@ -1,7 +1,14 @@
 import { badRequest } from '../../http/errors.js';
 import type { ChatCompletion, ChatMessage, ChatRequest, ContentPart, ToolCall } from '../../providers/chat/types.js';
 import type { Moderator } from './moderation.js';
-import { answerStatuses, contentBlocked, GUARDRAIL_NAMES, schemaFailed, type GuardrailName, type GuardrailStatus } from './outcomes.js';
+import {
+  answerStatuses,
+  contentBlocked,
+  GUARDRAIL_NAMES,
+  schemaFailed,
+  type GuardrailName,
+  type GuardrailStatus,
+} from './outcomes.js';
 import { redactPii } from './pii.js';
 import { responseFormatSchemaError, validateAnswer, type SchemaResult } from './schema-validation.js';
 
@@ -11,24 +18,49 @@ import { responseFormatSchemaError, validateAnswer, type SchemaResult } from './
  * requests and answers with a 400 CONTENT_BLOCKED; `schema_validation` checks the answer against
  * `response_format` and fails with a 400 SCHEMA_VALIDATION_FAILED. Streams: see stream-guard.ts.
  */
-export { GUARDRAIL_NAMES, statusHeader, type GuardrailName, type GuardrailOutcome, type GuardrailStatus } from './outcomes.js';
+export {
+  GUARDRAIL_NAMES,
+  statusHeader,
+  type GuardrailName,
+  type GuardrailOutcome,
+  type GuardrailStatus,
+} from './outcomes.js';
 export { answerStreamGuard, type AnswerStreamGuard } from './stream-guard.js';
-export { bedrockModerator, localModerator, moderatorFromEnv, openAiModerationModerator, type ApplyGuardrailSend, type FetchLike, type Moderator } from './moderation.js';
+export {
+  bedrockModerator,
+  localModerator,
+  moderatorFromEnv,
+  openAiModerationModerator,
+  type ApplyGuardrailSend,
+  type FetchLike,
+  type Moderator,
+} from './moderation.js';
 
 /**
  * The body's `guardrails.enabled` and the X-Guardrails header together (union, in canonical
  * order). Header names are trimmed and case-insensitive; `-` is read as `_`.
  */
-export function parseGuardrails(bodyValue: { enabled: readonly string[] } | undefined, header: string | undefined): GuardrailName[] {
+export function parseGuardrails(
+  bodyValue: { enabled: readonly string[] } | undefined,
+  header: string | undefined,
+): GuardrailName[] {
   const wanted = new Set<string>();
   for (const name of bodyValue?.enabled ?? []) {
-    if (!isGuardrail(name)) throw badRequest('guardrails.enabled', `guardrails.enabled: unknown guardrail "${name}"; use ${GUARDRAIL_NAMES.join(', ')}`);
+    if (!isGuardrail(name))
+      throw badRequest(
+        'guardrails.enabled',
+        `guardrails.enabled: unknown guardrail "${name}"; use ${GUARDRAIL_NAMES.join(', ')}`,
+      );
     wanted.add(name);
   }
   for (const raw of (header ?? '').split(',')) {
     const name = raw.trim().toLowerCase().replaceAll('-', '_');
     if (name === '') continue;
-    if (!isGuardrail(name)) throw badRequest('X-Guardrails', `X-Guardrails: unknown guardrail "${raw.trim()}"; use ${GUARDRAIL_NAMES.join(', ')}`);
+    if (!isGuardrail(name))
+      throw badRequest(
+        'X-Guardrails',
+        `X-Guardrails: unknown guardrail "${raw.trim()}"; use ${GUARDRAIL_NAMES.join(', ')}`,
+      );
     wanted.add(name);
   }
   return GUARDRAIL_NAMES.filter((name) => wanted.has(name));
@@ -57,14 +89,17 @@ export async function guardRequest(
     statuses.push({ guardrail: 'pii', outcome: pii.found() > 0 ? 'redact' : 'pass' });
   }
   if (enabled.includes('content_moderation')) {
-    const texts = guarded.messages.filter((m) => m.role === 'system' || m.role === 'developer' || m.role === 'user').flatMap((m) => textsOf(m.content));
+    const texts = guarded.messages
+      .filter((m) => m.role === 'system' || m.role === 'developer' || m.role === 'user')
+      .flatMap((m) => textsOf(m.content));
     const result = await moderator.moderate(texts, signal, 'input');
     if (result.flagged) throw contentBlocked('request', result.categories);
     statuses.push({ guardrail: 'content_moderation', outcome: 'pass' });
   }
   if (enabled.includes('schema_validation')) {
     const problem = responseFormatSchemaError(request.response_format);
-    if (problem) throw badRequest('response_format.json_schema.schema', `response_format.json_schema.schema: ${problem}`);
+    if (problem)
+      throw badRequest('response_format.json_schema.schema', `response_format.json_schema.schema: ${problem}`);
   }
   return { request: guarded, statuses };
 }
@@ -87,7 +122,12 @@ export async function guardAnswer(
 ): Promise<{ completion: ChatCompletion; statuses: GuardrailStatus[] }> {
   let schema: SchemaResult | undefined;
   if (enabled.includes('schema_validation')) {
-    const results = completion.choices.map((c) => validateAnswer({ content: c.message.content, hasToolCalls: !!c.message.tool_calls?.length }, request.response_format));
+    const results = completion.choices.map((c) =>
+      validateAnswer(
+        { content: c.message.content, hasToolCalls: !!c.message.tool_calls?.length },
+        request.response_format,
+      ),
+    );
     const failed = results.find((r) => r.outcome === 'fail');
     if (failed) throw schemaFailed(failed.errors ?? []);
     schema = results.find((r) => r.outcome === 'pass') ?? { outcome: 'skip' };
@@ -108,7 +148,10 @@ export async function guardAnswer(
     };
   }
   if (enabled.includes('content_moderation')) {
-    const texts = guarded.choices.flatMap((c) => [c.message.content ?? '', ...(c.message.tool_calls ?? []).map((t) => t.function.arguments)]);
+    const texts = guarded.choices.flatMap((c) => [
+      c.message.content ?? '',
+      ...(c.message.tool_calls ?? []).map((t) => t.function.arguments),
+    ]);
     const result = await moderator.moderate(texts, signal, 'output');
     if (result.flagged) throw contentBlocked('answer', result.categories);
   }
@@ -129,7 +172,8 @@ function countingRedactor() {
 }
 
 function redactMessage(message: ChatMessage, redact: Redact): ChatMessage {
-  if (message.role !== 'assistant') return { ...message, content: redactContent(message.content, redact) } as ChatMessage;
+  if (message.role !== 'assistant')
+    return { ...message, content: redactContent(message.content, redact) } as ChatMessage;
   return {
     ...message,
     ...(message.content !== undefined ? { content: redactContent(message.content, redact) } : {}),
@@ -147,7 +191,10 @@ const redactToolCalls = (calls: readonly ToolCall[], redact: Redact): ToolCall[]
 /** Text parts are redacted; image parts pass untouched. */
 function redactContent<C extends string | readonly ContentPart[] | null>(content: C, redact: Redact): C {
   if (typeof content === 'string') return redact(content) as C;
-  if (Array.isArray(content)) return content.map((part: ContentPart) => (part.type === 'text' ? { ...part, text: redact(part.text) } : part)) as unknown as C;
+  if (Array.isArray(content))
+    return content.map((part: ContentPart) =>
+      part.type === 'text' ? { ...part, text: redact(part.text) } : part,
+    ) as unknown as C;
   return content;
 }
 

@@ -38,7 +38,27 @@ function near(actions: readonly string[], subjects: readonly string[], maxGap: n
   );
 }
 
-const MAKE = ['make', 'making', 'build', 'building', 'produce', 'producing', 'manufacture', 'manufacturing', 'create', 'creating', 'assemble', 'assembling', 'construct', 'constructing', 'synthesi[sz]e', 'synthesi[sz]ing', 'synthesis of', 'recipe for', 'instructions for'];
+const MAKE = [
+  'make',
+  'making',
+  'build',
+  'building',
+  'produce',
+  'producing',
+  'manufacture',
+  'manufacturing',
+  'create',
+  'creating',
+  'assemble',
+  'assembling',
+  'construct',
+  'constructing',
+  'synthesi[sz]e',
+  'synthesi[sz]ing',
+  'synthesis of',
+  'recipe for',
+  'instructions for',
+];
 const MINOR = String.raw`(?:a\s+|an\s+|the\s+|my\s+)?(?:child|children|kids?|minors?|underage\s+[\w-]+|preteens?|pre-teens?|toddlers?|infants?|little\s+(?:girl|boy)s?|(?:1[0-7]|[1-9])[- ]?(?:yo|year[- ]olds?))`;
 
 /**
@@ -51,7 +71,27 @@ export const LOCAL_RULES: readonly ModerationRule[] = [
     category: 'weapons_of_mass_destruction',
     pattern: near(
       [...MAKE, 'weaponi[sz]e', 'weaponi[sz]ing', 'cultivate', 'culture', 'aerosoli[sz]e', 'brew'],
-      ['sarin', 'soman', 'tabun', 'vx', 'novichok', 'nerve agents?', 'mustard gas', 'sulfur mustard', 'ricin', 'abrin', 'anthrax', 'bacillus anthracis', 'botulinum(?: toxin)?', 'smallpox', '(?:chemical|biological|nuclear|radiological) weapons?', 'bio-?weapons?', 'dirty bombs?', 'weapons[- ]grade (?:uranium|plutonium)', '(?:nuclear|atomic) (?:bombs?|warheads?)'],
+      [
+        'sarin',
+        'soman',
+        'tabun',
+        'vx',
+        'novichok',
+        'nerve agents?',
+        'mustard gas',
+        'sulfur mustard',
+        'ricin',
+        'abrin',
+        'anthrax',
+        'bacillus anthracis',
+        'botulinum(?: toxin)?',
+        'smallpox',
+        '(?:chemical|biological|nuclear|radiological) weapons?',
+        'bio-?weapons?',
+        'dirty bombs?',
+        'weapons[- ]grade (?:uranium|plutonium)',
+        '(?:nuclear|atomic) (?:bombs?|warheads?)',
+      ],
       3,
     ),
   },
@@ -59,14 +99,48 @@ export const LOCAL_RULES: readonly ModerationRule[] = [
     category: 'explosives',
     pattern: near(
       MAKE,
-      ['(?<!(?:bath|photo|seed|stink|smoke|glitter|fizzy|flavou?r|calorie|love|truth|cherry|beauty|f)[ -])bombs?', 'ieds?', 'improvised explosive devices?', 'explosive devices?', 'tatp', 'triacetone triperoxide', 'acetone peroxide', 'hmtd', 'nitroglycerine?', 'anfo', 'c-?4', 'plastic explosives?', 'explosives', 'detonators?', 'blasting caps?', 'molotov cocktails?', 'grenades?'],
+      [
+        '(?<!(?:bath|photo|seed|stink|smoke|glitter|fizzy|flavou?r|calorie|love|truth|cherry|beauty|f)[ -])bombs?',
+        'ieds?',
+        'improvised explosive devices?',
+        'explosive devices?',
+        'tatp',
+        'triacetone triperoxide',
+        'acetone peroxide',
+        'hmtd',
+        'nitroglycerine?',
+        'anfo',
+        'c-?4',
+        'plastic explosives?',
+        'explosives',
+        'detonators?',
+        'blasting caps?',
+        'molotov cocktails?',
+        'grenades?',
+      ],
       3,
     ),
   },
   {
     category: 'child_sexual_content',
     pattern: near(
-      ['write', 'writing', 'generate', 'create', 'make', 'produce', 'draw', 'describe', 'show', 'send', 'find', 'share', 'depict', 'role-?play', 'imagine'],
+      [
+        'write',
+        'writing',
+        'generate',
+        'create',
+        'make',
+        'produce',
+        'draw',
+        'describe',
+        'show',
+        'send',
+        'find',
+        'share',
+        'depict',
+        'role-?play',
+        'imagine',
+      ],
       [
         String.raw`(?:sexual|sexy|erotic|sexually explicit|nude|pornographic|lewd|nsfw)(?:\s+[\w'-]+){0,3}?\s+(?:of|with|involving|featuring|about|between)\s+${MINOR}`,
         String.raw`(?:child|kiddie|kiddy|underage|preteen|pre-teen|minor)\s*(?:porn|pornography|sex\s+(?:videos?|images?|photos?|pictures?)|nudes|erotica)`,
@@ -78,16 +152,60 @@ export const LOCAL_RULES: readonly ModerationRule[] = [
   {
     category: 'self_harm_instructions',
     pattern: near(
-      ['how (?:to|do i|can i|should i|would i)', '(?:best|easiest|quickest|fastest|surest|painless|least painful|most painless) (?:ways?|methods?) (?:to|of)', '(?:instructions|steps|guide|tips) (?:to|for|on)'],
-      ['kill myself', 'killing myself', 'commit suicide', 'committing suicide', 'end my (?:own )?life', 'ending my (?:own )?life', 'take my (?:own )?life', 'hang myself', 'hanging myself', '(?:slit|cut) my wrists?', 'overdose on'],
+      [
+        'how (?:to|do i|can i|should i|would i)',
+        '(?:best|easiest|quickest|fastest|surest|painless|least painful|most painless) (?:ways?|methods?) (?:to|of)',
+        '(?:instructions|steps|guide|tips) (?:to|for|on)',
+      ],
+      [
+        'kill myself',
+        'killing myself',
+        'commit suicide',
+        'committing suicide',
+        'end my (?:own )?life',
+        'ending my (?:own )?life',
+        'take my (?:own )?life',
+        'hang myself',
+        'hanging myself',
+        '(?:slit|cut) my wrists?',
+        'overdose on',
+      ],
       1,
     ),
   },
   {
     category: 'malware',
     pattern: near(
-      ['write', 'writing', 'code', 'coding', 'create', 'creating', 'build', 'building', 'develop', 'developing', 'make', 'making', 'generate', 'program'],
-      ['ransomware', 'keyloggers?', 'remote access trojans?', 'rootkits?', 'botnets?', '(?:credential|password|cookie|info)[- ]?stealers?', 'cryptojackers?', 'spyware', '(?:polymorphic |undetectable |fud )?malware', 'self[- ](?:replicating|propagating) (?:virus|worm|malware|code)', '(?:computer )?(?:virus|worm)(?:es)? that (?:spreads|replicates|infects|encrypts|steals|deletes|destroys)', '(?:working |weaponi[sz]ed )?exploits? for cve-\\d{4}-\\d+'],
+      [
+        'write',
+        'writing',
+        'code',
+        'coding',
+        'create',
+        'creating',
+        'build',
+        'building',
+        'develop',
+        'developing',
+        'make',
+        'making',
+        'generate',
+        'program',
+      ],
+      [
+        'ransomware',
+        'keyloggers?',
+        'remote access trojans?',
+        'rootkits?',
+        'botnets?',
+        '(?:credential|password|cookie|info)[- ]?stealers?',
+        'cryptojackers?',
+        'spyware',
+        '(?:polymorphic |undetectable |fud )?malware',
+        'self[- ](?:replicating|propagating) (?:virus|worm|malware|code)',
+        '(?:computer )?(?:virus|worm)(?:es)? that (?:spreads|replicates|infects|encrypts|steals|deletes|destroys)',
+        '(?:working |weaponi[sz]ed )?exploits? for cve-\\d{4}-\\d+',
+      ],
       2,
     ),
   },
@@ -96,7 +214,9 @@ export const LOCAL_RULES: readonly ModerationRule[] = [
 export function localModerator(rules: readonly ModerationRule[] = LOCAL_RULES): Moderator {
   return {
     async moderate(texts) {
-      const categories = rules.filter((rule) => texts.some((text) => rule.pattern.test(text))).map((rule) => rule.category);
+      const categories = rules
+        .filter((rule) => texts.some((text) => rule.pattern.test(text)))
+        .map((rule) => rule.category);
       return { flagged: categories.length > 0, categories };
     },
   };
@@ -169,12 +289,16 @@ export function bedrockModerator(config: BedrockModeratorConfig): Moderator {
         ...(a.contentPolicy?.filters ?? []).map((f) => [f, f.type?.toLowerCase()] as const),
         ...(a.wordPolicy?.customWords ?? []).map((w) => [w, 'custom_word'] as const),
         ...(a.wordPolicy?.managedWordLists ?? []).map((w) => [w, w.type?.toLowerCase() ?? 'profanity'] as const),
-        ...(a.sensitiveInformationPolicy?.piiEntities ?? []).map((p) => [p, p.type && `pii:${p.type.toLowerCase()}`] as const),
+        ...(a.sensitiveInformationPolicy?.piiEntities ?? []).map(
+          (p) => [p, p.type && `pii:${p.type.toLowerCase()}`] as const,
+        ),
         ...(a.sensitiveInformationPolicy?.regexes ?? []).map((r) => [r, r.name && `regex:${r.name}`] as const),
         ...(a.contextualGroundingPolicy?.filters ?? []).map((f) => [f, f.type?.toLowerCase()] as const),
       ]);
       if (items.length === 0) return { flagged: true, categories: ['guardrail'] };
-      const categories = unique(items.filter(([item]) => item.action === 'BLOCKED').map(([, name]) => name ?? 'guardrail'));
+      const categories = unique(
+        items.filter(([item]) => item.action === 'BLOCKED').map(([, name]) => name ?? 'guardrail'),
+      );
       return { flagged: categories.length > 0, categories };
     },
   };
@@ -216,10 +340,15 @@ export function openAiModerationModerator(config: OpenAiModerationConfig): Moder
         return response.json();
       }, signal);
       const results = (body as { results?: unknown } | null)?.results;
-      if (!Array.isArray(results)) throw moderationUnavailable(new Error('moderation endpoint answered without results'));
+      if (!Array.isArray(results))
+        throw moderationUnavailable(new Error('moderation endpoint answered without results'));
       const flagged = results.some((r: { flagged?: unknown }) => r?.flagged === true);
       const categories = unique(
-        results.flatMap((r: { categories?: Record<string, unknown> }) => Object.entries(r?.categories ?? {}).filter(([, on]) => on === true).map(([name]) => name)),
+        results.flatMap((r: { categories?: Record<string, unknown> }) =>
+          Object.entries(r?.categories ?? {})
+            .filter(([, on]) => on === true)
+            .map(([name]) => name),
+        ),
       );
       return { flagged, categories: flagged && categories.length === 0 ? ['flagged'] : flagged ? categories : [] };
     },
@@ -237,11 +366,19 @@ export interface ModeratorDeps {
  * GUARDRAILS_MODERATION_KEY → the moderation API; neither → local rules. A half configuration
  * throws at start-up rather than silently moderating with something weaker.
  */
-export function moderatorFromEnv(env: Readonly<Record<string, string | undefined>>, deps: ModeratorDeps = {}): Moderator {
+export function moderatorFromEnv(
+  env: Readonly<Record<string, string | undefined>>,
+  deps: ModeratorDeps = {},
+): Moderator {
   const bedrockId = env.GUARDRAILS_BEDROCK_ID?.trim();
   if (bedrockId) {
-    if (!deps.bedrockSend) throw new Error('GUARDRAILS_BEDROCK_ID is set but no ApplyGuardrail send function was supplied');
-    return bedrockModerator({ guardrailId: bedrockId, guardrailVersion: env.GUARDRAILS_BEDROCK_VERSION?.trim() || undefined, send: deps.bedrockSend });
+    if (!deps.bedrockSend)
+      throw new Error('GUARDRAILS_BEDROCK_ID is set but no ApplyGuardrail send function was supplied');
+    return bedrockModerator({
+      guardrailId: bedrockId,
+      guardrailVersion: env.GUARDRAILS_BEDROCK_VERSION?.trim() || undefined,
+      send: deps.bedrockSend,
+    });
   }
   const url = env.GUARDRAILS_MODERATION_URL?.trim();
   const apiKey = env.GUARDRAILS_MODERATION_KEY?.trim();
@@ -265,6 +402,8 @@ async function unavailableOnFailure<T>(run: () => Promise<T>, signal: AbortSigna
 
 /** The engine's own error stays on `cause` for the logs; its text may name internal resources. */
 const moderationUnavailable = (cause: unknown) =>
-  Object.assign(new HttpError(503, 'SERVICE_UNAVAILABLE', 'Content moderation is unavailable; try again later'), { cause });
+  Object.assign(new HttpError(503, 'SERVICE_UNAVAILABLE', 'Content moderation is unavailable; try again later'), {
+    cause,
+  });
 
 const unique = (values: readonly (string | undefined)[]) => [...new Set(values.filter((v): v is string => !!v))];

@@ -24,12 +24,18 @@ export function statusHeader(statuses: readonly GuardrailStatus[]): string {
  * any; moderation got here, so it passed; schema validation reports pass or skip (a failure is
  * an error, not a status), and nothing until it ran.
  */
-export function answerStatuses(enabled: readonly GuardrailName[], requestStatuses: readonly GuardrailStatus[], found: number, schema: SchemaResult | undefined): GuardrailStatus[] {
+export function answerStatuses(
+  enabled: readonly GuardrailName[],
+  requestStatuses: readonly GuardrailStatus[],
+  found: number,
+  schema: SchemaResult | undefined,
+): GuardrailStatus[] {
   const requestRedacted = requestStatuses.some((s) => s.guardrail === 'pii' && s.outcome === 'redact');
   return GUARDRAIL_NAMES.flatMap((guardrail): GuardrailStatus[] => {
     if (!enabled.includes(guardrail)) return [];
     if (guardrail === 'pii') return [{ guardrail, outcome: requestRedacted || found > 0 ? 'redact' : 'pass' }];
-    if (guardrail === 'schema_validation') return schema ? [{ guardrail, outcome: schema.outcome === 'pass' ? 'pass' : 'skip' }] : [];
+    if (guardrail === 'schema_validation')
+      return schema ? [{ guardrail, outcome: schema.outcome === 'pass' ? 'pass' : 'skip' }] : [];
     return [{ guardrail, outcome: 'pass' }];
   });
 }
@@ -41,7 +47,12 @@ export function answerStatuses(enabled: readonly GuardrailName[], requestStatuse
 export function contentBlocked(what: 'request' | 'answer', categories: readonly string[]): HttpError {
   const subject = what === 'request' ? 'The request was' : "The model's answer was";
   const named = categories.length > 0 ? ` (categories: ${categories.join(', ')})` : '';
-  return new HttpError(400, 'CONTENT_BLOCKED', `${subject} blocked by content moderation${named}`, what === 'request' ? 'messages' : undefined);
+  return new HttpError(
+    400,
+    'CONTENT_BLOCKED',
+    `${subject} blocked by content moderation${named}`,
+    what === 'request' ? 'messages' : undefined,
+  );
 }
 
 /**
@@ -50,5 +61,10 @@ export function contentBlocked(what: 'request' | 'answer', categories: readonly 
  */
 export function schemaFailed(errors: readonly string[]): HttpError {
   const detail = errors.length > 0 ? `: ${errors.join('; ')}` : '';
-  return new HttpError(400, 'SCHEMA_VALIDATION_FAILED', `The model's answer does not match response_format${detail}`, 'response_format');
+  return new HttpError(
+    400,
+    'SCHEMA_VALIDATION_FAILED',
+    `The model's answer does not match response_format${detail}`,
+    'response_format',
+  );
 }

@@ -63,7 +63,10 @@ const whole = (check: (s: string) => boolean) => (s: string) => (check(s) ? s.le
 function acceptCard(candidate: string): number {
   const groups = [...candidate.matchAll(/\d+/g)];
   for (let k = groups.length; k >= 1; k--) {
-    const digits = groups.slice(0, k).map((g) => g[0]).join('');
+    const digits = groups
+      .slice(0, k)
+      .map((g) => g[0])
+      .join('');
     if (digits.length < 13) return 0;
     if (digits.length <= 19 && luhnValid(digits)) return groups[k - 1]!.index + groups[k - 1]![0].length;
   }
@@ -93,7 +96,8 @@ export function isIpv6(s: string): boolean {
 function acceptIpv6(candidate: string): number {
   if (isIpv6(candidate)) return candidate.length;
   // "fe80::1: ..." in prose: the trailing colon is punctuation.
-  if (candidate.endsWith(':') && !candidate.endsWith('::') && isIpv6(candidate.slice(0, -1))) return candidate.length - 1;
+  if (candidate.endsWith(':') && !candidate.endsWith('::') && isIpv6(candidate.slice(0, -1)))
+    return candidate.length - 1;
   return 0;
 }
 
@@ -189,7 +193,10 @@ export const PII_DETECTORS: readonly PiiDetector[] = [
   {
     ...PHONE,
     name: 'North American phone number ((555) 123-4567, 555-123-4567, 1-555-123-4567; separators required)',
-    pattern: new RegExp(String.raw`${NOT_AFTER_WORD}${notAfterNumber}(?:1[ .\-]?)?(?:\(\d{3}\) ?|\d{3}[ .\-])\d{3}[ .\-]\d{4}${PHONE_END}`, 'g'),
+    pattern: new RegExp(
+      String.raw`${NOT_AFTER_WORD}${notAfterNumber}(?:1[ .\-]?)?(?:\(\d{3}\) ?|\d{3}[ .\-])\d{3}[ .\-]\d{4}${PHONE_END}`,
+      'g',
+    ),
   },
   {
     ...PHONE,
@@ -203,9 +210,16 @@ export const PII_DETECTORS: readonly PiiDetector[] = [
   {
     ...PHONE,
     name: 'phone number in pairs (06 12 34 56 78, 01.23.45.67.89; one separator throughout)',
-    pattern: new RegExp(String.raw`${NOT_AFTER_WORD}${notAfterNumber}0[1-9]([ .\-])\d{2}(?:\1\d{2}){3}${PHONE_END}`, 'g'),
+    pattern: new RegExp(
+      String.raw`${NOT_AFTER_WORD}${notAfterNumber}0[1-9]([ .\-])\d{2}(?:\1\d{2}){3}${PHONE_END}`,
+      'g',
+    ),
   },
-  ...NATIONAL_IDS.map(({ source, ...row }): PiiDetector => ({ ...row, kind: 'NATIONAL_ID', pattern: new RegExp(source, 'g') })),
+  ...NATIONAL_IDS.map(({ source, ...row }): PiiDetector => ({
+    ...row,
+    kind: 'NATIONAL_ID',
+    pattern: new RegExp(source, 'g'),
+  })),
   {
     name: 'payment card number (13 to 19 digits, spaces or dashes between groups, Luhn-valid)',
     kind: 'CARD',
@@ -277,7 +291,8 @@ export function redactFrom(text: string, from: number, limit: number): Redaction
     let best: Span | undefined;
     for (let i = 0; i < PII_DETECTORS.length; i++) {
       let span = upcoming[i];
-      if (span === undefined || (span !== null && span.start < position)) span = upcoming[i] = findFrom(PII_DETECTORS[i]!, text, position) ?? null;
+      if (span === undefined || (span !== null && span.start < position))
+        span = upcoming[i] = findFrom(PII_DETECTORS[i]!, text, position) ?? null;
       if (span && (!best || span.start < best.start || (span.start === best.start && span.end > best.end))) best = span;
     }
     if (!best || best.start >= limit) break;

@@ -72,13 +72,17 @@ export function validateAnswer(answer: Answer, format: ResponseFormat | undefine
     return fail(['the answer is not valid JSON']);
   }
   if (format.type === 'json_object') {
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? { outcome: 'pass' } : fail(['the answer is not a JSON object']);
+    return typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? { outcome: 'pass' }
+      : fail(['the answer is not a JSON object']);
   }
   const schema = format.json_schema.schema;
   if (!schema) return { outcome: 'pass' };
   const validate = compileSchema(schema);
   if (validate(value)) return { outcome: 'pass' };
-  return fail((validate.errors ?? []).slice(0, MAX_ERRORS).map((e) => `${e.instancePath || '/'} ${e.message ?? 'is invalid'}`));
+  return fail(
+    (validate.errors ?? []).slice(0, MAX_ERRORS).map((e) => `${e.instancePath || '/'} ${e.message ?? 'is invalid'}`),
+  );
 }
 
 const fail = (errors: string[]): SchemaResult => ({ outcome: 'fail', errors });

@@ -57,7 +57,8 @@ export function answerStreamGuard(
   let moderated = false;
   const state = (index: number) => {
     let s = choices.get(index);
-    if (!s) choices.set(index, (s = { content: new StreamRedactor(), tools: new Map(), text: '', toolArguments: new Map() }));
+    if (!s)
+      choices.set(index, (s = { content: new StreamRedactor(), tools: new Map(), text: '', toolArguments: new Map() }));
     return s;
   };
   const toolRedactor = (s: ChoiceState, index: number) => {
@@ -65,7 +66,11 @@ export function answerStreamGuard(
     if (!r) s.tools.set(index, (r = new StreamRedactor()));
     return r;
   };
-  const found = () => [...choices.values()].reduce((n, s) => n + s.content.found + [...s.tools.values()].reduce((m, r) => m + r.found, 0), 0);
+  const found = () =>
+    [...choices.values()].reduce(
+      (n, s) => n + s.content.found + [...s.tools.values()].reduce((m, r) => m + r.found, 0),
+      0,
+    );
   /** What each redactor still holds, as a delta. */
   const rest = (s: ChoiceState) => {
     const content = s.content.flush();
@@ -90,7 +95,9 @@ export function answerStreamGuard(
               const fragment = call.function?.arguments;
               if (typeof fragment !== 'string') return call;
               s.toolArguments.set(call.index, (s.toolArguments.get(call.index) ?? '') + fragment);
-              return pii ? { ...call, function: { ...call.function, arguments: toolRedactor(s, call.index).push(fragment) } } : call;
+              return pii
+                ? { ...call, function: { ...call.function, arguments: toolRedactor(s, call.index).push(fragment) } }
+                : call;
             });
           }
           if (pii && choice.finish_reason !== null) {
@@ -114,20 +121,31 @@ export function answerStreamGuard(
         return [{ index, delta, finish_reason: null }];
       });
       if (flushed.length === 0) return undefined;
-      return { id: last.id, object: 'chat.completion.chunk', created: last.created, model: last.model, choices: flushed };
+      return {
+        id: last.id,
+        object: 'chat.completion.chunk',
+        created: last.created,
+        model: last.model,
+        choices: flushed,
+      };
     },
 
     async finalCheck() {
       try {
         if (enabled.includes('schema_validation')) {
-          const results = [...choices.values()].map((s) => validateAnswer({ content: s.text, hasToolCalls: s.toolArguments.size > 0 }, request.response_format));
+          const results = [...choices.values()].map((s) =>
+            validateAnswer({ content: s.text, hasToolCalls: s.toolArguments.size > 0 }, request.response_format),
+          );
           const failed = results.find((r) => r.outcome === 'fail');
           if (failed) return { error: schemaFailed(failed.errors ?? []) };
           schema = results.find((r) => r.outcome === 'pass') ?? { outcome: 'skip' };
         }
         if (enabled.includes('content_moderation')) {
           const shown = (text: string) => (pii ? redactPii(text).text : text);
-          const texts = [...choices.values()].flatMap((s) => [shown(s.text), ...[...s.toolArguments.values()].map(shown)]);
+          const texts = [...choices.values()].flatMap((s) => [
+            shown(s.text),
+            ...[...s.toolArguments.values()].map(shown),
+          ]);
           const result = await moderator.moderate(texts, options.signal ?? new AbortController().signal, 'output');
           if (result.flagged) return { error: contentBlocked('answer', result.categories) };
           moderated = true;
@@ -147,12 +165,19 @@ export function answerStreamGuard(
 }
 
 /** Appends held-back argument text to a chunk's tool-call deltas, adding a delta where needed. */
-function mergeArguments(calls: readonly ToolCallDelta[], tails: readonly { index: number; arguments: string }[]): ToolCallDelta[] {
+function mergeArguments(
+  calls: readonly ToolCallDelta[],
+  tails: readonly { index: number; arguments: string }[],
+): ToolCallDelta[] {
   const merged = [...calls];
   for (const tail of tails) {
     const at = merged.findIndex((c) => c.index === tail.index);
     if (at < 0) merged.push({ index: tail.index, function: { arguments: tail.arguments } });
-    else merged[at] = { ...merged[at]!, function: { ...merged[at]!.function, arguments: (merged[at]!.function?.arguments ?? '') + tail.arguments } };
+    else
+      merged[at] = {
+        ...merged[at]!,
+        function: { ...merged[at]!.function, arguments: (merged[at]!.function?.arguments ?? '') + tail.arguments },
+      };
   }
   return merged;
 }

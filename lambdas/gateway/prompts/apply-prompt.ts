@@ -24,7 +24,11 @@ export interface ApplyPromptDeps {
   readonly fetchTemplate: FetchTemplate;
 }
 
-export async function applyPrompt(request: PromptFields, deps: ApplyPromptDeps, signal: AbortSignal): Promise<ChatMessage[]> {
+export async function applyPrompt(
+  request: PromptFields,
+  deps: ApplyPromptDeps,
+  signal: AbortSignal,
+): Promise<ChatMessage[]> {
   const { prompt_id: id, prompt_version: version, prompt_variables: variables } = request;
   if (id === undefined) {
     // A version or variables without a template are a client mistake, not something to ignore.

@@ -43,7 +43,11 @@ export function renderTemplate(template: Renderable, given: Readonly<Record<stri
     throw badRequest('prompt_variables', `prompt_variables: missing required variables: ${missing.join(', ')}`);
   }
   return template.messages.map(
-    (message) => ({ role: message.role, content: message.content.replace(PLACEHOLDER, (_, name: string) => values.get(name)!) }) as ChatMessage,
+    (message) =>
+      ({
+        role: message.role,
+        content: message.content.replace(PLACEHOLDER, (_, name: string) => values.get(name)!),
+      }) as ChatMessage,
   );
 }
 

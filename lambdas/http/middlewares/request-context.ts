@@ -49,10 +49,7 @@ function callLifetime(context: { getRemainingTimeInMillis?: () => number }) {
   const timer =
     remaining === undefined
       ? undefined
-      : setTimeout(
-          () => controller.abort(TIMEOUT_APPROACHING),
-          Math.max(0, remaining - TIMEOUT_MARGIN_MS),
-        );
+      : setTimeout(() => controller.abort(TIMEOUT_APPROACHING), Math.max(0, remaining - TIMEOUT_MARGIN_MS));
   timer?.unref();
   const finish = () => {
     clearTimeout(timer);

@@ -38,7 +38,9 @@ function write(route: RouteSpec, call: GatewayCall | undefined, reply: Reply) {
     return toStreamResult(reply, headers, { heartbeatMs: HEARTBEAT_MS, onClose: call?.finish });
   }
   call?.finish();
-  return route.streaming ? toStreamResult(reply, headers, { heartbeatMs: HEARTBEAT_MS }) : toProxyResult(reply, headers);
+  return route.streaming
+    ? toStreamResult(reply, headers, { heartbeatMs: HEARTBEAT_MS })
+    : toProxyResult(reply, headers);
 }
 
 function toHttpError(request: GatewayMiddyRequest, call: GatewayCall | undefined): HttpError {

@@ -1,5 +1,12 @@
 import type { ProviderId } from '../../catalog/index.js';
-import { bodySnippet, retryAfterFromHeaders, UpstreamError, type FailureKind, type UpstreamFailure, type HeaderReader } from '../upstream-failure.js';
+import {
+  bodySnippet,
+  retryAfterFromHeaders,
+  UpstreamError,
+  type FailureKind,
+  type UpstreamFailure,
+  type HeaderReader,
+} from '../upstream-failure.js';
 
 /**
  * Anthropic's error classification: the body's `error.type` decides when the body is
@@ -39,7 +46,12 @@ interface AnthropicErrorBody {
   details?: { error_code?: unknown } | null;
 }
 
-export function classifyAnthropicError(status: number, headers: HeaderReader, body: string, provider: ProviderId): UpstreamFailure {
+export function classifyAnthropicError(
+  status: number,
+  headers: HeaderReader,
+  body: string,
+  provider: ProviderId,
+): UpstreamFailure {
   const error = errorObject(body);
   const code = typeof error?.type === 'string' ? error.type : undefined;
   const text = typeof error?.message === 'string' ? error.message : bodySnippet(body);
@@ -66,10 +78,18 @@ export function inBandError(payload: unknown): UpstreamError {
   });
 }
 
-function kindOf(code: string | undefined, error: AnthropicErrorBody | undefined, status: number | undefined): FailureKind {
+function kindOf(
+  code: string | undefined,
+  error: AnthropicErrorBody | undefined,
+  status: number | undefined,
+): FailureKind {
   const detail = error?.details?.error_code;
   if (typeof detail === 'string' && SPEND_LIMIT_CODES.has(detail)) return 'quota';
-  if ((code === 'invalid_request_error' || code === 'rate_limit_error') && typeof error?.message === 'string' && SPEND_LIMIT_MESSAGE.test(error.message)) {
+  if (
+    (code === 'invalid_request_error' || code === 'rate_limit_error') &&
+    typeof error?.message === 'string' &&
+    SPEND_LIMIT_MESSAGE.test(error.message)
+  ) {
     return 'quota';
   }
   const known = code === undefined ? undefined : BY_TYPE[code];
@@ -86,4 +106,3 @@ function errorObject(body: string): AnthropicErrorBody | undefined {
     return undefined;
   }
 }
-

@@ -1,5 +1,13 @@
 import { UpstreamError } from '../upstream-failure.js';
-import type { ChatMessage, ChatRequest, ContentPart, ResponseFormat, TextPart, ToolCall, ToolDefinition } from './types.js';
+import type {
+  ChatMessage,
+  ChatRequest,
+  ContentPart,
+  ResponseFormat,
+  TextPart,
+  ToolCall,
+  ToolDefinition,
+} from './types.js';
 
 /**
  * Canonical (OpenAI-shaped) request → Anthropic Messages request body.
@@ -60,7 +68,8 @@ export interface AnthropicToolResultBlock {
   tool_use_id: string;
   content?: string;
 }
-export type AnthropicBlock = AnthropicTextBlock | AnthropicImageBlock | AnthropicToolUseBlock | AnthropicToolResultBlock;
+export type AnthropicBlock =
+  AnthropicTextBlock | AnthropicImageBlock | AnthropicToolUseBlock | AnthropicToolResultBlock;
 
 export interface AnthropicMessage {
   role: 'user' | 'assistant';
@@ -97,7 +106,10 @@ export function toAnthropicBody(request: ChatRequest, model: string, stream: boo
   if (stream) body.stream = true;
   if (request.temperature !== undefined) body.temperature = Math.min(request.temperature, MAX_TEMPERATURE);
   else if (request.top_p !== undefined) body.top_p = request.top_p;
-  const stops = request.stop === undefined ? [] : (Array.isArray(request.stop) ? request.stop : [request.stop]).filter((s) => s !== '');
+  const stops =
+    request.stop === undefined
+      ? []
+      : (Array.isArray(request.stop) ? request.stop : [request.stop]).filter((s) => s !== '');
   if (stops.length > 0) body.stop_sequences = stops;
   if (request.tools && request.tools.length > 0) {
     body.tools = request.tools.map(toTool);
@@ -109,14 +121,17 @@ export function toAnthropicBody(request: ChatRequest, model: string, stream: boo
 }
 
 function systemPrompt(request: ChatRequest): string {
-  const parts = request.messages.flatMap((m) => (m.role === 'system' || m.role === 'developer' ? [textOf(m.content)] : []));
+  const parts = request.messages.flatMap((m) =>
+    m.role === 'system' || m.role === 'developer' ? [textOf(m.content)] : [],
+  );
   const instruction = formatInstruction(request.response_format);
   if (instruction) parts.push(instruction);
   return parts.filter((p) => p !== '').join('\n\n');
 }
 
 function formatInstruction(format: ResponseFormat | undefined): string | undefined {
-  if (format?.type === 'json_object') return 'Respond with a single valid JSON object only, without code fences or commentary.';
+  if (format?.type === 'json_object')
+    return 'Respond with a single valid JSON object only, without code fences or commentary.';
   if (format?.type !== 'json_schema') return undefined;
   const { name, description, schema } = format.json_schema;
   return [
@@ -138,7 +153,8 @@ function conversation(messages: readonly ChatMessage[]): AnthropicMessage[] {
     else turns.push(turn);
   }
   for (const turn of turns) if (turn.role === 'user') turn.content = toolResultsFirst(turn.content);
-  if (turns[0]?.role === 'assistant') turns.unshift({ role: 'user', content: [{ type: 'text', text: OPENING_USER_TEXT }] });
+  if (turns[0]?.role === 'assistant')
+    turns.unshift({ role: 'user', content: [{ type: 'text', text: OPENING_USER_TEXT }] });
   return turns;
 }
 
@@ -170,7 +186,9 @@ function toolResultsFirst(blocks: AnthropicBlock[]): AnthropicBlock[] {
 
 function userBlocks(content: string | ContentPart[]): AnthropicBlock[] {
   if (typeof content === 'string') return textBlocks(content);
-  return content.flatMap((part): AnthropicBlock[] => (part.type === 'text' ? textBlocks(part.text) : [imageBlock(part.image_url.url)]));
+  return content.flatMap((part): AnthropicBlock[] =>
+    part.type === 'text' ? textBlocks(part.text) : [imageBlock(part.image_url.url)],
+  );
 }
 
 /** Anthropic rejects empty text blocks. */
@@ -191,7 +209,9 @@ function imageBlock(url: string): AnthropicImageBlock {
     const mediaType = IMAGE_MEDIA_TYPES[data[1]!.toLowerCase()];
     if (!mediaType) throw badRequest(`anthropic accepts jpeg, png, gif or webp images, not "${data[1]}"`);
     const base64 = data[2]!.toLowerCase().split(';').includes('base64');
-    const payload = base64 ? data[3]!.replace(/\s+/g, '') : Buffer.from(decodeURIComponent(data[3]!), 'utf8').toString('base64');
+    const payload = base64
+      ? data[3]!.replace(/\s+/g, '')
+      : Buffer.from(decodeURIComponent(data[3]!), 'utf8').toString('base64');
     return { type: 'image', source: { type: 'base64', media_type: mediaType, data: payload } };
   }
   if (/^https?:\/\//i.test(url)) return { type: 'image', source: { type: 'url', url } };
@@ -206,7 +226,8 @@ export function toolInput(args: string): Record<string, unknown> {
   if (args.trim() === '') return {};
   try {
     const parsed: unknown = JSON.parse(args);
-    if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
+    if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed))
+      return parsed as Record<string, unknown>;
   } catch {
     // Kept verbatim below: the model wrote it, and a later turn may refer to it.
   }

@@ -101,5 +101,9 @@ function toolCallOf(block: AnthropicContentBlock): ToolCall {
   if (typeof block.id !== 'string' || typeof block.name !== 'string') {
     throw new UpstreamError({ kind: 'malformed', message: 'anthropic tool_use block without id or name' });
   }
-  return { id: block.id, type: 'function', function: { name: block.name, arguments: JSON.stringify(block.input ?? {}) } };
+  return {
+    id: block.id,
+    type: 'function',
+    function: { name: block.name, arguments: JSON.stringify(block.input ?? {}) },
+  };
 }

@@ -67,7 +67,8 @@ export class AnthropicStreamTranslator implements StreamTranslator {
   }
 
   onEnd(): ChatCompletionChunk[] {
-    if (!this.stopped) throw new UpstreamError({ kind: 'connection', message: 'anthropic stream ended before message_stop' });
+    if (!this.stopped)
+      throw new UpstreamError({ kind: 'connection', message: 'anthropic stream ended before message_stop' });
     return [];
   }
 
@@ -77,17 +78,24 @@ export class AnthropicStreamTranslator implements StreamTranslator {
 
   private blockStart(payload: AnthropicEvent): ChatCompletionChunk[] {
     const block = payload.content_block;
-    if (block?.type === 'text') return typeof block.text === 'string' && block.text !== '' ? this.delta({ content: block.text }) : [];
+    if (block?.type === 'text')
+      return typeof block.text === 'string' && block.text !== '' ? this.delta({ content: block.text }) : [];
     if (block?.type !== 'tool_use') return [];
-    if (typeof block.id !== 'string' || typeof block.name !== 'string') throw malformed('tool_use block without id or name');
+    if (typeof block.id !== 'string' || typeof block.name !== 'string')
+      throw malformed('tool_use block without id or name');
     const tool: ToolBlock = { index: this.tools.size, startInput: block.input, argumentsSent: false };
     this.tools.set(blockIndex(payload), tool);
-    return this.delta({ tool_calls: [{ index: tool.index, id: block.id, type: 'function', function: { name: block.name, arguments: '' } }] });
+    return this.delta({
+      tool_calls: [
+        { index: tool.index, id: block.id, type: 'function', function: { name: block.name, arguments: '' } },
+      ],
+    });
   }
 
   private blockDelta(payload: AnthropicEvent): ChatCompletionChunk[] {
     const delta = payload.delta;
-    if (delta?.type === 'text_delta') return typeof delta.text === 'string' && delta.text !== '' ? this.delta({ content: delta.text }) : [];
+    if (delta?.type === 'text_delta')
+      return typeof delta.text === 'string' && delta.text !== '' ? this.delta({ content: delta.text }) : [];
     if (delta?.type !== 'input_json_delta') return [];
     const tool = this.tools.get(blockIndex(payload));
     if (!tool || typeof delta.partial_json !== 'string' || delta.partial_json === '') return [];
@@ -152,7 +160,8 @@ function parse(data: string): AnthropicEvent {
   } catch {
     throw malformed('unreadable event JSON');
   }
-  if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) throw malformed('event is not a JSON object');
+  if (payload === null || typeof payload !== 'object' || Array.isArray(payload))
+    throw malformed('event is not a JSON object');
   return payload as AnthropicEvent;
 }
 

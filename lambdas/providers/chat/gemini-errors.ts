@@ -1,5 +1,12 @@
 import type { ProviderId } from '../../catalog/index.js';
-import { bodySnippet, retryAfterFromHeaders, upstreamFailure, type FailureKind, type UpstreamFailure, type HeaderReader } from '../upstream-failure.js';
+import {
+  bodySnippet,
+  retryAfterFromHeaders,
+  upstreamFailure,
+  type FailureKind,
+  type UpstreamFailure,
+  type HeaderReader,
+} from '../upstream-failure.js';
 
 /**
  * Gemini's error classification (upstreams.md §3.6, §9). The body is a google.rpc.Status
@@ -52,7 +59,12 @@ interface RpcStatus {
   details?: unknown;
 }
 
-export function classifyGeminiError(status: number, headers: HeaderReader, body: string, provider: ProviderId): UpstreamFailure {
+export function classifyGeminiError(
+  status: number,
+  headers: HeaderReader,
+  body: string,
+  provider: ProviderId,
+): UpstreamFailure {
   const error = rpcStatusOf(parseJson(body));
   const text = typeof error?.message === 'string' ? error.message : bodySnippet(body);
   const failure = describe(error, status, `${provider} answered ${status}${text ? `: ${text}` : ''}`);
@@ -78,16 +90,24 @@ export function inBandError(payload: unknown, provider = 'gemini'): UpstreamFail
 function describe(error: RpcStatus | undefined, status: number | undefined, message: string): UpstreamFailure {
   const details = Array.isArray(error?.details) ? (error.details as RpcDetail[]) : [];
   const rpcStatus = typeof error?.status === 'string' ? error.status : undefined;
-  const reason = details.find((d) => typeOf(d) === 'ErrorInfo' && typeof d.reason === 'string')?.reason as string | undefined;
+  const reason = details.find((d) => typeOf(d) === 'ErrorInfo' && typeof d.reason === 'string')?.reason as
+    string | undefined;
   const kind = kindOf(rpcStatus, reason, details, status);
   const providerCode = reason ?? rpcStatus;
   const retryAfterMs = retryDelayOf(details);
   return upstreamFailure(kind, message, { status, providerCode, retryAfterMs });
 }
 
-function kindOf(rpcStatus: string | undefined, reason: string | undefined, details: RpcDetail[], status: number | undefined): FailureKind {
+function kindOf(
+  rpcStatus: string | undefined,
+  reason: string | undefined,
+  details: RpcDetail[],
+  status: number | undefined,
+): FailureKind {
   if (reason !== undefined && AUTH_REASONS.has(reason)) return 'auth';
-  const kind = (rpcStatus !== undefined ? BY_RPC_STATUS[rpcStatus] : undefined) ?? (status !== undefined ? byStatus(status) : 'overload');
+  const kind =
+    (rpcStatus !== undefined ? BY_RPC_STATUS[rpcStatus] : undefined) ??
+    (status !== undefined ? byStatus(status) : 'overload');
   if (kind === 'rate_limit' && dailyQuota(details)) return 'quota';
   return kind;
 }
@@ -130,4 +150,3 @@ function parseJson(body: string): unknown {
     return undefined;
   }
 }
-

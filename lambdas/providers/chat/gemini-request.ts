@@ -66,7 +66,8 @@ export function toGenerateContentRequest(request: ChatRequest): GenerateContentR
   if (system.length > 0) body.systemInstruction = { parts: system };
   if (request.tools && request.tools.length > 0) {
     body.tools = [{ functionDeclarations: request.tools.map((tool) => declaration(tool.function)) }];
-    if (request.tool_choice !== undefined) body.toolConfig = { functionCallingConfig: callingConfig(request.tool_choice) };
+    if (request.tool_choice !== undefined)
+      body.toolConfig = { functionCallingConfig: callingConfig(request.tool_choice) };
   }
   const generationConfig = generationConfigOf(request);
   if (Object.keys(generationConfig).length > 0) body.generationConfig = generationConfig;
@@ -74,7 +75,8 @@ export function toGenerateContentRequest(request: ChatRequest): GenerateContentR
 }
 
 function textParts(content: string | TextPart[]): GeminiPart[] {
-  const texts = typeof content === 'string' ? [content] : content.filter((part) => part.type === 'text').map((part) => part.text);
+  const texts =
+    typeof content === 'string' ? [content] : content.filter((part) => part.type === 'text').map((part) => part.text);
   return texts.filter((text) => text !== '').map((text) => ({ text }));
 }
 
@@ -97,7 +99,10 @@ function argumentsObject(text: string): Record<string, unknown> {
   return parseObject(text) ?? { arguments: text };
 }
 
-function functionResponsePart(message: Extract<ChatMessage, { role: 'tool' }>, callNames: Map<string, string>): GeminiPart {
+function functionResponsePart(
+  message: Extract<ChatMessage, { role: 'tool' }>,
+  callNames: Map<string, string>,
+): GeminiPart {
   const name = callNames.get(message.tool_call_id);
   if (name === undefined) {
     throw new UpstreamError({
@@ -105,14 +110,17 @@ function functionResponsePart(message: Extract<ChatMessage, { role: 'tool' }>, c
       message: `tool message ${JSON.stringify(message.tool_call_id)} answers no earlier assistant tool call`,
     });
   }
-  const text = typeof message.content === 'string' ? message.content : message.content.map((part) => part.text).join('');
+  const text =
+    typeof message.content === 'string' ? message.content : message.content.map((part) => part.text).join('');
   return { functionResponse: { name, response: parseObject(text) ?? { content: text } } };
 }
 
 function parseObject(text: string): Record<string, unknown> | undefined {
   try {
     const value: unknown = JSON.parse(text);
-    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+    return value !== null && typeof value === 'object' && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
   } catch {
     return undefined;
   }
@@ -124,7 +132,9 @@ function imagePart(url: string): GeminiPart {
   const data = DATA_URL.exec(url);
   if (!data) return { fileData: { mimeType: mimeTypeOfPath(url), fileUri: url } };
   const [, mimeType, params, payload] = data as unknown as [string, string, string, string];
-  const base64 = params.split(';').includes('base64') ? payload : Buffer.from(percentDecoded(payload), 'utf8').toString('base64');
+  const base64 = params.split(';').includes('base64')
+    ? payload
+    : Buffer.from(percentDecoded(payload), 'utf8').toString('base64');
   return { inlineData: { mimeType: mimeType || DEFAULT_IMAGE_TYPE, data: base64 } };
 }
 
@@ -161,7 +171,11 @@ function mimeTypeOfPath(url: string): string {
   return (extension && MIME_BY_EXTENSION[extension]) || DEFAULT_IMAGE_TYPE;
 }
 
-function declaration(fn: { name: string; description?: string; parameters?: Record<string, unknown> }): FunctionDeclaration {
+function declaration(fn: {
+  name: string;
+  description?: string;
+  parameters?: Record<string, unknown>;
+}): FunctionDeclaration {
   const out: FunctionDeclaration = { name: fn.name };
   if (fn.description !== undefined) out.description = fn.description;
   if (fn.parameters && !isEmptyObjectSchema(fn.parameters)) {
@@ -172,7 +186,11 @@ function declaration(fn: { name: string; description?: string; parameters?: Reco
   return out;
 }
 
-const MODES: Readonly<Record<Exclude<ToolChoice, object>, FunctionCallingMode>> = { auto: 'AUTO', none: 'NONE', required: 'ANY' };
+const MODES: Readonly<Record<Exclude<ToolChoice, object>, FunctionCallingMode>> = {
+  auto: 'AUTO',
+  none: 'NONE',
+  required: 'ANY',
+};
 
 function callingConfig(choice: ToolChoice): { mode: FunctionCallingMode; allowedFunctionNames?: string[] } {
   if (typeof choice === 'string') return { mode: MODES[choice] };

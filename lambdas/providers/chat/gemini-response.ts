@@ -37,7 +37,12 @@ const FINISH_REASONS: Readonly<Record<string, FinishReason>> = {
 /** Unknown (future) reasons read as a normal stop, except new `IMAGE_*` filters. */
 export function finishReasonOf(reason: string, hasToolCalls: boolean): FinishReason {
   const known = FINISH_REASONS[reason] ?? (reason.startsWith('IMAGE_') ? 'content_filter' : 'stop');
-  if (known === 'error') throw new UpstreamError({ kind: 'malformed', providerCode: reason, message: `gemini ended the turn with ${reason}` });
+  if (known === 'error')
+    throw new UpstreamError({
+      kind: 'malformed',
+      providerCode: reason,
+      message: `gemini ended the turn with ${reason}`,
+    });
   return known === 'stop' && hasToolCalls ? 'tool_calls' : known;
 }
 
@@ -75,13 +80,15 @@ export interface CandidateReading {
 export function readResponse(payload: unknown, provider: string): CandidateReading {
   const failure = inBandError(payload, provider);
   if (failure) throw new UpstreamError(failure);
-  if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) throw malformed('answer is not a JSON object');
+  if (payload === null || typeof payload !== 'object' || Array.isArray(payload))
+    throw malformed('answer is not a JSON object');
   const response = payload as GenerateContentResponse;
   const candidates = Array.isArray(response.candidates) ? (response.candidates as Candidate[]) : [];
   const candidate = candidates.find((c) => c?.index === undefined || c.index === 0) ?? candidates[0];
   if (!candidate) {
     const blockReason = response.promptFeedback?.blockReason;
-    if (typeof blockReason === 'string') return { text: '', calls: [], finish: { reason: blockReason, promptBlocked: true } };
+    if (typeof blockReason === 'string')
+      return { text: '', calls: [], finish: { reason: blockReason, promptBlocked: true } };
     // A stream may carry usage alone; a whole answer without a candidate is checked by the caller.
     return { text: '', calls: [] };
   }
@@ -97,11 +104,19 @@ export function readResponse(payload: unknown, provider: string): CandidateReadi
   return { text, calls, ...(typeof reason === 'string' ? { finish: { reason, promptBlocked: false } } : {}) };
 }
 
-function callOf(call: NonNullable<WirePart['functionCall']>): { id?: string; name: string; args: Record<string, unknown> } {
+function callOf(call: NonNullable<WirePart['functionCall']>): {
+  id?: string;
+  name: string;
+  args: Record<string, unknown>;
+} {
   if (typeof call.name !== 'string' || call.name === '') throw malformed('functionCall without a name');
   const args = call.args === undefined || call.args === null ? {} : call.args;
   if (typeof args !== 'object' || Array.isArray(args)) throw malformed('functionCall args is not an object');
-  return { ...(typeof call.id === 'string' && call.id !== '' ? { id: call.id } : {}), name: call.name, args: args as Record<string, unknown> };
+  return {
+    ...(typeof call.id === 'string' && call.id !== '' ? { id: call.id } : {}),
+    name: call.name,
+    args: args as Record<string, unknown>,
+  };
 }
 
 /**
@@ -111,7 +126,9 @@ function callOf(call: NonNullable<WirePart['functionCall']>): { id?: string; nam
  */
 export function toolCallId(call: CandidateReading['calls'][number], index: number, responseId: string): string {
   if (call.id !== undefined) return call.id;
-  const hash = createHash('sha256').update(`${responseId}\u0000${index}\u0000${call.name}\u0000${JSON.stringify(call.args)}`).digest('hex');
+  const hash = createHash('sha256')
+    .update(`${responseId}\u0000${index}\u0000${call.name}\u0000${JSON.stringify(call.args)}`)
+    .digest('hex');
   return `call_${index}_${hash.slice(0, 12)}`;
 }
 
@@ -144,7 +161,11 @@ export function parseGeminiResponse(body: unknown, target: UpstreamTarget): Chat
     choices: [
       {
         index: 0,
-        message: { role: 'assistant', content: reading.text === '' && toolCalls.length > 0 ? null : reading.text, refusal: null },
+        message: {
+          role: 'assistant',
+          content: reading.text === '' && toolCalls.length > 0 ? null : reading.text,
+          refusal: null,
+        },
         finish_reason: finish,
         logprobs: null,
       },

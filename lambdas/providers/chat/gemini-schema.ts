@@ -56,7 +56,9 @@ export function isEmptyObjectSchema(schema: Record<string, unknown>): boolean {
   const type = schema['type'];
   const properties = schema['properties'];
   const noProperties = properties === undefined || (isRecord(properties) && Object.keys(properties).length === 0);
-  return (type === undefined || type === 'object' || type === 'OBJECT') && noProperties && schema['anyOf'] === undefined;
+  return (
+    (type === undefined || type === 'object' || type === 'OBJECT') && noProperties && schema['anyOf'] === undefined
+  );
 }
 
 function toSubset(schema: unknown): Record<string, unknown> {
@@ -85,7 +87,8 @@ function toSubset(schema: unknown): Record<string, unknown> {
     }
   }
   // The subset knows only these string formats and refuses others (`uri`, `email`): a hint, dropped.
-  if (out['type'] === 'STRING' && out['format'] !== undefined && !STRING_FORMATS.has(String(out['format']))) delete out['format'];
+  if (out['type'] === 'STRING' && out['format'] !== undefined && !STRING_FORMATS.has(String(out['format'])))
+    delete out['format'];
   return out;
 }
 

@@ -34,7 +34,8 @@ export class GeminiStreamTranslator implements StreamTranslator {
   }
 
   onEnd(): ChatCompletionChunk[] {
-    if (!this.finished) throw new UpstreamError({ kind: 'connection', message: 'gemini stream ended without a finishReason' });
+    if (!this.finished)
+      throw new UpstreamError({ kind: 'connection', message: 'gemini stream ended without a finishReason' });
     return [];
   }
 
@@ -54,7 +55,12 @@ export class GeminiStreamTranslator implements StreamTranslator {
       const responseId = responseIdOf(payload);
       delta.tool_calls = reading.calls.map((call): ToolCallDelta => {
         const index = this.nextToolIndex++;
-        return { index, id: toolCallId(call, index, responseId), type: 'function', function: { name: call.name, arguments: JSON.stringify(call.args) } };
+        return {
+          index,
+          id: toolCallId(call, index, responseId),
+          type: 'function',
+          function: { name: call.name, arguments: JSON.stringify(call.args) },
+        };
       });
     }
     if (delta.content !== undefined || delta.tool_calls !== undefined) chunks.push(this.chunk(delta, null));

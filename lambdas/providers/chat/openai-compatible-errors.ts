@@ -1,5 +1,11 @@
 import type { ProviderId } from '../../catalog/index.js';
-import { retryAfterFromHeaders, upstreamFailure, type FailureKind, type UpstreamFailure, type HeaderReader } from '../upstream-failure.js';
+import {
+  retryAfterFromHeaders,
+  upstreamFailure,
+  type FailureKind,
+  type UpstreamFailure,
+  type HeaderReader,
+} from '../upstream-failure.js';
 import type { ErrorRule, OpenAiCompatibleQuirks } from './openai-compatible-quirks.js';
 import { isObject, text } from './openai-compatible-wire.js';
 
@@ -31,7 +37,13 @@ export function classifyHttpError(
   const wire = readWireError(parseJson(text)) ?? { message: text.trim().slice(0, 200) || 'no error body' };
   let kind = ruleKind(quirks.errorRules, status, wire) ?? statusKind(status);
   kind = honourShouldRetry(kind, status, headers.get('x-should-retry'));
-  return failure(kind, `${provider} answered HTTP ${status}: ${wire.message}`, wire, status, retryAfterFromHeaders(headers));
+  return failure(
+    kind,
+    `${provider} answered HTTP ${status}: ${wire.message}`,
+    wire,
+    status,
+    retryAfterFromHeaders(headers),
+  );
 }
 
 /**
@@ -39,7 +51,11 @@ export function classifyHttpError(
  * or a bare error object (an OpenRouter choice's `error`). The HTTP status is gone, so the
  * code decides; a failure with nothing recognisable is the upstream's own (`overload`).
  */
-export function classifyInBandError(value: unknown, provider: ProviderId, quirks: OpenAiCompatibleQuirks): UpstreamFailure {
+export function classifyInBandError(
+  value: unknown,
+  provider: ProviderId,
+  quirks: OpenAiCompatibleQuirks,
+): UpstreamFailure {
   const wire = readWireError(value) ?? readWireError({ error: value }) ?? { message: 'unreadable error' };
   const kind =
     ruleKind(quirks.errorRules, wire.numericCode, wire) ??
@@ -48,7 +64,13 @@ export function classifyInBandError(value: unknown, provider: ProviderId, quirks
   return failure(kind, `${provider} reported an error mid-answer: ${wire.message}`, wire);
 }
 
-function failure(kind: FailureKind, message: string, wire: WireError, status?: number, headerHint?: number): UpstreamFailure {
+function failure(
+  kind: FailureKind,
+  message: string,
+  wire: WireError,
+  status?: number,
+  headerHint?: number,
+): UpstreamFailure {
   const retryAfterMs = headerHint ?? wire.retryAfterMs ?? hintFromText(wire.message);
   const providerCode = wire.code ?? wire.errorType ?? wire.type;
   return upstreamFailure(kind, message, { status, providerCode, retryAfterMs });
@@ -62,7 +84,8 @@ function readWireError(body: unknown): WireError | undefined {
   const metadata = isObject(error['metadata']) ? error['metadata'] : {};
   const availability = isObject(error['availability']) ? error['availability'] : {};
   const code = error['code'];
-  const numericCode = typeof code === 'number' ? code : typeof error['http_status'] === 'number' ? error['http_status'] : undefined;
+  const numericCode =
+    typeof code === 'number' ? code : typeof error['http_status'] === 'number' ? error['http_status'] : undefined;
   const retryAfter = availability['retry_after'];
   return {
     message: text(error['message']) ?? 'no error message',
@@ -144,7 +167,8 @@ export function hintFromText(message: string): number | undefined {
   if (!match) return undefined;
   const unitMs: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
   let ms = 0;
-  for (const part of match[1]!.matchAll(/(\d+(?:\.\d+)?)(ms|h|m|s)/gi)) ms += Number(part[1]) * unitMs[part[2]!.toLowerCase()]!;
+  for (const part of match[1]!.matchAll(/(\d+(?:\.\d+)?)(ms|h|m|s)/gi))
+    ms += Number(part[1]) * unitMs[part[2]!.toLowerCase()]!;
   return capHint(Math.ceil(ms));
 }
 

@@ -63,7 +63,13 @@ export const OPENAI_COMPATIBLE_QUIRKS: Readonly<Partial<Record<ProviderId, OpenA
   },
 };
 
-const PLAIN_OPENAI: OpenAiCompatibleQuirks = { headers: {}, streamUsageNeedsOption: true, maxTokensField: 'max_tokens', errorRules: [] };
+const PLAIN_OPENAI: OpenAiCompatibleQuirks = {
+  headers: {},
+  streamUsageNeedsOption: true,
+  maxTokensField: 'max_tokens',
+  errorRules: [],
+};
 
 /** A provider without an entry speaks plain OpenAI (e.g. another OpenAI-compatible host). */
-export const quirksFor = (provider: ProviderId): OpenAiCompatibleQuirks => OPENAI_COMPATIBLE_QUIRKS[provider] ?? PLAIN_OPENAI;
+export const quirksFor = (provider: ProviderId): OpenAiCompatibleQuirks =>
+  OPENAI_COMPATIBLE_QUIRKS[provider] ?? PLAIN_OPENAI;

@@ -47,15 +47,19 @@ export class OpenAiStreamTranslator implements StreamTranslator {
       throw malformed('a stream event is not JSON');
     }
     if (!isObject(chunk)) throw malformed('a stream event is not a JSON object');
-    if (event.event === 'error' || chunk['error'] != null) throw new UpstreamError(classifyInBandError(chunk, this.provider, this.quirks));
+    if (event.event === 'error' || chunk['error'] != null)
+      throw new UpstreamError(classifyInBandError(chunk, this.provider, this.quirks));
     // Usage comes in its own `choices: []` chunk (or, from some upstreams, on a content chunk).
     this.reported = mapUsage(chunk['usage']) ?? this.reported;
-    const choices = (Array.isArray(chunk['choices']) ? chunk['choices'] : []).flatMap((raw: unknown) => this.choice(raw));
+    const choices = (Array.isArray(chunk['choices']) ? chunk['choices'] : []).flatMap((raw: unknown) =>
+      this.choice(raw),
+    );
     return choices.length > 0 ? [canonicalChunk(choices)] : [];
   }
 
   onEnd(): ChatCompletionChunk[] {
-    if (!this.done) throw new UpstreamError({ kind: 'connection', message: `${this.provider} stream ended before [DONE]` });
+    if (!this.done)
+      throw new UpstreamError({ kind: 'connection', message: `${this.provider} stream ended before [DONE]` });
     if (this.finished) return [];
     // [DONE] without a finish reason: complete, so say how it ended.
     return [canonicalChunk([{ index: 0, delta: {}, finish_reason: this.toolCalls.size > 0 ? 'tool_calls' : 'stop' }])];
@@ -74,7 +78,9 @@ export class OpenAiStreamTranslator implements StreamTranslator {
     if (content !== undefined) out.content = content;
     const refusal = text(delta['refusal']);
     if (refusal !== undefined) out.refusal = refusal;
-    const tools = Array.isArray(delta['tool_calls']) ? delta['tool_calls'].flatMap((fragment: unknown) => this.toolDelta(index, fragment)) : [];
+    const tools = Array.isArray(delta['tool_calls'])
+      ? delta['tool_calls'].flatMap((fragment: unknown) => this.toolDelta(index, fragment))
+      : [];
     if (tools.length > 0) out.tool_calls = tools;
     const finish = raw['finish_reason'] == null ? null : this.finish(raw, index);
     if (finish === null && Object.keys(out).length === 0) return [];
@@ -84,7 +90,9 @@ export class OpenAiStreamTranslator implements StreamTranslator {
   private finish(raw: Record<string, unknown>, index: number): FinishReason {
     const finish = finishReasonOf(raw['finish_reason'], this.toolCalls.has(index));
     if (finish === 'error') {
-      throw new UpstreamError(classifyInBandError(raw['error'] ?? { message: 'the answer ended with an error' }, this.provider, this.quirks));
+      throw new UpstreamError(
+        classifyInBandError(raw['error'] ?? { message: 'the answer ended with an error' }, this.provider, this.quirks),
+      );
     }
     this.finished = true;
     return finish;
@@ -99,7 +107,12 @@ export class OpenAiStreamTranslator implements StreamTranslator {
     let calls = this.toolCalls.get(choice);
     if (!calls) this.toolCalls.set(choice, (calls = { byUpstreamIndex: new Map(), next: 0 }));
     const fn = isObject(raw['function']) ? raw['function'] : {};
-    const args = typeof fn['arguments'] === 'string' ? fn['arguments'] : isObject(fn['arguments']) ? JSON.stringify(fn['arguments']) : '';
+    const args =
+      typeof fn['arguments'] === 'string'
+        ? fn['arguments']
+        : isObject(fn['arguments'])
+          ? JSON.stringify(fn['arguments'])
+          : '';
     const upstreamIndex = typeof raw['index'] === 'number' ? raw['index'] : undefined;
     const id = text(raw['id']);
     let slot = upstreamIndex === undefined ? calls.last : calls.byUpstreamIndex.get(upstreamIndex);
@@ -110,7 +123,9 @@ export class OpenAiStreamTranslator implements StreamTranslator {
     slot = { index: calls.next++, id: id ?? syntheticCallId() };
     if (upstreamIndex !== undefined) calls.byUpstreamIndex.set(upstreamIndex, slot);
     calls.last = slot;
-    return [{ index: slot.index, id: slot.id, type: 'function', function: { name: text(fn['name']) ?? '', arguments: args } }];
+    return [
+      { index: slot.index, id: slot.id, type: 'function', function: { name: text(fn['name']) ?? '', arguments: args } },
+    ];
   }
 }
 

@@ -8,9 +8,11 @@ export const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** A non-empty string, or undefined. */
-export const text = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined);
+export const text = (value: unknown): string | undefined =>
+  typeof value === 'string' && value !== '' ? value : undefined;
 
-export const malformed = (why: string): UpstreamError => new UpstreamError({ kind: 'malformed', message: `upstream answer unreadable: ${why}` });
+export const malformed = (why: string): UpstreamError =>
+  new UpstreamError({ kind: 'malformed', message: `upstream answer unreadable: ${why}` });
 
 /** For upstreams that leave a tool call's id out (callers need one to answer it). */
 export const syntheticCallId = (): string => `call_${randomUUID().replaceAll('-', '').slice(0, 24)}`;
@@ -44,9 +46,13 @@ export function mapUsage(raw: unknown): Usage | undefined {
     completion_tokens: completion ?? 0,
     total_tokens: count(raw['total_tokens']) ?? (prompt ?? 0) + (completion ?? 0),
   };
-  const cached = count(isObject(raw['prompt_tokens_details']) ? raw['prompt_tokens_details']['cached_tokens'] : undefined);
+  const cached = count(
+    isObject(raw['prompt_tokens_details']) ? raw['prompt_tokens_details']['cached_tokens'] : undefined,
+  );
   if (cached !== undefined) usage.prompt_tokens_details = { cached_tokens: cached };
-  const reasoning = count(isObject(raw['completion_tokens_details']) ? raw['completion_tokens_details']['reasoning_tokens'] : undefined);
+  const reasoning = count(
+    isObject(raw['completion_tokens_details']) ? raw['completion_tokens_details']['reasoning_tokens'] : undefined,
+  );
   if (reasoning !== undefined) usage.completion_tokens_details = { reasoning_tokens: reasoning };
   return usage;
 }

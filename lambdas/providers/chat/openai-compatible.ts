@@ -32,7 +32,8 @@ export const openAiCompatibleAdapter: ChatAdapter = {
     const quirks = quirksFor(target.provider);
     if (!isObject(body)) throw malformed('the answer is not a JSON object');
     // OpenRouter may answer 200 with only an error.
-    if (body['error'] != null && !Array.isArray(body['choices'])) throw new UpstreamError(classifyInBandError(body, target.provider, quirks));
+    if (body['error'] != null && !Array.isArray(body['choices']))
+      throw new UpstreamError(classifyInBandError(body, target.provider, quirks));
     const choices = body['choices'];
     if (!Array.isArray(choices) || choices.length === 0) throw malformed('the answer has no choices');
     const completion: ChatCompletion = {
@@ -43,13 +44,17 @@ export const openAiCompatibleAdapter: ChatAdapter = {
       choices: choices.map((choice: unknown, position) => {
         if (!isObject(choice) || !isObject(choice['message'])) throw malformed('a choice has no message');
         // A provider that failed after starting (OpenRouter): HTTP 200, the choice says so.
-        if (choice['error'] != null) throw new UpstreamError(classifyInBandError(choice['error'], target.provider, quirks));
+        if (choice['error'] != null)
+          throw new UpstreamError(classifyInBandError(choice['error'], target.provider, quirks));
         const message = choice['message'];
         const toolCalls = Array.isArray(message['tool_calls']) ? message['tool_calls'].flatMap(toolCall) : [];
         let content = contentText(message['content']);
         if (content === '' && toolCalls.length > 0) content = null;
         const finish = finishReasonOf(choice['finish_reason'], toolCalls.length > 0);
-        if (finish === 'error') throw new UpstreamError(classifyInBandError({ message: 'the answer ended with an error' }, target.provider, quirks));
+        if (finish === 'error')
+          throw new UpstreamError(
+            classifyInBandError({ message: 'the answer ended with an error' }, target.provider, quirks),
+          );
         return {
           index: typeof choice['index'] === 'number' ? choice['index'] : position,
           message: {
@@ -77,7 +82,12 @@ export const openAiCompatibleAdapter: ChatAdapter = {
   },
 };
 
-function requestBody(request: ChatRequest, model: string, stream: boolean, quirks: OpenAiCompatibleQuirks): Record<string, unknown> {
+function requestBody(
+  request: ChatRequest,
+  model: string,
+  stream: boolean,
+  quirks: OpenAiCompatibleQuirks,
+): Record<string, unknown> {
   const body: Record<string, unknown> = { ...request, model, stream };
   // Only ours: a client's stream options (or a stale one on a non-stream call, which OpenAI rejects) never pass.
   delete body['stream_options'];
@@ -93,7 +103,9 @@ function requestBody(request: ChatRequest, model: string, stream: boolean, quirk
 function contentText(content: unknown): string | null {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return null;
-  return content.map((part: unknown) => (isObject(part) && typeof part['text'] === 'string' ? part['text'] : '')).join('');
+  return content
+    .map((part: unknown) => (isObject(part) && typeof part['text'] === 'string' ? part['text'] : ''))
+    .join('');
 }
 
 function toolCall(raw: unknown): ToolCall[] {

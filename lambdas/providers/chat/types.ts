@@ -38,7 +38,10 @@ export type ToolChoice = 'none' | 'auto' | 'required' | { type: 'function'; func
 export type ResponseFormat =
   | { type: 'text' }
   | { type: 'json_object' }
-  | { type: 'json_schema'; json_schema: { name: string; description?: string; schema?: Record<string, unknown>; strict?: boolean } };
+  | {
+      type: 'json_schema';
+      json_schema: { name: string; description?: string; schema?: Record<string, unknown>; strict?: boolean };
+    };
 
 /** What the gateway asks an adapter to send: already validated, `model` is the upstream's id. */
 export interface ChatRequest {

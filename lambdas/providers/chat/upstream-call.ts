@@ -36,7 +36,11 @@ export async function completeOnce(
     try {
       body = JSON.parse(text);
     } catch {
-      throw new UpstreamError({ kind: 'malformed', status: response.status, message: 'upstream answered unreadable JSON' });
+      throw new UpstreamError({
+        kind: 'malformed',
+        status: response.status,
+        message: 'upstream answered unreadable JSON',
+      });
     }
     return adapter.parseResponse(body, target);
   } catch (error) {
@@ -86,7 +90,13 @@ export async function streamOnce(
   return { chunks: chunks(), usage: () => translator.usage() };
 }
 
-async function open(adapter: ChatAdapter, request: ChatRequest, target: UpstreamTarget, stream: boolean, signal: AbortSignal) {
+async function open(
+  adapter: ChatAdapter,
+  request: ChatRequest,
+  target: UpstreamTarget,
+  stream: boolean,
+  signal: AbortSignal,
+) {
   const call = adapter.buildRequest(request, target, stream);
   const response = await send({ url: call.url, method: 'POST', headers: call.headers, body: call.body, signal });
   if (response.status >= 200 && response.status < 300) return response;
@@ -133,7 +143,11 @@ class Deadline {
   }
 
   explain(error: unknown): unknown {
-    if (this.timedOut) return new UpstreamError({ kind: 'timeout', message: `upstream did not answer within ${this.options.timeoutMs} ms` });
+    if (this.timedOut)
+      return new UpstreamError({
+        kind: 'timeout',
+        message: `upstream did not answer within ${this.options.timeoutMs} ms`,
+      });
     return error;
   }
 }

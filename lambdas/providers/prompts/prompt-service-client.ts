@@ -48,8 +48,7 @@ export interface TemplateRef {
 }
 
 export type FetchTemplateResult =
-  | { readonly found: true; readonly template: PromptTemplate }
-  | { readonly found: false; readonly message: string };
+  { readonly found: true; readonly template: PromptTemplate } | { readonly found: false; readonly message: string };
 
 export type FetchTemplate = (ref: TemplateRef, signal: AbortSignal) => Promise<FetchTemplateResult>;
 
@@ -131,7 +130,8 @@ async function request(url: string, signal: AbortSignal, timeoutMs: number): Pro
     // The caller's own abort (client gone, overall deadline) is not the service's fault.
     if (signal.aborted) throw signal.reason;
     if (error instanceof PromptServiceError) throw error;
-    if (timeout.aborted) throw new PromptServiceError('unavailable', `prompt service did not answer within ${timeoutMs} ms`);
+    if (timeout.aborted)
+      throw new PromptServiceError('unavailable', `prompt service did not answer within ${timeoutMs} ms`);
     throw new PromptServiceError('unavailable', `prompt service unreachable: ${(error as Error).message}`);
   }
 }
@@ -139,13 +139,18 @@ async function request(url: string, signal: AbortSignal, timeoutMs: number): Pro
 function classify(status: number, text: string): FetchTemplateResult {
   if (status === 200) {
     const template = parseTemplate(parseJson(text));
-    if (!template) throw new PromptServiceError('unavailable', 'prompt service answered an unreadable template', status);
+    if (!template)
+      throw new PromptServiceError('unavailable', 'prompt service answered an unreadable template', status);
     return { found: true, template };
   }
   const message = serviceMessage(text) ?? `prompt service answered ${status}`;
   if (status === 404) return { found: false, message };
   if (status === 401 || status === 403) {
-    throw new PromptServiceError('config', `prompt service refused the gateway's credential (${status}): ${message}`, status);
+    throw new PromptServiceError(
+      'config',
+      `prompt service refused the gateway's credential (${status}): ${message}`,
+      status,
+    );
   }
   // 400 means we built a bad query, which is our bug rather than the caller's; 429/5xx are transient.
   const kind = status === 400 ? 'config' : 'unavailable';
@@ -178,7 +183,8 @@ async function serviceKey(): Promise<string | undefined> {
     return (await readSecret(secretId)) || undefined;
   } catch (error) {
     // The stack creates the secret without a value: until the operator sets one, no key.
-    if ((error as Error).name === 'ResourceNotFoundException' || /no string value/.test((error as Error).message)) return undefined;
+    if ((error as Error).name === 'ResourceNotFoundException' || /no string value/.test((error as Error).message))
+      return undefined;
     throw new PromptServiceError('config', `prompt service key secret unreadable: ${(error as Error).name}`);
   }
 }

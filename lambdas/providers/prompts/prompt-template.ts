@@ -45,7 +45,8 @@ export function parseTemplate(value: unknown): PromptTemplate | undefined {
   if (!Array.isArray(messages) || messages.length === 0) return undefined;
   const turns: TemplateMessage[] = [];
   for (const m of messages) {
-    if (!isRecord(m) || typeof m.role !== 'string' || !ROLES.has(m.role) || typeof m.content !== 'string') return undefined;
+    if (!isRecord(m) || typeof m.role !== 'string' || !ROLES.has(m.role) || typeof m.content !== 'string')
+      return undefined;
     turns.push({ role: m.role as TemplateRole, content: m.content });
   }
   if (!Array.isArray(variables)) return undefined;
@@ -53,7 +54,11 @@ export function parseTemplate(value: unknown): PromptTemplate | undefined {
   for (const v of variables) {
     if (!isRecord(v) || typeof v.name !== 'string' || v.name === '') return undefined;
     if (v.required !== undefined && typeof v.required !== 'boolean') return undefined;
-    vars.push({ name: v.name, required: v.required === true, ...(v.default !== undefined ? { default: v.default } : {}) });
+    vars.push({
+      name: v.name,
+      required: v.required === true,
+      ...(v.default !== undefined ? { default: v.default } : {}),
+    });
   }
   if (model !== undefined && typeof model !== 'string') return undefined;
   return { id, version, labels: labels as string[], messages: turns, variables: vars, ...(model ? { model } : {}) };

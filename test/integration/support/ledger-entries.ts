@@ -21,7 +21,12 @@ export interface LedgerEntry {
  * The ledger entries of one request. Usage is written after the response, so this polls
  * until `expected` entries exist (or returns what is there after the wait).
  */
-export async function ledgerEntries(gateway: LocalGateway, accountId: string, requestId: string, expected: number): Promise<LedgerEntry[]> {
+export async function ledgerEntries(
+  gateway: LocalGateway,
+  accountId: string,
+  requestId: string,
+  expected: number,
+): Promise<LedgerEntry[]> {
   const dynamo = localDynamo(gateway);
   try {
     const deadline = Date.now() + 5_000;
@@ -33,7 +38,9 @@ export async function ledgerEntries(gateway: LocalGateway, accountId: string, re
           ExpressionAttributeValues: { ':pk': { S: `ACCOUNT#${accountId}` }, ':ledger': { S: 'LEDGER#' } },
         }),
       );
-      const entries = (page.Items ?? []).map((item) => unmarshall(item) as LedgerEntry).filter((e) => e.requestId === requestId);
+      const entries = (page.Items ?? [])
+        .map((item) => unmarshall(item) as LedgerEntry)
+        .filter((e) => e.requestId === requestId);
       if (entries.length >= expected || Date.now() > deadline) return entries.sort((a, b) => a.sequence - b.sequence);
       await new Promise((done) => setTimeout(done, 50));
     }

@@ -46,7 +46,8 @@ describe('providers', () => {
 
   test('isProviderId', () => {
     for (const id of PROVIDER_IDS) expect(isProviderId(id)).toBe(true);
-    for (const v of ['OpenAI', 'gemini', 'x-ai', '', 'toString', undefined, null, 1, {}]) expect(isProviderId(v)).toBe(false);
+    for (const v of ['OpenAI', 'gemini', 'x-ai', '', 'toString', undefined, null, 1, {}])
+      expect(isProviderId(v)).toBe(false);
   });
 });
 
@@ -92,7 +93,9 @@ describe('families', () => {
       else expect(providers).toEqual(['openrouter']);
       for (const r of f.routes) if (r.provider === 'openrouter') expect(r.model).toMatch(/^[a-z0-9-]+\/[a-z0-9.-]+$/);
     }
-    const vendorFamilies = FAMILIES.filter((f) => f.routes[0]!.provider !== 'openrouter').map((f) => f.routes[0]!.provider);
+    const vendorFamilies = FAMILIES.filter((f) => f.routes[0]!.provider !== 'openrouter').map(
+      (f) => f.routes[0]!.provider,
+    );
     expect(vendorFamilies.sort()).toEqual([...VENDORS].sort());
   });
 
@@ -131,17 +134,27 @@ describe('prices', () => {
 
   test('exact integer costs', () => {
     // 1000 x $1.25/M + 500 x $10/M = $0.00625
-    expect(costMicroUsd('gpt-5', { promptTokens: 1000, completionTokens: 500 })).toEqual({ microUsd: 6250, priced: true });
-    expect(costMicroUsd('openai/gpt-5', { promptTokens: 1_000_000, completionTokens: 1_000_000 }).microUsd).toBe(11_250_000);
+    expect(costMicroUsd('gpt-5', { promptTokens: 1000, completionTokens: 500 })).toEqual({
+      microUsd: 6250,
+      priced: true,
+    });
+    expect(costMicroUsd('openai/gpt-5', { promptTokens: 1_000_000, completionTokens: 1_000_000 }).microUsd).toBe(
+      11_250_000,
+    );
     expect(costMicroUsd('claude-sonnet-4-5', { promptTokens: 2000, completionTokens: 1000 }).microUsd).toBe(21_000);
     expect(costMicroUsd('gpt-5', { promptTokens: 0, completionTokens: 0 })).toEqual({ microUsd: 0, priced: true });
   });
 
   test('cached tokens are part of the prompt and billed at the cached rate', () => {
     // 2000 x 1.25 + 8000 x 0.125 = 2500 + 1000
-    expect(costMicroUsd('gpt-5', { promptTokens: 10_000, completionTokens: 0, cachedTokens: 8000 }).microUsd).toBe(3500);
+    expect(costMicroUsd('gpt-5', { promptTokens: 10_000, completionTokens: 0, cachedTokens: 8000 }).microUsd).toBe(
+      3500,
+    );
     // no cached rate: cached tokens cost the input rate
-    expect(costMicroUsd('qwen/qwen3-235b-a22b-2507', { promptTokens: 1000, completionTokens: 0, cachedTokens: 1000 }).microUsd).toBe(130);
+    expect(
+      costMicroUsd('qwen/qwen3-235b-a22b-2507', { promptTokens: 1000, completionTokens: 0, cachedTokens: 1000 })
+        .microUsd,
+    ).toBe(130);
     // cached tokens beyond the prompt are clamped: 100 x 0.125 = 12.5 -> 13
     expect(costMicroUsd('gpt-5', { promptTokens: 100, completionTokens: 0, cachedTokens: 500 }).microUsd).toBe(13);
   });
@@ -157,22 +170,33 @@ describe('prices', () => {
 
   test('stays exact beyond 2^53 intermediate values', () => {
     // 1e9 x $15/M = $15,000 = 15e9 micro-USD (intermediate 1.5e16)
-    expect(costMicroUsd('claude-sonnet-4-5', { promptTokens: 0, completionTokens: 1_000_000_000 }).microUsd).toBe(15_000_000_000);
+    expect(costMicroUsd('claude-sonnet-4-5', { promptTokens: 0, completionTokens: 1_000_000_000 }).microUsd).toBe(
+      15_000_000_000,
+    );
   });
 
   test('never negative; bad counts count as zero', () => {
-    expect(costMicroUsd('gpt-5', { promptTokens: -5, completionTokens: -1, cachedTokens: -3 })).toEqual({ microUsd: 0, priced: true });
+    expect(costMicroUsd('gpt-5', { promptTokens: -5, completionTokens: -1, cachedTokens: -3 })).toEqual({
+      microUsd: 0,
+      priced: true,
+    });
     expect(costMicroUsd('gpt-5', { promptTokens: Number.NaN, completionTokens: Infinity }).microUsd).toBe(0);
     expect(costMicroUsd('gpt-5', { promptTokens: 2.9, completionTokens: 0 }).microUsd).toBe(3); // floor(2.9) = 2 tokens -> 2.5 -> 3
   });
 
   test('unknown models are flagged, dated snapshots are priced', () => {
-    expect(costMicroUsd('gpt-9', { promptTokens: 1000, completionTokens: 1000 })).toEqual({ microUsd: 0, priced: false });
+    expect(costMicroUsd('gpt-9', { promptTokens: 1000, completionTokens: 1000 })).toEqual({
+      microUsd: 0,
+      priced: false,
+    });
     expect(costMicroUsd('toString', { promptTokens: 1000, completionTokens: 1000 }).priced).toBe(false);
     expect(priceOf('gpt-5-2025-08-07')).toBe(PRICES['gpt-5']);
     expect(priceOf('claude-sonnet-4-5-20250929')).toBe(PRICES['claude-sonnet-4-5']);
     expect(priceOf('gpt-5-mini')).toBeUndefined();
-    expect(costMicroUsd('gpt-5-2025-08-07', { promptTokens: 1000, completionTokens: 500 })).toEqual({ microUsd: 6250, priced: true });
+    expect(costMicroUsd('gpt-5-2025-08-07', { promptTokens: 1000, completionTokens: 500 })).toEqual({
+      microUsd: 6250,
+      priced: true,
+    });
   });
 });
 
@@ -200,6 +224,7 @@ describe('resolveFamily', () => {
   });
 
   test('unknown names', () => {
-    for (const name of ['', 'gpt-9', 'openai', 'toString', '__proto__', 'gpt,claude']) expect(resolveFamily(name)).toBeUndefined();
+    for (const name of ['', 'gpt-9', 'openai', 'toString', '__proto__', 'gpt,claude'])
+      expect(resolveFamily(name)).toBeUndefined();
   });
 });

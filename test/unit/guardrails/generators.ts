@@ -3,7 +3,8 @@ import { luhnValid } from '../../../lambdas/gateway/guardrails/pii.js';
 
 /** Generators of PII the `pii` guardrail must always find, in the formats it documents. */
 
-export const digits = (n: number) => fc.array(fc.integer({ min: 0, max: 9 }), { minLength: n, maxLength: n }).map((d) => d.join(''));
+export const digits = (n: number) =>
+  fc.array(fc.integer({ min: 0, max: 9 }), { minLength: n, maxLength: n }).map((d) => d.join(''));
 
 export const email = fc
   .tuple(
@@ -39,7 +40,11 @@ export const northAmericanPhone = fc
   });
 
 export const internationalPhone = fc
-  .tuple(fc.integer({ min: 1, max: 999 }), fc.array(fc.integer({ min: 2, max: 4 }).chain(digits), { minLength: 2, maxLength: 4 }), fc.constantFrom(' ', '-', '.', ''))
+  .tuple(
+    fc.integer({ min: 1, max: 999 }),
+    fc.array(fc.integer({ min: 2, max: 4 }).chain(digits), { minLength: 2, maxLength: 4 }),
+    fc.constantFrom(' ', '-', '.', ''),
+  )
   .filter(([cc, groups]) => {
     const count = String(cc).length + groups.join('').length;
     return count >= 8 && count <= 15;
@@ -47,9 +52,17 @@ export const internationalPhone = fc
   .map(([cc, groups, sep]) => (sep === '' ? `+${cc}${groups.join('')}` : `+${cc} ${groups.join(sep)}`));
 
 export const nationalPhone = fc.oneof(
-  fc.tuple(fc.integer({ min: 1, max: 9 }), digits(1), digits(4), digits(4)).map(([a, b, c, d]) => `0${a}${b} ${c} ${d}`),
+  fc
+    .tuple(fc.integer({ min: 1, max: 9 }), digits(1), digits(4), digits(4))
+    .map(([a, b, c, d]) => `0${a}${b} ${c} ${d}`),
   fc.tuple(fc.integer({ min: 1, max: 9 }), digits(3), digits(6)).map(([a, b, c]) => `0${a}${b} ${c}`),
-  fc.tuple(fc.integer({ min: 1, max: 9 }), fc.array(digits(2), { minLength: 4, maxLength: 4 }), fc.constantFrom(' ', '.', '-')).map(([a, pairs, sep]) => `0${a}${sep}${pairs.join(sep)}`),
+  fc
+    .tuple(
+      fc.integer({ min: 1, max: 9 }),
+      fc.array(digits(2), { minLength: 4, maxLength: 4 }),
+      fc.constantFrom(' ', '.', '-'),
+    )
+    .map(([a, pairs, sep]) => `0${a}${sep}${pairs.join(sep)}`),
 );
 
 export const phone = fc.oneof(northAmericanPhone, internationalPhone, nationalPhone);
@@ -74,13 +87,19 @@ export const cardNumber = fc
 export const card = fc.tuple(cardNumber, fc.constantFrom('', ' ', '-')).map(([number, sep]) => groupCard(number, sep));
 
 export const ssn = fc
-  .tuple(fc.integer({ min: 1, max: 899 }).filter((a) => a !== 666), fc.integer({ min: 1, max: 99 }), fc.integer({ min: 1, max: 9999 }))
+  .tuple(
+    fc.integer({ min: 1, max: 899 }).filter((a) => a !== 666),
+    fc.integer({ min: 1, max: 99 }),
+    fc.integer({ min: 1, max: 9999 }),
+  )
   .map(([a, g, s]) => `${String(a).padStart(3, '0')}-${String(g).padStart(2, '0')}-${String(s).padStart(4, '0')}`);
 
 const upper = fc.constantFrom(...'ABCDEFGHIJKLMNOPQRSTUVWXYZ');
 export const nino = fc
   .tuple(upper, upper, digits(6), fc.constantFrom('A', 'B', 'C', 'D'), fc.boolean())
-  .map(([a, b, d, s, spaced]) => (spaced ? `${a}${b} ${d.slice(0, 2)} ${d.slice(2, 4)} ${d.slice(4)} ${s}` : `${a}${b}${d}${s}`));
+  .map(([a, b, d, s, spaced]) =>
+    spaced ? `${a}${b} ${d.slice(0, 2)} ${d.slice(2, 4)} ${d.slice(4)} ${s}` : `${a}${b}${d}${s}`,
+  );
 
 export const ipv4 = fc.ipV4();
 /** `::` alone is the unspecified address, deliberately not treated as PII. */
@@ -90,4 +109,10 @@ export const anyPii = fc.oneof(email, phone, card, ssn, nino, ipv4, ipv6);
 
 /** A value in a sentence: random text, then punctuation, the value, punctuation, random text. */
 export const embedded = (pii: fc.Arbitrary<string>) =>
-  fc.tuple(fc.string({ maxLength: 30 }), fc.constantFrom(', ', '; ', '\n', ' | ', ' (', ': ', ' <'), pii, fc.constantFrom(', ', '; ', '\n', ' | ', '. ', ') ', '> '), fc.string({ maxLength: 30 }));
+  fc.tuple(
+    fc.string({ maxLength: 30 }),
+    fc.constantFrom(', ', '; ', '\n', ' | ', ' (', ': ', ' <'),
+    pii,
+    fc.constantFrom(', ', '; ', '\n', ' | ', '. ', ') ', '> '),
+    fc.string({ maxLength: 30 }),
+  );

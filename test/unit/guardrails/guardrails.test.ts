@@ -7,8 +7,17 @@ import {
   statusHeader,
   type GuardrailName,
 } from '../../../lambdas/gateway/guardrails/index.js';
-import { bedrockModerator, localModerator, type ApplyGuardrailInput } from '../../../lambdas/gateway/guardrails/moderation.js';
-import type { ChatCompletion, ChatCompletionChunk, ChatRequest, ChunkChoice } from '../../../lambdas/providers/chat/types.js';
+import {
+  bedrockModerator,
+  localModerator,
+  type ApplyGuardrailInput,
+} from '../../../lambdas/gateway/guardrails/moderation.js';
+import type {
+  ChatCompletion,
+  ChatCompletionChunk,
+  ChatRequest,
+  ChunkChoice,
+} from '../../../lambdas/providers/chat/types.js';
 
 const signal = new AbortController().signal;
 const local = localModerator();
@@ -17,7 +26,10 @@ const ALL: GuardrailName[] = ['pii', 'content_moderation', 'schema_validation'];
 /** Records what reaches moderation; the fake stands in for Bedrock, which has no local stand-in. */
 function recordingModerator() {
   const seen: ApplyGuardrailInput[] = [];
-  const moderator = bedrockModerator({ guardrailId: 'gr', send: async (input) => (seen.push(input), { action: 'NONE' }) });
+  const moderator = bedrockModerator({
+    guardrailId: 'gr',
+    send: async (input) => (seen.push(input), { action: 'NONE' }),
+  });
   return { moderator, seen, texts: () => seen.flatMap((i) => i.content.map((c) => c.text.text)) };
 }
 
@@ -53,12 +65,19 @@ describe('parseGuardrails', () => {
   });
 
   test('an unknown name in the body is a 400 naming the field', () => {
-    expect(() => parseGuardrails({ enabled: ['nope'] }, undefined)).toThrow(expect.objectContaining({ status: 400, param: 'guardrails.enabled' }));
+    expect(() => parseGuardrails({ enabled: ['nope'] }, undefined)).toThrow(
+      expect.objectContaining({ status: 400, param: 'guardrails.enabled' }),
+    );
   });
 });
 
 test('statusHeader', () => {
-  expect(statusHeader([{ guardrail: 'pii', outcome: 'redact' }, { guardrail: 'content_moderation', outcome: 'pass' }])).toBe('pii:redact,content_moderation:pass');
+  expect(
+    statusHeader([
+      { guardrail: 'pii', outcome: 'redact' },
+      { guardrail: 'content_moderation', outcome: 'pass' },
+    ]),
+  ).toBe('pii:redact,content_moderation:pass');
   expect(statusHeader([])).toBe('');
 });
 
@@ -66,8 +85,20 @@ const conversation: ChatRequest = {
   model: 'm',
   messages: [
     { role: 'system', content: 'Support bot for ops@corp.example' },
-    { role: 'user', content: [{ type: 'text', text: 'My card is 4111 1111 1111 1111' }, { type: 'image_url', image_url: { url: 'https://img.example/a.png' } }] },
-    { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'lookup', arguments: '{"phone":"+44 20 7946 0958"}' } }] },
+    {
+      role: 'user',
+      content: [
+        { type: 'text', text: 'My card is 4111 1111 1111 1111' },
+        { type: 'image_url', image_url: { url: 'https://img.example/a.png' } },
+      ],
+    },
+    {
+      role: 'assistant',
+      content: null,
+      tool_calls: [
+        { id: 'c1', type: 'function', function: { name: 'lookup', arguments: '{"phone":"+44 20 7946 0958"}' } },
+      ],
+    },
     { role: 'tool', tool_call_id: 'c1', content: 'Found 10.0.0.1' },
     { role: 'user', content: 'Thanks, my SSN is 123-45-6789' },
   ],
@@ -79,8 +110,20 @@ describe('guardRequest', () => {
     const { request, statuses } = await guardRequest(conversation, ['pii'], local, signal);
     expect(request.messages).toEqual([
       { role: 'system', content: 'Support bot for [REDACTED_EMAIL]' },
-      { role: 'user', content: [{ type: 'text', text: 'My card is [REDACTED_CARD]' }, { type: 'image_url', image_url: { url: 'https://img.example/a.png' } }] },
-      { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'lookup', arguments: '{"phone":"[REDACTED_PHONE]"}' } }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'My card is [REDACTED_CARD]' },
+          { type: 'image_url', image_url: { url: 'https://img.example/a.png' } },
+        ],
+      },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [
+          { id: 'c1', type: 'function', function: { name: 'lookup', arguments: '{"phone":"[REDACTED_PHONE]"}' } },
+        ],
+      },
       { role: 'tool', tool_call_id: 'c1', content: 'Found [REDACTED_IP]' },
       { role: 'user', content: 'Thanks, my SSN is [REDACTED_NATIONAL_ID]' },
     ]);
@@ -90,14 +133,20 @@ describe('guardRequest', () => {
 
   test('pii:pass when nothing was found; nothing enabled changes nothing', async () => {
     const plain: ChatRequest = { model: 'm', messages: [{ role: 'user', content: 'Hello in 2024' }] };
-    expect((await guardRequest(plain, ['pii'], local, signal)).statuses).toEqual([{ guardrail: 'pii', outcome: 'pass' }]);
+    expect((await guardRequest(plain, ['pii'], local, signal)).statuses).toEqual([
+      { guardrail: 'pii', outcome: 'pass' },
+    ]);
     expect(await guardRequest(plain, [], local, signal)).toEqual({ request: plain, statuses: [] });
   });
 
   test('moderation reads the redacted system and user text, as input', async () => {
     const { moderator, seen, texts } = recordingModerator();
     const { statuses } = await guardRequest(conversation, ['pii', 'content_moderation'], moderator, signal);
-    expect(texts()).toEqual(['Support bot for [REDACTED_EMAIL]', 'My card is [REDACTED_CARD]', 'Thanks, my SSN is [REDACTED_NATIONAL_ID]']);
+    expect(texts()).toEqual([
+      'Support bot for [REDACTED_EMAIL]',
+      'My card is [REDACTED_CARD]',
+      'Thanks, my SSN is [REDACTED_NATIONAL_ID]',
+    ]);
     expect(seen[0]!.source).toBe('INPUT');
     expect(statuses).toEqual([
       { guardrail: 'pii', outcome: 'redact' },
@@ -114,8 +163,15 @@ describe('guardRequest', () => {
   });
 
   test('schema_validation rejects an unusable response_format schema before the model is called', async () => {
-    const request: ChatRequest = { model: 'm', messages: [{ role: 'user', content: 'hi' }], response_format: { type: 'json_schema', json_schema: { name: 'x', schema: { type: 'bogus' } } } };
-    await expect(guardRequest(request, ['schema_validation'], local, signal)).rejects.toMatchObject({ status: 400, param: 'response_format.json_schema.schema' });
+    const request: ChatRequest = {
+      model: 'm',
+      messages: [{ role: 'user', content: 'hi' }],
+      response_format: { type: 'json_schema', json_schema: { name: 'x', schema: { type: 'bogus' } } },
+    };
+    await expect(guardRequest(request, ['schema_validation'], local, signal)).rejects.toMatchObject({
+      status: 400,
+      param: 'response_format.json_schema.schema',
+    });
   });
 });
 
@@ -127,7 +183,13 @@ const completion = (content: string | null, toolArguments?: string): ChatComplet
   choices: [
     {
       index: 0,
-      message: { role: 'assistant', content, ...(toolArguments ? { tool_calls: [{ id: 't', type: 'function' as const, function: { name: 'f', arguments: toolArguments } }] } : {}) },
+      message: {
+        role: 'assistant',
+        content,
+        ...(toolArguments
+          ? { tool_calls: [{ id: 't', type: 'function' as const, function: { name: 'f', arguments: toolArguments } }] }
+          : {}),
+      },
       finish_reason: toolArguments ? 'tool_calls' : 'stop',
     },
   ],
@@ -137,7 +199,13 @@ const completion = (content: string | null, toolArguments?: string): ChatComplet
 const jsonRequest: ChatRequest = {
   model: 'm',
   messages: [{ role: 'user', content: 'Give me a contact' }],
-  response_format: { type: 'json_schema', json_schema: { name: 'c', schema: { type: 'object', required: ['email'], properties: { email: { type: 'string' } } } } },
+  response_format: {
+    type: 'json_schema',
+    json_schema: {
+      name: 'c',
+      schema: { type: 'object', required: ['email'], properties: { email: { type: 'string' } } },
+    },
+  },
 };
 
 describe('guardAnswer', () => {
@@ -150,30 +218,48 @@ describe('guardAnswer', () => {
       tool_calls: [{ id: 't', type: 'function', function: { name: 'f', arguments: '{"ip":"[REDACTED_IP]"}' } }],
     });
     expect(result.statuses).toEqual([{ guardrail: 'pii', outcome: 'redact' }]);
-    const clean = await guardAnswer(completion('Nothing here'), ['pii'], conversation, local, signal, [{ guardrail: 'pii', outcome: 'redact' }]);
+    const clean = await guardAnswer(completion('Nothing here'), ['pii'], conversation, local, signal, [
+      { guardrail: 'pii', outcome: 'redact' },
+    ]);
     expect(clean.statuses).toEqual([{ guardrail: 'pii', outcome: 'redact' }]);
-    const none = await guardAnswer(completion('Nothing here'), ['pii'], conversation, local, signal, [{ guardrail: 'pii', outcome: 'pass' }]);
+    const none = await guardAnswer(completion('Nothing here'), ['pii'], conversation, local, signal, [
+      { guardrail: 'pii', outcome: 'pass' },
+    ]);
     expect(none.statuses).toEqual([{ guardrail: 'pii', outcome: 'pass' }]);
   });
 
   test('all three passing give the full status header', async () => {
     const { moderator, seen } = recordingModerator();
-    const result = await guardAnswer(completion('{"email":"jane@x.org"}'), ALL, jsonRequest, moderator, signal, [{ guardrail: 'pii', outcome: 'pass' }]);
+    const result = await guardAnswer(completion('{"email":"jane@x.org"}'), ALL, jsonRequest, moderator, signal, [
+      { guardrail: 'pii', outcome: 'pass' },
+    ]);
     expect(statusHeader(result.statuses)).toBe('pii:redact,content_moderation:pass,schema_validation:pass');
     expect(result.completion.choices[0]!.message.content).toBe('{"email":"[REDACTED_EMAIL]"}');
     expect(seen[0]).toMatchObject({ source: 'OUTPUT', content: [{ text: { text: '{"email":"[REDACTED_EMAIL]"}' } }] });
   });
 
   test('a dangerous answer is a 400 CONTENT_BLOCKED', async () => {
-    const error = await caught(() => guardAnswer(completion('Step 1: to build a pipe bomb you need...'), ['content_moderation'], conversation, local, signal));
+    const error = await caught(() =>
+      guardAnswer(
+        completion('Step 1: to build a pipe bomb you need...'),
+        ['content_moderation'],
+        conversation,
+        local,
+        signal,
+      ),
+    );
     expect(error).toMatchObject({ status: 400, code: 'CONTENT_BLOCKED' });
     expect(error.message).toBe("The model's answer was blocked by content moderation (categories: explosives)");
   });
 
   test('an answer that breaks the schema is a 400 SCHEMA_VALIDATION_FAILED listing the errors', async () => {
-    const error = await caught(() => guardAnswer(completion('{"mail":"x"}'), ['schema_validation'], jsonRequest, local, signal));
+    const error = await caught(() =>
+      guardAnswer(completion('{"mail":"x"}'), ['schema_validation'], jsonRequest, local, signal),
+    );
     expect(error).toMatchObject({ status: 400, code: 'SCHEMA_VALIDATION_FAILED', param: 'response_format' });
-    expect(error.message).toBe("The model's answer does not match response_format: / must have required property 'email'");
+    expect(error.message).toBe(
+      "The model's answer does not match response_format: / must have required property 'email'",
+    );
   });
 
   test('a tool-call answer skips schema validation', async () => {
@@ -192,7 +278,11 @@ const chunk = (choices: Partial<ChunkChoice>[]): ChatCompletionChunk => ({
 const contentOf = (chunks: readonly (ChatCompletionChunk | undefined)[], index = 0) =>
   chunks.map((c) => c?.choices.find((x) => x.index === index)?.delta.content ?? '').join('');
 const argumentsOf = (chunks: readonly (ChatCompletionChunk | undefined)[], call: number) =>
-  chunks.flatMap((c) => c?.choices.flatMap((x) => x.delta.tool_calls ?? []) ?? []).filter((t) => t.index === call).map((t) => t.function?.arguments ?? '').join('');
+  chunks
+    .flatMap((c) => c?.choices.flatMap((x) => x.delta.tool_calls ?? []) ?? [])
+    .filter((t) => t.index === call)
+    .map((t) => t.function?.arguments ?? '')
+    .join('');
 
 describe('answerStreamGuard', () => {
   test('a value split across chunks is redacted; the held tail leaves with the finish chunk', async () => {
@@ -209,10 +299,30 @@ describe('answerStreamGuard', () => {
   test('tool-call argument fragments are redacted per call index', () => {
     const guard = answerStreamGuard(['pii'], conversation, local);
     const out = [
-      guard.transform(chunk([{ delta: { tool_calls: [{ index: 0, id: 'a', type: 'function', function: { name: 'f', arguments: '{"to":"bob@' } }] } }])),
-      guard.transform(chunk([{ delta: { tool_calls: [{ index: 1, id: 'b', type: 'function', function: { name: 'g', arguments: '{"ip":"10.0.' } }] } }])),
+      guard.transform(
+        chunk([
+          {
+            delta: {
+              tool_calls: [{ index: 0, id: 'a', type: 'function', function: { name: 'f', arguments: '{"to":"bob@' } }],
+            },
+          },
+        ]),
+      ),
+      guard.transform(
+        chunk([
+          {
+            delta: {
+              tool_calls: [{ index: 1, id: 'b', type: 'function', function: { name: 'g', arguments: '{"ip":"10.0.' } }],
+            },
+          },
+        ]),
+      ),
       guard.transform(chunk([{ delta: { tool_calls: [{ index: 0, function: { arguments: 'x.org"}' } }] } }])),
-      guard.transform(chunk([{ delta: { tool_calls: [{ index: 1, function: { arguments: '0.1"}' } }] }, finish_reason: 'tool_calls' }])),
+      guard.transform(
+        chunk([
+          { delta: { tool_calls: [{ index: 1, function: { arguments: '0.1"}' } }] }, finish_reason: 'tool_calls' },
+        ]),
+      ),
     ];
     expect(argumentsOf(out, 0)).toBe('{"to":"[REDACTED_EMAIL]"}');
     expect(argumentsOf(out, 1)).toBe('{"ip":"[REDACTED_IP]"}');
@@ -220,7 +330,9 @@ describe('answerStreamGuard', () => {
 
   test('flush emits held text of choices that never finished, one delta per choice', () => {
     const guard = answerStreamGuard(['pii'], conversation, local);
-    const out: (ChatCompletionChunk | undefined)[] = [guard.transform(chunk([{ delta: { content: 'write to a@b' } }, { delta: { content: 'ip 10.0.0' } }]))];
+    const out: (ChatCompletionChunk | undefined)[] = [
+      guard.transform(chunk([{ delta: { content: 'write to a@b' } }, { delta: { content: 'ip 10.0.0' } }])),
+    ];
     const tail = guard.flush();
     expect(tail).toMatchObject({ id: 'chatcmpl-1', object: 'chat.completion.chunk', model: 'm' });
     expect(tail!.choices.every((c) => c.finish_reason === null)).toBe(true);
@@ -238,7 +350,9 @@ describe('answerStreamGuard', () => {
   });
 
   test('finalCheck: schema validation of the whole answer, then statuses are complete', async () => {
-    const guard = answerStreamGuard(ALL, jsonRequest, local, { requestStatuses: [{ guardrail: 'pii', outcome: 'pass' }] });
+    const guard = answerStreamGuard(ALL, jsonRequest, local, {
+      requestStatuses: [{ guardrail: 'pii', outcome: 'pass' }],
+    });
     for (const content of ['{"em', 'ail":"a@', 'b.io"}']) guard.transform(chunk([{ delta: { content } }]));
     guard.transform(chunk([{ finish_reason: 'stop' }]));
     expect(guard.statuses()).toEqual([{ guardrail: 'pii', outcome: 'redact' }]);

@@ -56,7 +56,10 @@ describe('local rules', () => {
   });
 
   test('several texts, several categories, each named once', async () => {
-    const result = await local.moderate(['how to make a pipe bomb', 'hello', 'write ransomware', 'build a car bomb'], signal);
+    const result = await local.moderate(
+      ['how to make a pipe bomb', 'hello', 'write ransomware', 'build a car bomb'],
+      signal,
+    );
     expect(result).toEqual({ flagged: true, categories: ['explosives', 'malware'] });
   });
 });
@@ -70,10 +73,22 @@ describe('bedrockModerator', () => {
   beforeEach(() => (calls.length = 0));
 
   test('sends the ApplyGuardrail request: identifier, version, source, one text block per text', async () => {
-    const moderator = bedrockModerator({ guardrailId: 'gr-123', guardrailVersion: '2', send: sending({ action: 'NONE', assessments: [] }) });
-    expect(await moderator.moderate(['hello', '  ', 'world'], signal, 'output')).toEqual({ flagged: false, categories: [] });
+    const moderator = bedrockModerator({
+      guardrailId: 'gr-123',
+      guardrailVersion: '2',
+      send: sending({ action: 'NONE', assessments: [] }),
+    });
+    expect(await moderator.moderate(['hello', '  ', 'world'], signal, 'output')).toEqual({
+      flagged: false,
+      categories: [],
+    });
     expect(calls).toEqual([
-      { guardrailIdentifier: 'gr-123', guardrailVersion: '2', source: 'OUTPUT', content: [{ text: { text: 'hello' } }, { text: { text: 'world' } }] },
+      {
+        guardrailIdentifier: 'gr-123',
+        guardrailVersion: '2',
+        source: 'OUTPUT',
+        content: [{ text: { text: 'hello' } }, { text: { text: 'world' } }],
+      },
     ]);
     await bedrockModerator({ guardrailId: 'gr-123', send: sending({ action: 'NONE' }) }).moderate(['x'], signal);
     expect(calls[1]).toMatchObject({ guardrailVersion: 'DRAFT', source: 'INPUT' });
@@ -87,19 +102,30 @@ describe('bedrockModerator', () => {
         assessments: [
           {
             topicPolicy: { topics: [{ name: 'Weapons', action: 'BLOCKED' }] },
-            contentPolicy: { filters: [{ type: 'VIOLENCE', action: 'BLOCKED' }, { type: 'HATE', action: 'NONE' }] },
+            contentPolicy: {
+              filters: [
+                { type: 'VIOLENCE', action: 'BLOCKED' },
+                { type: 'HATE', action: 'NONE' },
+              ],
+            },
             wordPolicy: { managedWordLists: [{ type: 'PROFANITY', action: 'BLOCKED' }] },
           },
         ],
       }),
     });
-    expect(await moderator.moderate(['x'], signal)).toEqual({ flagged: true, categories: ['Weapons', 'violence', 'profanity'] });
+    expect(await moderator.moderate(['x'], signal)).toEqual({
+      flagged: true,
+      categories: ['Weapons', 'violence', 'profanity'],
+    });
   });
 
   test('an intervention that only anonymized PII does not block; one without details does', async () => {
     const anonymized = bedrockModerator({
       guardrailId: 'gr',
-      send: sending({ action: 'GUARDRAIL_INTERVENED', assessments: [{ sensitiveInformationPolicy: { piiEntities: [{ type: 'EMAIL', action: 'ANONYMIZED' }] } }] }),
+      send: sending({
+        action: 'GUARDRAIL_INTERVENED',
+        assessments: [{ sensitiveInformationPolicy: { piiEntities: [{ type: 'EMAIL', action: 'ANONYMIZED' }] } }],
+      }),
     });
     expect(await anonymized.moderate(['x'], signal)).toEqual({ flagged: false, categories: [] });
     const bare = bedrockModerator({ guardrailId: 'gr', send: sending({ action: 'GUARDRAIL_INTERVENED' }) });
@@ -113,7 +139,10 @@ describe('bedrockModerator', () => {
   });
 
   test('a failing call is a 503 that hides the engine’s message; an abort stays an abort', async () => {
-    const failing = bedrockModerator({ guardrailId: 'gr', send: async () => Promise.reject(new Error('AccessDenied: arn:aws:iam::123')) });
+    const failing = bedrockModerator({
+      guardrailId: 'gr',
+      send: async () => Promise.reject(new Error('AccessDenied: arn:aws:iam::123')),
+    });
     const error = await failing.moderate(['x'], signal).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(HttpError);
     expect(error).toMatchObject({ status: 503, code: 'SERVICE_UNAVAILABLE' });
@@ -128,10 +157,12 @@ describe('bedrockModerator', () => {
 
 describe('openAiModerationModerator', () => {
   const requests: { url: string; init: Parameters<FetchLike>[1] }[] = [];
-  const answering = (status: number, body: unknown): FetchLike => async (url, init) => {
-    requests.push({ url, init });
-    return { ok: status < 300, status, json: async () => body };
-  };
+  const answering =
+    (status: number, body: unknown): FetchLike =>
+    async (url, init) => {
+      requests.push({ url, init });
+      return { ok: status < 300, status, json: async () => body };
+    };
   beforeEach(() => (requests.length = 0));
 
   test('posts the texts with the key and reads flagged categories', async () => {
@@ -146,7 +177,10 @@ describe('openAiModerationModerator', () => {
         ],
       }),
     });
-    expect(await moderator.moderate(['a', 'b'], signal)).toEqual({ flagged: true, categories: ['violence', 'self-harm/instructions'] });
+    expect(await moderator.moderate(['a', 'b'], signal)).toEqual({
+      flagged: true,
+      categories: ['violence', 'self-harm/instructions'],
+    });
     expect(requests[0]!.url).toBe('https://moderation.example/v1/moderations');
     expect(requests[0]!.init.headers.authorization).toBe('Bearer sk-test');
     expect(JSON.parse(requests[0]!.init.body)).toEqual({ model: 'omni-moderation-latest', input: ['a', 'b'] });
@@ -154,7 +188,11 @@ describe('openAiModerationModerator', () => {
   });
 
   test('a full /moderations URL is used as it is; nothing flagged passes', async () => {
-    const moderator = openAiModerationModerator({ url: 'https://m.example/v1/moderations', apiKey: 'k', fetch: answering(200, { results: [{ flagged: false, categories: {} }] }) });
+    const moderator = openAiModerationModerator({
+      url: 'https://m.example/v1/moderations',
+      apiKey: 'k',
+      fetch: answering(200, { results: [{ flagged: false, categories: {} }] }),
+    });
     expect(await moderator.moderate(['hi'], signal)).toEqual({ flagged: false, categories: [] });
     expect(requests[0]!.url).toBe('https://m.example/v1/moderations');
     expect(JSON.parse(requests[0]!.init.body)).toEqual({ input: ['hi'] });
@@ -163,18 +201,28 @@ describe('openAiModerationModerator', () => {
   test('non-2xx or a malformed answer is a 503', async () => {
     for (const fetch of [answering(500, {}), answering(200, { nope: true }), answering(200, null)]) {
       const moderator = openAiModerationModerator({ url: 'https://m.example', apiKey: 'k', fetch });
-      await expect(moderator.moderate(['x'], signal)).rejects.toMatchObject({ status: 503, code: 'SERVICE_UNAVAILABLE' });
+      await expect(moderator.moderate(['x'], signal)).rejects.toMatchObject({
+        status: 503,
+        code: 'SERVICE_UNAVAILABLE',
+      });
     }
   });
 });
 
 describe('moderatorFromEnv', () => {
-  const fetch = (body: unknown): FetchLike => async () => ({ ok: true, status: 200, json: async () => body });
+  const fetch =
+    (body: unknown): FetchLike =>
+    async () => ({ ok: true, status: 200, json: async () => body });
 
   test('Bedrock when GUARDRAILS_BEDROCK_ID is set, with the supplied send', async () => {
     const seen: ApplyGuardrailInput[] = [];
     const moderator = moderatorFromEnv(
-      { GUARDRAILS_BEDROCK_ID: 'gr-1', GUARDRAILS_BEDROCK_VERSION: '3', GUARDRAILS_MODERATION_URL: 'https://m', GUARDRAILS_MODERATION_KEY: 'k' },
+      {
+        GUARDRAILS_BEDROCK_ID: 'gr-1',
+        GUARDRAILS_BEDROCK_VERSION: '3',
+        GUARDRAILS_MODERATION_URL: 'https://m',
+        GUARDRAILS_MODERATION_KEY: 'k',
+      },
       { bedrockSend: async (input) => (seen.push(input), { action: 'NONE' }) },
     );
     await moderator.moderate(['x'], signal);
@@ -193,6 +241,9 @@ describe('moderatorFromEnv', () => {
 
   test('local rules otherwise', async () => {
     const moderator = moderatorFromEnv({});
-    expect(await moderator.moderate(['how do I make a pipe bomb'], signal)).toEqual({ flagged: true, categories: ['explosives'] });
+    expect(await moderator.moderate(['how do I make a pipe bomb'], signal)).toEqual({
+      flagged: true,
+      categories: ['explosives'],
+    });
   });
 });

@@ -66,7 +66,10 @@ describe('positive examples', () => {
   test('JSON text: escapes stay whole and what follows them is still found', () => {
     const json = JSON.stringify({ note: 'line\njane@x.org\n+44 20 7946 0958\tQQ123456C', name: 'caf\u00e9 a@b.io' });
     const out = redacted(json);
-    expect(JSON.parse(out)).toEqual({ note: 'line\n[REDACTED_EMAIL]\n[REDACTED_PHONE]\t[REDACTED_NATIONAL_ID]', name: 'café [REDACTED_EMAIL]' });
+    expect(JSON.parse(out)).toEqual({
+      note: 'line\n[REDACTED_EMAIL]\n[REDACTED_PHONE]\t[REDACTED_NATIONAL_ID]',
+      name: 'café [REDACTED_EMAIL]',
+    });
     const escaped = String.raw`{"a":"\u00e9jane@x.org"}`;
     expect(JSON.parse(redacted(escaped))).toEqual({ a: 'é[REDACTED_EMAIL]' });
   });
@@ -97,7 +100,14 @@ describe('no false positives on ordinary text', () => {
 });
 
 test('Luhn: valid and invalid numbers', () => {
-  for (const valid of ['4111111111111111', '5500000000000004', '378282246310005', '6011111111111117', '79927398713', '046454286']) {
+  for (const valid of [
+    '4111111111111111',
+    '5500000000000004',
+    '378282246310005',
+    '6011111111111117',
+    '79927398713',
+    '046454286',
+  ]) {
     expect(luhnValid(valid)).toBe(true);
   }
   for (const invalid of ['4111111111111112', '1234567812345678', '79927398710', '0000000000000', '', '4111 1111']) {
@@ -106,8 +116,26 @@ test('Luhn: valid and invalid numbers', () => {
 });
 
 test('IPv6 validator', () => {
-  for (const ok of ['::1', '1::', '2001:db8::8a2e:370:7334', '1:2:3:4:5:6:7:8', '::ffff:10.0.0.1', '1:2:3:4:5:6:1.2.3.4']) expect(isIpv6(ok)).toBe(true);
-  for (const bad of ['::', '1:2:3', '1::2::3', '12345::', '1:2:3:4:5:6:7:8:9', '::ffff:300.0.0.1', '1:2:3:4:5:6:7:1.2.3.4', ':::']) expect(isIpv6(bad)).toBe(false);
+  for (const ok of [
+    '::1',
+    '1::',
+    '2001:db8::8a2e:370:7334',
+    '1:2:3:4:5:6:7:8',
+    '::ffff:10.0.0.1',
+    '1:2:3:4:5:6:1.2.3.4',
+  ])
+    expect(isIpv6(ok)).toBe(true);
+  for (const bad of [
+    '::',
+    '1:2:3',
+    '1::2::3',
+    '12345::',
+    '1:2:3:4:5:6:7:8:9',
+    '::ffff:300.0.0.1',
+    '1:2:3:4:5:6:7:1.2.3.4',
+    ':::',
+  ])
+    expect(isIpv6(bad)).toBe(false);
 });
 
 test('the national-ID table documents every row', () => {
@@ -155,7 +183,8 @@ test('no detector reads further than it declares (the stream redactor relies on 
     const alphabet = printable.filter((c) => detector.alphabet.test(c));
     fc.assert(
       fc.property(fc.string({ unit: fc.constantFrom(...alphabet), maxLength: 500 }), (text) => {
-        for (const m of text.matchAll(new RegExp(detector.pattern.source, 'g'))) expect(m[0].length).toBeLessThanOrEqual(detector.maxLength);
+        for (const m of text.matchAll(new RegExp(detector.pattern.source, 'g')))
+          expect(m[0].length).toBeLessThanOrEqual(detector.maxLength);
       }),
       { numRuns: 200 },
     );
@@ -163,7 +192,14 @@ test('no detector reads further than it declares (the stream redactor relies on 
 });
 
 test('a long adversarial text stays fast (no catastrophic backtracking)', () => {
-  const nasty = ['+1 '.repeat(20000), '1-'.repeat(20000), 'a.'.repeat(20000) + '@', 'f:'.repeat(20000), '1 '.repeat(20000), 'A'.repeat(50000)];
+  const nasty = [
+    '+1 '.repeat(20000),
+    '1-'.repeat(20000),
+    'a.'.repeat(20000) + '@',
+    'f:'.repeat(20000),
+    '1 '.repeat(20000),
+    'A'.repeat(50000),
+  ];
   const started = Date.now();
   for (const text of nasty) redactPii(text);
   expect(Date.now() - started).toBeLessThan(3000);

@@ -11,7 +11,12 @@ const person: ResponseFormat = {
   type: 'json_schema',
   json_schema: {
     name: 'person',
-    schema: { type: 'object', required: ['name', 'age'], additionalProperties: false, properties: { name: { type: 'string' }, age: { type: 'integer', minimum: 0 } } },
+    schema: {
+      type: 'object',
+      required: ['name', 'age'],
+      additionalProperties: false,
+      properties: { name: { type: 'string' }, age: { type: 'integer', minimum: 0 } },
+    },
   },
 };
 const text = (content: string | null) => ({ content, hasToolCalls: false });
@@ -23,18 +28,26 @@ test('json_schema: a matching answer passes', () => {
 test('json_schema: a mismatching answer fails with readable errors', () => {
   const result = validateAnswer(text('{"name":1,"age":-1,"extra":true}'), person);
   expect(result.outcome).toBe('fail');
-  expect(result.errors).toEqual(expect.arrayContaining(['/name must be string', '/age must be >= 0', '/ must NOT have additional properties']));
+  expect(result.errors).toEqual(
+    expect.arrayContaining(['/name must be string', '/age must be >= 0', '/ must NOT have additional properties']),
+  );
 });
 
 test('json_schema: not JSON, or no content, fails', () => {
-  expect(validateAnswer(text('Sure! {"name":"Ada"}'), person)).toEqual({ outcome: 'fail', errors: ['the answer is not valid JSON'] });
+  expect(validateAnswer(text('Sure! {"name":"Ada"}'), person)).toEqual({
+    outcome: 'fail',
+    errors: ['the answer is not valid JSON'],
+  });
   expect(validateAnswer(text(null), person)).toEqual({ outcome: 'fail', errors: ['the answer has no content'] });
 });
 
 test('json_object: must be a JSON object', () => {
   const format: ResponseFormat = { type: 'json_object' };
   expect(validateAnswer(text('{"a":1}'), format).outcome).toBe('pass');
-  expect(validateAnswer(text('[1,2]'), format)).toEqual({ outcome: 'fail', errors: ['the answer is not a JSON object'] });
+  expect(validateAnswer(text('[1,2]'), format)).toEqual({
+    outcome: 'fail',
+    errors: ['the answer is not a JSON object'],
+  });
   expect(validateAnswer(text('"a"'), format).outcome).toBe('fail');
 });
 
@@ -53,7 +66,10 @@ test('schemas with $defs, $id and a $schema dialect work, repeatedly', () => {
     $defs: { item: { type: 'object', required: ['id'], properties: { id: { type: 'string' } } } },
   };
   for (let i = 0; i < 3; i++) {
-    const format: ResponseFormat = { type: 'json_schema', json_schema: { name: 'list', schema: structuredClone(schema) } };
+    const format: ResponseFormat = {
+      type: 'json_schema',
+      json_schema: { name: 'list', schema: structuredClone(schema) },
+    };
     expect(validateAnswer(text('[{"id":"a"}]'), format).outcome).toBe('pass');
     expect(validateAnswer(text('[{"id":1}]'), format)).toEqual({ outcome: 'fail', errors: ['/0/id must be string'] });
   }
@@ -69,8 +85,15 @@ test('compiled once per schema, whatever the key order; the cache is bounded', (
 
 test('an unusable schema is reported for the request', () => {
   expect(responseFormatSchemaError(person)).toBeUndefined();
-  expect(responseFormatSchemaError({ type: 'json_schema', json_schema: { name: 'bad', schema: { type: 'nope' } } })).toMatch(/type/);
-  expect(responseFormatSchemaError({ type: 'json_schema', json_schema: { name: 'ref', schema: { $ref: 'https://elsewhere/x.json' } } })).toMatch(/resolve|reference/);
+  expect(
+    responseFormatSchemaError({ type: 'json_schema', json_schema: { name: 'bad', schema: { type: 'nope' } } }),
+  ).toMatch(/type/);
+  expect(
+    responseFormatSchemaError({
+      type: 'json_schema',
+      json_schema: { name: 'ref', schema: { $ref: 'https://elsewhere/x.json' } },
+    }),
+  ).toMatch(/resolve|reference/);
   expect(responseFormatSchemaError({ type: 'json_object' })).toBeUndefined();
 });
 

@@ -27,7 +27,29 @@ test.each(SAMPLES)('splitting %j at every position equals redacting it whole', (
 /** Text dense in PII, fragments of it and the punctuation around it: where splits are hardest. */
 const fragment = fc.oneof(
   anyPii,
-  fc.constantFrom(' ', ', ', '\n', '\\n', '@', '.', ':', '::', '-', '+', '(', ')', '1', '12', '555', '4111', '0', 'a', 'Q', 'com', 'X1234567L'),
+  fc.constantFrom(
+    ' ',
+    ', ',
+    '\n',
+    '\\n',
+    '@',
+    '.',
+    ':',
+    '::',
+    '-',
+    '+',
+    '(',
+    ')',
+    '1',
+    '12',
+    '555',
+    '4111',
+    '0',
+    'a',
+    'Q',
+    'com',
+    'X1234567L',
+  ),
   fc.string({ maxLength: 8 }),
 );
 const denseText = fc.array(fragment, { maxLength: 12 }).map((parts) => parts.join(''));
@@ -44,7 +66,10 @@ test('property: random split points give the same result as whole-text redaction
 });
 
 test('property: character-by-character streaming equals whole-text redaction', () => {
-  fc.assert(fc.property(denseText, (text) => expect(streamed([...text])).toBe(redactPii(text).text)), { numRuns: 300 });
+  fc.assert(
+    fc.property(denseText, (text) => expect(streamed([...text])).toBe(redactPii(text).text)),
+    { numRuns: 300 },
+  );
 });
 
 test('holds back only the tail that could still grow into a match', () => {

@@ -64,7 +64,9 @@ describe('errorBody in the envelope shape', () => {
   });
 
   test('the envelope never carries the OpenAI keys, nor the OpenAI shape the envelope keys', () => {
-    const envelope = errorBody('envelope', conflict('email', 'email: already exists')) as { error: Record<string, unknown> };
+    const envelope = errorBody('envelope', conflict('email', 'email: already exists')) as {
+      error: Record<string, unknown>;
+    };
     expect(Object.keys(envelope.error).sort()).toEqual(['code', 'field', 'message']);
     const openai = errorBody('openai', conflict('email', 'email: already exists')) as Record<string, unknown>;
     expect(Object.keys(openai)).toEqual(['error']);

@@ -36,7 +36,10 @@ function v1Event(overrides: Partial<APIGatewayProxyEvent> = {}): APIGatewayProxy
     stageVariables: null,
     body: '{"name":"é"}',
     isBase64Encoded: false,
-    requestContext: { requestId: 'apigw-req-1', identity: { sourceIp: '203.0.113.7' } } as APIGatewayProxyEvent['requestContext'],
+    requestContext: {
+      requestId: 'apigw-req-1',
+      identity: { sourceIp: '203.0.113.7' },
+    } as APIGatewayProxyEvent['requestContext'],
     ...overrides,
   };
 }
@@ -56,7 +59,13 @@ function v2Event(overrides: Partial<APIGatewayProxyEventV2> = {}): APIGatewayPro
       apiId: 'url-id',
       domainName: 'example.lambda-url.us-east-1.on.aws',
       domainPrefix: 'example',
-      http: { method: 'delete', path: '/api/v1/keys/key%20one', protocol: 'HTTP/1.1', sourceIp: '198.51.100.2', userAgent: 'test' },
+      http: {
+        method: 'delete',
+        path: '/api/v1/keys/key%20one',
+        protocol: 'HTTP/1.1',
+        sourceIp: '198.51.100.2',
+        userAgent: 'test',
+      },
       requestId: 'url-req-1',
       routeKey: '$default',
       stage: '$default',
@@ -153,7 +162,10 @@ describe('normalizeEvent: function URL v2 events', () => {
 
   test('a plain-text body, no query and no body', () => {
     expect(normalizeEvent(v2Event({ body: 'raw text', isBase64Encoded: false }), route).rawBody).toBe('raw text');
-    const bare = normalizeEvent(v2Event({ body: undefined, isBase64Encoded: false, queryStringParameters: undefined }), route);
+    const bare = normalizeEvent(
+      v2Event({ body: undefined, isBase64Encoded: false, queryStringParameters: undefined }),
+      route,
+    );
     expect(bare.rawBody).toBe('');
     expect(bare.query).toEqual({});
   });
@@ -190,7 +202,10 @@ describe('parseCookieHeader', () => {
   });
 
   test('a duplicate name keeps the first value', () => {
-    expect(parseCookieHeader('gw_session=first; other=1; gw_session=second')).toEqual({ gw_session: 'first', other: '1' });
+    expect(parseCookieHeader('gw_session=first; other=1; gw_session=second')).toEqual({
+      gw_session: 'first',
+      other: '1',
+    });
   });
 
   test('bad percent-encoding is kept raw', () => {

@@ -62,16 +62,22 @@ describe('toProxyResult', () => {
     async function* bytes() {
       yield Uint8Array.from([1]);
     }
-    expect(() => toProxyResult(binary('audio/mpeg', bytes()), {})).toThrow('a streamed binary body needs a streaming route');
+    expect(() => toProxyResult(binary('audio/mpeg', bytes()), {})).toThrow(
+      'a streamed binary body needs a streaming route',
+    );
     expect(() => toProxyResult(sse(framesOf({ data: 'x' })), {})).toThrow('an SSE reply needs a streaming route');
   });
 });
 
 describe('toStreamResult', () => {
   test('sse: 200, event-stream headers, the formatted frames as the body', async () => {
-    const result = toStreamResult(sse(framesOf({ event: 'a', data: { n: 1 } }, { data: '[DONE]' }), { 'X-Model-Used': 'm' }), BASE, {
-      heartbeatMs: 10_000,
-    });
+    const result = toStreamResult(
+      sse(framesOf({ event: 'a', data: { n: 1 } }, { data: '[DONE]' }), { 'X-Model-Used': 'm' }),
+      BASE,
+      {
+        heartbeatMs: 10_000,
+      },
+    );
     expect(result.statusCode).toBe(200);
     expect(result.headers).toEqual({
       'X-Request-ID': 'req-1',
@@ -124,7 +130,9 @@ describe('formatSseFrame', () => {
   });
 
   test('multi-line data becomes several data lines, whatever the line ending', () => {
-    expect(formatSseFrame({ data: 'one\ntwo\r\nthree\rfour' })).toBe('data: one\ndata: two\ndata: three\ndata: four\n\n');
+    expect(formatSseFrame({ data: 'one\ntwo\r\nthree\rfour' })).toBe(
+      'data: one\ndata: two\ndata: three\ndata: four\n\n',
+    );
     expect(formatSseFrame({ event: 'note', data: 'trailing\n' })).toBe('event: note\ndata: trailing\ndata: \n\n');
   });
 
@@ -236,7 +244,10 @@ describe('withHeartbeats', () => {
     const iterable: AsyncIterable<SseFrame> = {
       [Symbol.asyncIterator]: () => {
         let i = 0;
-        return { next: async () => (i < frames.length ? { value: frames[i++]!, done: false } : { value: undefined, done: true }) };
+        return {
+          next: async () =>
+            i < frames.length ? { value: frames[i++]!, done: false } : { value: undefined, done: true },
+        };
       },
     };
     expect(await collect(withHeartbeats(iterable, 1000))).toEqual([A, B].map(formatSseFrame));

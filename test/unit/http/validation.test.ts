@@ -148,12 +148,15 @@ describe('parseJsonBody', () => {
     expect(parseJsonBody('{"a":[1,{"b":null}]}')).toEqual({ a: [1, { b: null }] });
   });
 
-  test.each(['{', '{"a":1,}', "{'a':1}", 'undefined', '{"a":1} trailing'])('malformed JSON %j is a 400 on field body', (raw) => {
-    const error = failure(() => parseJsonBody(raw));
-    expect(error.status).toBe(400);
-    expect(error.param).toBe('body');
-    expect(error.message).toBe('body: must be valid JSON');
-  });
+  test.each(['{', '{"a":1,}', "{'a':1}", 'undefined', '{"a":1} trailing'])(
+    'malformed JSON %j is a 400 on field body',
+    (raw) => {
+      const error = failure(() => parseJsonBody(raw));
+      expect(error.status).toBe(400);
+      expect(error.param).toBe('body');
+      expect(error.message).toBe('body: must be valid JSON');
+    },
+  );
 
   test('an empty body still meets required-field rules through validate', () => {
     expect(failure(() => validate(keyBody, parseJsonBody(''))).param).toBe('name');

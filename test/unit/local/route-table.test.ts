@@ -41,7 +41,10 @@ describe('RouteTable', () => {
   });
 
   test('parameter templates name their segments', () => {
-    expect(matched('PATCH', '/api/v1/keys/abc123')).toMatchObject({ route: { id: 'keys-update' }, pathParams: { id: 'abc123' } });
+    expect(matched('PATCH', '/api/v1/keys/abc123')).toMatchObject({
+      route: { id: 'keys-update' },
+      pathParams: { id: 'abc123' },
+    });
     expect(matched('DELETE', '/api/v1/keys/abc123').route.id).toBe('keys-delete');
     expect(matched('GET', '/things/t1/parts/p2').pathParams).toEqual({ thing: 't1', part: 'p2' });
   });
@@ -89,7 +92,9 @@ describe('RouteTable', () => {
       const match = manifestTable.match(route.method, path);
       expect(match).toMatchObject({ route: { id: route.id } });
       const names = [...route.path.matchAll(/\{(\w+)\}/g)].map((found) => found[1]!);
-      expect((match as RouteMatch).pathParams).toEqual(Object.fromEntries(names.map((name) => [name, `value-of-${name}`])));
+      expect((match as RouteMatch).pathParams).toEqual(
+        Object.fromEntries(names.map((name) => [name, `value-of-${name}`])),
+      );
     }
   });
 });

@@ -17,7 +17,13 @@ const ROOT_DIR = fileURLToPath(new URL('../../..', import.meta.url));
 interface SseFixture {
   producers: Map<
     string,
-    { framesProduced: number; waitingOnGate: boolean; completed: boolean; finallyRan: boolean; signalAbortedInFinally?: boolean }
+    {
+      framesProduced: number;
+      waitingOnGate: boolean;
+      completed: boolean;
+      finallyRan: boolean;
+      signalAbortedInFinally?: boolean;
+    }
   >;
   openGate(requestId: string): void;
 }
@@ -35,7 +41,8 @@ beforeAll(async () => {
   process.env['POWERTOOLS_LOG_LEVEL'] = 'SILENT';
   // The server reports a stream the client abandoned as a failed request; count those, pass the rest on.
   jest.spyOn(console, 'error').mockImplementation((...args: unknown[]) => {
-    if (args[0] === 'local gateway: request failed' && String(args[1]).includes('client disconnected')) disconnectReports++;
+    if (args[0] === 'local gateway: request failed' && String(args[1]).includes('client disconnected'))
+      disconnectReports++;
     else originalConsoleError(...args);
   });
   server = createGatewayServer({ routes: fixtureRoutes, rootDir: ROOT_DIR, allowedOrigins: () => [] });
@@ -142,7 +149,9 @@ describe('SSE over the local gateway', () => {
     const reportsBefore = disconnectReports;
     const { received, record } = await abortAfterFrame(2);
     // Whatever arrived is the ordered sequence from the start: nothing lost or reordered.
-    expect(received).toMatch(/^event: tick\ndata: \{"n":0\}\n\nevent: tick\ndata: \{"n":1\}\n\nevent: tick\ndata: \{"n":2\}\n\n/);
+    expect(received).toMatch(
+      /^event: tick\ndata: \{"n":0\}\n\nevent: tick\ndata: \{"n":1\}\n\nevent: tick\ndata: \{"n":2\}\n\n/,
+    );
     expect(record.finallyRan).toBe(true);
     expect(record.completed).toBe(false);
     await until('the server to report the disconnect', () => disconnectReports > reportsBefore);

@@ -32,7 +32,10 @@ function deps(answer: FetchTemplateResult | Error) {
 const found = deps({ found: true, template: TEMPLATE });
 
 async function httpErrorOf(promise: Promise<unknown>): Promise<HttpError> {
-  const error = await promise.then(() => undefined, (e: unknown) => e);
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(HttpError);
   return error as HttpError;
 }
@@ -46,26 +49,41 @@ describe('applyPrompt', () => {
   });
 
   test('prompt_version or prompt_variables without prompt_id are 400s on prompt_id', async () => {
-    for (const request of [{ messages, prompt_version: 2 }, { messages, prompt_variables: { a: 1 } }]) {
+    for (const request of [
+      { messages, prompt_version: 2 },
+      { messages, prompt_variables: { a: 1 } },
+    ]) {
       const error = await httpErrorOf(applyPrompt(request, found, signal));
       expect(error).toMatchObject({ status: 400, code: 'BAD_REQUEST', param: 'prompt_id' });
     }
   });
 
   test('renders the template and puts it before the conversation', async () => {
-    const result = await applyPrompt({ messages, prompt_id: 'support-reply', prompt_variables: { customer_name: 'Ada' } }, found, signal);
+    const result = await applyPrompt(
+      { messages, prompt_id: 'support-reply', prompt_variables: { customer_name: 'Ada' } },
+      found,
+      signal,
+    );
     expect(result).toEqual([{ role: 'system', content: 'Be friendly with Ada.' }, ...messages]);
     expect(found.fetchTemplate).toHaveBeenCalledWith({ id: 'support-reply' }, signal);
   });
 
   test('asks for the pinned version when one is given', async () => {
-    await applyPrompt({ messages, prompt_id: 'support-reply', prompt_version: 1, prompt_variables: { customer_name: 'A' } }, found, signal);
+    await applyPrompt(
+      { messages, prompt_id: 'support-reply', prompt_version: 1, prompt_variables: { customer_name: 'A' } },
+      found,
+      signal,
+    );
     expect(found.fetchTemplate).toHaveBeenCalledWith({ id: 'support-reply', version: 1 }, signal);
   });
 
   test('missing variables are a 400 on prompt_variables', async () => {
     const error = await httpErrorOf(applyPrompt({ messages, prompt_id: 'support-reply' }, found, signal));
-    expect(error).toMatchObject({ status: 400, param: 'prompt_variables', message: 'prompt_variables: missing required variables: customer_name' });
+    expect(error).toMatchObject({
+      status: 400,
+      param: 'prompt_variables',
+      message: 'prompt_variables: missing required variables: customer_name',
+    });
   });
 
   test('an unknown template is a 400 on prompt_id, an unknown pinned version on prompt_version', async () => {
@@ -75,7 +93,9 @@ describe('applyPrompt', () => {
       param: 'prompt_id',
       message: expect.stringContaining("unknown prompt 'nope'"),
     });
-    expect(await httpErrorOf(applyPrompt({ messages, prompt_id: 'nope', prompt_version: 7 }, missing, signal))).toMatchObject({
+    expect(
+      await httpErrorOf(applyPrompt({ messages, prompt_id: 'nope', prompt_version: 7 }, missing, signal)),
+    ).toMatchObject({
       status: 400,
       param: 'prompt_version',
       message: "unknown prompt 'nope' version 7",

@@ -1,5 +1,9 @@
 import { startSimulator, type RunningSimulator } from '../../../local/simulators/harness.js';
-import { PROMPT_SEED_DIR, promptServiceSimulator, startPromptService } from '../../../local/simulators/prompt-service.js';
+import {
+  PROMPT_SEED_DIR,
+  promptServiceSimulator,
+  startPromptService,
+} from '../../../local/simulators/prompt-service.js';
 import { applyPrompt } from '../../../lambdas/gateway/prompts/apply-prompt.js';
 import {
   createPromptServiceClient,
@@ -22,12 +26,18 @@ let delaysEndAt = 0;
 async function fault(spec: string, times = 1): Promise<void> {
   const delay = /^delay_headers:(\d+)$/.exec(spec);
   if (delay) delaysEndAt = Math.max(delaysEndAt, Date.now() + Number(delay[1]) + 50);
-  const response = await fetch(`${sim.url}/__sim/faults`, { method: 'POST', body: JSON.stringify({ fault: spec, times }) });
+  const response = await fetch(`${sim.url}/__sim/faults`, {
+    method: 'POST',
+    body: JSON.stringify({ fault: spec, times }),
+  });
   expect(response.status).toBe(201);
 }
 
 async function failureOf(promise: Promise<unknown>): Promise<PromptServiceError> {
-  const error = await promise.then(() => undefined, (e: unknown) => e);
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(PromptServiceError);
   return error as PromptServiceError;
 }
@@ -40,7 +50,10 @@ beforeAll(async () => {
 afterAll(async () => {
   await new Promise((done) => setTimeout(done, Math.max(0, delaysEndAt - Date.now())));
   await sim.close();
-  for (const [name, value] of [[PROMPT_SERVICE_URL, saved.url], [PROMPT_SERVICE_KEY, saved.key]] as const) {
+  for (const [name, value] of [
+    [PROMPT_SERVICE_URL, saved.url],
+    [PROMPT_SERVICE_KEY, saved.key],
+  ] as const) {
     if (value === undefined) delete process.env[name];
     else process.env[name] = value;
   }
@@ -68,7 +81,10 @@ describe('fetching templates', () => {
       version: 2,
       labels: ['production'],
       model: 'gpt-4o-mini',
-      variables: [{ name: 'customer_name', required: true }, { name: 'tone', required: false, default: 'friendly' }],
+      variables: [
+        { name: 'customer_name', required: true },
+        { name: 'tone', required: false, default: 'friendly' },
+      ],
     });
     expect(promptFetches()[0]!.query).toEqual({ label: 'production' });
   });
@@ -94,7 +110,10 @@ describe('fetching templates', () => {
 
   test('a 5xx is the service being unavailable', async () => {
     await fault('status:503');
-    expect(await failureOf(client.fetchTemplate({ id: 'summarize' }, signal()))).toMatchObject({ kind: 'unavailable', status: 503 });
+    expect(await failureOf(client.fetchTemplate({ id: 'summarize' }, signal()))).toMatchObject({
+      kind: 'unavailable',
+      status: 503,
+    });
     // Transient: the next call goes through.
     expect((await client.fetchTemplate({ id: 'summarize' }, signal())).found).toBe(true);
   });
@@ -110,7 +129,9 @@ describe('fetching templates', () => {
 
   test('an unreadable body is unavailable', async () => {
     await fault('malformed_chunk');
-    expect(await failureOf(client.fetchTemplate({ id: 'summarize', version: 1 }, signal()))).toMatchObject({ kind: 'unavailable' });
+    expect(await failureOf(client.fetchTemplate({ id: 'summarize', version: 1 }, signal()))).toMatchObject({
+      kind: 'unavailable',
+    });
   });
 
   test("the caller's own abort passes through as its reason", async () => {
@@ -124,7 +145,8 @@ describe('fetching templates', () => {
 
 describe('caching', () => {
   test('a pinned version is fetched once', async () => {
-    for (let i = 0; i < 3; i++) expect((await client.fetchTemplate({ id: 'support-reply', version: 1 }, signal())).found).toBe(true);
+    for (let i = 0; i < 3; i++)
+      expect((await client.fetchTemplate({ id: 'support-reply', version: 1 }, signal())).found).toBe(true);
     expect(promptFetches()).toHaveLength(1);
   });
 
@@ -165,9 +187,17 @@ describe('the simulator control route', () => {
   const post = (body: unknown) => fetch(`${sim.url}/__prompts`, { method: 'POST', body: JSON.stringify(body) });
 
   test('adds a version at runtime and moves its labels', async () => {
-    const template = { id: 'runtime-demo', messages: [{ role: 'system', content: 'v{{n}}' }], variables: [{ name: 'n', required: true }] };
+    const template = {
+      id: 'runtime-demo',
+      messages: [{ role: 'system', content: 'v{{n}}' }],
+      variables: [{ name: 'n', required: true }],
+    };
     expect((await post({ ...template, labels: ['production'] })).status).toBe(201);
-    const second = await post({ ...template, messages: [{ role: 'system', content: 'second' }], labels: ['production'] });
+    const second = await post({
+      ...template,
+      messages: [{ role: 'system', content: 'second' }],
+      labels: ['production'],
+    });
     expect(await second.json()).toMatchObject({ version: 2, labels: ['production'] });
     const production = await client.fetchTemplate({ id: 'runtime-demo' }, signal());
     expect(production.found && production.template.version).toBe(2);
@@ -189,12 +219,19 @@ describe('the simulator control route', () => {
 describe('end to end with the seeded templates', () => {
   test('applyPrompt renders support-reply production (v2) with its default tone before the conversation', async () => {
     const messages = await applyPrompt(
-      { prompt_id: 'support-reply', prompt_variables: { customer_name: 'Ada' }, messages: [{ role: 'user', content: 'Where is my parcel?' }] },
+      {
+        prompt_id: 'support-reply',
+        prompt_variables: { customer_name: 'Ada' },
+        messages: [{ role: 'user', content: 'Where is my parcel?' }],
+      },
       { fetchTemplate: client.fetchTemplate },
       signal(),
     );
     expect(messages).toEqual([
-      { role: 'system', content: 'You are a support agent for Example Corp. Keep a friendly tone and address the customer as Ada.' },
+      {
+        role: 'system',
+        content: 'You are a support agent for Example Corp. Keep a friendly tone and address the customer as Ada.',
+      },
       { role: 'assistant', content: 'Hello Ada, how can I help you today?' },
       { role: 'user', content: 'Where is my parcel?' },
     ]);

@@ -19,7 +19,10 @@ function badRequestOf(fn: () => unknown): HttpError {
 
 describe('renderTemplate', () => {
   test('replaces placeholders, with or without whitespace inside the braces, everywhere they occur', () => {
-    const rendered = renderTemplate(template(['Hi {{name}}, {{ name }}! {{\tplace  }}', 'Bye {{name}}']), { name: 'Ada', place: 'London' });
+    const rendered = renderTemplate(template(['Hi {{name}}, {{ name }}! {{\tplace  }}', 'Bye {{name}}']), {
+      name: 'Ada',
+      place: 'London',
+    });
     expect(rendered).toEqual([
       { role: 'system', content: 'Hi Ada, Ada! London' },
       { role: 'system', content: 'Bye Ada' },
@@ -27,14 +30,17 @@ describe('renderTemplate', () => {
   });
 
   test('keeps roles and order of the template messages', () => {
-    const rendered = renderTemplate({
-      messages: [
-        { role: 'system', content: 'S {{a}}' },
-        { role: 'user', content: 'U {{a}}' },
-        { role: 'assistant', content: 'A' },
-      ],
-      variables: [],
-    }, { a: 1 });
+    const rendered = renderTemplate(
+      {
+        messages: [
+          { role: 'system', content: 'S {{a}}' },
+          { role: 'user', content: 'U {{a}}' },
+          { role: 'assistant', content: 'A' },
+        ],
+        variables: [],
+      },
+      { a: 1 },
+    );
     expect(rendered.map((m) => m.role)).toEqual(['system', 'user', 'assistant']);
   });
 
@@ -50,23 +56,32 @@ describe('renderTemplate', () => {
   });
 
   test('strings go in as they are, other values as JSON (defaults too)', () => {
-    const rendered = renderTemplate(template('{{s}}|{{n}}|{{b}}|{{o}}|{{a}}|{{d}}', [{ name: 'd', required: false, default: 3 }]), {
-      s: 'say "hi"',
-      n: 42.5,
-      b: false,
-      o: { k: [1, 'x'] },
-      a: [1, 2],
-    });
+    const rendered = renderTemplate(
+      template('{{s}}|{{n}}|{{b}}|{{o}}|{{a}}|{{d}}', [{ name: 'd', required: false, default: 3 }]),
+      {
+        s: 'say "hi"',
+        n: 42.5,
+        b: false,
+        o: { k: [1, 'x'] },
+        a: [1, 2],
+      },
+    );
     expect(rendered[0]!.content).toBe('say "hi"|42.5|false|{"k":[1,"x"]}|[1,2]|3');
   });
 
   test('names every missing required variable, declared or only used, once each', () => {
     const error = badRequestOf(() =>
-      renderTemplate(template(['{{a}} {{b}} {{a}}', '{{undeclared}} {{c}}'], [
-        { name: 'a', required: true },
-        { name: 'b', required: true },
-        { name: 'c', required: false, default: 'ok' },
-      ]), { c: null }),
+      renderTemplate(
+        template(
+          ['{{a}} {{b}} {{a}}', '{{undeclared}} {{c}}'],
+          [
+            { name: 'a', required: true },
+            { name: 'b', required: true },
+            { name: 'c', required: false, default: 'ok' },
+          ],
+        ),
+        { c: null },
+      ),
     );
     expect(error.status).toBe(400);
     expect(error.param).toBe('prompt_variables');
@@ -74,7 +89,9 @@ describe('renderTemplate', () => {
   });
 
   test('a required variable unused in the text is still required', () => {
-    expect(badRequestOf(() => renderTemplate(template('plain', [{ name: 'x', required: true }]))).message).toContain('x');
+    expect(badRequestOf(() => renderTemplate(template('plain', [{ name: 'x', required: true }]))).message).toContain(
+      'x',
+    );
   });
 
   test('ignores variables the template does not use', () => {
@@ -83,7 +100,9 @@ describe('renderTemplate', () => {
 
   test('only {{identifier}} is a placeholder: JSON braces and other text stay literal', () => {
     const text = '{"a": {"b": 1}} {{ not valid }} {{1x}} {{a.b}} {{{name}}} {name}';
-    expect(renderTemplate(template(text), { name: 'N' })[0]!.content).toBe('{"a": {"b": 1}} {{ not valid }} {{1x}} {{a.b}} {N} {name}');
+    expect(renderTemplate(template(text), { name: 'N' })[0]!.content).toBe(
+      '{"a": {"b": 1}} {{ not valid }} {{1x}} {{a.b}} {N} {name}',
+    );
   });
 
   test('values are inserted literally, never expanded again', () => {

@@ -32,12 +32,20 @@ beforeEach(() => {
 const OPTIONS = { signal: new AbortController().signal, timeoutMs: 2000 };
 const WEATHER: ToolDefinition = {
   type: 'function',
-  function: { name: 'get_weather', description: 'Current weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } },
+  function: {
+    name: 'get_weather',
+    description: 'Current weather',
+    parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+  },
 };
 const TIME: ToolDefinition = { type: 'function', function: { name: 'get_time' } };
 const PNG_BASE64 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
 
-const ask = (text: string, extra: Partial<ChatRequest> = {}): ChatRequest => ({ model: 'claude-sonnet-4-5', messages: [{ role: 'user', content: text }], ...extra });
+const ask = (text: string, extra: Partial<ChatRequest> = {}): ChatRequest => ({
+  model: 'claude-sonnet-4-5',
+  messages: [{ role: 'user', content: text }],
+  ...extra,
+});
 
 /** The wire body the simulator received for the last call. */
 function sentBody(): Record<string, any> {
@@ -55,16 +63,24 @@ async function collect(request: ChatRequest, timeoutMs = 2000) {
   return { chunks, usage: stream.usage() };
 }
 
-
-const streamFailure = (request: ChatRequest, timeoutMs = 2000) => streamFailureOf(anthropicAdapter, request, target, timeoutMs);
+const streamFailure = (request: ChatRequest, timeoutMs = 2000) =>
+  streamFailureOf(anthropicAdapter, request, target, timeoutMs);
 
 describe('request translation', () => {
   it('sends the headers, URL and a body the Messages API accepts', async () => {
     await completeOnce(anthropicAdapter, ask('hi'), target, OPTIONS);
     const request = sim.requests[0]!;
     expect(request.path).toBe('/v1/messages');
-    expect(request.headers).toMatchObject({ 'x-api-key': 'sk-ant-test', 'anthropic-version': '2023-06-01', 'content-type': 'application/json' });
-    expect(sentBody()).toEqual({ model: 'claude-sonnet-4-5', max_tokens: 4096, messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }] });
+    expect(request.headers).toMatchObject({
+      'x-api-key': 'sk-ant-test',
+      'anthropic-version': '2023-06-01',
+      'content-type': 'application/json',
+    });
+    expect(sentBody()).toEqual({
+      model: 'claude-sonnet-4-5',
+      max_tokens: 4096,
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }],
+    });
   });
 
   it('hoists system and developer messages, merges same-role turns and maps tool results and images', async () => {
@@ -110,7 +126,13 @@ describe('request translation', () => {
     const body = sentBody();
     expect(body['system']).toBe('You are terse.\n\nUse tools.');
     expect(body['messages']).toEqual([
-      { role: 'user', content: [{ type: 'text', text: 'Weather in Paris and Rome?' }, { type: 'text', text: 'Quickly please.' }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'Weather in Paris and Rome?' },
+          { type: 'text', text: 'Quickly please.' },
+        ],
+      },
       {
         role: 'assistant',
         content: [
@@ -140,11 +162,23 @@ describe('request translation', () => {
     expect(body['temperature']).toBe(1);
     expect(body['metadata']).toEqual({ user_id: 'user-42' });
     // No Anthropic equivalent (penalties, seed), or rejected alongside temperature (top_p).
-    for (const dropped of ['top_p', 'presence_penalty', 'frequency_penalty', 'seed', 'tool_choice', 'user', 'stop']) expect(body).not.toHaveProperty(dropped);
+    for (const dropped of ['top_p', 'presence_penalty', 'frequency_penalty', 'seed', 'tool_choice', 'user', 'stop'])
+      expect(body).not.toHaveProperty(dropped);
   });
 
   it('opens an assistant-first conversation with a user turn', async () => {
-    await completeOnce(anthropicAdapter, { model: 'claude-sonnet-4-5', messages: [{ role: 'assistant', content: 'Hello!' }, { role: 'user', content: 'hi' }] }, target, OPTIONS);
+    await completeOnce(
+      anthropicAdapter,
+      {
+        model: 'claude-sonnet-4-5',
+        messages: [
+          { role: 'assistant', content: 'Hello!' },
+          { role: 'user', content: 'hi' },
+        ],
+      },
+      target,
+      OPTIONS,
+    );
     expect(sentBody()['messages'].map((m: { role: string }) => m.role)).toEqual(['user', 'assistant', 'user']);
   });
 
@@ -170,28 +204,58 @@ describe('request translation', () => {
 
   it('asks for JSON through the system prompt for response_format', async () => {
     const schema = { type: 'object', properties: { answer: { type: 'string' } } };
-    await completeOnce(anthropicAdapter, ask('hi', { response_format: { type: 'json_schema', json_schema: { name: 'reply', schema } } }), target, OPTIONS);
+    await completeOnce(
+      anthropicAdapter,
+      ask('hi', { response_format: { type: 'json_schema', json_schema: { name: 'reply', schema } } }),
+      target,
+      OPTIONS,
+    );
     expect(sentBody()['system']).toContain(JSON.stringify(schema));
-    await completeOnce(anthropicAdapter, ask('hi', { messages: [{ role: 'system', content: 'S' }, { role: 'user', content: 'hi' }], response_format: { type: 'json_object' } }), target, OPTIONS);
+    await completeOnce(
+      anthropicAdapter,
+      ask('hi', {
+        messages: [
+          { role: 'system', content: 'S' },
+          { role: 'user', content: 'hi' },
+        ],
+        response_format: { type: 'json_object' },
+      }),
+      target,
+      OPTIONS,
+    );
     expect(sentBody()['system']).toMatch(/^S\n\nRespond with a single valid JSON object/);
   });
 
   it('rejects an image URL Anthropic cannot take, before calling', async () => {
-    const request = ask('', { messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'data:image/bmp;base64,AAAA' } }] }] });
-    expect(await failure(completeOnce(anthropicAdapter, request, target, OPTIONS))).toMatchObject({ kind: 'bad_request' });
+    const request = ask('', {
+      messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'data:image/bmp;base64,AAAA' } }] }],
+    });
+    expect(await failure(completeOnce(anthropicAdapter, request, target, OPTIONS))).toMatchObject({
+      kind: 'bad_request',
+    });
     expect(sim.requests).toHaveLength(0);
   });
 });
 
 describe('responses', () => {
   it('returns text, finish reason and usage (prompt = input + cache writes + cache reads)', async () => {
-    const completion = await completeOnce(anthropicAdapter, ask('[sim:reply=Hello there] [sim:cache_read=4] [sim:cache_write=3]'), target, OPTIONS);
+    const completion = await completeOnce(
+      anthropicAdapter,
+      ask('[sim:reply=Hello there] [sim:cache_read=4] [sim:cache_write=3]'),
+      target,
+      OPTIONS,
+    );
     const choice = completion.choices[0]!;
     expect(choice.message).toMatchObject({ role: 'assistant', content: 'Hello there' });
     expect(choice.message.tool_calls).toBeUndefined();
     expect(choice.finish_reason).toBe('stop');
     expect(completion.model).toBe('claude-sonnet-4-5-20250929');
-    const plain = await completeOnce(anthropicAdapter, ask('[sim:reply=Hello there] [sim:cache_read=0] [sim:cache_write=0]'), target, OPTIONS);
+    const plain = await completeOnce(
+      anthropicAdapter,
+      ask('[sim:reply=Hello there] [sim:cache_read=0] [sim:cache_write=0]'),
+      target,
+      OPTIONS,
+    );
     expect(completion.usage).toEqual({
       prompt_tokens: plain.usage.prompt_tokens,
       completion_tokens: 2,
@@ -201,12 +265,21 @@ describe('responses', () => {
   });
 
   it('returns parallel tool calls with the tool_use ids and JSON string arguments', async () => {
-    const completion = await completeOnce(anthropicAdapter, ask('[sim:tools=2]', { tools: [WEATHER, TIME] }), target, OPTIONS);
+    const completion = await completeOnce(
+      anthropicAdapter,
+      ask('[sim:tools=2]', { tools: [WEATHER, TIME] }),
+      target,
+      OPTIONS,
+    );
     const choice = completion.choices[0]!;
     expect(choice.finish_reason).toBe('tool_calls');
     expect(choice.message.content).toBeNull();
     expect(choice.message.tool_calls).toEqual([
-      { id: expect.stringMatching(/^toolu_/), type: 'function', function: { name: 'get_weather', arguments: '{"city":"city-value"}' } },
+      {
+        id: expect.stringMatching(/^toolu_/),
+        type: 'function',
+        function: { name: 'get_weather', arguments: '{"city":"city-value"}' },
+      },
       { id: expect.stringMatching(/^toolu_/), type: 'function', function: { name: 'get_time', arguments: '{}' } },
     ]);
   });
@@ -247,10 +320,21 @@ describe('streams', () => {
     const deltas = chunks.flatMap((c) => c.choices[0]!.delta.tool_calls ?? []);
     const firsts = deltas.filter((d) => d.id !== undefined);
     expect(firsts).toEqual([
-      { index: 0, id: expect.stringMatching(/^toolu_/), type: 'function', function: { name: 'get_weather', arguments: '' } },
-      { index: 1, id: expect.stringMatching(/^toolu_/), type: 'function', function: { name: 'get_time', arguments: '' } },
+      {
+        index: 0,
+        id: expect.stringMatching(/^toolu_/),
+        type: 'function',
+        function: { name: 'get_weather', arguments: '' },
+      },
+      {
+        index: 1,
+        id: expect.stringMatching(/^toolu_/),
+        type: 'function',
+        function: { name: 'get_time', arguments: '' },
+      },
     ]);
-    for (const later of deltas.filter((d) => d.id === undefined)) expect(Object.keys(later).sort()).toEqual(['function', 'index']);
+    for (const later of deltas.filter((d) => d.id === undefined))
+      expect(Object.keys(later).sort()).toEqual(['function', 'index']);
     const args = (index: number) =>
       deltas
         .filter((d) => d.index === index)
@@ -258,7 +342,12 @@ describe('streams', () => {
         .join('');
     expect(JSON.parse(args(0))).toEqual({ city: 'city-value' });
     expect(args(1)).toBe('{}');
-    const completion = await completeOnce(anthropicAdapter, ask('[sim:tools=2]', { tools: [WEATHER, TIME] }), target, OPTIONS);
+    const completion = await completeOnce(
+      anthropicAdapter,
+      ask('[sim:tools=2]', { tools: [WEATHER, TIME] }),
+      target,
+      OPTIONS,
+    );
     expect(firsts.map((f) => f.id)).toEqual(completion.choices[0]!.message.tool_calls!.map((c) => c.id));
     expect(finishOf(chunks)).toEqual(['tool_calls']);
   });
@@ -267,7 +356,12 @@ describe('streams', () => {
     const { chunks } = await collect(ask('[sim:tool] [sim:empty_args]', { tools: [WEATHER] }));
     const args = chunks.flatMap((c) => c.choices[0]!.delta.tool_calls ?? []).map((d) => d.function?.arguments ?? '');
     expect(args.join('')).toBe('{}');
-    const completion = await completeOnce(anthropicAdapter, ask('[sim:tool] [sim:empty_args]', { tools: [WEATHER] }), target, OPTIONS);
+    const completion = await completeOnce(
+      anthropicAdapter,
+      ask('[sim:tool] [sim:empty_args]', { tools: [WEATHER] }),
+      target,
+      OPTIONS,
+    );
     expect(completion.choices[0]!.message.tool_calls![0]!.function.arguments).toBe('{}');
   });
 
@@ -285,11 +379,19 @@ describe('streams', () => {
     const response = await fetch(`${sim.url}/v1/messages`, {
       method: 'POST',
       headers: { 'x-api-key': 'k', 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'claude-sonnet-4-5', max_tokens: 2048, stream: true, thinking: { type: 'enabled', budget_tokens: 1024 }, messages: [{ role: 'user', content: '[sim:reply=Done]' }] }),
+      body: JSON.stringify({
+        model: 'claude-sonnet-4-5',
+        max_tokens: 2048,
+        stream: true,
+        thinking: { type: 'enabled', budget_tokens: 1024 },
+        messages: [{ role: 'user', content: '[sim:reply=Done]' }],
+      }),
     });
     const translator = anthropicAdapter.createStreamTranslator(target);
     const parser = new SseParser();
-    const chunks = [...parser.push(new Uint8Array(await response.arrayBuffer())), ...parser.end()].flatMap((e) => translator.onEvent(e));
+    const chunks = [...parser.push(new Uint8Array(await response.arrayBuffer())), ...parser.end()].flatMap((e) =>
+      translator.onEvent(e),
+    );
     chunks.push(...translator.onEnd());
     expect(textOf(chunks)).toBe('Done');
     expect(finishOf(chunks)).toEqual(['stop']);
@@ -325,15 +427,36 @@ describe('errors', () => {
   });
 
   it('classifies the answers to a bad key and an unknown model', async () => {
-    expect(await failure(completeOnce(anthropicAdapter, ask('hi'), { ...target, apiKey: 'bad-key' }, OPTIONS))).toMatchObject({ kind: 'auth', status: 401 });
-    expect(await failure(completeOnce(anthropicAdapter, ask('hi'), { ...target, model: 'gpt-5' }, OPTIONS))).toMatchObject({ kind: 'bad_request', status: 404 });
+    expect(
+      await failure(completeOnce(anthropicAdapter, ask('hi'), { ...target, apiKey: 'bad-key' }, OPTIONS)),
+    ).toMatchObject({ kind: 'auth', status: 401 });
+    expect(
+      await failure(completeOnce(anthropicAdapter, ask('hi'), { ...target, model: 'gpt-5' }, OPTIONS)),
+    ).toMatchObject({ kind: 'bad_request', status: 404 });
   });
 
   it('treats spend limits and credit exhaustion as quota', () => {
-    const classify = (status: number, body: unknown) => anthropicAdapter.classifyError(status, new Headers(), JSON.stringify(body), 'anthropic').kind;
-    expect(classify(400, { type: 'error', error: { type: 'invalid_request_error', message: 'Your credit balance is too low to access the Anthropic API.' } })).toBe('quota');
-    expect(classify(429, { type: 'error', error: { type: 'rate_limit_error', message: 'limit', details: { error_code: 'enforced_spend_limit_reached' } } })).toBe('quota');
-    expect(anthropicAdapter.classifyError(503, new Headers(), '', 'anthropic')).toMatchObject({ kind: 'overload', status: 503 });
+    const classify = (status: number, body: unknown) =>
+      anthropicAdapter.classifyError(status, new Headers(), JSON.stringify(body), 'anthropic').kind;
+    expect(
+      classify(400, {
+        type: 'error',
+        error: {
+          type: 'invalid_request_error',
+          message: 'Your credit balance is too low to access the Anthropic API.',
+        },
+      }),
+    ).toBe('quota');
+    expect(
+      classify(429, {
+        type: 'error',
+        error: { type: 'rate_limit_error', message: 'limit', details: { error_code: 'enforced_spend_limit_reached' } },
+      }),
+    ).toBe('quota');
+    expect(anthropicAdapter.classifyError(503, new Headers(), '', 'anthropic')).toMatchObject({
+      kind: 'overload',
+      status: 503,
+    });
   });
 
   it('throws overload for an in-stream overloaded_error, after the content before it', async () => {
@@ -356,13 +479,18 @@ describe('errors', () => {
 
   it('times out when the headers come too late', async () => {
     fault('delay_headers:400', 2);
-    expect((await failure(completeOnce(anthropicAdapter, ask('hi'), target, { ...OPTIONS, timeoutMs: 100 }))).kind).toBe('timeout');
+    expect(
+      (await failure(completeOnce(anthropicAdapter, ask('hi'), target, { ...OPTIONS, timeoutMs: 100 }))).kind,
+    ).toBe('timeout');
     expect((await streamFailure(ask('hi'), 100)).failure.kind).toBe('timeout');
   });
 
   it('throws connection when a stream ends without its terminal marker (translator level)', () => {
     const translator = anthropicAdapter.createStreamTranslator(target);
-    translator.onEvent({ event: 'message_start', data: '{"type":"message_start","message":{"usage":{"input_tokens":3,"output_tokens":1}}}' });
+    translator.onEvent({
+      event: 'message_start',
+      data: '{"type":"message_start","message":{"usage":{"input_tokens":3,"output_tokens":1}}}',
+    });
     expect(() => translator.onEnd()).toThrow(UpstreamError);
     expect(translator.usage()).toMatchObject({ prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 });
   });

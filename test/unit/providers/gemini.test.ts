@@ -33,7 +33,12 @@ const WEATHER: ToolDefinition = {
   function: {
     name: 'get_weather',
     description: 'Current weather',
-    parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false },
+    parameters: {
+      type: 'object',
+      properties: { city: { type: 'string' } },
+      required: ['city'],
+      additionalProperties: false,
+    },
   },
 };
 const TIME: ToolDefinition = { type: 'function', function: { name: 'get_time' } };
@@ -41,7 +46,11 @@ const PNG_BASE64 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk
 
 type Json = Record<string, any>;
 
-const ask = (text: string, extra: Partial<ChatRequest> = {}): ChatRequest => ({ model: 'gemini-2.5-pro', messages: [{ role: 'user', content: text }], ...extra });
+const ask = (text: string, extra: Partial<ChatRequest> = {}): ChatRequest => ({
+  model: 'gemini-2.5-pro',
+  messages: [{ role: 'user', content: text }],
+  ...extra,
+});
 
 function sent(): { path: string; query: Record<string, string>; headers: Record<string, string>; body: Json } {
   const request = sim.requests[sim.requests.length - 1]!;
@@ -61,14 +70,22 @@ async function collect(request: ChatRequest, timeoutMs = 2000) {
 
 const toolDeltas = (chunks: ChatCompletionChunk[]) => chunks.flatMap((c) => c.choices[0]?.delta.tool_calls ?? []);
 
-const streamFailure = (request: ChatRequest, timeoutMs = 2000) => streamFailureOf(geminiAdapter, request, target, timeoutMs);
+const streamFailure = (request: ChatRequest, timeoutMs = 2000) =>
+  streamFailureOf(geminiAdapter, request, target, timeoutMs);
 
 describe('request translation', () => {
   it('calls :generateContent / :streamGenerateContent?alt=sse with x-goog-api-key', async () => {
     await completeOnce(geminiAdapter, ask('hi'), target, OPTIONS);
-    expect(sent()).toMatchObject({ path: '/v1beta/models/gemini-2.5-pro:generateContent', query: {}, headers: expect.objectContaining({ 'x-goog-api-key': 'AIza-test' }) });
+    expect(sent()).toMatchObject({
+      path: '/v1beta/models/gemini-2.5-pro:generateContent',
+      query: {},
+      headers: expect.objectContaining({ 'x-goog-api-key': 'AIza-test' }),
+    });
     await collect(ask('hi'));
-    expect(sent()).toMatchObject({ path: '/v1beta/models/gemini-2.5-pro:streamGenerateContent', query: { alt: 'sse' } });
+    expect(sent()).toMatchObject({
+      path: '/v1beta/models/gemini-2.5-pro:streamGenerateContent',
+      query: { alt: 'sse' },
+    });
   });
 
   it('moves system and developer messages to systemInstruction and maps and merges roles', async () => {
@@ -124,7 +141,10 @@ describe('request translation', () => {
       { role: 'user', parts: [{ text: 'weather and time?' }] },
       {
         role: 'model',
-        parts: [{ functionCall: { name: 'get_weather', args: { city: 'Paris' } } }, { functionCall: { name: 'get_time', args: {} } }],
+        parts: [
+          { functionCall: { name: 'get_weather', args: { city: 'Paris' } } },
+          { functionCall: { name: 'get_time', args: {} } },
+        ],
       },
       {
         role: 'user',
@@ -143,19 +163,34 @@ describe('request translation', () => {
       ask('', {
         messages: [
           { role: 'user', content: 'go' },
-          { role: 'assistant', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Par' } }] },
+          {
+            role: 'assistant',
+            tool_calls: [{ id: 'c1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Par' } }],
+          },
           { role: 'tool', tool_call_id: 'c1', content: 'cut' },
         ],
       }),
       target,
       OPTIONS,
     );
-    expect(sent().body['contents'][1].parts[0]).toEqual({ functionCall: { name: 'get_weather', args: { arguments: '{"city":"Par' } } });
+    expect(sent().body['contents'][1].parts[0]).toEqual({
+      functionCall: { name: 'get_weather', args: { arguments: '{"city":"Par' } },
+    });
   });
 
   it('refuses a tool message that answers no earlier call, without calling upstream', async () => {
     const refused = await failure(
-      completeOnce(geminiAdapter, ask('', { messages: [{ role: 'user', content: 'x' }, { role: 'tool', tool_call_id: 'nope', content: 'x' }] }), target, OPTIONS),
+      completeOnce(
+        geminiAdapter,
+        ask('', {
+          messages: [
+            { role: 'user', content: 'x' },
+            { role: 'tool', tool_call_id: 'nope', content: 'x' },
+          ],
+        }),
+        target,
+        OPTIONS,
+      ),
     );
     expect(refused.kind).toBe('bad_request');
     expect(sim.requests).toHaveLength(0);
@@ -197,15 +232,27 @@ describe('request translation', () => {
       ['auto', { mode: 'AUTO' }],
       ['none', { mode: 'NONE' }],
       ['required', { mode: 'ANY' }],
-      [{ type: 'function', function: { name: 'get_time' } }, { mode: 'ANY', allowedFunctionNames: ['get_time'] }],
+      [
+        { type: 'function', function: { name: 'get_time' } },
+        { mode: 'ANY', allowedFunctionNames: ['get_time'] },
+      ],
     ];
     for (const [choice, config] of cases) {
-      const answer = await completeOnce(geminiAdapter, ask('[sim:tool] go', { tools: [WEATHER, TIME], ...(choice ? { tool_choice: choice } : {}) }), target, OPTIONS);
+      const answer = await completeOnce(
+        geminiAdapter,
+        ask('[sim:tool] go', { tools: [WEATHER, TIME], ...(choice ? { tool_choice: choice } : {}) }),
+        target,
+        OPTIONS,
+      );
       const body = sent().body;
       expect(body['tools']).toEqual([
         {
           functionDeclarations: [
-            { name: 'get_weather', description: 'Current weather', parameters: { type: 'OBJECT', properties: { city: { type: 'STRING' } }, required: ['city'] } },
+            {
+              name: 'get_weather',
+              description: 'Current weather',
+              parameters: { type: 'OBJECT', properties: { city: { type: 'STRING' } }, required: ['city'] },
+            },
             { name: 'get_time' },
           ],
         },
@@ -219,14 +266,29 @@ describe('request translation', () => {
 
   it('sends schemas the subset cannot express as parametersJsonSchema', async () => {
     const schema = { type: 'object', properties: { a: { $ref: '#/$defs/A' } }, $defs: { A: { type: 'string' } } };
-    await completeOnce(geminiAdapter, ask('hi', { tools: [{ type: 'function', function: { name: 'f', parameters: schema } }] }), target, OPTIONS);
+    await completeOnce(
+      geminiAdapter,
+      ask('hi', { tools: [{ type: 'function', function: { name: 'f', parameters: schema } }] }),
+      target,
+      OPTIONS,
+    );
     expect(sent().body['tools'][0].functionDeclarations[0]).toEqual({ name: 'f', parametersJsonSchema: schema });
   });
 
   it('maps sampling fields to generationConfig', async () => {
     await completeOnce(
       geminiAdapter,
-      ask('hi', { temperature: 0.2, top_p: 0.9, max_tokens: 50, stop: ['END', 'STOP'], presence_penalty: 0.5, frequency_penalty: -0.5, seed: 7, user: 'u1', parallel_tool_calls: false }),
+      ask('hi', {
+        temperature: 0.2,
+        top_p: 0.9,
+        max_tokens: 50,
+        stop: ['END', 'STOP'],
+        presence_penalty: 0.5,
+        frequency_penalty: -0.5,
+        seed: 7,
+        user: 'u1',
+        parallel_tool_calls: false,
+      }),
       target,
       OPTIONS,
     );
@@ -247,8 +309,21 @@ describe('request translation', () => {
     await completeOnce(geminiAdapter, ask('hi', { response_format: { type: 'json_object' } }), target, OPTIONS);
     expect(sent().body['generationConfig']).toEqual({ responseMimeType: 'application/json' });
 
-    const schema = { type: 'object', properties: { name: { type: ['string', 'null'], format: 'email' }, tags: { type: 'array', items: { type: 'string' } } }, required: ['name'], additionalProperties: false };
-    await completeOnce(geminiAdapter, ask('hi', { response_format: { type: 'json_schema', json_schema: { name: 'person', strict: true, schema } } }), target, OPTIONS);
+    const schema = {
+      type: 'object',
+      properties: {
+        name: { type: ['string', 'null'], format: 'email' },
+        tags: { type: 'array', items: { type: 'string' } },
+      },
+      required: ['name'],
+      additionalProperties: false,
+    };
+    await completeOnce(
+      geminiAdapter,
+      ask('hi', { response_format: { type: 'json_schema', json_schema: { name: 'person', strict: true, schema } } }),
+      target,
+      OPTIONS,
+    );
     expect(sent().body['generationConfig']).toEqual({
       responseMimeType: 'application/json',
       responseSchema: {
@@ -260,7 +335,12 @@ describe('request translation', () => {
   });
 
   it('honours stop sequences and max_tokens upstream', async () => {
-    const stopped = await completeOnce(geminiAdapter, ask('[sim:reply=one two END three]', { stop: 'END' }), target, OPTIONS);
+    const stopped = await completeOnce(
+      geminiAdapter,
+      ask('[sim:reply=one two END three]', { stop: 'END' }),
+      target,
+      OPTIONS,
+    );
     expect(stopped.choices[0]!.message.content).toBe('one two ');
     const cut = await completeOnce(geminiAdapter, ask('[sim:words=10]', { max_tokens: 3 }), target, OPTIONS);
     expect(cut.choices[0]).toMatchObject({ message: { content: 'word1 word2 word3' }, finish_reason: 'length' });
@@ -270,7 +350,11 @@ describe('request translation', () => {
 describe('responses', () => {
   it('reads text and usage (totals are sums)', async () => {
     const answer = await completeOnce(geminiAdapter, ask('[sim:reply=Paris is sunny.]'), target, OPTIONS);
-    expect(answer).toMatchObject({ object: 'chat.completion', model: 'gemini-2.5-pro', choices: [{ index: 0, message: { role: 'assistant', content: 'Paris is sunny.' }, finish_reason: 'stop' }] });
+    expect(answer).toMatchObject({
+      object: 'chat.completion',
+      model: 'gemini-2.5-pro',
+      choices: [{ index: 0, message: { role: 'assistant', content: 'Paris is sunny.' }, finish_reason: 'stop' }],
+    });
     expect(answer.id).toMatch(/^chatcmpl-/);
     const usage = answer.usage;
     expect(usage.completion_tokens).toBe(3);
@@ -279,16 +363,30 @@ describe('responses', () => {
   });
 
   it('reads parallel tool calls: Gemini ids kept, missing ids synthesised, args as JSON strings', async () => {
-    const withIds = await completeOnce(geminiAdapter, ask('[sim:tools=2]', { tools: [WEATHER, TIME] }), target, OPTIONS);
+    const withIds = await completeOnce(
+      geminiAdapter,
+      ask('[sim:tools=2]', { tools: [WEATHER, TIME] }),
+      target,
+      OPTIONS,
+    );
     const message = withIds.choices[0]!.message;
     expect(withIds.choices[0]!.finish_reason).toBe('tool_calls');
     expect(message.content).toBeNull();
     expect(message.tool_calls).toEqual([
-      { id: expect.stringMatching(/^sim/), type: 'function', function: { name: 'get_weather', arguments: '{"city":"city-value"}' } },
+      {
+        id: expect.stringMatching(/^sim/),
+        type: 'function',
+        function: { name: 'get_weather', arguments: '{"city":"city-value"}' },
+      },
       { id: expect.stringMatching(/^sim/), type: 'function', function: { name: 'get_time', arguments: '{}' } },
     ]);
 
-    const synthesised = await completeOnce(geminiAdapter, ask('[sim:tools=2] [sim:no_call_ids]', { tools: [WEATHER, TIME] }), target, OPTIONS);
+    const synthesised = await completeOnce(
+      geminiAdapter,
+      ask('[sim:tools=2] [sim:no_call_ids]', { tools: [WEATHER, TIME] }),
+      target,
+      OPTIONS,
+    );
     const ids = synthesised.choices[0]!.message.tool_calls!.map((call) => call.id);
     expect(ids[0]).toMatch(/^call_0_[0-9a-f]{12}$/);
     expect(ids[1]).toMatch(/^call_1_[0-9a-f]{12}$/);
@@ -298,16 +396,36 @@ describe('responses', () => {
     const { chunks } = await collect(ask('[sim:tools=3] [sim:no_call_ids]', { tools: [WEATHER, TIME] }));
     const deltas = toolDeltas(chunks);
     expect(deltas).toEqual([
-      { index: 0, id: expect.stringMatching(/^call_0_/), type: 'function', function: { name: 'get_weather', arguments: '{"city":"city-value"}' } },
-      { index: 1, id: expect.stringMatching(/^call_1_/), type: 'function', function: { name: 'get_time', arguments: '{}' } },
-      { index: 2, id: expect.stringMatching(/^call_2_/), type: 'function', function: { name: 'get_weather', arguments: '{"city":"city-value"}' } },
+      {
+        index: 0,
+        id: expect.stringMatching(/^call_0_/),
+        type: 'function',
+        function: { name: 'get_weather', arguments: '{"city":"city-value"}' },
+      },
+      {
+        index: 1,
+        id: expect.stringMatching(/^call_1_/),
+        type: 'function',
+        function: { name: 'get_time', arguments: '{}' },
+      },
+      {
+        index: 2,
+        id: expect.stringMatching(/^call_2_/),
+        type: 'function',
+        function: { name: 'get_weather', arguments: '{"city":"city-value"}' },
+      },
     ]);
     expect(new Set(deltas.map((d) => d.id)).size).toBe(3);
     expect(finishOf(chunks)).toEqual(['tool_calls']);
   });
 
   it('reads empty args as "{}"', async () => {
-    const answer = await completeOnce(geminiAdapter, ask('[sim:tool] [sim:empty_args]', { tools: [WEATHER] }), target, OPTIONS);
+    const answer = await completeOnce(
+      geminiAdapter,
+      ask('[sim:tool] [sim:empty_args]', { tools: [WEATHER] }),
+      target,
+      OPTIONS,
+    );
     expect(answer.choices[0]!.message.tool_calls![0]!.function.arguments).toBe('{}');
     const { chunks } = await collect(ask('[sim:tool] [sim:empty_args]', { tools: [WEATHER] }));
     expect(toolDeltas(chunks)[0]!.function).toEqual({ name: 'get_weather', arguments: '{}' });
@@ -334,7 +452,8 @@ describe('responses', () => {
   it('takes the last usageMetadata of the stream (intermediate events are partial)', async () => {
     const stream = await streamOnce(geminiAdapter, ask('[sim:words=4]'), target, OPTIONS);
     const seen: (number | undefined)[] = [];
-    for await (const chunk of stream.chunks) if (chunk.choices[0]?.delta.content !== undefined) seen.push(stream.usage()?.completion_tokens);
+    for await (const chunk of stream.chunks)
+      if (chunk.choices[0]?.delta.content !== undefined) seen.push(stream.usage()?.completion_tokens);
     expect(seen.slice(0, 3)).toEqual([0, 0, 0]);
     const usage = stream.usage()!;
     expect(usage.completion_tokens).toBe(4);
@@ -349,12 +468,15 @@ describe('responses', () => {
     ['content_filter', '[sim:finish=RECITATION]', {}],
     ['content_filter', '[sim:block=SAFETY]', {}],
     ['content_filter', '[sim:block=OTHER]', {}],
-  ] as [string, string, Partial<ChatRequest>][])('reports finish_reason %s for %s, whole and streamed', async (reason, text, extra) => {
-    const answer = await completeOnce(geminiAdapter, ask(text, extra), target, OPTIONS);
-    expect(answer.choices[0]!.finish_reason).toBe(reason);
-    const { chunks } = await collect(ask(text, extra));
-    expect(finishOf(chunks)).toEqual([reason]);
-  });
+  ] as [string, string, Partial<ChatRequest>][])(
+    'reports finish_reason %s for %s, whole and streamed',
+    async (reason, text, extra) => {
+      const answer = await completeOnce(geminiAdapter, ask(text, extra), target, OPTIONS);
+      expect(answer.choices[0]!.finish_reason).toBe(reason);
+      const { chunks } = await collect(ask(text, extra));
+      expect(finishOf(chunks)).toEqual([reason]);
+    },
+  );
 
   it('reads a blocked prompt as content_filter with empty content', async () => {
     const answer = await completeOnce(geminiAdapter, ask('[sim:block=PROHIBITED_CONTENT]'), target, OPTIONS);
@@ -364,7 +486,10 @@ describe('responses', () => {
 
   it('treats MALFORMED_FUNCTION_CALL and OTHER as malformed failures', async () => {
     for (const reason of ['MALFORMED_FUNCTION_CALL', 'OTHER']) {
-      expect(await failure(completeOnce(geminiAdapter, ask(`[sim:finish=${reason}]`), target, OPTIONS))).toMatchObject({ kind: 'malformed', providerCode: reason });
+      expect(await failure(completeOnce(geminiAdapter, ask(`[sim:finish=${reason}]`), target, OPTIONS))).toMatchObject({
+        kind: 'malformed',
+        providerCode: reason,
+      });
       const streamed = await streamFailure(ask(`[sim:words=3] [sim:finish=${reason}]`));
       expect(streamed.failure).toMatchObject({ kind: 'malformed', providerCode: reason });
       expect(textOf(streamed.chunks)).toBe('word1 word2');
@@ -375,7 +500,12 @@ describe('responses', () => {
 describe('errors', () => {
   it('classifies a bad key (400 API_KEY_INVALID) as auth', async () => {
     const bad = await failure(completeOnce(geminiAdapter, ask('hi'), { ...target, apiKey: 'bad-key' }, OPTIONS));
-    expect(bad).toMatchObject({ kind: 'auth', status: 400, providerCode: 'API_KEY_INVALID', message: expect.stringMatching(/^google answered 400: API key not valid/) });
+    expect(bad).toMatchObject({
+      kind: 'auth',
+      status: 400,
+      providerCode: 'API_KEY_INVALID',
+      message: expect.stringMatching(/^google answered 400: API key not valid/),
+    });
   });
 
   it.each([
@@ -399,7 +529,9 @@ describe('errors', () => {
   });
 
   it('classifies an unknown model (404 NOT_FOUND) as bad_request', async () => {
-    expect(await failure(completeOnce(geminiAdapter, ask('hi'), { ...target, model: 'gemini-0-nano' }, OPTIONS))).toMatchObject({ kind: 'bad_request', status: 404 });
+    expect(
+      await failure(completeOnce(geminiAdapter, ask('hi'), { ...target, model: 'gemini-0-nano' }, OPTIONS)),
+    ).toMatchObject({ kind: 'bad_request', status: 404 });
   });
 
   it('a stream cut before any finishReason is a connection failure', async () => {
@@ -428,46 +560,86 @@ describe('errors', () => {
 
   it('headers arriving after the timeout are a timeout', async () => {
     fault('delay_headers:1000', 2);
-    expect((await failure(completeOnce(geminiAdapter, ask('hi'), target, { ...OPTIONS, timeoutMs: 150 }))).kind).toBe('timeout');
+    expect((await failure(completeOnce(geminiAdapter, ask('hi'), target, { ...OPTIONS, timeoutMs: 150 }))).kind).toBe(
+      'timeout',
+    );
     expect((await streamFailure(ask('hi'), 150)).failure.kind).toBe('timeout');
   });
 });
 
 describe('classifyError and translator details', () => {
-  const status = (code: number, rpc: string, message: string, details: Json[] = []) => JSON.stringify({ error: { code, message, status: rpc, details } });
+  const status = (code: number, rpc: string, message: string, details: Json[] = []) =>
+    JSON.stringify({ error: { code, message, status: rpc, details } });
 
   it('reads RetryInfo.retryDelay without headers, and a per-day quota as quota', () => {
     const minute = status(429, 'RESOURCE_EXHAUSTED', 'Please retry in 36.4s.', [
-      { '@type': 'type.googleapis.com/google.rpc.QuotaFailure', violations: [{ quotaId: 'GenerateRequestsPerMinutePerProjectPerModel-FreeTier' }] },
+      {
+        '@type': 'type.googleapis.com/google.rpc.QuotaFailure',
+        violations: [{ quotaId: 'GenerateRequestsPerMinutePerProjectPerModel-FreeTier' }],
+      },
       { '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '36s' },
     ]);
-    expect(geminiAdapter.classifyError(429, new Headers(), minute, 'google')).toMatchObject({ kind: 'rate_limit', retryAfterMs: 36_000 });
+    expect(geminiAdapter.classifyError(429, new Headers(), minute, 'google')).toMatchObject({
+      kind: 'rate_limit',
+      retryAfterMs: 36_000,
+    });
 
     const day = status(429, 'RESOURCE_EXHAUSTED', 'quota', [
-      { '@type': 'type.googleapis.com/google.rpc.QuotaFailure', violations: [{ quotaId: 'GenerateRequestsPerDayPerProjectPerModel-FreeTier' }] },
+      {
+        '@type': 'type.googleapis.com/google.rpc.QuotaFailure',
+        violations: [{ quotaId: 'GenerateRequestsPerDayPerProjectPerModel-FreeTier' }],
+      },
       { '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '20s' },
     ]);
     expect(geminiAdapter.classifyError(429, new Headers(), day, 'google').kind).toBe('quota');
 
-    const tooLong = status(429, 'RESOURCE_EXHAUSTED', 'later', [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '3600s' }]);
-    expect(geminiAdapter.classifyError(429, new Headers({ 'retry-after': '5' }), tooLong, 'google').retryAfterMs).toBe(5000);
+    const tooLong = status(429, 'RESOURCE_EXHAUSTED', 'later', [
+      { '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '3600s' },
+    ]);
+    expect(geminiAdapter.classifyError(429, new Headers({ 'retry-after': '5' }), tooLong, 'google').retryAfterMs).toBe(
+      5000,
+    );
   });
 
   it('reads the array-wrapped envelope and non-JSON bodies', () => {
     const wrapped = `[${status(503, 'UNAVAILABLE', 'The model is overloaded.')}]`;
-    expect(geminiAdapter.classifyError(503, new Headers(), wrapped, 'google')).toMatchObject({ kind: 'overload', providerCode: 'UNAVAILABLE', message: 'google answered 503: The model is overloaded.' });
-    expect(geminiAdapter.classifyError(400, new Headers(), status(400, 'FAILED_PRECONDITION', 'User location is not supported'), 'google').kind).toBe('quota');
-    expect(geminiAdapter.classifyError(502, new Headers(), '<html><b>502.</b> That’s an error.</html>', 'google')).toMatchObject({ kind: 'overload', message: 'google answered 502: 502. That’s an error.' });
+    expect(geminiAdapter.classifyError(503, new Headers(), wrapped, 'google')).toMatchObject({
+      kind: 'overload',
+      providerCode: 'UNAVAILABLE',
+      message: 'google answered 503: The model is overloaded.',
+    });
+    expect(
+      geminiAdapter.classifyError(
+        400,
+        new Headers(),
+        status(400, 'FAILED_PRECONDITION', 'User location is not supported'),
+        'google',
+      ).kind,
+    ).toBe('quota');
+    expect(
+      geminiAdapter.classifyError(502, new Headers(), '<html><b>502.</b> That’s an error.</html>', 'google'),
+    ).toMatchObject({ kind: 'overload', message: 'google answered 502: 502. That’s an error.' });
   });
 
   it('counts thoughts as completion, reports cached tokens, and skips thought parts', () => {
     const translator = geminiAdapter.createStreamTranslator(target);
     const event = (payload: Json) => translator.onEvent({ data: JSON.stringify(payload) });
-    const first = event({ candidates: [{ content: { role: 'model', parts: [{ text: 'thinking…', thought: true }, { text: 'Hi' }] }, index: 0 }], usageMetadata: { promptTokenCount: 10, totalTokenCount: 10 } });
+    const first = event({
+      candidates: [
+        { content: { role: 'model', parts: [{ text: 'thinking…', thought: true }, { text: 'Hi' }] }, index: 0 },
+      ],
+      usageMetadata: { promptTokenCount: 10, totalTokenCount: 10 },
+    });
     expect(textOf(first)).toBe('Hi');
     const last = event({
       candidates: [{ content: { role: 'model', parts: [{ text: '!' }] }, finishReason: 'STOP', index: 0 }],
-      usageMetadata: { promptTokenCount: 10, cachedContentTokenCount: 4, candidatesTokenCount: 2, thoughtsTokenCount: 5, totalTokenCount: 17 },
+      usageMetadata: {
+        promptTokenCount: 10,
+        cachedContentTokenCount: 4,
+        candidatesTokenCount: 2,
+        thoughtsTokenCount: 5,
+        totalTokenCount: 17,
+      },
     });
     expect(finishOf(last)).toEqual(['stop']);
     expect(translator.onEnd()).toEqual([]);
@@ -483,9 +655,13 @@ describe('classifyError and translator details', () => {
   it('ends without a finishReason → connection; a bare or wrapped error event → classified', () => {
     const cut = geminiAdapter.createStreamTranslator(target);
     cut.onEvent({ data: JSON.stringify({ candidates: [{ content: { parts: [{ text: 'x' }] } }] }) });
-    expect(() => cut.onEnd()).toThrow(expect.objectContaining({ failure: expect.objectContaining({ kind: 'connection' }) }));
+    expect(() => cut.onEnd()).toThrow(
+      expect.objectContaining({ failure: expect.objectContaining({ kind: 'connection' }) }),
+    );
 
     const wrapped = geminiAdapter.createStreamTranslator(target);
-    expect(() => wrapped.onEvent({ data: `[${status(500, 'INTERNAL', 'boom')}]` })).toThrow(expect.objectContaining({ failure: expect.objectContaining({ kind: 'overload', status: 500 }) }));
+    expect(() => wrapped.onEvent({ data: `[${status(500, 'INTERNAL', 'boom')}]` })).toThrow(
+      expect.objectContaining({ failure: expect.objectContaining({ kind: 'overload', status: 500 }) }),
+    );
   });
 });

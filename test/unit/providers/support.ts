@@ -5,7 +5,8 @@ import { UpstreamError, type UpstreamFailure } from '../../../lambdas/providers/
 
 /** Shared helpers of the per-provider conformance tests. */
 export const textOf = (chunks: ChatCompletionChunk[]) => chunks.map((c) => c.choices[0]?.delta.content ?? '').join('');
-export const finishOf = (chunks: ChatCompletionChunk[]) => chunks.map((c) => c.choices[0]?.finish_reason).filter(Boolean);
+export const finishOf = (chunks: ChatCompletionChunk[]) =>
+  chunks.map((c) => c.choices[0]?.finish_reason).filter(Boolean);
 
 /** The UpstreamError a call fails with (and a test failure if it does not fail so). */
 export async function failure(promise: Promise<unknown>): Promise<UpstreamFailure> {

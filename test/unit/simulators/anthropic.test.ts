@@ -20,7 +20,11 @@ beforeEach(() => {
 });
 
 const HEADERS = { 'content-type': 'application/json', 'x-api-key': 'sk-ant-test', 'anthropic-version': '2023-06-01' };
-const TOOL = { name: 'get_weather', description: 'Weather', input_schema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } };
+const TOOL = {
+  name: 'get_weather',
+  description: 'Weather',
+  input_schema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+};
 
 function body(text: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
   return { model: 'claude-sonnet-4-5', max_tokens: 256, messages: [{ role: 'user', content: text }], ...extra };
@@ -60,7 +64,10 @@ describe('headers and credentials', () => {
       const res = await post(body('hi'), headers);
       expect(res.status).toBe(401);
       const error = await json(res);
-      expect(error).toMatchObject({ type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } });
+      expect(error).toMatchObject({
+        type: 'error',
+        error: { type: 'authentication_error', message: 'invalid x-api-key' },
+      });
       expect(error['request_id']).toMatch(/^req_/);
       expect(res.headers.get('request-id')).toBe(error['request_id']);
     }
@@ -70,7 +77,10 @@ describe('headers and credentials', () => {
     const { 'anthropic-version': _version, ...noVersion } = HEADERS;
     const res = await post(body('hi'), noVersion);
     expect(res.status).toBe(400);
-    expect(await json(res)).toMatchObject({ type: 'error', error: { type: 'invalid_request_error', message: expect.stringMatching(/anthropic-version/) } });
+    expect(await json(res)).toMatchObject({
+      type: 'error',
+      error: { type: 'invalid_request_error', message: expect.stringMatching(/anthropic-version/) },
+    });
   });
 
   it('answers 200s with request-id, organization and rate-limit headers', async () => {
@@ -107,12 +117,28 @@ describe('request validation', () => {
   });
 
   it('requires alternating roles that start with user, and no system role', async () => {
-    await expectInvalid(body('', { messages: [{ role: 'assistant', content: 'hi' }] }), /first message must use the "user" role/);
     await expectInvalid(
-      body('', { messages: [{ role: 'user', content: 'a' }, { role: 'user', content: 'b' }] }),
+      body('', { messages: [{ role: 'assistant', content: 'hi' }] }),
+      /first message must use the "user" role/,
+    );
+    await expectInvalid(
+      body('', {
+        messages: [
+          { role: 'user', content: 'a' },
+          { role: 'user', content: 'b' },
+        ],
+      }),
       /roles must alternate/,
     );
-    await expectInvalid(body('', { messages: [{ role: 'system', content: 'x' }, { role: 'user', content: 'b' }] }), /top-level `system`/);
+    await expectInvalid(
+      body('', {
+        messages: [
+          { role: 'system', content: 'x' },
+          { role: 'user', content: 'b' },
+        ],
+      }),
+      /top-level `system`/,
+    );
   });
 
   it('rejects empty text blocks and bad image sources', async () => {
@@ -122,14 +148,27 @@ describe('request validation', () => {
   });
 
   it('requires tool_result ids to answer the previous turn tool_use ids, results first', async () => {
-    const assistant = { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: { city: 'Paris' } }] };
+    const assistant = {
+      role: 'assistant',
+      content: [{ type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: { city: 'Paris' } }],
+    };
     const base = { tools: [TOOL] };
     await expectInvalid(
-      body('', { ...base, messages: [{ role: 'user', content: 'q' }, assistant, { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_2', content: 'x' }] }] }),
+      body('', {
+        ...base,
+        messages: [
+          { role: 'user', content: 'q' },
+          assistant,
+          { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_2', content: 'x' }] },
+        ],
+      }),
       /unexpected `tool_use_id`.*toolu_2/,
     );
     await expectInvalid(
-      body('', { ...base, messages: [{ role: 'user', content: 'q' }, assistant, { role: 'user', content: 'no results' }] }),
+      body('', {
+        ...base,
+        messages: [{ role: 'user', content: 'q' }, assistant, { role: 'user', content: 'no results' }],
+      }),
       /without `tool_result` blocks immediately after: toolu_1/,
     );
     await expectInvalid(
@@ -138,13 +177,26 @@ describe('request validation', () => {
         messages: [
           { role: 'user', content: 'q' },
           assistant,
-          { role: 'user', content: [{ type: 'text', text: 'first' }, { type: 'tool_result', tool_use_id: 'toolu_1', content: 'x' }] },
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: 'first' },
+              { type: 'tool_result', tool_use_id: 'toolu_1', content: 'x' },
+            ],
+          },
         ],
       }),
       /must come before any other content/,
     );
     const ok = await post(
-      body('', { ...base, messages: [{ role: 'user', content: 'q' }, assistant, { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'sunny' }] }] }),
+      body('', {
+        ...base,
+        messages: [
+          { role: 'user', content: 'q' },
+          assistant,
+          { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'sunny' }] },
+        ],
+      }),
     );
     expect(ok.status).toBe(200);
     expect((await json(ok))['content'][0].text).toBe('The get_weather tool returned: sunny');
@@ -152,13 +204,19 @@ describe('request validation', () => {
 
   it('validates tools and tool_choice', async () => {
     await expectInvalid(body('hi', { tools: [{ name: 't', input_schema: { type: 'string' } }] }), /input_schema.type/);
-    await expectInvalid(body('hi', { tools: [TOOL], tool_choice: { type: 'tool', name: 'nope' } }), /not found in tools/);
+    await expectInvalid(
+      body('hi', { tools: [TOOL], tool_choice: { type: 'tool', name: 'nope' } }),
+      /not found in tools/,
+    );
   });
 
   it('answers 404 not_found_error for a model it does not serve', async () => {
     const res = await post(body('hi', { model: 'gpt-5' }));
     expect(res.status).toBe(404);
-    expect(await json(res)).toMatchObject({ type: 'error', error: { type: 'not_found_error', message: 'model: gpt-5' } });
+    expect(await json(res)).toMatchObject({
+      type: 'error',
+      error: { type: 'not_found_error', message: 'model: gpt-5' },
+    });
   });
 });
 
@@ -207,12 +265,15 @@ describe('non-streaming messages', () => {
     const cached = await json(await post(body('[sim:reply=ok] [sim:cache_read=5]', {})));
     const u = cached['usage'];
     expect(u.cache_read_input_tokens).toBe(5);
-    expect(u.input_tokens + u.cache_read_input_tokens + u.cache_creation_input_tokens).toBe(plain['usage'].input_tokens);
+    expect(u.input_tokens + u.cache_read_input_tokens + u.cache_creation_input_tokens).toBe(
+      plain['usage'].input_tokens,
+    );
   });
 });
 
 describe('streaming', () => {
-  const ORDER = /^message_start (ping )?(content_block_start (content_block_delta |ping )*content_block_stop (ping )?)*message_delta message_stop $/;
+  const ORDER =
+    /^message_start (ping )?(content_block_start (content_block_delta |ping )*content_block_stop (ping )?)*message_delta message_stop $/;
 
   it('sends the exact event order with matching event names, pings before the first block', async () => {
     const res = await post(body('[sim:words=5]', { stream: true }));
@@ -234,10 +295,18 @@ describe('streaming', () => {
   it('reports input usage in message_start and cumulative output usage in message_delta', async () => {
     const list = await events(await post(body('[sim:words=7]', { stream: true })));
     const start = JSON.parse(list[0]!.data).message;
-    expect(start).toMatchObject({ content: [], stop_reason: null, usage: { output_tokens: 1, cache_read_input_tokens: 0 } });
+    expect(start).toMatchObject({
+      content: [],
+      stop_reason: null,
+      usage: { output_tokens: 1, cache_read_input_tokens: 0 },
+    });
     expect(start.usage.input_tokens).toBeGreaterThan(0);
     const delta = JSON.parse(list.find((e) => e.event === 'message_delta')!.data);
-    expect(delta).toEqual({ type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 7 } });
+    expect(delta).toEqual({
+      type: 'message_delta',
+      delta: { stop_reason: 'end_turn', stop_sequence: null },
+      usage: { output_tokens: 7 },
+    });
   });
 
   it('streams tool input as input_json_delta fragments: "" first, none valid alone', async () => {
@@ -245,7 +314,12 @@ describe('streaming', () => {
     const starts = list.filter((e) => e.event === 'content_block_start').map((e) => JSON.parse(e.data));
     expect(starts.map((s) => s.index)).toEqual([0, 1]);
     for (const start of starts) {
-      expect(start.content_block).toEqual({ type: 'tool_use', id: expect.stringMatching(/^toolu_/), name: 'get_weather', input: {} });
+      expect(start.content_block).toEqual({
+        type: 'tool_use',
+        id: expect.stringMatching(/^toolu_/),
+        name: 'get_weather',
+        input: {},
+      });
       const fragments = list
         .filter((e) => e.event === 'content_block_delta' && JSON.parse(e.data).index === start.index)
         .map((e) => JSON.parse(e.data).delta)
@@ -268,7 +342,15 @@ describe('streaming', () => {
   });
 
   it('streams a thinking block with thinking and signature deltas when thinking is enabled', async () => {
-    const list = await events(await post(body('[sim:reply=Done]', { stream: true, max_tokens: 2048, thinking: { type: 'enabled', budget_tokens: 1024 } })));
+    const list = await events(
+      await post(
+        body('[sim:reply=Done]', {
+          stream: true,
+          max_tokens: 2048,
+          thinking: { type: 'enabled', budget_tokens: 1024 },
+        }),
+      ),
+    );
     const first = JSON.parse(list.find((e) => e.event === 'content_block_start')!.data);
     expect(first.content_block).toEqual({ type: 'thinking', thinking: '', signature: '' });
     const kinds = list.filter((e) => e.event === 'content_block_delta').map((e) => JSON.parse(e.data).delta.type);
@@ -281,7 +363,10 @@ describe('streaming', () => {
     const list = await events(await post(body('[sim:words=5] [sim:stream_error=overloaded_error]', { stream: true })));
     const names = list.map((e) => e.event);
     expect(names).toEqual(['message_start', 'ping', 'content_block_start', 'content_block_delta', 'error']);
-    expect(JSON.parse(list[4]!.data)).toEqual({ type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } });
+    expect(JSON.parse(list[4]!.data)).toEqual({
+      type: 'error',
+      error: { type: 'overloaded_error', message: 'Overloaded' },
+    });
   });
 });
 
@@ -304,7 +389,11 @@ describe('injected errors', () => {
     const res = await post(body('hi'));
     expect(res.status).toBe(status);
     const error = await json(res);
-    expect(error).toEqual({ type: 'error', error: { type, message: expect.any(String) }, request_id: expect.stringMatching(/^req_/) });
+    expect(error).toEqual({
+      type: 'error',
+      error: { type, message: expect.any(String) },
+      request_id: expect.stringMatching(/^req_/),
+    });
     expect(res.headers.get('request-id')).toBe(error['request_id']);
   });
 
@@ -331,7 +420,11 @@ describe('capture and listings', () => {
     await (await post(body('captured', { temperature: 0.3 }))).arrayBuffer();
     const { requests } = (await (await fetch(`${sim.url}/__sim/requests`)).json()) as { requests: any[] };
     expect(requests).toHaveLength(1);
-    expect(requests[0]).toMatchObject({ method: 'POST', path: '/v1/messages', headers: { 'x-api-key': 'sk-ant-test', 'anthropic-version': '2023-06-01' } });
+    expect(requests[0]).toMatchObject({
+      method: 'POST',
+      path: '/v1/messages',
+      headers: { 'x-api-key': 'sk-ant-test', 'anthropic-version': '2023-06-01' },
+    });
     expect(requests[0].body).toMatchObject({ temperature: 0.3, messages: [{ role: 'user', content: 'captured' }] });
   });
 
@@ -341,7 +434,12 @@ describe('capture and listings', () => {
     expect(all['has_more']).toBe(false);
     expect(all['first_id']).toBe(all['data'][0].id);
     expect(all['last_id']).toBe(all['data'][all['data'].length - 1].id);
-    expect(all['data'][0]).toEqual({ type: 'model', id: 'claude-sonnet-4-5-20250929', display_name: 'Claude Sonnet 4.5', created_at: expect.any(String) });
+    expect(all['data'][0]).toEqual({
+      type: 'model',
+      id: 'claude-sonnet-4-5-20250929',
+      display_name: 'Claude Sonnet 4.5',
+      created_at: expect.any(String),
+    });
     const page = await get('?limit=2');
     expect(page['data']).toHaveLength(2);
     expect(page['has_more']).toBe(true);

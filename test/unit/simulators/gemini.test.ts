@@ -22,8 +22,15 @@ beforeEach(() => {
 
 const KEY = 'AIza-test-key';
 const MODEL = 'gemini-2.5-pro';
-const WEATHER = { name: 'get_weather', description: 'Weather', parameters: { type: 'OBJECT', properties: { city: { type: 'STRING' } }, required: ['city'] } };
-const TIME = { name: 'get_time', parameters: { type: 'OBJECT', properties: { zone: { type: 'STRING' } }, required: ['zone'] } };
+const WEATHER = {
+  name: 'get_weather',
+  description: 'Weather',
+  parameters: { type: 'OBJECT', properties: { city: { type: 'STRING' } }, required: ['city'] },
+};
+const TIME = {
+  name: 'get_time',
+  parameters: { type: 'OBJECT', properties: { zone: { type: 'STRING' } }, required: ['zone'] },
+};
 
 type Json = Record<string, any>;
 
@@ -31,7 +38,11 @@ function body(text: string, extra: Json = {}): Json {
   return { contents: [{ role: 'user', parts: [{ text }] }], ...extra };
 }
 
-function post(method: string, payload: unknown, options: { key?: string | null; query?: string; model?: string } = {}): Promise<Response> {
+function post(
+  method: string,
+  payload: unknown,
+  options: { key?: string | null; query?: string; model?: string } = {},
+): Promise<Response> {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (options.key !== null) headers['x-goog-api-key'] = options.key ?? KEY;
   const url = `${sim.url}/v1beta/models/${options.model ?? MODEL}:${method}${options.query ?? ''}`;
@@ -39,7 +50,8 @@ function post(method: string, payload: unknown, options: { key?: string | null; 
 }
 
 const generate = (payload: unknown, options?: Parameters<typeof post>[2]) => post('generateContent', payload, options);
-const streamSse = (payload: unknown, options?: Parameters<typeof post>[2]) => post('streamGenerateContent', payload, { ...options, query: '?alt=sse' });
+const streamSse = (payload: unknown, options?: Parameters<typeof post>[2]) =>
+  post('streamGenerateContent', payload, { ...options, query: '?alt=sse' });
 
 async function json(response: Response): Promise<Json> {
   return (await response.json()) as Json;
@@ -59,7 +71,8 @@ async function fault(spec: string, times = 1): Promise<void> {
   expect(res.status).toBe(201);
 }
 
-const textOf = (response: Json): string => (response['candidates']?.[0]?.content?.parts ?? []).map((p: Json) => p['text'] ?? '').join('');
+const textOf = (response: Json): string =>
+  (response['candidates']?.[0]?.content?.parts ?? []).map((p: Json) => p['text'] ?? '').join('');
 
 async function expectInvalid(payload: unknown, pattern: RegExp): Promise<void> {
   const res = await generate(payload);
@@ -105,7 +118,11 @@ describe('credentials', () => {
   it('answers a missing key with 403 PERMISSION_DENIED', async () => {
     const res = await generate(body('hi'), { key: null });
     expect(res.status).toBe(403);
-    expect((await json(res))['error']).toMatchObject({ code: 403, status: 'PERMISSION_DENIED', message: expect.stringMatching(/unregistered callers/) });
+    expect((await json(res))['error']).toMatchObject({
+      code: 403,
+      status: 'PERMISSION_DENIED',
+      message: expect.stringMatching(/unregistered callers/),
+    });
   });
 });
 
@@ -114,7 +131,11 @@ describe('generateContent', () => {
     const res = await generate(body('hello [sim:reply=Paris is sunny.]'));
     expect(res.status).toBe(200);
     const answer = await json(res);
-    expect(answer['candidates'][0]).toMatchObject({ content: { role: 'model', parts: [{ text: 'Paris is sunny.' }] }, finishReason: 'STOP', index: 0 });
+    expect(answer['candidates'][0]).toMatchObject({
+      content: { role: 'model', parts: [{ text: 'Paris is sunny.' }] },
+      finishReason: 'STOP',
+      index: 0,
+    });
     const usage = answer['usageMetadata'];
     expect(usage.totalTokenCount).toBe(usage.promptTokenCount + usage.candidatesTokenCount);
     expect(usage.candidatesTokenCount).toBe(3);
@@ -126,7 +147,14 @@ describe('generateContent', () => {
     const res = await generate({
       systemInstruction: { parts: [{ text: 'Be brief.' }] },
       contents: [
-        { role: 'user', parts: [{ text: 'look' }, { inlineData: { mimeType: 'image/png', data: 'iVBORw0KGgo=' } }, { fileData: { mimeType: 'image/jpeg', fileUri: 'https://example.com/a.jpg' } }] },
+        {
+          role: 'user',
+          parts: [
+            { text: 'look' },
+            { inlineData: { mimeType: 'image/png', data: 'iVBORw0KGgo=' } },
+            { fileData: { mimeType: 'image/jpeg', fileUri: 'https://example.com/a.jpg' } },
+          ],
+        },
       ],
     });
     expect(textOf(await json(res))).toMatch(/you said: look \(I see 2 images\)$/);
@@ -148,13 +176,18 @@ describe('generateContent', () => {
     expect(textOf(length)).not.toBe('');
 
     const filtered = await json(await generate(body('go [sim:finish=content_filter]')));
-    expect(filtered['candidates'][0]).toMatchObject({ finishReason: 'SAFETY', safetyRatings: expect.arrayContaining([expect.objectContaining({ blocked: true })]) });
+    expect(filtered['candidates'][0]).toMatchObject({
+      finishReason: 'SAFETY',
+      safetyRatings: expect.arrayContaining([expect.objectContaining({ blocked: true })]),
+    });
     expect(filtered['candidates'][0].content).toBeUndefined();
 
     const recitation = await json(await generate(body('go [sim:finish=RECITATION]')));
     expect(recitation['candidates'][0].finishReason).toBe('RECITATION');
 
-    const maxOutput = await json(await generate(body('go [sim:words=10]', { generationConfig: { maxOutputTokens: 4 } })));
+    const maxOutput = await json(
+      await generate(body('go [sim:words=10]', { generationConfig: { maxOutputTokens: 4 } })),
+    );
     expect(maxOutput['candidates'][0].finishReason).toBe('MAX_TOKENS');
     expect(textOf(maxOutput)).toBe('word1 word2 word3 word4');
   });
@@ -172,7 +205,9 @@ describe('toolConfig', () => {
   const tools = [{ functionDeclarations: [WEATHER, TIME] }];
 
   it('ANY always answers a whole functionCall with object args and an id, ending STOP', async () => {
-    const answer = await json(await generate(body('what is up', { tools, toolConfig: { functionCallingConfig: { mode: 'ANY' } } })));
+    const answer = await json(
+      await generate(body('what is up', { tools, toolConfig: { functionCallingConfig: { mode: 'ANY' } } })),
+    );
     const candidate = answer['candidates'][0];
     expect(candidate.finishReason).toBe('STOP');
     expect(candidate.content.parts).toHaveLength(1);
@@ -184,17 +219,26 @@ describe('toolConfig', () => {
   it('ANY with allowedFunctionNames calls the named function', async () => {
     const config = { functionCallingConfig: { mode: 'ANY', allowedFunctionNames: ['get_time'] } };
     const answer = await json(await generate(body('what is up', { tools, toolConfig: config })));
-    expect(answer['candidates'][0].content.parts[0].functionCall).toMatchObject({ name: 'get_time', args: { zone: 'zone-value' } });
+    expect(answer['candidates'][0].content.parts[0].functionCall).toMatchObject({
+      name: 'get_time',
+      args: { zone: 'zone-value' },
+    });
   });
 
   it('NONE never calls, even when asked to', async () => {
-    const answer = await json(await generate(body('[sim:tool] go', { tools, toolConfig: { functionCallingConfig: { mode: 'NONE' } } })));
+    const answer = await json(
+      await generate(body('[sim:tool] go', { tools, toolConfig: { functionCallingConfig: { mode: 'NONE' } } })),
+    );
     expect(answer['candidates'][0].content.parts[0].functionCall).toBeUndefined();
     expect(textOf(answer)).toMatch(/Simulated reply/);
   });
 
   it('AUTO follows the script: parallel calls on [sim:tools=2], ids omitted on [sim:no_call_ids]', async () => {
-    const answer = await json(await generate(body('[sim:tools=2] [sim:no_call_ids]', { tools, toolConfig: { functionCallingConfig: { mode: 'AUTO' } } })));
+    const answer = await json(
+      await generate(
+        body('[sim:tools=2] [sim:no_call_ids]', { tools, toolConfig: { functionCallingConfig: { mode: 'AUTO' } } }),
+      ),
+    );
     const parts = answer['candidates'][0].content.parts;
     expect(parts.map((p: Json) => p['functionCall'].name)).toEqual(['get_weather', 'get_time']);
     expect(parts.every((p: Json) => p['functionCall'].id === undefined)).toBe(true);
@@ -212,15 +256,26 @@ describe('validation', () => {
 
   it('rejects string function args and function calls out of turn order', async () => {
     await expectInvalid(
-      { contents: [{ role: 'user', parts: [{ text: 'x' }] }, { role: 'model', parts: [{ functionCall: { name: 'f', args: '{}' } }] }] },
+      {
+        contents: [
+          { role: 'user', parts: [{ text: 'x' }] },
+          { role: 'model', parts: [{ functionCall: { name: 'f', args: '{}' } }] },
+        ],
+      },
       /function_call\.args/,
     );
-    await expectInvalid({ contents: [{ role: 'model', parts: [{ functionCall: { name: 'f', args: {} } }] }] }, /function call turn comes immediately after/);
+    await expectInvalid(
+      { contents: [{ role: 'model', parts: [{ functionCall: { name: 'f', args: {} } }] }] },
+      /function call turn comes immediately after/,
+    );
     await expectInvalid(
       {
         contents: [
           { role: 'user', parts: [{ text: 'x' }] },
-          { role: 'model', parts: [{ functionCall: { name: 'f', args: {} } }, { functionCall: { name: 'f', args: {} } }] },
+          {
+            role: 'model',
+            parts: [{ functionCall: { name: 'f', args: {} } }, { functionCall: { name: 'f', args: {} } }],
+          },
           { role: 'user', parts: [{ functionResponse: { name: 'f', response: { ok: true } } }] },
         ],
       },
@@ -229,9 +284,15 @@ describe('validation', () => {
   });
 
   it('rejects an OBJECT schema without properties and allowedFunctionNames outside ANY', async () => {
-    await expectInvalid(body('x', { tools: [{ functionDeclarations: [{ name: 'f', parameters: { type: 'object' } }] }] }), /should be non-empty for OBJECT type/);
     await expectInvalid(
-      body('x', { tools: [{ functionDeclarations: [WEATHER] }], toolConfig: { functionCallingConfig: { mode: 'AUTO', allowedFunctionNames: ['get_weather'] } } }),
+      body('x', { tools: [{ functionDeclarations: [{ name: 'f', parameters: { type: 'object' } }] }] }),
+      /should be non-empty for OBJECT type/,
+    );
+    await expectInvalid(
+      body('x', {
+        tools: [{ functionDeclarations: [WEATHER] }],
+        toolConfig: { functionCallingConfig: { mode: 'AUTO', allowedFunctionNames: ['get_weather'] } },
+      }),
       /allowed_function_names should only be set/,
     );
   });
@@ -239,7 +300,11 @@ describe('validation', () => {
   it('answers an unknown model with 404 NOT_FOUND', async () => {
     const res = await generate(body('x'), { model: 'gemini-9-ultra' });
     expect(res.status).toBe(404);
-    expect((await json(res))['error']).toMatchObject({ code: 404, status: 'NOT_FOUND', message: expect.stringMatching(/models\/gemini-9-ultra is not found/) });
+    expect((await json(res))['error']).toMatchObject({
+      code: 404,
+      status: 'NOT_FOUND',
+      message: expect.stringMatching(/models\/gemini-9-ultra is not found/),
+    });
   });
 });
 
@@ -260,7 +325,10 @@ describe('streamGenerateContent', () => {
     const last = responses[responses.length - 1]!;
     for (const response of responses.slice(0, -1)) {
       expect(response['candidates'][0].finishReason).toBeUndefined();
-      expect(response['usageMetadata']).toEqual({ promptTokenCount: last['usageMetadata'].promptTokenCount, totalTokenCount: last['usageMetadata'].promptTokenCount });
+      expect(response['usageMetadata']).toEqual({
+        promptTokenCount: last['usageMetadata'].promptTokenCount,
+        totalTokenCount: last['usageMetadata'].promptTokenCount,
+      });
       expect(response['responseId']).toBe(last['responseId']);
     }
     expect(last['candidates'][0].finishReason).toBe('STOP');
@@ -276,7 +344,9 @@ describe('streamGenerateContent', () => {
   });
 
   it('delivers function calls whole in one event', async () => {
-    const responses = await sseResponses(await streamSse(body('[sim:tools=2]', { tools: [{ functionDeclarations: [WEATHER, TIME] }] })));
+    const responses = await sseResponses(
+      await streamSse(body('[sim:tools=2]', { tools: [{ functionDeclarations: [WEATHER, TIME] }] })),
+    );
     expect(responses).toHaveLength(1);
     const parts = responses[0]!['candidates'][0].content.parts;
     expect(parts.map((p: Json) => p['functionCall'])).toEqual([
@@ -300,7 +370,9 @@ describe('streamGenerateContent', () => {
     const responses = await sseResponses(await streamSse(body('[sim:words=5] [sim:stream_error=503]')));
     expect(responses).toHaveLength(2);
     expect(textOf(responses[0]!)).toBe('word1');
-    expect(responses[1]).toEqual({ error: { code: 503, message: 'The model is overloaded. Please try again later.', status: 'UNAVAILABLE' } });
+    expect(responses[1]).toEqual({
+      error: { code: 503, message: 'The model is overloaded. Please try again later.', status: 'UNAVAILABLE' },
+    });
   });
 
   it('a per-event fault hits the event it names (through the harness writer)', async () => {
@@ -323,11 +395,22 @@ describe('errors', () => {
     expect(res.status).toBe(429);
     expect(res.headers.get('retry-after')).toBe('2');
     const { error } = await json(res);
-    expect(error).toMatchObject({ code: 429, status: 'RESOURCE_EXHAUSTED', message: expect.stringMatching(/retry in 2s/) });
+    expect(error).toMatchObject({
+      code: 429,
+      status: 'RESOURCE_EXHAUSTED',
+      message: expect.stringMatching(/retry in 2s/),
+    });
     const types = error.details.map((d: Json) => d['@type']);
-    expect(types).toEqual(expect.arrayContaining(['type.googleapis.com/google.rpc.QuotaFailure', 'type.googleapis.com/google.rpc.RetryInfo']));
+    expect(types).toEqual(
+      expect.arrayContaining([
+        'type.googleapis.com/google.rpc.QuotaFailure',
+        'type.googleapis.com/google.rpc.RetryInfo',
+      ]),
+    );
     expect(error.details.find((d: Json) => d['@type'].endsWith('RetryInfo')).retryDelay).toBe('2s');
-    expect(error.details.find((d: Json) => d['@type'].endsWith('QuotaFailure')).violations[0].quotaId).toMatch(/PerMinute/);
+    expect(error.details.find((d: Json) => d['@type'].endsWith('QuotaFailure')).violations[0].quotaId).toMatch(
+      /PerMinute/,
+    );
   });
 
   it.each([
@@ -364,9 +447,16 @@ describe('models and capture', () => {
     const res = await fetch(`${sim.url}/v1beta/models?pageSize=2`, { headers: { 'x-goog-api-key': KEY } });
     const first = await json(res);
     expect(first['models']).toHaveLength(2);
-    expect(first['models'][0]).toMatchObject({ name: 'models/gemini-2.5-pro', supportedGenerationMethods: expect.arrayContaining(['generateContent']) });
+    expect(first['models'][0]).toMatchObject({
+      name: 'models/gemini-2.5-pro',
+      supportedGenerationMethods: expect.arrayContaining(['generateContent']),
+    });
     expect(first['nextPageToken']).toEqual(expect.any(String));
-    const rest = await json(await fetch(`${sim.url}/v1beta/models?pageSize=100&pageToken=${first['nextPageToken']}`, { headers: { 'x-goog-api-key': KEY } }));
+    const rest = await json(
+      await fetch(`${sim.url}/v1beta/models?pageSize=100&pageToken=${first['nextPageToken']}`, {
+        headers: { 'x-goog-api-key': KEY },
+      }),
+    );
     expect(rest['nextPageToken']).toBeUndefined();
     expect(rest['models'].map((m: Json) => m['name'])).toContain('models/gemini-2.5-flash-lite');
     expect(rest['models'].map((m: Json) => m['name'])).not.toContain(first['models'][1].name);

@@ -59,7 +59,9 @@ const createUser = (TemporaryPassword = 'Temporary-Pass-1') =>
   );
 
 const login = (USERNAME: string, PASSWORD: string) =>
-  client.send(new InitiateAuthCommand({ ClientId, AuthFlow: 'USER_PASSWORD_AUTH', AuthParameters: { USERNAME, PASSWORD } }));
+  client.send(
+    new InitiateAuthCommand({ ClientId, AuthFlow: 'USER_PASSWORD_AUTH', AuthParameters: { USERNAME, PASSWORD } }),
+  );
 
 function claims(jwt: string | undefined): Record<string, unknown> {
   return JSON.parse(Buffer.from((jwt ?? '').split('.')[1] ?? '', 'base64url').toString('utf8'));
@@ -89,10 +91,19 @@ test('AdminCreateUser creates a user awaiting a new password, with a sub', async
 test('AdminCreateUser rejects an existing email in any case, and a non-email username', async () => {
   await createUser();
   const dup = await errorOf(
-    client.send(new AdminCreateUserCommand({ UserPoolId, Username: EMAIL.toUpperCase(), MessageAction: 'SUPPRESS', TemporaryPassword: 'Temporary-Pass-1' })),
+    client.send(
+      new AdminCreateUserCommand({
+        UserPoolId,
+        Username: EMAIL.toUpperCase(),
+        MessageAction: 'SUPPRESS',
+        TemporaryPassword: 'Temporary-Pass-1',
+      }),
+    ),
   );
   expect(dup.name).toBe('UsernameExistsException');
-  const notEmail = await errorOf(client.send(new AdminCreateUserCommand({ UserPoolId, Username: 'ada', MessageAction: 'SUPPRESS' })));
+  const notEmail = await errorOf(
+    client.send(new AdminCreateUserCommand({ UserPoolId, Username: 'ada', MessageAction: 'SUPPRESS' })),
+  );
   expect(notEmail.name).toBe('InvalidParameterException');
 });
 
@@ -107,7 +118,9 @@ test('AdminGetUser finds users by email or sub; unknown users are UserNotFoundEx
 
   const err = await errorOf(client.send(new AdminGetUserCommand({ UserPoolId, Username: 'nobody@example.com' })));
   expect(err.name).toBe('UserNotFoundException');
-  const setErr = await errorOf(client.send(new AdminSetUserPasswordCommand({ UserPoolId, Username: 'nobody@example.com', Password: PASSWORD })));
+  const setErr = await errorOf(
+    client.send(new AdminSetUserPasswordCommand({ UserPoolId, Username: 'nobody@example.com', Password: PASSWORD })),
+  );
   expect(setErr.name).toBe('UserNotFoundException');
 });
 
@@ -115,7 +128,13 @@ test('a wrong pool or client id is ResourceNotFoundException', async () => {
   const pool = await errorOf(client.send(new AdminGetUserCommand({ UserPoolId: 'local_Other', Username: EMAIL })));
   expect(pool.name).toBe('ResourceNotFoundException');
   const app = await errorOf(
-    client.send(new InitiateAuthCommand({ ClientId: 'other', AuthFlow: 'USER_PASSWORD_AUTH', AuthParameters: { USERNAME: EMAIL, PASSWORD } })),
+    client.send(
+      new InitiateAuthCommand({
+        ClientId: 'other',
+        AuthFlow: 'USER_PASSWORD_AUTH',
+        AuthParameters: { USERNAME: EMAIL, PASSWORD },
+      }),
+    ),
   );
   expect(app.name).toBe('ResourceNotFoundException');
 });
@@ -153,7 +172,9 @@ test('a temporary password leads to NEW_PASSWORD_REQUIRED, which RespondToAuthCh
 
 test('a permanent password signs in with tokens carrying the sub', async () => {
   const { User } = await createUser();
-  await client.send(new AdminSetUserPasswordCommand({ UserPoolId, Username: EMAIL, Password: PASSWORD, Permanent: true }));
+  await client.send(
+    new AdminSetUserPasswordCommand({ UserPoolId, Username: EMAIL, Password: PASSWORD, Permanent: true }),
+  );
   expect((await client.send(new AdminGetUserCommand({ UserPoolId, Username: EMAIL }))).UserStatus).toBe('CONFIRMED');
 
   const result = await login(EMAIL.toLowerCase(), PASSWORD);
@@ -173,15 +194,23 @@ test('a permanent password signs in with tokens carrying the sub', async () => {
 
 test('a non-permanent AdminSetUserPassword puts the user back to NEW_PASSWORD_REQUIRED', async () => {
   await createUser();
-  await client.send(new AdminSetUserPasswordCommand({ UserPoolId, Username: EMAIL, Password: PASSWORD, Permanent: true }));
-  await client.send(new AdminSetUserPasswordCommand({ UserPoolId, Username: EMAIL, Password: 'Another-Temp-2', Permanent: false }));
-  expect((await client.send(new AdminGetUserCommand({ UserPoolId, Username: EMAIL }))).UserStatus).toBe('FORCE_CHANGE_PASSWORD');
+  await client.send(
+    new AdminSetUserPasswordCommand({ UserPoolId, Username: EMAIL, Password: PASSWORD, Permanent: true }),
+  );
+  await client.send(
+    new AdminSetUserPasswordCommand({ UserPoolId, Username: EMAIL, Password: 'Another-Temp-2', Permanent: false }),
+  );
+  expect((await client.send(new AdminGetUserCommand({ UserPoolId, Username: EMAIL }))).UserStatus).toBe(
+    'FORCE_CHANGE_PASSWORD',
+  );
   expect((await login(EMAIL, 'Another-Temp-2')).ChallengeName).toBe('NEW_PASSWORD_REQUIRED');
 });
 
 test('wrong passwords and unknown users get the same NotAuthorizedException', async () => {
   await createUser();
-  await client.send(new AdminSetUserPasswordCommand({ UserPoolId, Username: EMAIL, Password: PASSWORD, Permanent: true }));
+  await client.send(
+    new AdminSetUserPasswordCommand({ UserPoolId, Username: EMAIL, Password: PASSWORD, Permanent: true }),
+  );
   for (const [user, password] of [
     [EMAIL, 'Wrong-Password-1'],
     ['nobody@example.com', PASSWORD],
@@ -194,7 +223,9 @@ test('wrong passwords and unknown users get the same NotAuthorizedException', as
 
 test('unsupported auth flows are InvalidParameterException', async () => {
   const err = await errorOf(
-    client.send(new InitiateAuthCommand({ ClientId, AuthFlow: 'USER_SRP_AUTH', AuthParameters: { USERNAME: EMAIL, SRP_A: 'x' } })),
+    client.send(
+      new InitiateAuthCommand({ ClientId, AuthFlow: 'USER_SRP_AUTH', AuthParameters: { USERNAME: EMAIL, SRP_A: 'x' } }),
+    ),
   );
   expect(err.name).toBe('InvalidParameterException');
 });
@@ -207,7 +238,9 @@ test.each([
   ['NoSymbolsHere123', 'Password must have symbol characters'],
 ])('the password policy rejects %s', async (password, rule) => {
   await createUser();
-  const err = await errorOf(client.send(new AdminSetUserPasswordCommand({ UserPoolId, Username: EMAIL, Password: password, Permanent: true })));
+  const err = await errorOf(
+    client.send(new AdminSetUserPasswordCommand({ UserPoolId, Username: EMAIL, Password: password, Permanent: true })),
+  );
   expect(err.name).toBe('InvalidPasswordException');
   expect(err.message).toBe(`Password did not conform with policy: ${rule}`);
 });
@@ -220,7 +253,9 @@ test('the password policy also applies to temporary passwords; spaces inside cou
 
 test('users, passwords and tokens survive a restart; passwords are stored as scrypt hashes', async () => {
   const { User } = await createUser();
-  await client.send(new AdminSetUserPasswordCommand({ UserPoolId, Username: EMAIL, Password: PASSWORD, Permanent: true }));
+  await client.send(
+    new AdminSetUserPasswordCommand({ UserPoolId, Username: EMAIL, Password: PASSWORD, Permanent: true }),
+  );
   const before = await login(EMAIL, PASSWORD);
   await stop();
 

@@ -44,10 +44,18 @@ afterAll(async () => {
 test('creates every table with pk/sk keys, declared GSIs and on-demand billing', async () => {
   const ddb = await start();
   expect(db?.endpoint).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-  expect(db?.tableNames).toEqual({ identity: 'gateway-identity', usage: 'gateway-usage', cache: 'gateway-cache', jobs: 'gateway-jobs' });
-  expect((await ddb.send(new ListTablesCommand({}))).TableNames?.sort()).toEqual(
-    ['gateway-cache', 'gateway-identity', 'gateway-jobs', 'gateway-usage'],
-  );
+  expect(db?.tableNames).toEqual({
+    identity: 'gateway-identity',
+    usage: 'gateway-usage',
+    cache: 'gateway-cache',
+    jobs: 'gateway-jobs',
+  });
+  expect((await ddb.send(new ListTablesCommand({}))).TableNames?.sort()).toEqual([
+    'gateway-cache',
+    'gateway-identity',
+    'gateway-jobs',
+    'gateway-usage',
+  ]);
 
   for (const schema of tableSchemas) {
     const { Table } = await ddb.send(new DescribeTableCommand({ TableName: `gateway-${schema.name}` }));
@@ -84,11 +92,22 @@ test('the GSI answers queries and conditional writes fail with ConditionalCheckF
     ownerSk: { S: 'key#2026-01-01' },
     label: { S: 'first' },
   };
-  await ddb.send(new PutItemCommand({ TableName: 'gateway-identity', Item: item, ConditionExpression: 'attribute_not_exists(pk)' }));
+  await ddb.send(
+    new PutItemCommand({ TableName: 'gateway-identity', Item: item, ConditionExpression: 'attribute_not_exists(pk)' }),
+  );
 
   const err = await ddb
-    .send(new PutItemCommand({ TableName: 'gateway-identity', Item: item, ConditionExpression: 'attribute_not_exists(pk)' }))
-    .then(() => undefined, (e: unknown) => e as Error);
+    .send(
+      new PutItemCommand({
+        TableName: 'gateway-identity',
+        Item: item,
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    )
+    .then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    );
   expect(err).toBeInstanceOf(ConditionalCheckFailedException);
   expect(err?.name).toBe('ConditionalCheckFailedException');
 
@@ -106,7 +125,9 @@ test('the GSI answers queries and conditional writes fail with ConditionalCheckF
 test('a second start over the same directory keeps tables and items', async () => {
   await stop();
   const ddb = await start();
-  const { Item } = await ddb.send(new GetItemCommand({ TableName: 'gateway-identity', Key: { pk: { S: 'key#1' }, sk: { S: 'meta' } } }));
+  const { Item } = await ddb.send(
+    new GetItemCommand({ TableName: 'gateway-identity', Key: { pk: { S: 'key#1' }, sk: { S: 'meta' } } }),
+  );
   expect(Item?.label?.S).toBe('first');
   expect((await ddb.send(new ListTablesCommand({}))).TableNames).toHaveLength(4);
 });

@@ -92,18 +92,24 @@ test('invalid names and missing parameters fail with InvalidParameterException',
     'InvalidParameterException',
   );
   await client.send(new CreateSecretCommand({ Name: 'p' }));
-  expect((await errorOf(client.send(new PutSecretValueCommand({ SecretId: 'p' })))).name).toBe('InvalidParameterException');
+  expect((await errorOf(client.send(new PutSecretValueCommand({ SecretId: 'p' })))).name).toBe(
+    'InvalidParameterException',
+  );
 });
 
 test('unknown secrets fail with ResourceNotFoundException', async () => {
   const err = await errorOf(client.send(new GetSecretValueCommand({ SecretId: 'nope' })));
   expect(err.name).toBe('ResourceNotFoundException');
   expect(err.message).toBe("Secrets Manager can't find the specified secret.");
-  expect((await errorOf(client.send(new DescribeSecretCommand({ SecretId: 'nope' })))).name).toBe('ResourceNotFoundException');
+  expect((await errorOf(client.send(new DescribeSecretCommand({ SecretId: 'nope' })))).name).toBe(
+    'ResourceNotFoundException',
+  );
   expect((await errorOf(client.send(new PutSecretValueCommand({ SecretId: 'nope', SecretString: 'x' })))).name).toBe(
     'ResourceNotFoundException',
   );
-  expect((await errorOf(client.send(new DeleteSecretCommand({ SecretId: 'nope' })))).name).toBe('ResourceNotFoundException');
+  expect((await errorOf(client.send(new DeleteSecretCommand({ SecretId: 'nope' })))).name).toBe(
+    'ResourceNotFoundException',
+  );
 });
 
 test('a secret created without a value has no current version to read', async () => {
@@ -121,25 +127,46 @@ test('PutSecretValue makes a new current version and keeps the previous one', as
   const previous = await client.send(new GetSecretValueCommand({ SecretId: 'rotating', VersionStage: 'AWSPREVIOUS' }));
   expect(previous.SecretString).toBe('v1');
   const described = await client.send(new DescribeSecretCommand({ SecretId: 'rotating' }));
-  expect(described.VersionIdsToStages).toEqual({ [created.VersionId as string]: ['AWSPREVIOUS'], [put.VersionId as string]: ['AWSCURRENT'] });
+  expect(described.VersionIdsToStages).toEqual({
+    [created.VersionId as string]: ['AWSPREVIOUS'],
+    [put.VersionId as string]: ['AWSCURRENT'],
+  });
 });
 
 test('PutSecretValue with a reused ClientRequestToken is idempotent for the same value only', async () => {
   await client.send(new CreateSecretCommand({ Name: 'tok', SecretString: 'v1' }));
   const token = '11111111-2222-3333-4444-555555555555';
-  const first = await client.send(new PutSecretValueCommand({ SecretId: 'tok', SecretString: 'v2', ClientRequestToken: token }));
-  const again = await client.send(new PutSecretValueCommand({ SecretId: 'tok', SecretString: 'v2', ClientRequestToken: token }));
+  const first = await client.send(
+    new PutSecretValueCommand({ SecretId: 'tok', SecretString: 'v2', ClientRequestToken: token }),
+  );
+  const again = await client.send(
+    new PutSecretValueCommand({ SecretId: 'tok', SecretString: 'v2', ClientRequestToken: token }),
+  );
   expect(again.VersionId).toBe(first.VersionId);
-  const err = await errorOf(client.send(new PutSecretValueCommand({ SecretId: 'tok', SecretString: 'v3', ClientRequestToken: token })));
+  const err = await errorOf(
+    client.send(new PutSecretValueCommand({ SecretId: 'tok', SecretString: 'v3', ClientRequestToken: token })),
+  );
   expect(err.name).toBe('ResourceExistsException');
 });
 
 test('DescribeSecret reports metadata but never the value', async () => {
   const created = await client.send(
-    new CreateSecretCommand({ Name: 'meta', SecretString: 'hidden', Description: 'd', KmsKeyId: 'alias/k', Tags: [{ Key: 'a', Value: 'b' }] }),
+    new CreateSecretCommand({
+      Name: 'meta',
+      SecretString: 'hidden',
+      Description: 'd',
+      KmsKeyId: 'alias/k',
+      Tags: [{ Key: 'a', Value: 'b' }],
+    }),
   );
   const described = await client.send(new DescribeSecretCommand({ SecretId: created.ARN }));
-  expect(described).toMatchObject({ ARN: created.ARN, Name: 'meta', Description: 'd', KmsKeyId: 'alias/k', Tags: [{ Key: 'a', Value: 'b' }] });
+  expect(described).toMatchObject({
+    ARN: created.ARN,
+    Name: 'meta',
+    Description: 'd',
+    KmsKeyId: 'alias/k',
+    Tags: [{ Key: 'a', Value: 'b' }],
+  });
   expect(described.CreatedDate?.getTime()).toBe(clock);
   expect(described.DeletedDate).toBeUndefined();
   expect(JSON.stringify(described)).not.toContain('hidden');
@@ -149,7 +176,9 @@ test('force-deleted secrets are gone and the name can be reused', async () => {
   await client.send(new CreateSecretCommand({ Name: 'gone', SecretString: 'x' }));
   const deleted = await client.send(new DeleteSecretCommand({ SecretId: 'gone', ForceDeleteWithoutRecovery: true }));
   expect(deleted.Name).toBe('gone');
-  expect((await errorOf(client.send(new GetSecretValueCommand({ SecretId: 'gone' })))).name).toBe('ResourceNotFoundException');
+  expect((await errorOf(client.send(new GetSecretValueCommand({ SecretId: 'gone' })))).name).toBe(
+    'ResourceNotFoundException',
+  );
   await client.send(new CreateSecretCommand({ Name: 'gone', SecretString: 'y' }));
   expect((await client.send(new GetSecretValueCommand({ SecretId: 'gone' }))).SecretString).toBe('y');
 });
@@ -159,7 +188,9 @@ test('secrets in a recovery window are unreadable, then disappear when it ends',
   const deleted = await client.send(new DeleteSecretCommand({ SecretId: 'window', RecoveryWindowInDays: 7 }));
   expect(deleted.DeletionDate?.getTime()).toBe(clock + 7 * 86_400_000);
 
-  expect((await errorOf(client.send(new GetSecretValueCommand({ SecretId: 'window' })))).name).toBe('InvalidRequestException');
+  expect((await errorOf(client.send(new GetSecretValueCommand({ SecretId: 'window' })))).name).toBe(
+    'InvalidRequestException',
+  );
   expect((await errorOf(client.send(new PutSecretValueCommand({ SecretId: 'window', SecretString: 'y' })))).name).toBe(
     'InvalidRequestException',
   );
@@ -169,12 +200,18 @@ test('secrets in a recovery window are unreadable, then disappear when it ends',
   expect((await client.send(new DescribeSecretCommand({ SecretId: 'window' }))).DeletedDate?.getTime()).toBe(clock);
 
   clock += 7 * 86_400_000;
-  expect((await errorOf(client.send(new GetSecretValueCommand({ SecretId: 'window' })))).name).toBe('ResourceNotFoundException');
+  expect((await errorOf(client.send(new GetSecretValueCommand({ SecretId: 'window' })))).name).toBe(
+    'ResourceNotFoundException',
+  );
 });
 
 test('DeleteSecret validates its options', async () => {
   await client.send(new CreateSecretCommand({ Name: 'opts', SecretString: 'x' }));
-  const both = await errorOf(client.send(new DeleteSecretCommand({ SecretId: 'opts', ForceDeleteWithoutRecovery: true, RecoveryWindowInDays: 7 })));
+  const both = await errorOf(
+    client.send(
+      new DeleteSecretCommand({ SecretId: 'opts', ForceDeleteWithoutRecovery: true, RecoveryWindowInDays: 7 }),
+    ),
+  );
   expect(both.name).toBe('InvalidParameterException');
   const short = await errorOf(client.send(new DeleteSecretCommand({ SecretId: 'opts', RecoveryWindowInDays: 3 })));
   expect(short.name).toBe('InvalidParameterException');
@@ -193,7 +230,9 @@ test('ListSecrets pages, filters by name prefix and hides planned deletions', as
   expect(second.SecretList?.map((s) => s.Name)).toEqual(['other']);
   expect(second.NextToken).toBeUndefined();
 
-  const filtered = await client.send(new ListSecretsCommand({ Filters: [{ Key: 'name', Values: ['app/'] }], IncludePlannedDeletion: true }));
+  const filtered = await client.send(
+    new ListSecretsCommand({ Filters: [{ Key: 'name', Values: ['app/'] }], IncludePlannedDeletion: true }),
+  );
   expect(filtered.SecretList?.map((s) => s.Name)).toEqual(['app/a', 'app/b', 'app/c']);
 });
 
@@ -211,13 +250,21 @@ test('secrets survive a restart over the same data directory, written atomically
   await start();
   const value = await client.send(new GetSecretValueCommand({ SecretId: created.ARN }));
   expect(value.SecretString).toBe('v2');
-  expect((await errorOf(client.send(new GetSecretValueCommand({ SecretId: 'dropped' })))).name).toBe('ResourceNotFoundException');
-  expect((await errorOf(client.send(new CreateSecretCommand({ Name: 'kept', SecretString: 'z' })))).name).toBe('ResourceExistsException');
+  expect((await errorOf(client.send(new GetSecretValueCommand({ SecretId: 'dropped' })))).name).toBe(
+    'ResourceNotFoundException',
+  );
+  expect((await errorOf(client.send(new CreateSecretCommand({ Name: 'kept', SecretString: 'z' })))).name).toBe(
+    'ResourceExistsException',
+  );
 });
 
 test('unknown operations and malformed bodies get AWS error shapes', async () => {
   const post = (target: string, body: string) =>
-    fetch(`${server?.url}/`, { method: 'POST', headers: { 'x-amz-target': target, 'content-type': 'application/x-amz-json-1.1' }, body });
+    fetch(`${server?.url}/`, {
+      method: 'POST',
+      headers: { 'x-amz-target': target, 'content-type': 'application/x-amz-json-1.1' },
+      body,
+    });
   const unknown = await post('secretsmanager.RotateSecret', '{}');
   expect(unknown.status).toBe(400);
   expect(unknown.headers.get('x-amzn-errortype')).toBe('UnknownOperationException');

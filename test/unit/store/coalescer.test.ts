@@ -19,9 +19,13 @@ test('a full batch goes at once; the rest follow', async () => {
 
 test('a failed write rejects every add it carried, and only those', async () => {
   let fail = true;
-  const coalescer = new Coalescer<number>(async () => {
-    if (fail) throw new Error('boom');
-  }, 10, 1);
+  const coalescer = new Coalescer<number>(
+    async () => {
+      if (fail) throw new Error('boom');
+    },
+    10,
+    1,
+  );
   const results = await Promise.allSettled([coalescer.add(1), coalescer.add(2)]);
   expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
   fail = false;

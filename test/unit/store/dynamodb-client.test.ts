@@ -6,7 +6,11 @@ import { join } from 'node:path';
 import { createDynamoDb, DynamoDbError, SigV4Signer, type DynamoDb } from '../../../lambdas/store/dynamodb-client.js';
 import { startLocalDynamoDb, type LocalDynamoDb } from '../../../local/dynamodb.js';
 
-const credentials = { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY', sessionToken: 'session-token' };
+const credentials = {
+  accessKeyId: 'AKIDEXAMPLE',
+  secretAccessKey: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY',
+  sessionToken: 'session-token',
+};
 
 test('SigV4 signatures match the AWS SDK signer byte for byte', async () => {
   const now = new Date('2026-11-23T12:34:56Z');
@@ -18,7 +22,13 @@ test('SigV4 signatures match the AWS SDK signer byte for byte', async () => {
   };
   new SigV4Signer('eu-west-1', 'dynamodb').sign('POST', '/', headers, body, credentials, now);
 
-  const reference = new SignatureV4({ credentials, region: 'eu-west-1', service: 'dynamodb', sha256: Hash.bind(null, 'sha256'), applyChecksum: false });
+  const reference = new SignatureV4({
+    credentials,
+    region: 'eu-west-1',
+    service: 'dynamodb',
+    sha256: Hash.bind(null, 'sha256'),
+    applyChecksum: false,
+  });
   const signed = await reference.sign(
     {
       method: 'POST',
@@ -84,7 +94,11 @@ describe('against the embedded DynamoDB', () => {
     const table = local.tableNames.cache;
     await db.putItem({ TableName: table, Item: { pk: { S: 'c' }, sk: { S: 'd' } } });
     const error = await db
-      .putItem({ TableName: table, Item: { pk: { S: 'c' }, sk: { S: 'd' } }, ConditionExpression: 'attribute_not_exists(pk)' })
+      .putItem({
+        TableName: table,
+        Item: { pk: { S: 'c' }, sk: { S: 'd' } },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      })
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(DynamoDbError);
     expect((error as DynamoDbError).name).toBe('ConditionalCheckFailedException');
@@ -93,7 +107,12 @@ describe('against the embedded DynamoDB', () => {
   });
 
   test('a wrong endpoint fails after its retries with a connection error', async () => {
-    const dead = createDynamoDb({ region: 'us-east-1', endpoint: 'http://127.0.0.1:9', credentials: () => credentials, maxAttempts: 2 });
+    const dead = createDynamoDb({
+      region: 'us-east-1',
+      endpoint: 'http://127.0.0.1:9',
+      credentials: () => credentials,
+      maxAttempts: 2,
+    });
     await expect(dead.getItem({ TableName: 't', Key: {} })).rejects.toThrow(/ECONNREFUSED/);
   });
 });
