@@ -1,7 +1,7 @@
 /**
  * The route manifest: the only list of endpoints. The CDK stack builds API Gateway
  * routes and Lambda functions from it; the local runtime builds its HTTP server from it.
- * Data only: no imports of handlers, no logic.
+ * Data only (a helper fills in the usual values): no imports of handlers, no logic.
  */
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
@@ -57,40 +57,40 @@ export interface RouteSpec {
 const API_KEY_AUTH: readonly AuthScheme[] = ['secretKey'];
 const KEY_READS: readonly Grant[] = ['identity:read', 'cache:write'];
 
+type RouteFields = Pick<RouteSpec, 'id' | 'method' | 'path' | 'auth' | 'grants'> & Partial<RouteSpec>;
+
+/**
+ * A manifest entry with the usual values filled in: a small buffered JSON function of its own,
+ * `lambdas/handlers/<id>.ts`, answering in the `success` envelope, not rate limited. Only what
+ * differs is written below, so each entry reads as what is special about it.
+ */
+const route = (fields: RouteFields): RouteSpec => ({
+  entry: `lambdas/handlers/${fields.id}.ts`,
+  rateLimited: false,
+  streaming: false,
+  timeoutSeconds: 10,
+  memoryMb: 256,
+  errorStyle: 'envelope',
+  ...fields,
+});
+
 export const routes: readonly RouteSpec[] = [
-  {
-    id: 'health',
-    method: 'GET',
-    path: '/api/health',
-    entry: 'lambdas/handlers/health.ts',
-    auth: [],
-    rateLimited: false,
-    streaming: false,
-    timeoutSeconds: 10,
-    memoryMb: 256,
-    errorStyle: 'envelope',
-    grants: ['platformKeys:read'],
-  },
-  {
+  route({ id: 'health', method: 'GET', path: '/api/health', auth: [], grants: ['platformKeys:read'] }),
+  route({
     id: 'models-list',
     method: 'GET',
     path: '/api/v1/models',
-    entry: 'lambdas/handlers/models-list.ts',
     auth: API_KEY_AUTH,
     rateLimited: true,
-    streaming: false,
-    timeoutSeconds: 10,
-    memoryMb: 256,
     errorStyle: 'openai',
     grants: KEY_READS,
-  },
-  {
-    // Streaming for every request: SSE when `stream` is true, and for JSON answers the usage
-    // writes still happen after the last byte instead of delaying it.
+  }),
+  // Streaming for every request: SSE when `stream` is true, and for JSON answers the usage
+  // writes still happen after the last byte instead of delaying it.
+  route({
     id: 'chat-completions',
     method: 'POST',
     path: '/api/v1/chat/completions',
-    entry: 'lambdas/handlers/chat-completions.ts',
     auth: API_KEY_AUTH,
     rateLimited: true,
     streaming: true,
@@ -105,200 +105,110 @@ export const routes: readonly RouteSpec[] = [
       'promptService:read',
       'guardrails:apply',
     ],
-  },
-  {
+  }),
+  route({
     id: 'auth-login',
     method: 'POST',
     path: '/api/v1/auth/login',
-    entry: 'lambdas/handlers/auth-login.ts',
     auth: [],
-    rateLimited: false,
-    streaming: false,
-    timeoutSeconds: 10,
-    memoryMb: 256,
-    errorStyle: 'envelope',
     grants: ['identity:read', 'identity:write', 'userPool:login'],
-  },
-  {
+  }),
+  route({
     id: 'auth-logout',
     method: 'POST',
     path: '/api/v1/auth/logout',
-    entry: 'lambdas/handlers/auth-logout.ts',
     auth: ['session'],
-    rateLimited: false,
-    streaming: false,
-    timeoutSeconds: 10,
-    memoryMb: 256,
-    errorStyle: 'envelope',
     grants: ['identity:read', 'identity:write'],
-  },
-  {
+  }),
+  route({
     id: 'auth-session',
     method: 'GET',
     path: '/api/v1/auth/session',
-    entry: 'lambdas/handlers/auth-session.ts',
     auth: ['session'],
-    rateLimited: false,
-    streaming: false,
-    timeoutSeconds: 10,
-    memoryMb: 256,
-    errorStyle: 'envelope',
     grants: ['identity:read'],
-  },
-  {
+  }),
+  route({
     id: 'keys-create',
     method: 'POST',
     path: '/api/v1/keys',
-    entry: 'lambdas/handlers/keys-create.ts',
     auth: ['session'],
-    rateLimited: false,
-    streaming: false,
-    timeoutSeconds: 10,
-    memoryMb: 256,
-    errorStyle: 'envelope',
     grants: ['identity:read', 'identity:write'],
-  },
-  {
-    id: 'keys-list',
-    method: 'GET',
-    path: '/api/v1/keys',
-    entry: 'lambdas/handlers/keys-list.ts',
-    auth: ['session'],
-    rateLimited: false,
-    streaming: false,
-    timeoutSeconds: 10,
-    memoryMb: 256,
-    errorStyle: 'envelope',
-    grants: ['identity:read'],
-  },
-  {
+  }),
+  route({ id: 'keys-list', method: 'GET', path: '/api/v1/keys', auth: ['session'], grants: ['identity:read'] }),
+  route({
     id: 'keys-update',
     method: 'PATCH',
     path: '/api/v1/keys/{id}',
-    entry: 'lambdas/handlers/keys-update.ts',
     auth: ['session'],
-    rateLimited: false,
-    streaming: false,
-    timeoutSeconds: 10,
-    memoryMb: 256,
-    errorStyle: 'envelope',
     grants: ['identity:read', 'identity:write'],
-  },
-  {
+  }),
+  route({
     id: 'keys-delete',
     method: 'DELETE',
     path: '/api/v1/keys/{id}',
-    entry: 'lambdas/handlers/keys-delete.ts',
     auth: ['session'],
-    rateLimited: false,
-    streaming: false,
-    timeoutSeconds: 10,
-    memoryMb: 256,
-    errorStyle: 'envelope',
     grants: ['identity:read', 'identity:write'],
-  },
-  {
+  }),
+  route({
     id: 'provider-keys-create',
     method: 'POST',
     path: '/api/v1/provider-keys',
-    entry: 'lambdas/handlers/provider-keys-create.ts',
     auth: ['session'],
-    rateLimited: false,
-    streaming: false,
     timeoutSeconds: 15,
-    memoryMb: 256,
-    errorStyle: 'envelope',
     grants: ['identity:read', 'identity:write', 'providerKeys:write'],
-  },
-  {
+  }),
+  route({
     id: 'provider-keys-list',
     method: 'GET',
     path: '/api/v1/provider-keys',
-    entry: 'lambdas/handlers/provider-keys-list.ts',
     auth: ['session'],
-    rateLimited: false,
-    streaming: false,
-    timeoutSeconds: 10,
-    memoryMb: 256,
-    errorStyle: 'envelope',
     grants: ['identity:read'],
-  },
-  {
+  }),
+  route({
     id: 'provider-keys-delete',
     method: 'DELETE',
     path: '/api/v1/provider-keys/{id}',
-    entry: 'lambdas/handlers/provider-keys-delete.ts',
     auth: ['session'],
-    rateLimited: false,
-    streaming: false,
     timeoutSeconds: 15,
-    memoryMb: 256,
-    errorStyle: 'envelope',
     grants: ['identity:read', 'identity:write', 'providerKeys:write'],
-  },
-  {
+  }),
+  route({
     id: 'usage-get',
     method: 'GET',
     path: '/api/v1/usage',
-    entry: 'lambdas/handlers/usage-get.ts',
     auth: ['secretKey', 'session'],
     rateLimited: true,
-    streaming: false,
     timeoutSeconds: 15,
-    memoryMb: 256,
-    errorStyle: 'envelope',
     grants: [...KEY_READS, 'usage:read'],
-  },
-  {
+  }),
+  route({
     id: 'admin-accounts-create',
     method: 'POST',
     path: '/api/admin/v1/accounts',
-    entry: 'lambdas/handlers/admin-accounts-create.ts',
     auth: ['admin'],
-    rateLimited: false,
-    streaming: false,
     timeoutSeconds: 15,
-    memoryMb: 256,
-    errorStyle: 'envelope',
     grants: ['adminToken:read', 'identity:read', 'identity:write', 'userPool:admin'],
-  },
-  {
+  }),
+  route({
     id: 'admin-keys-create',
     method: 'POST',
     path: '/api/admin/v1/keys',
-    entry: 'lambdas/handlers/admin-keys-create.ts',
     auth: ['admin'],
-    rateLimited: false,
-    streaming: false,
-    timeoutSeconds: 10,
-    memoryMb: 256,
-    errorStyle: 'envelope',
     grants: ['adminToken:read', 'identity:read', 'identity:write'],
-  },
-  {
+  }),
+  route({
     id: 'admin-keys-delete',
     method: 'DELETE',
     path: '/api/admin/v1/keys/{id}',
-    entry: 'lambdas/handlers/admin-keys-delete.ts',
     auth: ['admin'],
-    rateLimited: false,
-    streaming: false,
-    timeoutSeconds: 10,
-    memoryMb: 256,
-    errorStyle: 'envelope',
     grants: ['adminToken:read', 'identity:read', 'identity:write'],
-  },
-  {
+  }),
+  route({
     id: 'admin-usage-get',
     method: 'GET',
     path: '/api/admin/v1/usage',
-    entry: 'lambdas/handlers/admin-usage-get.ts',
     auth: ['admin'],
-    rateLimited: false,
-    streaming: false,
     timeoutSeconds: 15,
-    memoryMb: 256,
-    errorStyle: 'envelope',
     grants: ['adminToken:read', 'identity:read', 'usage:read'],
-  },
+  }),
 ];
