@@ -17,6 +17,11 @@ export interface CapturedRequest {
   readonly headers: Record<string, string>;
   readonly body: unknown;
   readonly at: string;
+  /**
+   * Set once the exchange is over: true when the caller closed the connection before the
+   * answer was complete (a gateway that abandons a stream must show up here).
+   */
+  closedBeforeEnd?: boolean;
 }
 
 export interface SimResponse {
@@ -102,7 +107,9 @@ export async function startSimulator(definition: SimulatorDefinition, port = 0):
     const rawBody = await readBody(req);
     if (url.pathname.startsWith('/__sim/')) return control(req.method ?? 'GET', url.pathname, rawBody, res);
     const body = parseJson(rawBody);
-    requests.push(capture(req, url, body));
+    const captured = capture(req, url, body);
+    requests.push(captured);
+    res.on('close', () => (captured.closedBeforeEnd = !res.writableFinished));
     if (requests.length > MAX_CAPTURED) requests.shift();
 
     const route = definition.routes.find((r) => r.method === req.method && r.path.test(url.pathname));

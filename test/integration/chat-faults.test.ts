@@ -191,7 +191,8 @@ test('one transient failure is retried on the same target and reported', async (
 });
 
 test('a client that disconnects mid-stream aborts the upstream call and is still metered', async () => {
-  await openrouter.fault('delay_first_token:0', 1, PRIMARY_MODEL);
+  // Every write in 2-byte pieces: the 400-word answer would take many seconds to arrive.
+  await openrouter.fault('fragment_bytes:2', 1, PRIMARY_MODEL);
   const controller = new AbortController();
   const response = await fetch(gateway.url('/api/v1/chat/completions'), {
     method: 'POST',
@@ -211,6 +212,16 @@ test('a client that disconnects mid-stream aborts the upstream call and is still
   expect(entries).toHaveLength(1);
   expect(entries[0]!.model).toBe(PRIMARY_MODEL);
   expect(['client_closed', 'ok']).toContain(entries[0]!.outcome);
+  // It was cut short, not allowed to finish: the attempt says so, and the upstream saw the
+  // gateway hang up before the answer was complete.
+  expect(entries[0]!.outcome).toBe('client_closed');
+  const deadline = Date.now() + 5_000;
+  let upstream = (await openrouter.requests()).at(-1);
+  while (upstream?.closedBeforeEnd === undefined && Date.now() < deadline) {
+    await new Promise((done) => setTimeout(done, 50));
+    upstream = (await openrouter.requests()).at(-1);
+  }
+  expect(upstream?.closedBeforeEnd).toBe(true);
 });
 
 function streamedText(sse: string): string {

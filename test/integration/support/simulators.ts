@@ -6,6 +6,8 @@ export interface CapturedRequest {
   query: Record<string, string>;
   headers: Record<string, string>;
   body: any; // provider wire bodies under test
+  /** True when the gateway hung up before the simulator finished answering. */
+  closedBeforeEnd?: boolean;
 }
 
 /** The control API of one of the runtime's upstream simulators (README: "Simulators"). */
