@@ -9,7 +9,7 @@ import tseslint from 'typescript-eslint';
 
 export default defineConfig(
   {
-    ignores: ['**/node_modules/', 'cdk.out/', '.local/', 'coverage/', 'bench/.out/'],
+    ignores: ['**/node_modules/', 'cdk.out/', '.local/', 'coverage/', 'bench/.out/', 'local/.start.bundle.mjs*'],
   },
   js.configs.recommended,
   tseslint.configs.recommended,

@@ -102,7 +102,7 @@ export async function benchGatewayOverhead(): Promise<void> {
     // 2. Throughput and CPU per request at concurrency 50.
     rss.push(['after c=1', statusBytes(runtimePid, 'VmRSS')]);
     const c50 = {} as Record<PathName, C50>;
-    // The embedded DynamoDB: the runtime's child running local/dynamodb-child.mjs (tsx may add an esbuild child).
+    // The embedded DynamoDB: the runtime's child running local/dynamodb-child.mjs.
     const dbPids = childPids(runtimePid).filter((pid) => commandLine(pid).includes('dynamodb-child'));
     const base = C1_WARMUP + C1_SAMPLES;
     for (const name of ORDER) {
@@ -390,7 +390,7 @@ function report(r: Results): void {
   console.log(
     `\nPeak RSS of the runtime process (VmHWM, pid ${r.runtimePid}): ${fmtBytes(r.peakRss)}; ` +
       `VmRSS ${r.rss.map(([when, bytes]) => `${when} ${fmtBytes(bytes)}`).join(', ')}.` +
-      `\nThe process is the gateway alone (with the tsx loader); simulators, stand-ins and dynalite are separate processes.`,
+      `\nThe process is the gateway alone, run from its esbuild bundle; simulators, stand-ins and dynalite are separate processes.`,
   );
 
   const rows: Verdict[] = [
@@ -427,7 +427,7 @@ function report(r: Results): void {
       r.peakRss,
       TARGETS.peakRssBytes,
       fmtBytes,
-      `VmHWM includes the tsx loader (about 30 MiB); ${fmtBytes(r.rss[0]![1])} right after start, ${fmtBytes(r.rss[2]![1])} after the c=${CONCURRENCY} runs`,
+      `${fmtBytes(r.rss[0]![1])} right after start, ${fmtBytes(r.rss[2]![1])} after the c=${CONCURRENCY} runs`,
     ),
   ];
   console.log('\nTargets (issue: 2-core machine)\n');

@@ -26,7 +26,7 @@ const READY_BANNER = 'AI gateway is running';
 const START_TIMEOUT_MS = 30_000;
 
 /**
- * The real `npm start` entry (local/start.ts) in a child process, as a developer runs it,
+ * The real `npm start` in a child process, as a developer runs it,
  * with its own data folder: what the integration tests and the benchmarks run against.
  * `restart()` keeps the folder and the port, as a developer's restart does.
  */
@@ -78,7 +78,7 @@ export class LocalGateway {
   }
 
   private async boot(port = '0'): Promise<void> {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'local/start.ts'], {
+    const child = spawn(process.execPath, startArguments(), {
       cwd: ROOT,
       env: { ...process.env, POWERTOOLS_LOG_LEVEL: 'DEBUG', ...this.env, PORT: port, GATEWAY_DATA_DIR: this.dataDir },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -104,4 +104,15 @@ export class LocalGateway {
     this.info = JSON.parse(readFileSync(join(this.dataDir, 'runtime.json'), 'utf8')) as RuntimeInfo;
     this.aws = JSON.parse(readFileSync(join(this.dataDir, 'local-aws.json'), 'utf8')) as LocalAws;
   }
+}
+
+/**
+ * The arguments of `npm start`'s command line (package.json), for this Node: the harness runs
+ * exactly what a developer runs, V8 heap settings included.
+ */
+function startArguments(): string[] {
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } };
+  const [program, ...args] = pkg.scripts.start.trim().split(/\s+/);
+  if (program !== 'node') throw new Error(`package.json "start" must run node directly; it runs: ${pkg.scripts.start}`);
+  return args;
 }

@@ -1,7 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { pathToFileURL } from 'node:url';
-import { resolve } from 'node:path';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type { RouteSpec } from '../lib/routes.js';
 import { installLambdaStreamingGlobals, isStreamingHandler, ResponseStream } from './lambda-streaming.js';
@@ -9,8 +7,8 @@ import { RouteTable } from './route-table.js';
 
 export interface GatewayServerOptions {
   readonly routes: readonly RouteSpec[];
-  /** Repository root, against which manifest entries resolve. */
-  readonly rootDir: string;
+  /** A route's handler module (it exports `handler`); loaded once, on the route's first request. */
+  readonly loadHandler: (route: RouteSpec) => Promise<{ handler: unknown }>;
   /** Origins the CORS preflight admits (API Gateway's CORS settings in the cloud). */
   readonly allowedOrigins: () => readonly string[];
   /** Largest request body accepted, like API Gateway's payload limit. */
@@ -31,7 +29,7 @@ export function createGatewayServer(options: GatewayServerOptions): Server {
   const loadHandler = (route: RouteSpec) => {
     let handler = handlers.get(route.id);
     if (!handler) {
-      handler = import(pathToFileURL(resolve(options.rootDir, route.entry)).href).then((module) => module.handler);
+      handler = options.loadHandler(route).then((module) => module.handler);
       handlers.set(route.id, handler);
     }
     return handler;

@@ -1,11 +1,12 @@
-import { mkdirSync, readFileSync, writeFileSync, renameSync } from 'node:fs';
+import { mkdirSync, writeFileSync, renameSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import packageJson from '../package.json' with { type: 'json' };
 import { routes } from '../lib/routes.js';
 import { ensureFirstAccount, ensureSecrets } from './bootstrap.js';
 import { startLocalDynamoDb } from './dynamodb.js';
 import { createGatewayServer } from './gateway-server.js';
+import { loadRouteHandler } from './handler-modules.js';
 import { handlerEnvironment, LOCAL_REGION } from './runtime-config.js';
 import { startLocalServices } from './services.js';
 
@@ -33,8 +34,6 @@ export interface LocalRuntime {
   stop(): Promise<void>;
 }
 
-const ROOT_DIR = resolve(fileURLToPath(new URL('..', import.meta.url)));
-
 export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<LocalRuntime> {
   const dataDir = resolve(options.dataDir);
   mkdirSync(dataDir, { recursive: true });
@@ -49,7 +48,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     stops.push(() => services.stop());
 
     const origins: string[] = [...(options.extraOrigins ?? [])];
-    const server = createGatewayServer({ routes, rootDir: ROOT_DIR, allowedOrigins: () => origins });
+    const server = createGatewayServer({ routes, loadHandler: loadRouteHandler, allowedOrigins: () => origins });
     await new Promise<void>((done, fail) => {
       server.once('error', fail);
       server.listen(options.port, options.host ?? '127.0.0.1', () => done());
@@ -66,7 +65,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
         { dynamodb: dynamodb.endpoint, secretsManager: services.secretsManager, cognito: services.cognito },
         dynamodb.tableNames,
         origins,
-        packageVersion(),
+        packageJson.version,
       ),
       services.environment,
     );
@@ -98,8 +97,4 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
 function writeJson(file: string, value: unknown): void {
   writeFileSync(`${file}.tmp`, `${JSON.stringify(value, null, 2)}\n`, { mode: 0o600 });
   renameSync(`${file}.tmp`, file);
-}
-
-function packageVersion(): string {
-  return (JSON.parse(readFileSync(join(ROOT_DIR, 'package.json'), 'utf8')) as { version: string }).version;
 }

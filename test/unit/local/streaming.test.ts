@@ -45,7 +45,11 @@ beforeAll(async () => {
       disconnectReports++;
     else originalConsoleError(...args);
   });
-  server = createGatewayServer({ routes: fixtureRoutes, rootDir: ROOT_DIR, allowedOrigins: () => [] });
+  server = createGatewayServer({
+    routes: fixtureRoutes,
+    loadHandler: (route) => import(pathToFileURL(resolve(ROOT_DIR, route.entry)).href),
+    allowedOrigins: () => [],
+  });
   await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
