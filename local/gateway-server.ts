@@ -22,7 +22,15 @@ const PREFLIGHT_HEADERS = 'Authorization, X-API-Key, Content-Type, X-Request-ID,
  * The laptop's API Gateway: routes from the manifest, REST proxy (v1) events into the same
  * handler modules that Lambda runs, buffered or streamed responses back out.
  */
-export function createGatewayServer(options: GatewayServerOptions): Server {
+export interface GatewayServer extends Server {
+  /**
+   * Resolves once every handler invocation begun so far has finished, including its work after
+   * the response (usage, cached answers), which Lambda would also let finish.
+   */
+  settled(): Promise<void>;
+}
+
+export function createGatewayServer(options: GatewayServerOptions): GatewayServer {
   installLambdaStreamingGlobals();
   const table = new RouteTable(options.routes);
   const handlers = new Map<string, Promise<unknown>>();
@@ -35,13 +43,21 @@ export function createGatewayServer(options: GatewayServerOptions): Server {
     return handler;
   };
 
-  return createServer((req, res) => {
-    serve(req, res).catch((error: unknown) => {
+  const inFlight = new Set<Promise<void>>();
+  const server = createServer((req, res) => {
+    const served = serve(req, res).catch((error: unknown) => {
       console.error('local gateway: request failed', error);
       if (!res.headersSent)
         sendJson(res, 502, { success: false, error: { code: 'BAD_GATEWAY', message: 'handler failed' } });
       else res.destroy();
     });
+    inFlight.add(served);
+    void served.finally(() => inFlight.delete(served));
+  });
+  return Object.assign(server, {
+    async settled(): Promise<void> {
+      while (inFlight.size > 0) await Promise.all(inFlight);
+    },
   });
 
   async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {

@@ -8,6 +8,8 @@ export const ADMIN_TOKEN_SECRET = 'gateway/admin-token';
 export const PLATFORM_KEYS_SECRET = 'gateway/platform-provider-keys';
 export const PROVIDER_KEY_SECRET_PREFIX = 'gateway/provider-keys/';
 export const LOCAL_REGION = 'us-east-1';
+/** See lambdas/store/write-behind.ts; chosen with `npm run bench`. */
+export const LOCAL_WRITE_BEHIND_MS = 20;
 
 export interface Endpoints {
   readonly dynamodb: string;
@@ -43,6 +45,9 @@ export function handlerEnvironment(
     [ENV.userPoolClientId]: LOCAL_USER_POOL_CLIENT_ID,
     [ENV.allowedOrigins]: allowedOrigins.join(','),
     [ENV.gatewayVersion]: version,
+    // One process serves every request here, unlike a Lambda instance: let after-response
+    // writes gather for longer, so they share calls instead of interleaving with each request.
+    [ENV.storeWriteBehindMs]: String(LOCAL_WRITE_BEHIND_MS),
   };
   for (const schema of tableSchemas) env[schema.envVar] = tableNames[schema.name];
   return env;

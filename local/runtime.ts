@@ -53,7 +53,8 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       server.once('error', fail);
       server.listen(options.port, options.host ?? '127.0.0.1', () => done());
     });
-    stops.push(() => new Promise<void>((done) => server.close(() => done())).then(() => undefined));
+    // Before the stand-ins stop: writes still pending after the last responses must land.
+    stops.push(() => new Promise<void>((done) => server.close(() => done())).then(() => server.settled()));
     server.closeIdleConnections();
     const { port } = server.address() as AddressInfo;
     const baseUrl = `http://127.0.0.1:${port}`;

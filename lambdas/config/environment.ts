@@ -21,6 +21,8 @@ export const ENV = {
   allowedOrigins: 'ALLOWED_ORIGINS',
   /** The release reported by /api/health. */
   gatewayVersion: 'GATEWAY_VERSION',
+  /** Milliseconds writes made after the response wait to share a DynamoDB call (lambdas/store/write-behind.ts). */
+  storeWriteBehindMs: 'STORE_WRITE_BEHIND_MS',
 } as const;
 
 export type EnvName = (typeof ENV)[keyof typeof ENV];

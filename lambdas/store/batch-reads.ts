@@ -15,7 +15,7 @@ interface Get {
 /**
  * Reads by key from concurrent requests, sent together with BatchGetItem: the reads that
  * arrive in one turn of the event loop share a round trip, so a lone request waits for
- * nothing. Eventually consistent, like GetItem's default.
+ * nothing (and goes as a plain GetItem). Eventually consistent, like GetItem's default.
  */
 const gets = new Coalescer<Get>(readBatch, MAX_BATCH, 0);
 
@@ -33,6 +33,7 @@ async function readBatch(batch: Get[]): Promise<void> {
     const k = keyOf(get.table, get.key);
     byKey.set(k, [...(byKey.get(k) ?? []), get]);
   }
+  if (byKey.size === 1) return readOne(batch);
   let requests: Record<string, KeysAndAttributes> = {};
   for (const [, [first]] of byKey) (requests[first!.table] ??= { Keys: [] }).Keys!.push(first!.key);
   for (let round = 0; Object.keys(requests).length > 0; round++) {
@@ -44,4 +45,11 @@ async function readBatch(batch: Get[]): Promise<void> {
     }
     requests = UnprocessedKeys ?? {};
   }
+}
+
+/** A lone key (the usual case at low load) goes as GetItem: a smaller call, and quicker to answer. */
+async function readOne(batch: Get[]): Promise<void> {
+  const { table, key } = batch[0]!;
+  const { Item } = await dynamo().getItem({ TableName: table, Key: key });
+  for (const get of batch) get.found = Item;
 }

@@ -1,10 +1,10 @@
 import type { WriteRequest } from '@aws-sdk/client-dynamodb';
 import { Coalescer } from './coalescer.js';
 import { dynamo, type Item } from './dynamo.js';
+import { writeBehindMs } from './write-behind.js';
 
 /** BatchWriteItem's own limit. */
 const MAX_BATCH = 25;
-const DELAY_MS = 2;
 const MAX_ROUNDS = 6;
 
 interface Put {
@@ -17,7 +17,7 @@ interface Put {
  * tables). Only for writes that are idempotent by key: a retried batch rewrites the same
  * items. Unprocessed items are retried with backoff until written.
  */
-const puts = new Coalescer<Put>(writeBatch, MAX_BATCH, DELAY_MS);
+const puts = new Coalescer<Put>(writeBatch, MAX_BATCH, writeBehindMs());
 
 export function batchedPut(table: string, item: Item): Promise<void> {
   return puts.add({ table, item });

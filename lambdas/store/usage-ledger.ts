@@ -1,5 +1,6 @@
 import { batchedPut } from './batch-writes.js';
 import { Coalescer } from './coalescer.js';
+import { writeBehindMs } from './write-behind.js';
 import { dynamo, fromItem, isConditionFailure, tableName, toItem, type Item } from './dynamo.js';
 
 /**
@@ -113,7 +114,7 @@ function dayDelta(entry: UsageEntry): DayDelta {
   };
 }
 
-const dayTotals = new Coalescer<DayDelta>(addToDay, 100, 2);
+const dayTotals = new Coalescer<DayDelta>(addToDay, 100, writeBehindMs());
 
 /** One ADD per day and model, however many entries the batch holds for it. */
 async function addToDay(deltas: DayDelta[]): Promise<void> {
