@@ -41,7 +41,7 @@ test('reads made together each get their own item, repeats and misses included',
   expect(found.map((item) => item?.['n']?.N)).toEqual(['1', '2', '2', undefined, '3']);
 });
 
-test('the same key asked for twice at once is one lone read for both', async () => {
+test('the same key asked for twice at once answers both callers', async () => {
   const [a, b] = await Promise.all([batchedGet(table, key('K3')), batchedGet(table, key('K3'))]);
   expect(a?.['n']).toEqual({ N: '3' });
   expect(b).toEqual(a);
