@@ -77,14 +77,25 @@ export class ResponseStream extends Writable {
     this.corked = true;
     this.res.cork();
     process.nextTick(() => {
-      this.corked = false;
-      this.res.uncork();
-      if (!this.bodyStarted) this.res.flushHeaders();
+      this.releaseCork();
+      if (!this.bodyStarted && !this.res.writableEnded) this.res.flushHeaders();
     });
+  }
+
+  /**
+   * While corked, Node holds the tick's writes in the response's own chunk buffer, and
+   * `res.end()` sends the terminating chunk ahead of that buffer. So the cork is released before
+   * the end, never after it: otherwise the last writes would follow `0\r\n\r\n` on the wire.
+   */
+  private releaseCork(): void {
+    if (!this.corked) return;
+    this.corked = false;
+    this.res.uncork();
   }
 
   override _final(callback: (error?: Error | null) => void): void {
     this.sendHeadOnce();
+    this.releaseCork();
     this.res.end(callback);
   }
 
