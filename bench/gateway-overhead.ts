@@ -57,9 +57,9 @@ const TARGETS = {
   peakRssBytes: 120 * MIB,
 };
 
-type PathName = 'direct' | 'floor' | 'gateway';
+export type PathName = 'direct' | 'floor' | 'gateway';
 
-interface Paths {
+export interface Paths {
   readonly direct: Probe;
   readonly floor: Probe;
   readonly gateway: Probe;
@@ -154,13 +154,13 @@ export async function benchGatewayOverhead(): Promise<void> {
   }
 }
 
-const ORDER: readonly PathName[] = ['direct', 'floor', 'gateway'];
+export const ORDER: readonly PathName[] = ['direct', 'floor', 'gateway'];
 
 /** Same length for every path and phase; unique per request index (so the gateway always misses). */
 const message = (runId: string, stream: boolean, i: number) =>
   `bench ${runId} ${stream ? 'stream' : 'plain'} ${String(i).padStart(7, '0')}`;
 
-function paths(
+export function paths(
   gateway: LocalGateway,
   floor: FloorProxy,
   simulator: string,
@@ -245,7 +245,7 @@ async function waitForHit(probe: Probe): Promise<void> {
   }
 }
 
-async function benchKeys(gateway: LocalGateway, count: number): Promise<string[]> {
+export async function benchKeys(gateway: LocalGateway, count: number): Promise<string[]> {
   const admin = { Authorization: `Bearer ${gateway.info.adminToken}`, 'Content-Type': 'application/json' };
   const post = async <T>(path: string, body: unknown): Promise<T> => {
     const res = await fetch(gateway.url(path), { method: 'POST', headers: admin, body: JSON.stringify(body) });

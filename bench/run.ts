@@ -1,9 +1,18 @@
-/** `npm run bench`: prints figures, and PASS/MISS against the targets for the gateway overhead; it exits 0 either way (not a test verdict). */
+/**
+ * `npm run bench`: prints figures, and PASS/MISS against the targets; it exits 0 either way
+ * (not a test verdict). `npm run bench -- latency pinned` runs only the named sections:
+ * bundles, models, overhead, latency (DynamoDB at AWS speed), pinned (one vCPU for the servers).
+ */
 import { benchBundles } from './bundles.js';
+import { benchDeploymentShaped } from './deployment-shaped.js';
 import { benchGatewayOverhead } from './gateway-overhead.js';
 import { benchModelsLatency } from './models-latency.js';
 
+const chosen = process.argv.slice(2);
+const wanted = (section: string) => chosen.length === 0 || chosen.includes(section);
+
 console.log(`Node ${process.version} on ${process.arch}, ${(await import('node:os')).cpus().length} cores`);
-await benchBundles();
-await benchModelsLatency();
-await benchGatewayOverhead();
+if (wanted('bundles')) await benchBundles();
+if (wanted('models')) await benchModelsLatency();
+if (wanted('overhead')) await benchGatewayOverhead();
+await benchDeploymentShaped(['latency', 'pinned'].filter(wanted));

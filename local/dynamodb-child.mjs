@@ -1,12 +1,13 @@
 // dynalite in its own process, so its CPU is not counted against the gateway process.
 // Plain .mjs so it starts with the bare node executable, whatever loader the parent uses.
-// Protocol with local/dynamodb.ts: argv[2] is JSON { path }; once listening it sends
+// Protocol with local/dynamodb.ts: argv[2] is JSON { path, latencyMs? }; once listening it sends
 // { port } over IPC (or { error }); it shuts down cleanly on SIGTERM/SIGINT, and when the
 // parent goes away (the IPC channel or stdin closes), so an orphan never holds the LevelDB lock.
 import dynalite from 'dynalite';
 import { createRequire } from 'node:module';
+import { addLatency } from './dynamodb-latency.mjs';
 
-const { path } = JSON.parse(process.argv[2] ?? '{}');
+const { path, latencyMs = 0 } = JSON.parse(process.argv[2] ?? '{}');
 
 function fail(message) {
   process.send?.({ error: message });
@@ -26,6 +27,7 @@ try {
 }
 
 const server = dynalite({ path, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+if (latencyMs > 0) addLatency(server, latencyMs);
 
 let stopping = false;
 function stop() {

@@ -27,6 +27,11 @@ export interface LocalDynamoDbOptions {
   /** Physical names are `<prefix>-<table>`, e.g. `gateway-identity`. */
   readonly tablePrefix: string;
   readonly startTimeoutMs?: number;
+  /**
+   * Milliseconds each call waits before it is served, as from Lambda to DynamoDB in AWS
+   * (local/dynamodb-latency.mjs); 0, the default, serves at loopback speed.
+   */
+  readonly latencyMs?: number;
 }
 
 export interface LocalDynamoDb {
@@ -46,10 +51,14 @@ export function physicalTableNames(prefix: string): Record<TableName, string> {
 export async function startLocalDynamoDb(options: LocalDynamoDbOptions): Promise<LocalDynamoDb> {
   mkdirSync(options.dataDir, { recursive: true });
   const deadline = Date.now() + (options.startTimeoutMs ?? 15_000);
-  const child = spawn(process.execPath, [CHILD_SCRIPT, JSON.stringify({ path: options.dataDir })], {
-    // stdin is a pipe only so the child sees EOF when this process dies.
-    stdio: ['pipe', 'inherit', 'inherit', 'ipc'],
-  });
+  const child = spawn(
+    process.execPath,
+    [CHILD_SCRIPT, JSON.stringify({ path: options.dataDir, latencyMs: options.latencyMs ?? 0 })],
+    {
+      // stdin is a pipe only so the child sees EOF when this process dies.
+      stdio: ['pipe', 'inherit', 'inherit', 'ipc'],
+    },
+  );
   const stop = () => stopChild(child);
   try {
     const port = await childPort(child, deadline);

@@ -18,6 +18,8 @@ export interface LocalRuntimeOptions {
   readonly host?: string;
   /** Extra origins for CORS and cookie writes, besides the runtime's own. */
   readonly extraOrigins?: readonly string[];
+  /** `$GATEWAY_DYNAMODB_LATENCY_MS`: each embedded DynamoDB call waits this long, as in AWS. */
+  readonly dynamoDbLatencyMs?: number;
 }
 
 /** The contract other tooling reads from `$GATEWAY_DATA_DIR/runtime.json`. */
@@ -42,7 +44,11 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     for (const step of stops.reverse()) await step().catch(() => undefined);
   };
   try {
-    const dynamodb = await startLocalDynamoDb({ dataDir: join(dataDir, 'dynamodb'), tablePrefix: 'gateway' });
+    const dynamodb = await startLocalDynamoDb({
+      dataDir: join(dataDir, 'dynamodb'),
+      tablePrefix: 'gateway',
+      latencyMs: options.dynamoDbLatencyMs,
+    });
     stops.push(() => dynamodb.stop());
     const services = await startLocalServices(dataDir);
     stops.push(() => services.stop());

@@ -1,7 +1,8 @@
 /**
  * `npm start`: the whole gateway on this machine, with no AWS account and no provider keys.
  * Environment: PORT (default 8787), GATEWAY_DATA_DIR (default .local/), GATEWAY_ORIGINS
- * (extra comma-separated origins for CORS and dashboard cookies), POWERTOOLS_LOG_LEVEL.
+ * (extra comma-separated origins for CORS and dashboard cookies), POWERTOOLS_LOG_LEVEL,
+ * GATEWAY_DYNAMODB_LATENCY_MS (each embedded DynamoDB call waits this long, as in AWS; default 0).
  */
 import { startLocalRuntime } from './runtime.js';
 
@@ -14,7 +15,9 @@ const extraOrigins = (process.env['GATEWAY_ORIGINS'] ?? '')
   .map((o) => o.trim())
   .filter(Boolean);
 
-const runtime = await startLocalRuntime({ dataDir, port, extraOrigins });
+const dynamoDbLatencyMs = Number(process.env['GATEWAY_DYNAMODB_LATENCY_MS'] || 0);
+
+const runtime = await startLocalRuntime({ dataDir, port, extraOrigins, dynamoDbLatencyMs });
 const { info } = runtime;
 
 console.log(
