@@ -7,6 +7,7 @@ import { requireCall, type GatewayMiddleware } from './state.js';
 export const SESSION_RATE_LIMIT = 600;
 
 const allowances = new RateAllowances();
+const leaseAhead = () => allowances.leaseAhead();
 
 /**
  * Per-key requests per minute, counted in DynamoDB so every instance shares one count (leased
@@ -27,6 +28,7 @@ export function rateLimit(): GatewayMiddleware {
         'X-RateLimit-Reset': String(Math.ceil(admission.resetAtMs / 1000)),
       });
       if (!admission.allowed) throw rateLimited(Math.max(1, Math.ceil((admission.resetAtMs - Date.now()) / 1000)));
+      call.afterResponse.push(leaseAhead);
     },
   };
 }

@@ -59,3 +59,38 @@ test('a changed limit drops the local block', async () => {
   for (let i = 0; i < 5; i++) await instance.admit('k', 100);
   expect((await instance.admit('k', 5)).allowed).toBe(false);
 });
+
+test('a busy key leases its next block ahead, so steady calls never wait for a lease', async () => {
+  const clock = { now: 1_000 };
+  const window = sharedWindow(clock);
+  const instance = new RateAllowances(window.lease, window.now);
+  const waited: number[] = [];
+  const positions: number[] = [];
+  for (let i = 0; i < 300; i++) {
+    const leasesBefore = window.state.leases;
+    positions.push((await instance.admit('k', 10_000)).position);
+    if (window.state.leases > leasesBefore) waited.push(i);
+    await instance.leaseAhead(); // what the rate-limit middleware does after each response
+  }
+  // A quiet key leases exactly: the first call leases 1 and the second 2. From then on the key is
+  // busy, and every block is leased ahead, after a response.
+  expect(waited).toEqual([0, 1]);
+  // Positions stay unique and in order within the window: no request is counted twice.
+  expect(positions).toEqual(Array.from({ length: 300 }, (_, i) => i + 1));
+  // What is held unused is at most half a block plus the next block.
+  expect(window.state.count).toBeLessThanOrEqual(300 + 1.5 * maxBlock(10_000));
+});
+
+test('leasing ahead never admits past the limit, and a used-up window still refuses', async () => {
+  const clock = { now: 1_000 };
+  const window = sharedWindow(clock);
+  const instance = new RateAllowances(window.lease, window.now);
+  const results = [];
+  for (let i = 0; i < 150; i++) {
+    results.push(await instance.admit('k', 100));
+    await instance.leaseAhead();
+  }
+  expect(results.filter((r) => r.allowed)).toHaveLength(100);
+  expect(results.slice(100).every((r) => !r.allowed && r.position === 100)).toBe(true);
+  expect(window.state.count).toBe(100);
+});
