@@ -4,6 +4,7 @@
 // { port } over IPC (or { error }); it shuts down cleanly on SIGTERM/SIGINT, and when the
 // parent goes away (the IPC channel or stdin closes), so an orphan never holds the LevelDB lock.
 import dynalite from 'dynalite';
+import { addTransactions } from './dynamodb-transactions.mjs';
 import { createRequire } from 'node:module';
 
 const { path } = JSON.parse(process.argv[2] ?? '{}');
@@ -26,6 +27,8 @@ try {
 }
 
 const server = dynalite({ path, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+// dynalite lacks TransactWriteItems; the usage ledger needs it (local/dynamodb-transactions.mjs).
+addTransactions(server);
 
 let stopping = false;
 function stop() {
