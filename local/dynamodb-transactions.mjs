@@ -23,11 +23,13 @@ export function addTransactions(server) {
   server.removeAllListeners('request');
   const token = randomBytes(16).toString('hex');
   const gate = new Gate();
+  // Tables are created once and never change keys while the runtime runs.
+  const keySchemas = new Map();
   const internal = internalClient(server, token);
   server.on('request', (req, res) => {
     if (req.headers[INTERNAL_HEADER] === token) return dynaliteHandler(req, res);
     if (req.headers['x-amz-target'] === `${TARGET_PREFIX}TransactWriteItems` && req.method === 'POST') {
-      return gate.exclusive(() => transactWriteItems(req, res, internal));
+      return gate.exclusive(() => transactWriteItems(req, res, internal, keySchemas));
     }
     gate.shared(
       () =>
@@ -133,7 +135,7 @@ class DynamoError extends Error {
   }
 }
 
-async function transactWriteItems(req, res, dynamo) {
+async function transactWriteItems(req, res, dynamo, keySchemas) {
   let input;
   try {
     input = JSON.parse(await readBody(req));
@@ -141,7 +143,7 @@ async function transactWriteItems(req, res, dynamo) {
     return send(res, 400, { __type: 'com.amazon.coral.service#SerializationException' });
   }
   try {
-    const actions = await planActions(input, dynamo);
+    const actions = await planActions(input, dynamo, keySchemas);
     const reasons = await applyAll(actions, dynamo);
     if (reasons.some((reason) => reason.Code !== 'None')) {
       return send(res, 400, {
@@ -179,7 +181,7 @@ function send(res, status, body) {
 const validation = (message) => new DynamoError('com.amazon.coral.validate#ValidationException', message, 400);
 
 /** Checks the request as DynamoDB does before touching any item, and finds each action's key. */
-async function planActions(input, dynamo) {
+async function planActions(input, dynamo, keySchemas) {
   const items = input?.TransactItems;
   if (!Array.isArray(items) || items.length === 0) {
     throw validation(
@@ -191,7 +193,6 @@ async function planActions(input, dynamo) {
       `1 validation error detected: Value '[...]' at 'transactItems' failed to satisfy constraint: Member must have length less than or equal to ${MAX_ACTIONS}`,
     );
   }
-  const keySchemas = new Map();
   const seen = new Set();
   const actions = [];
   for (const entry of items) {
@@ -230,52 +231,50 @@ async function keyNamesOf(tableName, cache, dynamo) {
 }
 
 /**
- * Applies every action (they touch distinct items, so one's outcome never changes another's
- * condition) and returns one reason per action; when any failed, the applied ones are undone.
- * A condition check leaves nothing behind either way.
+ * Applies every action and returns one reason per action; when any failed, the applied ones are
+ * undone. The actions touch distinct items, so one's outcome never changes another's condition
+ * and they run side by side (the transaction holds the server, so no one else sees them). Each
+ * write returns the item as it was (ReturnValues ALL_OLD): the snapshot to restore. A
+ * condition check leaves nothing behind either way.
  */
 async function applyAll(actions, dynamo) {
-  const reasons = [];
-  const undo = [];
-  try {
-    for (const action of actions) {
-      const { Item: before } = await dynamo('GetItem', {
-        TableName: action.params.TableName,
-        Key: action.key,
-        ConsistentRead: true,
-      });
-      const reason = await applyOne(action, before, dynamo);
-      reasons.push(reason);
-      if (reason.Code === 'None') undo.push({ action, before, always: action.kind === 'ConditionCheck' });
-    }
-  } catch (error) {
-    await restore(undo, dynamo);
-    throw error;
-  }
-  const failed = reasons.some((reason) => reason.Code !== 'None');
+  const outcomes = await Promise.allSettled(actions.map((action) => applyOne(action, dynamo)));
+  const applied = actions
+    .map((action, i) => ({ action, outcome: outcomes[i] }))
+    .filter(({ outcome }) => outcome.status === 'fulfilled' && outcome.value.reason.Code === 'None')
+    .map(({ action, outcome }) => ({ action, before: outcome.value.before }));
+  const crashed = outcomes.find((outcome) => outcome.status === 'rejected');
+  const reasons = outcomes.map((outcome) => (outcome.status === 'fulfilled' ? outcome.value.reason : undefined));
+  const failed = crashed !== undefined || reasons.some((reason) => reason.Code !== 'None');
   await restore(
-    undo.filter((applied) => failed || applied.always),
+    applied.filter(({ action }) => failed || action.kind === 'ConditionCheck'),
     dynamo,
   );
+  if (crashed) throw crashed.reason;
   return reasons;
 }
 
-async function applyOne({ kind, params, key }, before, dynamo) {
+const OPERATIONS = { Put: 'PutItem', Update: 'UpdateItem', Delete: 'DeleteItem', ConditionCheck: 'UpdateItem' };
+
+async function applyOne({ kind, params, key }, dynamo) {
   const { ReturnValuesOnConditionCheckFailure: returnOld, ...request } = params;
   try {
-    if (kind === 'Put') await dynamo('PutItem', request);
-    else if (kind === 'Update') await dynamo('UpdateItem', request);
-    else if (kind === 'Delete') await dynamo('DeleteItem', request);
-    else await dynamo('UpdateItem', conditionOnly(request, key));
-    return { Code: 'None' };
+    const answer = await dynamo(OPERATIONS[kind], {
+      ...(kind === 'ConditionCheck' ? conditionOnly(request, key) : request),
+      ReturnValues: 'ALL_OLD',
+    });
+    return { reason: { Code: 'None' }, before: answer.Attributes };
   } catch (error) {
     if (!(error instanceof DynamoError)) throw error;
     if (error.code === 'ConditionalCheckFailedException') {
       const reason = { Code: 'ConditionalCheckFailed', Message: CONDITION_FAILED };
-      if (returnOld === 'ALL_OLD' && before) reason.Item = before;
-      return reason;
+      if (returnOld === 'ALL_OLD') {
+        const { Item } = await dynamo('GetItem', { TableName: params.TableName, Key: key, ConsistentRead: true });
+        if (Item) reason.Item = Item;
+      }
+      return { reason };
     }
-    if (error.code === 'ValidationException') return { Code: 'ValidationError', Message: error.message };
+    if (error.code === 'ValidationException') return { reason: { Code: 'ValidationError', Message: error.message } };
     throw error;
   }
 }
@@ -292,10 +291,13 @@ function conditionOnly(params, key) {
   };
 }
 
-async function restore(applied, dynamo) {
-  for (const { action, before } of applied.reverse()) {
-    const TableName = action.params.TableName;
-    if (before) await dynamo('PutItem', { TableName, Item: before });
-    else await dynamo('DeleteItem', { TableName, Key: action.key });
-  }
+function restore(applied, dynamo) {
+  return Promise.all(
+    applied.map(({ action, before }) => {
+      const TableName = action.params.TableName;
+      return before
+        ? dynamo('PutItem', { TableName, Item: before })
+        : dynamo('DeleteItem', { TableName, Key: action.key });
+    }),
+  );
 }
