@@ -71,33 +71,23 @@ async function expectReportAgrees(day: string, requests: number): Promise<void> 
   expect(fromTotals.totalRequests).toBe(requests);
 }
 
-test('a retried write whose transaction committed but whose answer was lost counts once', async () => {
-  proxy.inject('lose-answer', 'DAY#2026-07-01', 1);
-  await flushTogether([
-    meteredRequest('lost-1', '2026-07-01T10:00:00.000Z', 'gpt', 10),
-    meteredRequest('lost-2', '2026-07-01T10:00:00.000Z', 'claude', 20),
-  ]);
-  expect(proxy.pending).toBe(0);
-  const { totals, ledger } = await dayState('2026-07-01');
-  expect(totals).toEqual(ledger);
-  expect(totals['2026-07-01 gpt-5']?.requests).toBe(1);
-  expect(totals['2026-07-01 claude-sonnet-4-5']?.requests).toBe(1);
-  await expectReportAgrees('2026-07-01', 2);
-});
-
-test('one entry of a coalesced batch failing never counts the others twice', async () => {
+test.each([
+  // The first try lands in DynamoDB, but its answer never reaches the client, which re-sends it.
+  ['a retried write whose transaction committed but whose answer was lost', '2026-07-01', 'lose-answer', '', 1],
   // Every try of the client (3) fails for the batch carrying Claude's day total; the Meter retries.
-  proxy.inject('fail', 'DAY#2026-07-02#claude-sonnet-4-5', 3);
+  ['one entry of a coalesced batch failing', '2026-07-02', 'fail', '#claude-sonnet-4-5', 3],
+] as const)('%s: every entry counts once', async (_name, day, fault, dayKeySuffix, times) => {
+  proxy.inject(fault, `DAY#${day}${dayKeySuffix}`, times);
   await flushTogether([
-    meteredRequest('partial-1', '2026-07-02T09:00:00.000Z', 'gpt', 10),
-    meteredRequest('partial-2', '2026-07-02T09:00:00.000Z', 'claude', 20),
+    meteredRequest(`${day}-1`, `${day}T10:00:00.000Z`, 'gpt', 10),
+    meteredRequest(`${day}-2`, `${day}T10:00:00.000Z`, 'claude', 20),
   ]);
   expect(proxy.pending).toBe(0);
-  const { totals, ledger } = await dayState('2026-07-02');
+  const { totals, ledger } = await dayState(day);
   expect(totals).toEqual(ledger);
-  expect(totals['2026-07-02 gpt-5']?.requests).toBe(1);
-  expect(totals['2026-07-02 claude-sonnet-4-5']?.requests).toBe(1);
-  await expectReportAgrees('2026-07-02', 2);
+  expect(totals[`${day} gpt-5`]?.requests).toBe(1);
+  expect(totals[`${day} claude-sonnet-4-5`]?.requests).toBe(1);
+  await expectReportAgrees(day, 2);
 });
 
 test('entries re-sent after a restart are not counted again', async () => {
