@@ -4,6 +4,7 @@
 // { port } over IPC (or { error }); it shuts down cleanly on SIGTERM/SIGINT, and when the
 // parent goes away (the IPC channel or stdin closes), so an orphan never holds the LevelDB lock.
 import dynalite from 'dynalite';
+import { addTransactions } from './dynamodb-transactions.mjs';
 import { createRequire } from 'node:module';
 import { addLatency } from './dynamodb-latency.mjs';
 
@@ -27,6 +28,9 @@ try {
 }
 
 const server = dynalite({ path, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+// dynalite lacks TransactWriteItems; the usage ledger needs it (local/dynamodb-transactions.mjs).
+addTransactions(server);
+// Outermost: a call waits once, whatever the transaction layer does inside it.
 if (latencyMs > 0) addLatency(server, latencyMs);
 
 let stopping = false;

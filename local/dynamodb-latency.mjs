@@ -15,6 +15,9 @@ export function addLatency(server, latencyMs) {
   let calls = [];
   server.removeAllListeners('request');
   server.on('request', (req, res) => {
+    // The transaction layer's own calls to dynalite (local/dynamodb-transactions.mjs) are part
+    // of the call that made them: they neither wait nor count.
+    if (req.headers['x-local-transaction-layer']) return dynaliteHandler.call(server, req, res);
     if (req.method === 'GET' && req.url === '/__local/calls') {
       res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ calls }));
       calls = [];

@@ -25,8 +25,9 @@ const WRITE_TRIES = 3;
 
 /**
  * Collects one ledger entry per upstream attempt or cache hit of a request, then writes them
- * after the response. Entries are keyed by request id and sequence, so a retried write can
- * never count twice.
+ * after the response. Entries are keyed by request id and sequence, and the ledger writer
+ * refuses a replayed key together with its day-total addition, so a retried write can never
+ * count twice, whether or not the failed attempt had landed.
  */
 export class Meter {
   private readonly entries: UsageEntry[] = [];
@@ -76,13 +77,15 @@ export class Meter {
     free?: boolean;
   }): void {
     const { usage } = item;
+    // A cache hit is free by rule, so its 0 is a price; a model the catalog cannot price is
+    // metered at 0 too, but flagged, so reports can say how much usage has no cost.
     const cost = item.free
-      ? 0
+      ? { microUsd: 0, priced: true }
       : costMicroUsd(item.model, {
           promptTokens: usage.promptTokens,
           completionTokens: usage.completionTokens,
           cachedTokens: usage.cachedTokens,
-        }).microUsd;
+        });
     this.entries.push({
       requestId: this.context.requestId,
       sequence: this.entries.length,
@@ -93,7 +96,8 @@ export class Meter {
       provider: item.provider,
       promptTokens: usage.promptTokens,
       completionTokens: usage.completionTokens,
-      costMicroUsd: cost,
+      costMicroUsd: cost.microUsd,
+      priced: cost.priced,
       estimated: usage.estimated,
       cached: item.cached,
       status: item.status,

@@ -12,8 +12,11 @@ import type {
   GetItemCommandOutput,
   PutItemCommandInput,
   PutItemCommandOutput,
+  CancellationReason,
   QueryCommandInput,
   QueryCommandOutput,
+  TransactWriteItemsCommandInput,
+  TransactWriteItemsCommandOutput,
   UpdateItemCommandInput,
   UpdateItemCommandOutput,
 } from '@aws-sdk/client-dynamodb';
@@ -33,6 +36,8 @@ export interface DynamoDb {
   query(input: QueryCommandInput): Promise<QueryCommandOutput>;
   batchWriteItem(input: BatchWriteItemCommandInput): Promise<BatchWriteItemCommandOutput>;
   batchGetItem(input: BatchGetItemCommandInput): Promise<BatchGetItemCommandOutput>;
+  /** All or nothing; a cancelled transaction rejects with a TransactionCanceledError. */
+  transactWriteItems(input: TransactWriteItemsCommandInput): Promise<TransactWriteItemsCommandOutput>;
   /** Any other operation, by its wire name (for tooling: tables, descriptions). */
   request<T>(operation: string, input: unknown): Promise<T>;
 }
@@ -61,6 +66,20 @@ export class DynamoDbError extends Error {
   ) {
     super(message);
     this.name = name;
+  }
+}
+
+/**
+ * A cancelled TransactWriteItems: nothing was written. One reason per action, in order
+ * (`None` for the actions that were not at fault), so callers can tell which condition failed.
+ */
+export class TransactionCanceledError extends DynamoDbError {
+  constructor(
+    message: string,
+    status: number,
+    readonly reasons: readonly CancellationReason[],
+  ) {
+    super('TransactionCanceledException', message, status);
   }
 }
 
@@ -99,6 +118,7 @@ export function createDynamoDb(options: DynamoDbOptions): DynamoDb {
     query: (input) => call('Query', input),
     batchWriteItem: (input) => call('BatchWriteItem', input),
     batchGetItem: (input) => call('BatchGetItem', input),
+    transactWriteItems: (input) => call('TransactWriteItems', input),
     request: (operation, input) => call(operation, input),
   };
 }
@@ -148,7 +168,7 @@ function post(
           const type = String(parsed['__type'] ?? 'UnknownError')
             .split('#')
             .pop()!;
-          reject(new DynamoDbError(type, String(parsed['message'] ?? parsed['Message'] ?? type), status));
+          reject(errorOf(type, String(parsed['message'] ?? parsed['Message'] ?? type), status, parsed));
         });
       },
     );
@@ -156,6 +176,12 @@ function post(
     req.on('error', reject);
     req.end(body);
   });
+}
+
+function errorOf(type: string, message: string, status: number, answer: Record<string, unknown>): DynamoDbError {
+  if (type !== 'TransactionCanceledException') return new DynamoDbError(type, message, status);
+  const reasons = Array.isArray(answer['CancellationReasons']) ? answer['CancellationReasons'] : [];
+  return new TransactionCanceledError(message, status, reasons as CancellationReason[]);
 }
 
 /** AWS Signature Version 4 for JSON-protocol POSTs; the signing key is kept per day. */

@@ -1,5 +1,5 @@
 import { badRequest } from '../http/errors.js';
-import { summarizeUsage } from '../store/usage-ledger.js';
+import { summarizeUsage, type UsageTotals } from '../store/usage-ledger.js';
 
 const DAY_MS = 86_400_000;
 const DEFAULT_DAYS = 30;
@@ -39,13 +39,22 @@ function parseInstant(field: string, value: string, edge: 'start' | 'end'): numb
 }
 
 const usd = (microUsd: number) => microUsd / 1e6;
+const unpriced = (totals: UsageTotals) => ({ requests: totals.unpricedRequests, tokens: totals.unpricedTokens });
 
-/** The usage record of spec 2.7 for one account and period. */
+/**
+ * The usage record of spec 2.7 for one account and period, plus `unpriced`: the requests and
+ * tokens of models without a catalog price, which `cost` counts as 0 (overall and per model).
+ */
 export async function usageReport(accountId: string, period: Period) {
   const summary = await summarizeUsage(accountId, period.fromMs, period.toMs);
-  const byModel: Record<string, { requests: number; tokens: number; cost: number }> = {};
+  const byModel: Record<string, { requests: number; tokens: number; cost: number; unpriced: Unpriced }> = {};
   for (const [model, totals] of Object.entries(summary.byModel)) {
-    byModel[model] = { requests: totals.requests, tokens: totals.tokens, cost: usd(totals.costMicroUsd) };
+    byModel[model] = {
+      requests: totals.requests,
+      tokens: totals.tokens,
+      cost: usd(totals.costMicroUsd),
+      unpriced: unpriced(totals),
+    };
   }
   return {
     totalRequests: summary.requests,
@@ -54,5 +63,8 @@ export async function usageReport(accountId: string, period: Period) {
     from: new Date(period.fromMs).toISOString(),
     to: new Date(period.toMs).toISOString(),
     byModel,
+    unpriced: unpriced(summary),
   };
 }
+
+type Unpriced = ReturnType<typeof unpriced>;

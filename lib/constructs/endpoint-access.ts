@@ -70,12 +70,11 @@ const GRANTS: Record<Grant, (acc: Accumulator) => void> = {
   'identity:read': (acc) => acc.table('identity', TABLE_ACTIONS.read, true),
   'identity:write': (acc) => acc.table('identity', TABLE_ACTIONS.write, false),
   'usage:read': (acc) => acc.table('usage', TABLE_ACTIONS.read, true),
-  // The usage ledger is written, never cleaned up: idempotent puts keyed by request id (single or
-  // shared with concurrent requests in a BatchWriteItem, lambdas/store/batch-writes.ts) and counter
-  // updates; no DeleteItem. BatchWriteItem cannot be limited to its put requests in IAM, so the
-  // missing DeleteItem no longer rules deletes out; docs/deployment.md says so.
-  'usage:write': (acc) =>
-    acc.table('usage', ['dynamodb:BatchWriteItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], false),
+  // The usage ledger is written, never cleaned up: conditional puts keyed by request id and their
+  // day-total updates, in TransactWriteItems (lambdas/store/usage-writes.ts), which IAM authorises
+  // per action as PutItem and UpdateItem. No DeleteItem and no BatchWriteItem (whose delete
+  // requests IAM could not tell from its puts), so the ledger is append-only by IAM too.
+  'usage:write': (acc) => acc.table('usage', ['dynamodb:PutItem', 'dynamodb:UpdateItem'], false),
   // Cached answers are read and written in calls shared with concurrent requests
   // (BatchGetItem / BatchWriteItem: lambdas/store/batch-reads.ts, batch-writes.ts).
   'cache:write': (acc) =>

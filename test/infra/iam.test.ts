@@ -25,8 +25,9 @@ const TABLE_ACTIONS: Partial<Record<Grant, [TableName, string[]]>> = {
   'identity:read': ['identity', READ],
   'identity:write': ['identity', ['dynamodb:DeleteItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']],
   'usage:read': ['usage', READ],
-  // BatchWriteItem: ledger items and cached answers share batches with concurrent requests' writes.
-  'usage:write': ['usage', ['dynamodb:BatchWriteItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']],
+  // TransactWriteItems (ledger put + day totals) is authorised per action: PutItem, UpdateItem.
+  'usage:write': ['usage', ['dynamodb:PutItem', 'dynamodb:UpdateItem']],
+  // BatchWriteItem: cached answers share batches with concurrent requests' writes.
   'cache:write': [
     'cache',
     [

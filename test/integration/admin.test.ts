@@ -114,6 +114,7 @@ describe('usage', () => {
       promptTokens: 7,
       completionTokens: 3,
       costMicroUsd: 66,
+      priced: true,
       estimated: false,
       cached: false,
       status: 200,

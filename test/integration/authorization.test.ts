@@ -26,6 +26,7 @@ beforeAll(async () => {
     promptTokens: 1000,
     completionTokens: 1000,
     costMicroUsd: 11_250,
+    priced: true,
     estimated: false,
     cached: false,
     status: 200,

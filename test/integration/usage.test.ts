@@ -1,7 +1,9 @@
+import { QueryCommand } from '@aws-sdk/client-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { recordUsage, type UsageEntry } from '../../lambdas/store/usage-ledger.js';
 import { adminKey, provisionAccount, type TestAccount } from './support/accounts.js';
 import { bearer, call } from './support/http.js';
-import { useRuntimeTables } from './support/ledger.js';
+import { localDynamo, useRuntimeTables } from './support/ledger.js';
 import { LocalGateway } from '../../local/child-runtime.js';
 
 let gateway: LocalGateway;
@@ -17,7 +19,14 @@ beforeAll(async () => {
 afterAll(() => gateway.dispose());
 
 let sequence = 0;
-const entry = (at: string, model: string, prompt: number, completion: number, costMicroUsd: number): UsageEntry => ({
+const entry = (
+  at: string,
+  model: string,
+  prompt: number,
+  completion: number,
+  costMicroUsd: number,
+  priced = true,
+): UsageEntry => ({
   requestId: `req-${sequence++}`,
   sequence: 0,
   accountId: account.accountId,
@@ -27,6 +36,7 @@ const entry = (at: string, model: string, prompt: number, completion: number, co
   promptTokens: prompt,
   completionTokens: completion,
   costMicroUsd,
+  priced,
   estimated: false,
   cached: false,
   status: 200,
@@ -61,9 +71,10 @@ test('whole days come from aggregates, partial days from the ledger, by model', 
     from: '2026-04-02T00:00:00.000Z',
     to: '2026-04-03T23:59:59.999Z',
     byModel: {
-      'gpt-5': { requests: 2, tokens: 140, cost: 0.0007 },
-      'claude-sonnet-4-5': { requests: 2, tokens: 140, cost: 0.0007 },
+      'gpt-5': { requests: 2, tokens: 140, cost: 0.0007, unpriced: { requests: 0, tokens: 0 } },
+      'claude-sonnet-4-5': { requests: 2, tokens: 140, cost: 0.0007, unpriced: { requests: 0, tokens: 0 } },
     },
+    unpriced: { requests: 0, tokens: 0 },
   });
 
   const partial = await usage('?from=2026-04-01T22:00:00Z&to=2026-04-03T06:00:00Z');
@@ -75,6 +86,32 @@ test('whole days come from aggregates, partial days from the ledger, by model', 
     totalTokens: 40,
     byModel: { 'gpt-5': { requests: 1 } },
   });
+});
+
+test('usage of models without a price is flagged and reported, from day totals and from the ledger', async () => {
+  await recordUsage(entry('2026-05-10T08:00:00.000Z', 'acme/unlisted-model', 100, 20, 0, false));
+  await recordUsage(entry('2026-05-10T09:00:00.000Z', 'acme/unlisted-model', 30, 10, 0, false));
+  await recordUsage(entry('2026-05-10T10:00:00.000Z', 'gpt-5', 10, 10, 100));
+  const ledger = await ledgerEntriesOf(account.accountId, '2026-05-10');
+  expect(ledger.map((item) => [item.model, item.priced])).toEqual([
+    ['acme/unlisted-model', false],
+    ['acme/unlisted-model', false],
+    ['gpt-5', true],
+  ]);
+
+  const expected = {
+    totalRequests: 3,
+    totalTokens: 180,
+    byModel: {
+      'acme/unlisted-model': { requests: 2, tokens: 160, cost: 0, unpriced: { requests: 2, tokens: 160 } },
+      'gpt-5': { requests: 1, tokens: 20, cost: 0.0001, unpriced: { requests: 0, tokens: 0 } },
+    },
+    unpriced: { requests: 2, tokens: 160 },
+  };
+  const wholeDay = await usage('?from=2026-05-10&to=2026-05-10');
+  expect(wholeDay.body.data).toMatchObject(expected);
+  const partialDay = await usage('?from=2026-05-10T01:00:00Z&to=2026-05-10T23:00:00Z');
+  expect(partialDay.body.data).toMatchObject(expected);
 });
 
 test('the dashboard session reads the same usage', async () => {
@@ -104,3 +141,19 @@ test.each([
   expect(answer.status).toBe(400);
   expect(answer.body.error).toMatchObject({ code: 'BAD_REQUEST', field });
 });
+
+async function ledgerEntriesOf(accountId: string, day: string): Promise<{ model: string; priced?: boolean }[]> {
+  const dynamo = localDynamo(gateway);
+  try {
+    const page = await dynamo.send(
+      new QueryCommand({
+        TableName: gateway.aws.tables.usage,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': { S: `ACCOUNT#${accountId}` }, ':prefix': { S: `LEDGER#${day}` } },
+      }),
+    );
+    return (page.Items ?? []).map((item) => unmarshall(item) as { model: string; priced?: boolean });
+  } finally {
+    dynamo.destroy();
+  }
+}

@@ -3,7 +3,13 @@ import { Hash } from '@smithy/hash-node';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createDynamoDb, DynamoDbError, SigV4Signer, type DynamoDb } from '../../../lambdas/store/dynamodb-client.js';
+import {
+  createDynamoDb,
+  DynamoDbError,
+  SigV4Signer,
+  TransactionCanceledError,
+  type DynamoDb,
+} from '../../../lambdas/store/dynamodb-client.js';
 import { startLocalDynamoDb, type LocalDynamoDb } from '../../../local/dynamodb.js';
 
 const credentials = {
@@ -104,6 +110,30 @@ describe('against the embedded DynamoDB', () => {
     expect((error as DynamoDbError).name).toBe('ConditionalCheckFailedException');
     const missing = await db.getItem({ TableName: 'no-such-table', Key: { pk: { S: 'x' } } }).catch((e: unknown) => e);
     expect((missing as DynamoDbError).name).toBe('ResourceNotFoundException');
+  });
+
+  test('a cancelled transaction is a TransactionCanceledError naming the failed action', async () => {
+    const table = local.tableNames.usage;
+    const put = {
+      TableName: table,
+      Item: { pk: { S: 't' }, sk: { S: 'once' } },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    };
+    const add = {
+      TableName: table,
+      Key: { pk: { S: 't' }, sk: { S: 'total' } },
+      UpdateExpression: 'ADD n :one',
+      ExpressionAttributeValues: { ':one': { N: '1' } },
+    };
+    await db.transactWriteItems({ TransactItems: [{ Put: put }, { Update: add }] });
+    const error = await db
+      .transactWriteItems({ TransactItems: [{ Update: add }, { Put: put }] })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TransactionCanceledError);
+    expect((error as TransactionCanceledError).name).toBe('TransactionCanceledException');
+    expect((error as TransactionCanceledError).reasons.map((r) => r.Code)).toEqual(['None', 'ConditionalCheckFailed']);
+    const total = await db.getItem({ TableName: table, Key: add.Key });
+    expect(total.Item?.['n']).toEqual({ N: '1' });
   });
 
   test('a wrong endpoint fails after its retries with a connection error', async () => {

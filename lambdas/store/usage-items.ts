@@ -1,0 +1,138 @@
+import type { TransactWriteItem } from '@aws-sdk/client-dynamodb';
+import { tableName, toItem, type Item } from './dynamo.js';
+
+/**
+ * One metered event: an upstream attempt or a cache hit. Items are flat (ids, ISO times,
+ * integers) so that the table's export to S3 reads cleanly for finance.
+ */
+export interface UsageEntry {
+  readonly requestId: string;
+  /** Distinguishes several metered events of one request (retries, fallbacks, arena agents). */
+  readonly sequence: number;
+  readonly accountId: string;
+  readonly keyId?: string;
+  readonly route: string;
+  readonly model: string;
+  readonly provider?: string;
+  readonly promptTokens: number;
+  readonly completionTokens: number;
+  /** Integer micro-USD: sums stay exact. */
+  readonly costMicroUsd: number;
+  /** False when the catalog has no price for the model: the cost of 0 is then unknown, not free. */
+  readonly priced: boolean;
+  /** True when tokens were estimated because the provider reported none. */
+  readonly estimated: boolean;
+  readonly cached: boolean;
+  /** The upstream's HTTP status (200 for answers and cache hits; 0 when none was received). */
+  readonly status: number;
+  /** `ok`, `cache_hit`, or the failure class (`rate_limit`, `timeout`, ...). */
+  readonly outcome?: string;
+  /** When the request started (ISO 8601); fixed per request so rewrites hit the same item. */
+  readonly at: string;
+}
+
+export const accountPk = (accountId: string) => `ACCOUNT#${accountId}`;
+export const ledgerSk = (at: string, requestId: string, sequence: number) =>
+  `LEDGER#${at}#${requestId}#${String(sequence).padStart(4, '0')}`;
+export const daySk = (day: string, model: string) => `DAY#${day}#${model}`;
+
+const tokensOf = (entry: UsageEntry) => entry.promptTokens + entry.completionTokens;
+
+/** The ledger item; its key (request id + sequence) is the same however often it is written. */
+export function ledgerItem(entry: UsageEntry): Item {
+  return toItem({
+    pk: accountPk(entry.accountId),
+    sk: ledgerSk(entry.at, entry.requestId, entry.sequence),
+    type: 'ledger',
+    ...entry,
+    totalTokens: tokensOf(entry),
+    costUsd: entry.costMicroUsd / 1e6,
+    day: entry.at.slice(0, 10),
+  });
+}
+
+/** What a set of entries adds to one account's day and model. */
+interface DayDelta {
+  readonly accountId: string;
+  readonly day: string;
+  readonly model: string;
+  requests: number;
+  tokens: number;
+  promptTokens: number;
+  completionTokens: number;
+  costMicroUsd: number;
+  unpricedRequests: number;
+  unpricedTokens: number;
+}
+
+/** One delta per account, day and model, however many entries share it. */
+export function dayDeltas(entries: readonly UsageEntry[]): DayDelta[] {
+  const merged = new Map<string, DayDelta>();
+  for (const entry of entries) {
+    const day = entry.at.slice(0, 10);
+    const id = `${entry.accountId}\n${day}\n${entry.model}`;
+    let sum = merged.get(id);
+    if (!sum) {
+      sum = { accountId: entry.accountId, day, model: entry.model, ...ZERO };
+      merged.set(id, sum);
+    }
+    sum.requests += 1;
+    sum.tokens += tokensOf(entry);
+    sum.promptTokens += entry.promptTokens;
+    sum.completionTokens += entry.completionTokens;
+    sum.costMicroUsd += entry.costMicroUsd;
+    if (!entry.priced) {
+      sum.unpricedRequests += 1;
+      sum.unpricedTokens += tokensOf(entry);
+    }
+  }
+  return [...merged.values()];
+}
+
+const ZERO = {
+  requests: 0,
+  tokens: 0,
+  promptTokens: 0,
+  completionTokens: 0,
+  costMicroUsd: 0,
+  unpricedRequests: 0,
+  unpricedTokens: 0,
+};
+
+/** Writes the entry only if no entry with its key exists: a replay cancels its transaction. */
+export function ledgerPut(entry: UsageEntry): TransactWriteItem {
+  return {
+    Put: {
+      TableName: tableName('usage'),
+      Item: ledgerItem(entry),
+      ConditionExpression: 'attribute_not_exists(pk)',
+    },
+  };
+}
+
+export function dayUpdate(delta: DayDelta): TransactWriteItem {
+  return {
+    Update: {
+      TableName: tableName('usage'),
+      Key: toItem({ pk: accountPk(delta.accountId), sk: daySk(delta.day, delta.model) }),
+      UpdateExpression:
+        'ADD requests :requests, tokens :tokens, promptTokens :prompt, completionTokens :completion, ' +
+        'costMicroUsd :cost, unpricedRequests :unpricedRequests, unpricedTokens :unpricedTokens ' +
+        'SET #type = :type, accountId = :account, #day = :day, model = :model',
+      ExpressionAttributeNames: { '#type': 'type', '#day': 'day' },
+      ExpressionAttributeValues: toItem({
+        ':requests': delta.requests,
+        ':tokens': delta.tokens,
+        ':prompt': delta.promptTokens,
+        ':completion': delta.completionTokens,
+        ':cost': delta.costMicroUsd,
+        ':unpricedRequests': delta.unpricedRequests,
+        ':unpricedTokens': delta.unpricedTokens,
+        ':type': 'day',
+        ':account': delta.accountId,
+        ':day': delta.day,
+        ':model': delta.model,
+      }),
+    },
+  };
+}

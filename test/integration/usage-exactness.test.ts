@@ -1,0 +1,126 @@
+import { resolveFamily } from '../../lambdas/catalog/index.js';
+import { Meter } from '../../lambdas/gateway/metering.js';
+import { recordUsage } from '../../lambdas/store/usage-ledger.js';
+import { LocalGateway } from '../../local/child-runtime.js';
+import { adminKey, provisionAccount, type TestAccount } from './support/accounts.js';
+import { DynamoDbFaultProxy } from './support/dynamodb-faults.js';
+import { bearer, call } from './support/http.js';
+import { useRuntimeTables } from './support/ledger.js';
+import { totalsAndLedger, type Sums } from './support/ledger-totals.js';
+
+// Day totals must equal the sum of the ledger entries exactly, whatever fails on the way. The
+// gateway's own Meter writes here (in this process), through a proxy that injects DynamoDB
+// failures; the runtime's usage endpoint reads what landed.
+
+let gateway: LocalGateway;
+let proxy: DynamoDbFaultProxy;
+let account: TestAccount;
+let key: string;
+
+beforeAll(async () => {
+  gateway = await LocalGateway.start();
+  useRuntimeTables(gateway);
+  proxy = await DynamoDbFaultProxy.start(gateway.aws.dynamodb);
+  process.env['AWS_ENDPOINT_URL_DYNAMODB'] = proxy.endpoint;
+  account = await provisionAccount(gateway, 'exact');
+  key = (await adminKey(gateway, { accountId: account.accountId, type: 'secret' })).key;
+});
+afterAll(async () => {
+  await proxy.close();
+  await gateway.dispose();
+});
+afterEach(() => proxy.clear());
+
+const MODELS = { gpt: 'gpt-5', claude: 'claude-sonnet-4-5' } as const;
+
+/** One request's metering, as the chat service does it: one entry per upstream attempt. */
+function meteredRequest(requestId: string, at: string, family: keyof typeof MODELS, tokens: number): Meter {
+  const meter = new Meter({ requestId, accountId: account.accountId, route: 'chat-completions', at: new Date(at) });
+  meter.attempt({
+    target: {
+      provider: family === 'gpt' ? 'openai' : 'anthropic',
+      model: MODELS[family],
+      family: resolveFamily(family)!,
+      requested: family,
+    },
+    durationMs: 5,
+    usage: { prompt_tokens: tokens, completion_tokens: tokens * 2, total_tokens: tokens * 3 },
+  });
+  return meter;
+}
+
+/** Flushes the meters together, so their entries share one batch. */
+const flushTogether = (meters: Meter[]) => Promise.all(meters.map((meter) => meter.flush()));
+
+async function dayState(day: string) {
+  const { dayTotals, ledgerSums } = await totalsAndLedger(gateway, account.accountId);
+  const ofDay = (sums: Record<string, Sums>) =>
+    Object.fromEntries(Object.entries(sums).filter(([dayAndModel]) => dayAndModel.startsWith(`${day} `)));
+  return { totals: ofDay(dayTotals), ledger: ofDay(ledgerSums) };
+}
+
+/** The whole day (read from the totals) and the same day less its first millisecond (from the ledger). */
+async function expectReportAgrees(day: string, requests: number): Promise<void> {
+  const report = async (query: string) =>
+    (await call(gateway.url(`/api/v1/usage?${query}`), { headers: bearer(key) })).body.data;
+  const fromTotals = await report(`from=${day}&to=${day}`);
+  const fromLedger = await report(`from=${day}T00:00:00.001Z&to=${day}T23:59:59.999Z`);
+  const { from: _a, to: _b, ...totalsFigures } = fromTotals;
+  const { from: _c, to: _d, ...ledgerFigures } = fromLedger;
+  expect(totalsFigures).toEqual(ledgerFigures);
+  expect(fromTotals.totalRequests).toBe(requests);
+}
+
+test.each([
+  // The first try lands in DynamoDB, but its answer never reaches the client, which re-sends it.
+  ['a retried write whose transaction committed but whose answer was lost', '2026-07-01', 'lose-answer', '', 1],
+  // Every try of the client (3) fails for the batch carrying Claude's day total; the Meter retries.
+  ['one entry of a coalesced batch failing', '2026-07-02', 'fail', '#claude-sonnet-4-5', 3],
+] as const)('%s: every entry counts once', async (_name, day, fault, dayKeySuffix, times) => {
+  proxy.inject(fault, `DAY#${day}${dayKeySuffix}`, times);
+  await flushTogether([
+    meteredRequest(`${day}-1`, `${day}T10:00:00.000Z`, 'gpt', 10),
+    meteredRequest(`${day}-2`, `${day}T10:00:00.000Z`, 'claude', 20),
+  ]);
+  expect(proxy.pending).toBe(0);
+  const { totals, ledger } = await dayState(day);
+  expect(totals).toEqual(ledger);
+  expect(totals[`${day} gpt-5`]?.requests).toBe(1);
+  expect(totals[`${day} claude-sonnet-4-5`]?.requests).toBe(1);
+  await expectReportAgrees(day, 2);
+});
+
+test('entries re-sent after a restart are not counted again', async () => {
+  // Every answer is lost: the Meter gives up, not knowing that its entries landed.
+  proxy.inject('lose-answer', 'DAY#2026-07-03', 100);
+  await flushTogether([
+    meteredRequest('restart-1', '2026-07-03T08:00:00.000Z', 'gpt', 10),
+    meteredRequest('restart-2', '2026-07-03T08:00:00.000Z', 'claude', 20),
+  ]);
+  proxy.clear();
+  await gateway.restart();
+  proxy.upstream = gateway.aws.dynamodb;
+
+  // After the restart the same entries are sent again, in a batch with a new one.
+  await flushTogether([
+    meteredRequest('restart-1', '2026-07-03T08:00:00.000Z', 'gpt', 10),
+    meteredRequest('restart-2', '2026-07-03T08:00:00.000Z', 'claude', 20),
+    meteredRequest('restart-3', '2026-07-03T08:00:01.000Z', 'gpt', 30),
+  ]);
+  const { totals, ledger } = await dayState('2026-07-03');
+  expect(totals).toEqual(ledger);
+  expect(totals['2026-07-03 gpt-5']).toMatchObject({ requests: 2, promptTokens: 40, completionTokens: 80 });
+  expect(totals['2026-07-03 claude-sonnet-4-5']).toMatchObject({ requests: 1, promptTokens: 20 });
+  await expectReportAgrees('2026-07-03', 3);
+}, 60_000);
+
+test('the strictly idempotent writer never writes an entry without its day total', async () => {
+  proxy.inject('fail', 'DAY#2026-07-04', 3);
+  const [entry] = meteredRequest('strict-1', '2026-07-04T12:00:00.000Z', 'gpt', 10).recorded;
+  await expect(recordUsage(entry!)).rejects.toThrow();
+  expect(await recordUsage(entry!)).toBe(true);
+  expect(await recordUsage(entry!)).toBe(false);
+  const { totals, ledger } = await dayState('2026-07-04');
+  expect(totals).toEqual(ledger);
+  expect(totals['2026-07-04 gpt-5']?.requests).toBe(1);
+});
