@@ -39,23 +39,28 @@ export const MAX_RETRIES = 5;
 export const DEFAULT_TIMEOUT_MS = 60_000;
 export const MAX_TIMEOUT_MS = 300_000;
 
+/** Documented in README.md (chat completions, limits). */
+export const MAX_MESSAGES = 10_000;
+export const MAX_CONTENT_PARTS = 1000;
+export const MAX_TOOLS = 128;
+
 const text = { type: 'string', maxLength: 1_000_000 };
 /** Several providers refuse empty or blank turns; say so here rather than as their 400. */
 const nonBlank = {
   type: 'string',
   maxLength: 1_000_000,
   pattern: '\\S',
-  'x-message': 'must be text that is not empty or blank',
+  'x-message': { pattern: 'must be text that is not empty or blank' },
 };
 const textParts = {
   type: 'array',
-  maxItems: 1000,
+  maxItems: MAX_CONTENT_PARTS,
   items: { type: 'object', required: ['type', 'text'], properties: { type: { const: 'text' }, text } },
 };
 const nonBlankParts = {
   type: 'array',
   minItems: 1,
-  maxItems: 1000,
+  maxItems: MAX_CONTENT_PARTS,
   items: { type: 'object', required: ['type', 'text'], properties: { type: { const: 'text' }, text: nonBlank } },
 };
 const contentPart = {
@@ -100,14 +105,25 @@ const message = {
   allOf: [
     {
       if: { properties: { role: { enum: ['system', 'developer'] } } },
-      then: { required: ['content'], properties: { content: { anyOf: [nonBlank, nonBlankParts] } } },
+      then: {
+        required: ['content'],
+        properties: {
+          content: {
+            anyOf: [nonBlank, nonBlankParts],
+            'x-message': { anyOf: 'must be a string or an array of text parts' },
+          },
+        },
+      },
     },
     {
       if: { properties: { role: { const: 'user' } } },
       then: {
         required: ['content'],
         properties: {
-          content: { anyOf: [nonBlank, { type: 'array', minItems: 1, maxItems: 1000, items: contentPart }] },
+          content: {
+            anyOf: [nonBlank, { type: 'array', minItems: 1, maxItems: MAX_CONTENT_PARTS, items: contentPart }],
+            'x-message': { anyOf: 'must be a string or an array of content parts' },
+          },
         },
       },
     },
@@ -161,10 +177,13 @@ export const chatRequestValidator = compileConditional<GatewayChatRequest>({
     messages: {
       type: 'array',
       minItems: 1,
-      maxItems: 10_000,
+      maxItems: MAX_MESSAGES,
       items: message,
       contains: { type: 'object', required: ['role'], properties: { role: { const: 'user' } } },
-      'x-message': 'must include at least one user message (an empty list or only system turns is refused)',
+      'x-message': {
+        minItems: 'must include at least one user message (an empty list is refused)',
+        contains: 'must include at least one user message (only system or assistant turns is refused)',
+      },
     },
     stream: { type: 'boolean' },
     stream_options: { type: ['object', 'null'], properties: { include_usage: { type: 'boolean' } } },
@@ -180,11 +199,13 @@ export const chatRequestValidator = compileConditional<GatewayChatRequest>({
         { type: 'array', maxItems: 4, items: { type: 'string', maxLength: 1000 } },
         { type: 'null' },
       ],
+      'x-message': { anyOf: 'must be a string, an array of at most 4 strings, or null' },
     },
-    seed: { type: ['integer', 'null'] },
+    // Beyond 2^53 a JSON integer is no longer the integer the caller wrote.
+    seed: { type: ['integer', 'null'], minimum: -Number.MAX_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER },
     n: { type: ['integer', 'null'], minimum: 1, maximum: 1 },
     user: { type: 'string', maxLength: 256 },
-    tools: { type: 'array', maxItems: 128, items: tool },
+    tools: { type: 'array', maxItems: MAX_TOOLS, items: tool },
     tool_choice: {
       anyOf: [
         { enum: ['none', 'auto', 'required'] },
@@ -253,7 +274,7 @@ export const chatRequestValidator = compileConditional<GatewayChatRequest>({
       },
     },
     prompt_id: { type: 'string', pattern: '^[A-Za-z0-9._-]{1,128}$' },
-    prompt_version: { type: 'integer', minimum: 1 },
+    prompt_version: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
     prompt_variables: { type: 'object' },
   },
 });

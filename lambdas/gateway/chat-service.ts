@@ -7,6 +7,7 @@ import type { ChatCompletion, ChatMessage } from '../providers/chat/types.js';
 import { platformEndpoint } from '../providers/provider-config.js';
 import { defaultPromptServiceClient } from '../providers/prompts/prompt-service-client.js';
 import { cacheKey } from './cache-key.js';
+import { checkChatRequest } from './chat-request-checks.js';
 import { DEFAULT_RETRIES, DEFAULT_TIMEOUT_MS, type GatewayChatRequest } from './chat-request.js';
 import { chatStreamFrames } from './chat-stream.js';
 import {
@@ -68,6 +69,7 @@ export async function chatCompletion(
  * without vision that is actually tried.
  */
 async function prepare(call: GatewayCall<GatewayChatRequest>, deps: RouterDeps): Promise<ChatPlan> {
+  checkChatRequest(call.body);
   const guardrails = parseGuardrails(call.body.guardrails, call.req.headers['x-guardrails']);
   const cache = cachePolicy(call.req.headers);
   const prompted = await applyPrompt(

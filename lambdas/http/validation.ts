@@ -1,5 +1,6 @@
 import { Ajv, type ErrorObject, type JSONSchemaType, type ValidateFunction } from 'ajv';
 import { badRequest } from './errors.js';
+import { findJsonViolation, type PathSegment } from './json-limits.js';
 
 /**
  * JSON-schema validation whose failures are 400s naming the field and the rule, e.g.
@@ -9,14 +10,25 @@ const ajv = new Ajv({ allErrors: false, useDefaults: true, coerceTypes: false, s
 /** For schemas that need conditionals (if/then per message role), which strict mode forbids. */
 const conditionalAjv = new Ajv({
   allErrors: false,
+  strictNumbers: true,
   useDefaults: true,
   coerceTypes: false,
   strict: false,
   verbose: true,
 });
 
-/** A schema may word its own failure with `x-message` (where ajv's wording would not help). */
+/**
+ * A schema may word its own failure with `x-message` (where ajv's wording would not help):
+ * a string for any failure, or one message per keyword (`{"contains": "..."}`), so that a
+ * length or count limit still says its limit.
+ */
 const MESSAGE_KEYWORD = 'x-message';
+
+/**
+ * Every JSON body may nest at most this deep, checked right after parsing, before any recursive
+ * walk. Fields with tighter limits (chat schemas) check their own.
+ */
+export const MAX_BODY_DEPTH = 128;
 
 export type Schema<T> = JSONSchemaType<T>;
 export type Validator<T> = ValidateFunction<T>;
@@ -38,9 +50,64 @@ export function parseJsonBody(raw: string): unknown {
   }
 }
 
+/** Checks the value's shape first: the validator and everything after it may recurse. */
 export function validate<T>(validator: Validator<T>, value: unknown, root = 'body'): T {
+  checkShape(value, validator.schema, root);
   if (validator(value)) return value;
-  throw toBadRequest(validator.errors?.[0], root);
+  throw toBadRequest(mostSpecific(validator.errors ?? []), root);
+}
+
+function checkShape(value: unknown, schema: unknown, root: string): void {
+  const violation = findJsonViolation(value, { maxDepth: MAX_BODY_DEPTH });
+  if (!violation) return;
+  const field = formatFieldPath(describedPart(violation.path, schema)) || root;
+  if (violation.kind === 'number')
+    throw badRequest(field, `${field}: must hold only finite numbers (JSON numbers beyond ±1.8e308 overflow)`);
+  throw badRequest(field, `${field}: nests too deep; a request body may nest at most ${MAX_BODY_DEPTH} levels`);
+}
+
+/**
+ * The field to name for a violation deep inside a value: the path as far as the schema
+ * describes it (`tools[0].function.parameters`, not the thousand segments below), plus one
+ * undescribed member of an object whose members are listed (`metadata`).
+ */
+function describedPart(path: readonly PathSegment[], schema: unknown): PathSegment[] {
+  let node = asRecord(schema);
+  for (let i = 0; i < path.length; i++) {
+    const segment = path[i]!;
+    const listed = typeof segment === 'number' ? node?.['items'] : asRecord(node?.['properties'])?.[segment];
+    const next = asRecord(listed);
+    if (!next) return path.slice(0, node?.['properties'] || node?.['items'] ? i + 1 : Math.max(i, 1));
+    node = next;
+  }
+  return [...path];
+}
+
+const asRecord = (value: unknown): Record<string, unknown> | undefined =>
+  value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+
+/** Keywords whose failure only says that no alternative fitted, not what is wrong. */
+const STRUCTURAL: ReadonlySet<string> = new Set(['type', 'anyOf', 'oneOf', 'if', 'const', 'enum']);
+
+/**
+ * Under `anyOf`/`oneOf` ajv reports every branch's failure. The deepest failure that is not a
+ * type or branch mismatch is the one the caller meant (a 2 MB string fails `maxLength`, not
+ * `type: array`); when every failure is a mismatch, the outermost one (the alternative itself,
+ * reported last) says what was expected.
+ */
+function mostSpecific(errors: readonly ErrorObject[]): ErrorObject | undefined {
+  const specific = errors.filter((error) => !STRUCTURAL.has(error.keyword));
+  if (specific.length > 0)
+    return specific.reduce((best, error) => (error.instancePath.length > best.instancePath.length ? error : best));
+  const outermost = errors.at(-1);
+  return outermost && ownMessage(outermost) ? outermost : errors[0];
+}
+
+function ownMessage(error: ErrorObject): string | undefined {
+  const own = (error.parentSchema as Record<string, unknown> | undefined)?.[MESSAGE_KEYWORD];
+  if (typeof own === 'string') return own;
+  const perKeyword = (own as Record<string, unknown> | undefined)?.[error.keyword];
+  return typeof perKeyword === 'string' ? perKeyword : undefined;
 }
 
 function toBadRequest(error: ErrorObject | undefined, root: string) {
@@ -57,19 +124,28 @@ function toBadRequest(error: ErrorObject | undefined, root: string) {
     }
     default: {
       const field = path || root;
-      const own = (error.parentSchema as Record<string, unknown> | undefined)?.[MESSAGE_KEYWORD];
-      return badRequest(field, `${field}: ${typeof own === 'string' ? own : (error.message ?? 'is invalid')}`);
+      return badRequest(field, `${field}: ${ownMessage(error) ?? error.message ?? 'is invalid'}`);
     }
   }
 }
 
 /** `/allowedOrigins/0` → `allowedOrigins[0]`. */
 function fieldPath(instancePath: string): string {
-  return instancePath
-    .split('/')
-    .slice(1)
-    .map((part) => part.replaceAll('~1', '/').replaceAll('~0', '~'))
-    .reduce((path, part) => (/^\d+$/.test(part) ? `${path}[${part}]` : join(path, part)), '');
+  return formatFieldPath(
+    instancePath
+      .split('/')
+      .slice(1)
+      .map((part) => part.replaceAll('~1', '/').replaceAll('~0', '~'))
+      .map((part) => (/^\d+$/.test(part) ? Number(part) : part)),
+  );
+}
+
+/** `['tools', 0, 'function']` → `tools[0].function`. */
+export function formatFieldPath(segments: readonly PathSegment[]): string {
+  return segments.reduce<string>(
+    (path, part) => (typeof part === 'number' ? `${path}[${part}]` : join(path, part)),
+    '',
+  );
 }
 
 /** Property names that are not plain identifiers are quoted, so an empty name is still named. */

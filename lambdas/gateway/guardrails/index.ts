@@ -97,7 +97,7 @@ export async function guardRequest(
     statuses.push({ guardrail: 'content_moderation', outcome: 'pass' });
   }
   if (enabled.includes('schema_validation')) {
-    const problem = responseFormatSchemaError(request.response_format);
+    const problem = await responseFormatSchemaError(request.response_format);
     if (problem)
       throw badRequest('response_format.json_schema.schema', `response_format.json_schema.schema: ${problem}`);
   }

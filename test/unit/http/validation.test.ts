@@ -1,5 +1,12 @@
 import { HttpError } from '../../../lambdas/http/errors.js';
-import { compile, parseJsonBody, validate, type Schema } from '../../../lambdas/http/validation.js';
+import {
+  compile,
+  compileConditional,
+  MAX_BODY_DEPTH,
+  parseJsonBody,
+  validate,
+  type Schema,
+} from '../../../lambdas/http/validation.js';
 
 /** The HttpError a validation failure throws. */
 function failure(run: () => unknown): HttpError {
@@ -135,6 +142,70 @@ describe('validate', () => {
     expect(error.param).toBe('body');
     expect(error.message).toBe('body: must be object');
     expect(failure(() => validate(keyBody, null, 'query')).param).toBe('query');
+  });
+});
+
+describe('bounded shape', () => {
+  const nested = (depth: number, leaf = '1') =>
+    JSON.parse(`${'['.repeat(depth)}${leaf}${']'.repeat(depth)}`) as unknown;
+
+  test('a value nested thousands deep is a 400 naming the described field, never a RangeError', () => {
+    const error = failure(() => validate(oddNames, { nested: { items: [{ id: 'a', deep: nested(5000) }] } }));
+    expect(error.param).toBe('nested.items[0].deep');
+    expect(error.message).toBe(
+      `nested.items[0].deep: nests too deep; a request body may nest at most ${MAX_BODY_DEPTH} levels`,
+    );
+  });
+
+  test('an open object is named, not the path inside it', () => {
+    const open = compile({ type: 'object', properties: { bag: { type: 'object' } } } as unknown as Schema<object>);
+    expect(failure(() => validate(open, { bag: { a: { b: nested(200) } } })).param).toBe('bag');
+  });
+
+  test(`${MAX_BODY_DEPTH} levels are allowed`, () => {
+    const open = compile({ type: 'object', properties: { bag: {} } } as unknown as Schema<object>);
+    expect(() => validate(open, { bag: nested(MAX_BODY_DEPTH - 1) })).not.toThrow();
+    expect(failure(() => validate(open, { bag: nested(MAX_BODY_DEPTH) })).param).toBe('bag');
+  });
+
+  test('a number that overflowed to Infinity is a 400 naming it, not forwarded as null', () => {
+    const error = failure(() => validate(keyBody, parseJsonBody('{"name":"x","rateLimit":1e309}')));
+    expect(error.param).toBe('rateLimit');
+    expect(error.message).toMatch(/^rateLimit: must hold only finite numbers/);
+  });
+});
+
+describe('messages of alternatives and limits', () => {
+  const worded = compileConditional<unknown>({
+    type: 'object',
+    properties: {
+      text: { type: 'string', maxLength: 5, pattern: '\\S', 'x-message': { pattern: 'must not be blank' } },
+      list: {
+        type: 'array',
+        maxItems: 2,
+        contains: { const: 'x' },
+        'x-message': { contains: 'must include x' },
+      },
+      either: {
+        anyOf: [
+          { type: 'string', maxLength: 3 },
+          { type: 'array', maxItems: 1 },
+        ],
+        'x-message': { anyOf: 'must be a short string or a one-item list' },
+      },
+    },
+  });
+
+  test.each([
+    [{ text: ' ' }, 'text: must not be blank'],
+    [{ text: 'toolong' }, 'text: must NOT have more than 5 characters'],
+    [{ list: ['y'] }, 'list: must include x'],
+    [{ list: ['x', 'x', 'x'] }, 'list: must NOT have more than 2 items'],
+    [{ either: 'long' }, 'either: must NOT have more than 3 characters'],
+    [{ either: [1, 2] }, 'either: must NOT have more than 1 items'],
+    [{ either: 5 }, 'either: must be a short string or a one-item list'],
+  ])('%j → %s', (body, message) => {
+    expect(failure(() => validate(worded, body)).message).toBe(message);
   });
 });
 

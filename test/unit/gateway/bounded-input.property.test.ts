@@ -1,0 +1,173 @@
+import fc from 'fast-check';
+import { checkChatRequest } from '../../../lambdas/gateway/chat-request-checks.js';
+import { chatRequestValidator } from '../../../lambdas/gateway/chat-request.js';
+import { guardAnswer, guardRequest, localModerator } from '../../../lambdas/gateway/guardrails/index.js';
+import { HttpError } from '../../../lambdas/http/errors.js';
+import { parseJsonBody, validate } from '../../../lambdas/http/validation.js';
+import type { ChatCompletion } from '../../../lambdas/providers/chat/types.js';
+
+/**
+ * Properties over pathological caller input (catastrophic and unsupported patterns, schemas and
+ * values nested far past the limits, numbers JSON cannot carry), sent through the real body
+ * validation, request checks and schema_validation guardrail: nothing escapes as anything but a
+ * 4xx, and no request holds the event loop for more than 50 ms. The stall is measured as the
+ * main thread's CPU time (process.threadCpuUsage), which is what holds the loop: on a machine
+ * shared with other work, wall time would also count the time the process was not scheduled.
+ */
+const STALL_MS = 50;
+
+/** Milliseconds of this thread's CPU time since `since`. */
+function cpuMs(since: NodeJS.CpuUsage): number {
+  const used = process.threadCpuUsage(since);
+  return (used.user + used.system) / 1000;
+}
+
+const catastrophic = fc.constantFrom(
+  '^(a+)+$',
+  '^(a|a)*$',
+  '^(a|aa)+$',
+  '(x+x+)+y',
+  '^(\\w+\\s?)*$',
+  '^(.*a){12}$',
+  '^([a-z]+)*[0-9]$',
+  '(?=a)a',
+  '(a)\\1',
+  '[',
+  'a{1000}a{1000}',
+  '\\u00e9+',
+);
+const fragmentPattern = fc
+  .array(fc.constantFrom('(', ')', 'a', 'a+', '*', '?', '|', '.', '\\d', '{2,}', '[a-z]', '^', '$', '(?:', '(?!'), {
+    maxLength: 24,
+  })
+  .map((parts) => parts.join(''));
+const pattern = fc.oneof(catastrophic, fragmentPattern);
+
+const leaf = fc.oneof(
+  fc.record({ type: fc.constant('string'), pattern }),
+  fc.constantFrom({ type: 'string' }, { type: 'integer', maximum: 5 }, { $ref: '#' }, {}),
+);
+const { schema } = fc.letrec<{ schema: Record<string, unknown> }>((tie) => ({
+  schema: fc.oneof(
+    { depthSize: 'small', withCrossShrink: true },
+    leaf,
+    fc.record({
+      type: fc.constant('object'),
+      properties: fc.dictionary(fc.constantFrom('a', 'b', 'c'), tie('schema')),
+    }),
+    fc.record({ patternProperties: fc.dictionary(pattern, tie('schema'), { maxKeys: 2 }) }),
+    fc.record({ type: fc.constant('array'), items: tie('schema') }),
+    fc.record({ anyOf: fc.array(tie('schema'), { minLength: 1, maxLength: 3 }) }),
+  ),
+}));
+
+/** Raw JSON nested `depth` times around `inner` (built as text: too deep for JSON.stringify). */
+const wrapped = (depth: number, open: string, inner: string, close: string) =>
+  `${open.repeat(depth)}${inner}${close.repeat(depth)}`;
+const rawSchema = fc.oneof(
+  { arbitrary: schema.map((s) => JSON.stringify(s)), weight: 3 },
+  fc
+    .tuple(fc.integer({ min: 1, max: 200 }), schema)
+    .map(([depth, inner]) => wrapped(depth, '{"items":', JSON.stringify(inner), '}')),
+  fc.integer({ min: 1000, max: 5000 }).map((depth) => wrapped(depth, '{"not":', '{}', '}')),
+);
+/** Answers that put a string made to backtrack where the generated schemas look: values and keys. */
+const evil = fc.integer({ min: 25, max: 20_000 }).map((n) => `${'a'.repeat(n)}!`);
+const rawAnswer = fc.oneof(
+  evil.map((e) => JSON.stringify(e)),
+  evil.map((e) => JSON.stringify([e, [e], [[e]]])),
+  evil.map((e) => JSON.stringify({ a: e, b: { a: e, b: e, c: e }, c: [e], [e]: e })),
+  fc.integer({ min: 1, max: 5000 }).map((depth) => wrapped(depth, '[', '"a"', ']')),
+  fc.jsonValue({ maxDepth: 4 }).map((value) => JSON.stringify(value)),
+  fc.constantFrom('not json', ''),
+);
+const seed = fc.oneof(
+  { arbitrary: fc.constant('7'), weight: 6 },
+  { arbitrary: fc.constantFrom('1e309', '-1e400', '123456789012345678901234567890'), weight: 1 },
+);
+const rawBody = fc
+  .record({
+    schema: rawSchema,
+    toolSchema: fc.oneof({ arbitrary: fc.constant('{"type":"object"}'), weight: 3 }, rawSchema),
+    seed,
+    toolChoice: fc.constantFrom(
+      '"auto"',
+      '"required"',
+      '{"type":"function","function":{"name":"f"}}',
+      '"none"',
+      'null',
+      '{"type":"function","function":{"name":"nope"}}',
+    ),
+    guardrails: fc.oneof({ arbitrary: fc.constant('["schema_validation"]'), weight: 4 }, fc.constant('[]')),
+  })
+  .map(
+    (b) =>
+      `{"model":"gpt","messages":[{"role":"user","content":"hi"}],"seed":${b.seed},` +
+      `"tools":[{"type":"function","function":{"name":"f","parameters":${b.toolSchema}}}],` +
+      (b.toolChoice === 'null' ? '' : `"tool_choice":${b.toolChoice},`) +
+      `"response_format":{"type":"json_schema","json_schema":{"name":"s","schema":${b.schema}}},` +
+      `"guardrails":{"enabled":${b.guardrails}}}`,
+  );
+
+const completion = (content: string): ChatCompletion => ({
+  id: 'c',
+  object: 'chat.completion',
+  created: 0,
+  model: 'gpt',
+  choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
+  usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+});
+
+/** One request as the gateway sees it, up to the guarded answer; the synchronous work is timed. */
+async function serve(raw: string, answer: string): Promise<{ stalledMs: number; error?: unknown; answered?: true }> {
+  const signal = new AbortController().signal;
+  const moderator = localModerator();
+  let started = process.threadCpuUsage();
+  let stalledMs = 0;
+  try {
+    const body = validate(chatRequestValidator, parseJsonBody(raw));
+    checkChatRequest(body);
+    const enabled = body.guardrails?.enabled ?? [];
+    // Nothing in these awaits waits for I/O (the pattern engine is loaded by then), so all the
+    // CPU time they take is synchronous work holding the event loop.
+    await guardRequest(body, enabled, moderator, signal);
+    stalledMs = cpuMs(started);
+    started = process.threadCpuUsage();
+    await guardAnswer(completion(answer), enabled, body, moderator, signal);
+    stalledMs = Math.max(stalledMs, cpuMs(started));
+    return { stalledMs, answered: true };
+  } catch (error) {
+    return { stalledMs: Math.max(stalledMs, cpuMs(started)), error };
+  }
+}
+
+beforeAll(async () => {
+  // The first compilations pay for V8's warm-up (once per instance), which no later request does.
+  const warm = (schema: unknown) =>
+    `{"model":"gpt","messages":[{"role":"user","content":"hi"}],"guardrails":{"enabled":["schema_validation"]},` +
+    `"response_format":{"type":"json_schema","json_schema":{"name":"s","schema":${JSON.stringify(schema)}}}}`;
+  for (const sample of fc.sample(schema, { numRuns: 30, seed: 1 })) await serve(warm(sample), '["a"]');
+});
+
+test('no pathological body escapes as a 5xx or stalls the event loop', async () => {
+  let slowest = 0;
+  const outcomes = new Map<string, number>();
+  await fc.assert(
+    fc.asyncProperty(rawBody, rawAnswer, async (raw, answer) => {
+      const { stalledMs, error, answered } = await serve(raw, answer);
+      slowest = Math.max(slowest, stalledMs);
+      const outcome = answered ? 'pass' : error instanceof HttpError ? error.code : 'other';
+      outcomes.set(outcome, (outcomes.get(outcome) ?? 0) + 1);
+      if (error !== undefined) {
+        expect(error).toBeInstanceOf(HttpError);
+        expect((error as HttpError).status).toBe(400);
+      }
+      expect(stalledMs).toBeLessThan(STALL_MS);
+    }),
+    { numRuns: 150 },
+  );
+  expect(slowest).toBeLessThan(STALL_MS);
+  // The generators must reach the answer check, not only the request's validation.
+  expect(outcomes.get('SCHEMA_VALIDATION_FAILED') ?? 0).toBeGreaterThan(5);
+  expect(outcomes.get('pass') ?? 0).toBeGreaterThan(5);
+}, 60_000);
