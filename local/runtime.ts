@@ -6,6 +6,7 @@ import { routes } from '../lib/routes.js';
 import { ensureFirstAccount, ensureSecrets } from './bootstrap.js';
 import { startLocalDynamoDb } from './dynamodb.js';
 import { createGatewayServer } from './gateway-server.js';
+import { drainOnStop } from './graceful-stop.js';
 import { loadRouteHandler } from './handler-modules.js';
 import { handlerEnvironment, LOCAL_REGION } from './runtime-config.js';
 import { startLocalServices } from './services.js';
@@ -53,8 +54,8 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       server.once('error', fail);
       server.listen(options.port, options.host ?? '127.0.0.1', () => done());
     });
-    // Before the stand-ins stop: writes still pending after the last responses must land.
-    stops.push(() => new Promise<void>((done) => server.close(() => done())).then(() => server.settled()));
+    // Runs first on a stop, before the stand-ins and the database: pending writes must land.
+    stops.push(drainOnStop(server));
     server.closeIdleConnections();
     const { port } = server.address() as AddressInfo;
     const baseUrl = `http://127.0.0.1:${port}`;
