@@ -31,6 +31,8 @@ export interface LaunchOptions {
    * the test and the runtime, as it does in a developer's terminal (for the signal tests).
    */
   readonly viaNpm?: boolean;
+  /** A port chosen beforehand (default: a free one), for tests that watch the start itself. */
+  readonly port?: number;
 }
 
 /**
@@ -59,7 +61,7 @@ export class LocalGateway {
   /** `env` overrides the child's environment (the default logs at DEBUG, for the canary tests). */
   static async start(env: Record<string, string> = {}, launch: LaunchOptions = {}): Promise<LocalGateway> {
     const gateway = new LocalGateway(mkdtempSync(join(tmpdir(), 'gateway-')), env, launch);
-    await gateway.boot();
+    await gateway.boot(String(launch.port ?? 0));
     return gateway;
   }
 

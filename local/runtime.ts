@@ -7,9 +7,12 @@ import { ensureFirstAccount, ensureSecrets } from './bootstrap.js';
 import { startLocalDynamoDb } from './dynamodb.js';
 import { createGatewayServer } from './gateway-server.js';
 import { drainOnStop } from './graceful-stop.js';
+import { holdHealthUntilReady } from './startup-gate.js';
 import { loadRouteHandler } from './handler-modules.js';
 import { handlerEnvironment, LOCAL_REGION } from './runtime-config.js';
 import { startLocalServices } from './services.js';
+
+const HEALTH_PATH = routes.find((route) => route.id === 'health')!.path;
 
 export interface LocalRuntimeOptions {
   /** Where everything persists (`$GATEWAY_DATA_DIR`, default `.local/`). */
@@ -50,6 +53,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
 
     const origins: string[] = [...(options.extraOrigins ?? [])];
     const server = createGatewayServer({ routes, loadHandler: loadRouteHandler, allowedOrigins: () => origins });
+    const startup = holdHealthUntilReady(server, HEALTH_PATH);
     await new Promise<void>((done, fail) => {
       server.once('error', fail);
       server.listen(options.port, options.host ?? '127.0.0.1', () => done());
@@ -88,6 +92,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       cognito: services.cognito,
       tables: dynamodb.tableNames,
     });
+    startup.ready();
     return { info, stop };
   } catch (error) {
     await stop();
