@@ -5,6 +5,7 @@ import packageJson from '../package.json' with { type: 'json' };
 import { routes } from '../lib/routes.js';
 import { ensureFirstAccount, ensureSecrets } from './bootstrap.js';
 import { startLocalDynamoDb } from './dynamodb.js';
+import { quietClientDisconnects } from './client-disconnect.js';
 import { createGatewayServer } from './gateway-server.js';
 import { drainOnStop } from './graceful-stop.js';
 import { holdHealthUntilReady } from './startup-gate.js';
@@ -52,7 +53,11 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     stops.push(() => services.stop());
 
     const origins: string[] = [...(options.extraOrigins ?? [])];
-    const server = createGatewayServer({ routes, loadHandler: loadRouteHandler, allowedOrigins: () => origins });
+    const server = createGatewayServer({
+      routes,
+      loadHandler: quietClientDisconnects(loadRouteHandler),
+      allowedOrigins: () => origins,
+    });
     const startup = holdHealthUntilReady(server, HEALTH_PATH);
     await new Promise<void>((done, fail) => {
       server.once('error', fail);
