@@ -14,7 +14,8 @@ const DRAIN_GRACE_MS = 30_000;
  */
 export function drainOnStop(server: GatewayServer, graceMs = DRAIN_GRACE_MS): () => Promise<void> {
   let stopping = false;
-  server.on('request', (_req, res) => {
+  // Ahead of the gateway's own listener, which may answer at once (a CORS preflight).
+  server.prependListener('request', (_req, res) => {
     if (stopping) res.shouldKeepAlive = false;
   });
   return async () => {

@@ -4,14 +4,14 @@ import { join, resolve } from 'node:path';
 import packageJson from '../package.json' with { type: 'json' };
 import { routes } from '../lib/routes.js';
 import { ensureFirstAccount, ensureSecrets } from './bootstrap.js';
-import { startLocalDynamoDb } from './dynamodb.js';
 import { quietClientDisconnects } from './client-disconnect.js';
+import { startLocalDynamoDb } from './dynamodb.js';
 import { createGatewayServer } from './gateway-server.js';
 import { drainOnStop } from './graceful-stop.js';
-import { holdHealthUntilReady } from './startup-gate.js';
 import { loadRouteHandler } from './handler-modules.js';
 import { handlerEnvironment, LOCAL_REGION } from './runtime-config.js';
 import { startLocalServices } from './services.js';
+import { holdHealthUntilReady } from './startup-gate.js';
 
 const HEALTH_PATH = routes.find((route) => route.id === 'health')!.path;
 

@@ -11,7 +11,7 @@ beforeAll(async () => {
   sim = await startSimulator(openAiSimulator);
 });
 afterAll(() => sim.close());
-beforeEach(() => fetch(`${sim.url}/__sim/requests`, { method: 'DELETE' }));
+beforeEach(() => fetch(`${sim.url}/__sim/requests`, { method: 'DELETE' }).then((r) => r.text()));
 
 const send = (body: string) => fetch(`${sim.url}/v1/nowhere`, { method: 'POST', body }).then((r) => r.text());
 const bodyOf = (n: number, bytes: number) => JSON.stringify({ n, padding: 'x'.repeat(bytes) });
