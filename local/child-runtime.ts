@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -25,6 +25,16 @@ const ROOT = resolve(import.meta.dirname, '..');
 const READY_BANNER = 'AI gateway is running';
 const START_TIMEOUT_MS = 30_000;
 
+export interface LaunchOptions {
+  /**
+   * Run `npm start` itself rather than its command line on this Node: npm then sits between
+   * the test and the runtime, as it does in a developer's terminal (for the signal tests).
+   */
+  readonly viaNpm?: boolean;
+  /** A port chosen beforehand (default: a free one), for tests that watch the start itself. */
+  readonly port?: number;
+}
+
 /**
  * The real `npm start` in a child process, as a developer runs it,
  * with its own data folder: what the integration tests and the benchmarks run against.
@@ -45,12 +55,13 @@ export class LocalGateway {
   private constructor(
     readonly dataDir: string,
     private readonly env: Record<string, string>,
+    private readonly launch: LaunchOptions,
   ) {}
 
   /** `env` overrides the child's environment (the default logs at DEBUG, for the canary tests). */
-  static async start(env: Record<string, string> = {}): Promise<LocalGateway> {
-    const gateway = new LocalGateway(mkdtempSync(join(tmpdir(), 'gateway-')), env);
-    await gateway.boot();
+  static async start(env: Record<string, string> = {}, launch: LaunchOptions = {}): Promise<LocalGateway> {
+    const gateway = new LocalGateway(mkdtempSync(join(tmpdir(), 'gateway-')), env, launch);
+    await gateway.boot(String(launch.port ?? 0));
     return gateway;
   }
 
@@ -60,12 +71,20 @@ export class LocalGateway {
     await this.boot(new URL(this.info.baseUrl).port);
   }
 
-  async stop(): Promise<void> {
-    const child = this.child;
-    if (!child || child.exitCode !== null) return;
-    const exited = new Promise((done) => child.once('exit', done));
-    child.kill('SIGTERM');
-    await exited;
+  /** A clean stop: SIGTERM to the runtime's process group, as a service manager sends. */
+  stop(): Promise<void> {
+    return this.signalGroup('SIGTERM');
+  }
+
+  /**
+   * Sends `signal` to the runtime's whole process group, as a terminal's Ctrl-C (SIGINT) does,
+   * and resolves once no process of the group is left.
+   */
+  async signalGroup(signal: NodeJS.Signals): Promise<void> {
+    const group = this.child?.pid;
+    if (group === undefined || !groupAlive(group)) return;
+    process.kill(-group, signal);
+    while (groupAlive(group)) await new Promise((done) => setTimeout(done, 20));
   }
 
   async dispose(): Promise<void> {
@@ -78,17 +97,22 @@ export class LocalGateway {
   }
 
   private async boot(port = '0'): Promise<void> {
-    const child = spawn(process.execPath, startArguments(), {
+    const [program, args] = this.launch.viaNpm ? ['npm', ['start']] : [process.execPath, startArguments()];
+    const child = spawn(program, args, {
       cwd: ROOT,
       env: { ...process.env, POWERTOOLS_LOG_LEVEL: 'DEBUG', ...this.env, PORT: port, GATEWAY_DATA_DIR: this.dataDir },
       stdio: ['ignore', 'pipe', 'pipe'],
+      // A process group of its own, like a terminal's foreground job: signals go to all of it.
+      detached: true,
     });
     this.child = child;
+    const bootOutputStart = this.output.length;
     await new Promise<void>((ready, fail) => {
       const timer = setTimeout(() => fail(new Error(`runtime not ready in time:\n${this.output}`)), START_TIMEOUT_MS);
       const onData = (chunk: Buffer) => {
         this.output += chunk.toString();
-        if (this.output.includes(READY_BANNER)) {
+        // Only this boot's output: a restart's log still holds the previous banner.
+        if (this.output.includes(READY_BANNER, bootOutputStart)) {
           clearTimeout(timer);
           ready();
         }
@@ -103,6 +127,33 @@ export class LocalGateway {
     // The listener above keeps collecting: later output matters to the canary checks.
     this.info = JSON.parse(readFileSync(join(this.dataDir, 'runtime.json'), 'utf8')) as RuntimeInfo;
     this.aws = JSON.parse(readFileSync(join(this.dataDir, 'local-aws.json'), 'utf8')) as LocalAws;
+  }
+}
+
+/**
+ * Whether a live process of the group is left. Signal 0 only checks; on Linux /proc then
+ * tells a zombie (exited, waiting for a reaper that a container's init may never be) from a
+ * running process.
+ */
+function groupAlive(group: number): boolean {
+  try {
+    process.kill(-group, 0);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ESRCH') return false;
+    throw error;
+  }
+  if (!existsSync('/proc/self/stat')) return true;
+  return readdirSync('/proc').some((pid) => /^\d+$/.test(pid) && isLiveMember(pid, group));
+}
+
+function isLiveMember(pid: string, group: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // After the command name in parentheses: state, parent pid, process group.
+    const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return Number(pgrp) === group && state !== 'Z';
+  } catch {
+    return false; // gone meanwhile
   }
 }
 

@@ -57,6 +57,9 @@ export async function startLocalDynamoDb(options: LocalDynamoDbOptions): Promise
     {
       // stdin is a pipe only so the child sees EOF when this process dies.
       stdio: ['pipe', 'inherit', 'inherit', 'ipc'],
+      // Its own process group: a terminal's Ctrl-C must not stop the database before the gateway
+      // has drained. The runtime stops it last; it exits by itself if this process dies.
+      detached: true,
     },
   );
   const stop = () => stopChild(child);

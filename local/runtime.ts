@@ -4,11 +4,16 @@ import { join, resolve } from 'node:path';
 import packageJson from '../package.json' with { type: 'json' };
 import { routes } from '../lib/routes.js';
 import { ensureFirstAccount, ensureSecrets } from './bootstrap.js';
+import { quietClientDisconnects } from './client-disconnect.js';
 import { startLocalDynamoDb } from './dynamodb.js';
 import { createGatewayServer } from './gateway-server.js';
+import { drainOnStop } from './graceful-stop.js';
 import { loadRouteHandler } from './handler-modules.js';
 import { handlerEnvironment, LOCAL_REGION } from './runtime-config.js';
 import { startLocalServices } from './services.js';
+import { holdHealthUntilReady } from './startup-gate.js';
+
+const HEALTH_PATH = routes.find((route) => route.id === 'health')!.path;
 
 export interface LocalRuntimeOptions {
   /** Where everything persists (`$GATEWAY_DATA_DIR`, default `.local/`). */
@@ -54,13 +59,18 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     stops.push(() => services.stop());
 
     const origins: string[] = [...(options.extraOrigins ?? [])];
-    const server = createGatewayServer({ routes, loadHandler: loadRouteHandler, allowedOrigins: () => origins });
+    const server = createGatewayServer({
+      routes,
+      loadHandler: quietClientDisconnects(loadRouteHandler),
+      allowedOrigins: () => origins,
+    });
+    const startup = holdHealthUntilReady(server, HEALTH_PATH);
     await new Promise<void>((done, fail) => {
       server.once('error', fail);
       server.listen(options.port, options.host ?? '127.0.0.1', () => done());
     });
-    // Before the stand-ins stop: writes still pending after the last responses must land.
-    stops.push(() => new Promise<void>((done) => server.close(() => done())).then(() => server.settled()));
+    // Runs first on a stop, before the stand-ins and the database: pending writes must land.
+    stops.push(drainOnStop(server));
     server.closeIdleConnections();
     const { port } = server.address() as AddressInfo;
     const baseUrl = `http://127.0.0.1:${port}`;
@@ -93,6 +103,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       cognito: services.cognito,
       tables: dynamodb.tableNames,
     });
+    startup.ready();
     return { info, stop };
   } catch (error) {
     await stop();

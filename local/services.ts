@@ -13,6 +13,9 @@ export function startLocalServices(dataDir: string, timeoutMs = 30_000): Promise
   const child = spawn(process.execPath, ['--import', 'tsx', CHILD, JSON.stringify({ dataDir })], {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     env: process.env,
+    // Its own process group: a terminal's Ctrl-C must not stop the stand-ins while the gateway
+    // drains. The runtime stops them; they exit by themselves when the IPC channel closes.
+    detached: true,
   });
   const stop = () =>
     new Promise<void>((done) => {

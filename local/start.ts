@@ -45,5 +45,6 @@ const shutdown = (signal: string) => {
     () => process.exit(1),
   );
 };
-process.on('SIGINT', () => shutdown('SIGINT'));
-process.on('SIGTERM', () => shutdown('SIGTERM'));
+// Ctrl-C reaches npm and this process together (and npm forwards it once more): the first
+// signal starts the ordered stop, later ones change nothing.
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => shutdown(signal));

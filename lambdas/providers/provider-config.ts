@@ -31,13 +31,32 @@ export async function configuredProviders(): Promise<Set<ProviderId>> {
   return configured;
 }
 
-/** The platform keys secret, read through the bounded secret cache; unreadable means none. */
-async function platformKeys(): Promise<Partial<Record<ProviderId, string>>> {
+/**
+ * How long one reading of the platform keys secret, readable or not, stands. `/api/health`
+ * is unauthenticated and asks for every provider: without this, an unreadable secret (not
+ * set, no permission, throttled) cost every caller one Secrets Manager call per provider,
+ * since the secret cache forgets failures. A readable value stays in that cache longer.
+ */
+const PLATFORM_KEYS_RECHECK_MS = 30_000;
+let platformKeysRead: { secretId: string; keys: Promise<PlatformKeys>; until: number } | undefined;
+
+type PlatformKeys = Partial<Record<ProviderId, string>>;
+
+/** The platform keys secret, read at most once per PLATFORM_KEYS_RECHECK_MS; unreadable means none. */
+function platformKeys(): Promise<PlatformKeys> {
   const secretId = optionalEnv(ENV.platformKeysSecretId);
-  if (!secretId) return {};
+  if (!secretId) return Promise.resolve({});
+  const now = Date.now();
+  if (platformKeysRead?.secretId !== secretId || platformKeysRead.until <= now) {
+    platformKeysRead = { secretId, keys: readPlatformKeys(secretId), until: now + PLATFORM_KEYS_RECHECK_MS };
+  }
+  return platformKeysRead.keys;
+}
+
+async function readPlatformKeys(secretId: string): Promise<PlatformKeys> {
   try {
     const parsed = JSON.parse(await readSecret(secretId)) as Record<string, unknown>;
-    const keys: Partial<Record<ProviderId, string>> = {};
+    const keys: PlatformKeys = {};
     for (const provider of PROVIDER_IDS) {
       const value = parsed[provider];
       if (typeof value === 'string' && value !== '') keys[provider] = value;

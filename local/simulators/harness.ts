@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { capture, keepCaptured, type CapturedRequest } from './capture.js';
 import { FaultQueue, parseFault, type RequestFaults } from './faults.js';
 
 /**
@@ -10,19 +11,7 @@ import { FaultQueue, parseFault, type RequestFaults } from './faults.js';
  * error bodies and its credential check: the personality, not the plumbing.
  */
 
-export interface CapturedRequest {
-  readonly method: string;
-  readonly path: string;
-  readonly query: Record<string, string>;
-  readonly headers: Record<string, string>;
-  readonly body: unknown;
-  readonly at: string;
-  /**
-   * Set once the exchange is over: true when the caller closed the connection before the
-   * answer was complete (a gateway that abandons a stream must show up here).
-   */
-  closedBeforeEnd?: boolean;
-}
+export type { CapturedRequest } from './capture.js';
 
 export interface SimResponse {
   readonly status: number;
@@ -85,8 +74,6 @@ export interface RunningSimulator {
   close(): Promise<void>;
 }
 
-const MAX_CAPTURED = 1000;
-
 export async function startSimulator(definition: SimulatorDefinition, port = 0): Promise<RunningSimulator> {
   const faults = new FaultQueue();
   const requests: CapturedRequest[] = [];
@@ -107,10 +94,9 @@ export async function startSimulator(definition: SimulatorDefinition, port = 0):
     const rawBody = await readBody(req);
     if (url.pathname.startsWith('/__sim/')) return control(req.method ?? 'GET', url.pathname, rawBody, res);
     const body = parseJson(rawBody);
-    const captured = capture(req, url, body);
-    requests.push(captured);
+    const captured = capture(req, url, rawBody, body);
+    keepCaptured(requests, captured);
     res.on('close', () => (captured.closedBeforeEnd = !res.writableFinished));
-    if (requests.length > MAX_CAPTURED) requests.shift();
 
     const route = definition.routes.find((r) => r.method === req.method && r.path.test(url.pathname));
     if (!route) return sendPlain(res, 404, `simulator ${definition.name}: no route ${req.method} ${url.pathname}`);
@@ -264,21 +250,6 @@ async function writeFragmented(res: ServerResponse, data: string, pieceBytes: nu
     res.write(bytes.subarray(offset, offset + pieceBytes));
     await sleep(1);
   }
-}
-
-function capture(req: IncomingMessage, url: URL, body: unknown): CapturedRequest {
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
-  }
-  return {
-    method: req.method ?? 'GET',
-    path: url.pathname,
-    query: Object.fromEntries(url.searchParams),
-    headers,
-    body,
-    at: new Date().toISOString(),
-  };
 }
 
 async function readBody(req: IncomingMessage): Promise<string> {

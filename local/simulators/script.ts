@@ -10,6 +10,8 @@ import { createHash } from 'node:crypto';
  * - `[sim:tool]` call the first tool (or the one tool_choice names); `[sim:tools=N]` call N
  *   tools in parallel (cycling through the list)
  * - `[sim:empty_args]` tool calls carry `{}` as arguments
+ *   (these three apply only while the user's message is the last one: after a tool result the
+ *   model answers in text)
  * - `[sim:reply=TEXT]` answer exactly TEXT (up to the closing bracket); `[sim:reply_b64=B64]`
  *   answers the base64-decoded text (text with brackets, or text a request filter would alter)
  * - `[sim:words=N]` answer with N words
@@ -68,7 +70,7 @@ export function runScript(input: ScriptInput): ScriptTurn {
   for (const match of (lastUser?.text ?? '').matchAll(DIRECTIVE)) directives.set(match[1]!, match[2] ?? '');
   const promptTokens = countPromptTokens(input);
 
-  const toolCalls = planToolCalls(input, directives);
+  const toolCalls = planToolCalls(input, directives, last?.role === 'user');
   if (toolCalls.length > 0) {
     const completionTokens = toolCalls.reduce(
       (sum, call) => sum + 1 + Math.ceil(JSON.stringify(call.arguments).length / 4),
@@ -108,14 +110,21 @@ function replyText(
   return `Simulated reply from ${input.model} — you said: ${said}${images}`;
 }
 
-function planToolCalls(input: ScriptInput, directives: Map<string, string>): ScriptToolCall[] {
+/**
+ * Tool directives steer the turn that answers the user's message only: once a tool result is
+ * the last message, the model answers in text, so an agent loop ends. A `tool_choice` that
+ * demands a call still gets one, as from a real model.
+ */
+function planToolCalls(input: ScriptInput, directives: Map<string, string>, userSpokeLast: boolean): ScriptToolCall[] {
   if (input.tools.length === 0 || input.toolChoice === 'none') return [];
   const named = typeof input.toolChoice === 'object' ? input.toolChoice.name : undefined;
-  const requested = directives.has('tools')
-    ? Math.max(1, Number(directives.get('tools')) || 1)
-    : directives.has('tool')
-      ? 1
-      : 0;
+  const requested = !userSpokeLast
+    ? 0
+    : directives.has('tools')
+      ? Math.max(1, Number(directives.get('tools')) || 1)
+      : directives.has('tool')
+        ? 1
+        : 0;
   const count = requested || (named || input.toolChoice === 'required' ? 1 : 0);
   const seed = createHash('sha256').update(JSON.stringify(input.messages)).digest('hex').slice(0, 12);
   return Array.from({ length: count }, (_, i) => {

@@ -1,4 +1,4 @@
-import { QueryCommand } from '@aws-sdk/client-dynamodb';
+import { QueryCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { LocalGateway } from '../../../local/child-runtime.js';
 import { localDynamo } from './ledger.js';
@@ -47,4 +47,44 @@ export async function ledgerEntries(
   } finally {
     dynamo.destroy();
   }
+}
+
+/** A per-day aggregate (`DAY#<day>#<model>`): what the dashboards and summaries read. */
+export interface DayTotal {
+  day: string;
+  model: string;
+  requests: number;
+  tokens: number;
+  costMicroUsd: number;
+}
+
+/** Everything stored under an account in the usage table, read once (no waiting). */
+export async function accountUsage(
+  gateway: LocalGateway,
+  accountId: string,
+): Promise<{ ledger: LedgerEntry[]; days: DayTotal[] }> {
+  const dynamo = localDynamo(gateway);
+  const items: Record<string, unknown>[] = [];
+  try {
+    let start: Record<string, AttributeValue> | undefined;
+    do {
+      const page = await dynamo.send(
+        new QueryCommand({
+          TableName: gateway.aws.tables.usage,
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': { S: `ACCOUNT#${accountId}` } },
+          ExclusiveStartKey: start,
+        }),
+      );
+      items.push(...(page.Items ?? []).map((item) => unmarshall(item)));
+      start = page.LastEvaluatedKey;
+    } while (start);
+  } finally {
+    dynamo.destroy();
+  }
+  const withPrefix = (prefix: string) => items.filter((item) => String(item['sk']).startsWith(prefix));
+  return {
+    ledger: withPrefix('LEDGER#') as unknown as LedgerEntry[],
+    days: withPrefix('DAY#') as unknown as DayTotal[],
+  };
 }

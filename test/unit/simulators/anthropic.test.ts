@@ -202,6 +202,26 @@ describe('request validation', () => {
     expect((await json(ok))['content'][0].text).toBe('The get_weather tool returned: sunny');
   });
 
+  it('answers a tool result in text, even after a user message that asked for a tool', async () => {
+    const message = await json(
+      await post(
+        body('', {
+          tools: [TOOL],
+          messages: [
+            { role: 'user', content: 'weather [sim:tools=2] [sim:empty_args]' },
+            {
+              role: 'assistant',
+              content: [{ type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: { city: 'Paris' } }],
+            },
+            { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'sunny' }] },
+          ],
+        }),
+      ),
+    );
+    expect(message['stop_reason']).toBe('end_turn');
+    expect(message['content']).toEqual([{ type: 'text', text: 'The get_weather tool returned: sunny' }]);
+  });
+
   it('validates tools and tool_choice', async () => {
     await expectInvalid(body('hi', { tools: [{ name: 't', input_schema: { type: 'string' } }] }), /input_schema.type/);
     await expectInvalid(

@@ -225,6 +225,21 @@ describe('toolConfig', () => {
     });
   });
 
+  it('answers a function response in text, even after a user turn that asked for a call', async () => {
+    const answer = await json(
+      await generate({
+        contents: [
+          { role: 'user', parts: [{ text: 'weather? [sim:tool]' }] },
+          { role: 'model', parts: [{ functionCall: { name: 'get_weather', args: { city: 'Paris' } } }] },
+          { role: 'user', parts: [{ functionResponse: { name: 'get_weather', response: { content: '21C' } } }] },
+        ],
+        tools,
+      }),
+    );
+    expect(answer['candidates'][0].finishReason).toBe('STOP');
+    expect(answer['candidates'][0].content.parts).toEqual([{ text: 'The get_weather tool returned: 21C' }]);
+  });
+
   it('NONE never calls, even when asked to', async () => {
     const answer = await json(
       await generate(body('[sim:tool] go', { tools, toolConfig: { functionCallingConfig: { mode: 'NONE' } } })),

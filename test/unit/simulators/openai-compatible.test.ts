@@ -126,6 +126,25 @@ describe.each(CASES)(
       }
     });
 
+    test('answers a tool result in text, even after a user message that asked for a tool', async () => {
+      const completion = await client.chat.completions.create({
+        model,
+        tools: [WEATHER_TOOL],
+        messages: [
+          ...user('weather [sim:tool]'),
+          {
+            role: 'assistant',
+            content: null,
+            tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{}' } }],
+          },
+          { role: 'tool', tool_call_id: 'call_1', content: 'sunny' },
+        ],
+      });
+      expect(completion.choices[0]!.finish_reason).toBe('stop');
+      expect(completion.choices[0]!.message.tool_calls ?? []).toEqual([]);
+      expect(completion.choices[0]!.message.content).toMatch(/tool returned: sunny/);
+    });
+
     test('calls tools in parallel, streamed fragments the SDK helper reassembles', async () => {
       const tools = [WEATHER_TOOL, CLOCK_TOOL];
       const plain = await client.chat.completions.create({ model, messages: user('[sim:tools=2]'), tools });

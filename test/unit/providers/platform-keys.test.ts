@@ -1,0 +1,76 @@
+import { createServer, type Server } from 'node:http';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { AddressInfo } from 'node:net';
+import type { AwsJsonServer } from '../../../local/standins/aws-json-server.js';
+import { startSecretsManagerStandIn } from '../../../local/standins/secrets-manager.js';
+import { configuredProviders } from '../../../lambdas/providers/provider-config.js';
+
+/**
+ * `/api/health` is unauthenticated and asks which providers are configured. However often it
+ * is called, the platform keys secret is read from Secrets Manager (the local stand-in, behind
+ * a proxy that counts the reads) at most once per recheck period, readable or not.
+ */
+let dataDir: string;
+let standIn: AwsJsonServer;
+let proxy: Server;
+let reads = 0;
+
+beforeAll(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'platform-keys-'));
+  standIn = await startSecretsManagerStandIn({ dataDir });
+  proxy = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      if (String(req.headers['x-amz-target']).endsWith('.GetSecretValue')) reads += 1;
+      void fetch(standIn.url, {
+        method: 'POST',
+        headers: {
+          'Content-Type': String(req.headers['content-type']),
+          'X-Amz-Target': String(req.headers['x-amz-target']),
+        },
+        body: Buffer.concat(chunks),
+      }).then(async (answer) =>
+        res.writeHead(answer.status, { 'Content-Type': 'application/x-amz-json-1.1' }).end(await answer.text()),
+      );
+    });
+  });
+  await new Promise<void>((done) => proxy.listen(0, '127.0.0.1', done));
+  Object.assign(process.env, {
+    AWS_REGION: 'us-east-1',
+    AWS_ACCESS_KEY_ID: 'test',
+    AWS_SECRET_ACCESS_KEY: 'test',
+    AWS_ENDPOINT_URL_SECRETS_MANAGER: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
+  });
+});
+afterAll(async () => {
+  proxy.closeAllConnections();
+  await new Promise((done) => proxy.close(done));
+  await standIn.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+beforeEach(() => (reads = 0));
+
+async function putSecret(name: string, value: string): Promise<void> {
+  const answer = await fetch(standIn.url, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/x-amz-json-1.1', 'X-Amz-Target': 'secretsmanager.CreateSecret' },
+    body: JSON.stringify({ Name: name, SecretString: value }),
+  });
+  expect(answer.status).toBe(200);
+}
+
+test('an unreadable platform keys secret is read once, not once per call and provider', async () => {
+  process.env['PLATFORM_KEYS_SECRET_ID'] = 'never-created';
+  for (let i = 0; i < 20; i++) expect(await configuredProviders()).toEqual(new Set());
+  expect(reads).toBe(1);
+});
+
+test('a readable platform keys secret is read once and configures its providers', async () => {
+  await putSecret('platform-keys', JSON.stringify({ anthropic: 'sk-ant-test' }));
+  process.env['PLATFORM_KEYS_SECRET_ID'] = 'platform-keys';
+  for (let i = 0; i < 20; i++) expect(await configuredProviders()).toEqual(new Set(['anthropic']));
+  expect(reads).toBe(1);
+});
