@@ -44,14 +44,15 @@ const TABLE_WRITES: readonly Grant[] = ['identity:write', 'usage:write', 'cache:
 // Callers' own provider keys: one secret per key under the name prefix, created at runtime.
 const PROVIDER_KEY_ACTIONS: Partial<Record<Grant, string[]>> = {
   'providerKeys:read': ['secretsmanager:GetSecretValue'],
-  'providerKeys:write': ['secretsmanager:CreateSecret', 'secretsmanager:DeleteSecret', 'secretsmanager:TagResource'],
+  'providerKeys:create': ['secretsmanager:CreateSecret', 'secretsmanager:TagResource'],
+  'providerKeys:delete': ['secretsmanager:DeleteSecret'],
 };
 const SECRET_READS: readonly Grant[] = [
   'adminToken:read',
   'platformKeys:read',
   'promptService:read',
   'providerKeys:read',
-  'providerKeys:write',
+  'providerKeys:create',
 ];
 // A Bedrock guardrail, as an id (this account and region) or as a full ARN used as given.
 const GUARDRAIL_ID = 'abc123def456';
@@ -74,6 +75,7 @@ function expectedServices(route: RouteSpec, props: Partial<GatewayStackProps>): 
   const services = ['logs', 'xray'];
   if (route.grants.some((grant) => TABLE_ACTIONS[grant])) services.push('dynamodb', 'kms');
   if (has(SECRET_READS)) services.push('secretsmanager', 'kms');
+  if (has(['providerKeys:delete'])) services.push('secretsmanager');
   if (has(['userPool:login', 'userPool:admin'])) services.push('cognito-idp');
   if (expectedGuardrailArns(route, props).length > 0) services.push('bedrock');
   return [...new Set(services)].sort();
@@ -89,7 +91,8 @@ const EVERY_GRANT: Record<Grant, true> = {
   'adminToken:read': true,
   'platformKeys:read': true,
   'providerKeys:read': true,
-  'providerKeys:write': true,
+  'providerKeys:create': true,
+  'providerKeys:delete': true,
   'promptService:read': true,
   'guardrails:apply': true,
   'userPool:login': true,
@@ -121,7 +124,7 @@ function expectedKeyActions(route: RouteSpec, service: 'dynamodb' | 'secretsmana
       ? ['kms:Decrypt', 'kms:DescribeKey', 'kms:Encrypt', 'kms:GenerateDataKey']
       : ['kms:Decrypt', 'kms:DescribeKey'];
   }
-  if (route.grants.includes('providerKeys:write')) return ['kms:Decrypt', 'kms:Encrypt', 'kms:GenerateDataKey'];
+  if (route.grants.includes('providerKeys:create')) return ['kms:Decrypt', 'kms:Encrypt', 'kms:GenerateDataKey'];
   return has(SECRET_READS) ? ['kms:Decrypt'] : [];
 }
 
@@ -327,6 +330,22 @@ describe.each<[string, readonly RouteSpec[], Partial<GatewayStackProps>]>([
     );
     const everywhere = allIamStatements(built).filter(onProviderKeySecrets);
     expect(everywhere.length).toBe(holders.length);
+  });
+});
+
+describe('provider-key secrets: the create and delete routes each hold only their own action', () => {
+  let built: Built;
+  beforeAll(() => {
+    built = build({ routes: manifestRoutes });
+  });
+  const actions = (id: string) => providerKeyActionsOf(roleStatements(built.template, roleLogicalId(built.stack, id)));
+
+  test('the create route may create and tag, never delete', () => {
+    expect(actions('provider-keys-create')).toEqual(['secretsmanager:CreateSecret', 'secretsmanager:TagResource']);
+  });
+
+  test('the delete route may delete, never create', () => {
+    expect(actions('provider-keys-delete')).toEqual(['secretsmanager:DeleteSecret']);
   });
 });
 
