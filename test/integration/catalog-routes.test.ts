@@ -53,12 +53,21 @@ test('X-Request-ID: a sane client id is echoed, anything else replaced', async (
   expect(replaced.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
 });
 
-test('unknown routes are 404 and wrong methods 405, as JSON', async () => {
+test('unknown routes and wrong methods are 404, as the API Gateway gateway response answers', async () => {
   const missing = await call(gateway.url('/api/v1/nothing'));
   expect(missing.status).toBe(404);
-  expect(missing.body.success).toBe(false);
+  expect(missing.body).toEqual({
+    success: false,
+    error: {
+      code: 'NOT_FOUND',
+      message: 'No route matches this method and path',
+      type: 'not_found_error',
+      param: null,
+    },
+  });
   const wrongMethod = await call(gateway.url('/api/health'), { method: 'DELETE' });
-  expect(wrongMethod.status).toBe(405);
+  expect(wrongMethod.status).toBe(404);
+  expect(wrongMethod.body).toEqual(missing.body);
 });
 
 test('CORS: allowed origins are reflected with credentials, others get nothing', async () => {
