@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import OpenAI from 'openai';
 import { call } from './support/http.js';
 import { LocalGateway } from '../../local/child-runtime.js';
@@ -84,4 +85,18 @@ test('CORS: allowed origins are reflected with credentials, others get nothing',
   });
   expect(preflight.status).toBe(204);
   expect(preflight.headers.get('access-control-allow-methods')).toContain('PATCH');
+});
+
+test("the README's OpenAI SDK example works against the gateway as written", async () => {
+  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+  const baseURL = /new OpenAI\(\{[^}]*baseURL: '([^']+)'/.exec(readme)?.[1];
+  expect(baseURL).toBe('http://127.0.0.1:8787/api/v1');
+  const model = /chat\.completions\.create\(\{ model: '([^']+)'/.exec(readme)?.[1];
+  const client = new OpenAI({
+    apiKey: gateway.info.apiKey,
+    baseURL: baseURL!.replace('http://127.0.0.1:8787', gateway.info.baseUrl),
+    maxRetries: 0,
+  });
+  const answer = await client.chat.completions.create({ model: model!, messages: [{ role: 'user', content: 'Hi' }] });
+  expect(answer.choices[0]!.message.content).toBeTruthy();
 });
