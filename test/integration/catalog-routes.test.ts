@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import OpenAI from 'openai';
+import { gatewayResponse, gatewayResponseTemplate } from '../../lib/gateway-responses.js';
 import { call } from './support/http.js';
 import { LocalGateway } from '../../local/child-runtime.js';
 
@@ -55,20 +56,14 @@ test('X-Request-ID: a sane client id is echoed, anything else replaced', async (
 });
 
 test('unknown routes and wrong methods are 404, as the API Gateway gateway response answers', async () => {
+  const gatewayAnswer = JSON.parse(gatewayResponseTemplate(gatewayResponse('MISSING_AUTHENTICATION_TOKEN'))) as unknown;
   const missing = await call(gateway.url('/api/v1/nothing'));
   expect(missing.status).toBe(404);
-  expect(missing.body).toEqual({
-    success: false,
-    error: {
-      code: 'NOT_FOUND',
-      message: 'No route matches this method and path',
-      type: 'not_found_error',
-      param: null,
-    },
-  });
+  expect(missing.body).toEqual(gatewayAnswer);
+  expect(missing.body.error.code).toBe('NOT_FOUND');
   const wrongMethod = await call(gateway.url('/api/health'), { method: 'DELETE' });
   expect(wrongMethod.status).toBe(404);
-  expect(wrongMethod.body).toEqual(missing.body);
+  expect(wrongMethod.body).toEqual(gatewayAnswer);
 });
 
 test('CORS: allowed origins are reflected with credentials, others get nothing', async () => {
