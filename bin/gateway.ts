@@ -25,6 +25,8 @@ new GatewayStack(app, context.stackName, {
   promptServiceUrl: context.promptServiceUrl,
   guardrail: context.guardrail,
   imageDescriberModel: context.imageDescriberModel,
+  stageThrottle: context.stageThrottle,
+  reservedConcurrency: context.reservedConcurrency,
 });
 
 Validations.of(app).addPlugins(new AwsSolutionsChecks(app));

@@ -1,5 +1,6 @@
 import type { Node } from 'constructs';
 import { listFamilies } from '../lambdas/catalog/index.js';
+import { DEFAULT_STAGE_THROTTLE, type StageThrottle } from './constructs/public-api.js';
 
 /** A Bedrock guardrail the chat function applies for `content_moderation`. */
 export interface BedrockGuardrailConfig {
@@ -23,6 +24,9 @@ export interface GatewayContext {
   readonly guardrail?: BedrockGuardrailConfig;
   /** Main alias of the vision family that writes image descriptions. */
   readonly imageDescriberModel?: string;
+  readonly stageThrottle: StageThrottle;
+  /** Route id to reserved concurrency; routes not named reserve none. */
+  readonly reservedConcurrency: Readonly<Record<string, number>>;
 }
 
 export interface ContextDefaults {
@@ -59,7 +63,57 @@ export function readGatewayContext(node: Node, defaults: ContextDefaults): Gatew
     promptServiceUrl: parsePromptServiceUrl(stringContext(node, 'promptServiceUrl')),
     guardrail: parseGuardrail(stringContext(node, 'guardrailId'), stringContext(node, 'guardrailVersion')),
     imageDescriberModel: parseImageDescriberModel(stringContext(node, 'imageDescriberModel')),
+    stageThrottle: {
+      rateLimit: positiveInteger(node, 'throttleRateLimit') ?? DEFAULT_STAGE_THROTTLE.rateLimit,
+      burstLimit: positiveInteger(node, 'throttleBurstLimit') ?? DEFAULT_STAGE_THROTTLE.burstLimit,
+    },
+    reservedConcurrency: parseReservedConcurrency(node.tryGetContext('reservedConcurrency')),
   };
+}
+
+/** A whole number of at least 1, from cdk.json (a number) or `-c` (a string). */
+function positiveInteger(node: Node, key: string): number | undefined {
+  const raw: unknown = node.tryGetContext(key);
+  if (raw === undefined || raw === null || raw === '') return undefined;
+  return asPositiveInteger(raw, `context ${key}`);
+}
+
+function asPositiveInteger(raw: unknown, what: string): number {
+  const value = typeof raw === 'string' && /^\s*\d+\s*$/.test(raw) ? Number(raw) : raw;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
+    throw new Error(`${what} must be a whole number of at least 1, not ${JSON.stringify(raw)}`);
+  }
+  return value;
+}
+
+/**
+ * `{"chat-completions": 200}` from cdk.json, or the same JSON or `chat-completions=200,health=5`
+ * from `-c`. Zero is refused: it would stop the function from running at all.
+ */
+export function parseReservedConcurrency(raw: unknown): Record<string, number> {
+  if (raw === undefined || raw === null || raw === '') return {};
+  let entries: [string, unknown][];
+  if (typeof raw === 'string' && !raw.trim().startsWith('{')) {
+    entries = raw
+      .split(',')
+      .filter((pair) => pair.trim() !== '')
+      .map((pair) => {
+        const [id = '', value = '', ...rest] = pair.split('=');
+        if (rest.length > 0 || id.trim() === '') {
+          throw new Error(`context reservedConcurrency: "${pair}" is not <route id>=<number>`);
+        }
+        return [id.trim(), value.trim()];
+      });
+  } else {
+    const object: unknown = typeof raw === 'string' ? JSON.parse(raw) : raw;
+    if (typeof object !== 'object' || object === null || Array.isArray(object)) {
+      throw new Error('context reservedConcurrency must map route ids to numbers, e.g. {"chat-completions": 200}');
+    }
+    entries = Object.entries(object);
+  }
+  return Object.fromEntries(
+    entries.map(([id, value]) => [id, asPositiveInteger(value, `context reservedConcurrency.${id}`)]),
+  );
 }
 
 /**

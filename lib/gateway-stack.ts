@@ -8,7 +8,7 @@ import type { BedrockGuardrailConfig } from './context.js';
 import { EncryptionKey } from './constructs/encryption-key.js';
 import { endpointAccess, RUNTIME_ENV } from './constructs/endpoint-access.js';
 import { EndpointFunction } from './constructs/endpoint-function.js';
-import { PublicApi } from './constructs/public-api.js';
+import { PublicApi, type StageThrottle } from './constructs/public-api.js';
 import { GatewaySecrets } from './constructs/secrets.js';
 import { Tables } from './constructs/tables.js';
 import { DashboardUserPool } from './constructs/user-pool.js';
@@ -44,6 +44,13 @@ export interface GatewayStackProps extends StackProps {
    * @default - none: the function uses the catalog's first vision family
    */
   readonly imageDescriberModel?: string;
+  /** Stage-wide API Gateway throttle. @default DEFAULT_STAGE_THROTTLE (500 per second, burst 1000) */
+  readonly stageThrottle?: StageThrottle;
+  /**
+   * Reserved concurrency per route id: capacity kept for that function and its ceiling.
+   * @default - none: every function draws on the account's unreserved pool
+   */
+  readonly reservedConcurrency?: Readonly<Record<string, number>>;
 }
 
 /** The route whose function describes images (lambdas/gateway/image-descriptions.ts). */
@@ -69,6 +76,7 @@ export class GatewayStack extends Stack {
     const routes = props.routes ?? manifestRoutes;
     const corsOrigins = props.corsOrigins ?? [];
     assertUniqueRoutes(routes);
+    assertKnownRoutes(routes, Object.keys(props.reservedConcurrency ?? {}), 'reservedConcurrency');
     if (props.imageDescriberModel !== undefined && !routes.some((route) => route.id === IMAGE_DESCRIBER_ROUTE)) {
       throw new Error(`imageDescriberModel is set but there is no ${IMAGE_DESCRIBER_ROUTE} route to give it to`);
     }
@@ -84,6 +92,7 @@ export class GatewayStack extends Stack {
       stageName: props.stageName,
       corsOrigins,
       webAclArn: props.webAclArn,
+      throttle: props.stageThrottle,
     });
 
     const shared = {
@@ -112,6 +121,7 @@ export class GatewayStack extends Stack {
         environment: { ...shared, ...describer, ...access.environment },
         acknowledgements: access.acknowledgements,
         logRetention: props.logRetention,
+        reservedConcurrency: props.reservedConcurrency?.[route.id],
       });
       this.api.addRoute(route, endpoint.fn);
       endpoints.set(route.id, endpoint);
@@ -154,6 +164,11 @@ function assertUniqueRoutes(routes: readonly RouteSpec[]): void {
       seen.add(key);
     }
   }
+}
+
+function assertKnownRoutes(routes: readonly RouteSpec[], ids: readonly string[], setting: string): void {
+  const unknown = ids.filter((id) => !routes.some((route) => route.id === id));
+  if (unknown.length > 0) throw new Error(`${setting} names routes that do not exist: ${unknown.join(', ')}`);
 }
 
 function pascal(id: string): string {

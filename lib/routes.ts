@@ -22,7 +22,8 @@ export type Grant =
   | 'usage:read'
   | 'usage:write'
   | 'providerKeys:read'
-  | 'providerKeys:write'
+  | 'providerKeys:create'
+  | 'providerKeys:delete'
   | 'cache:write'
   | 'adminToken:read'
   | 'platformKeys:read'
@@ -155,7 +156,7 @@ export const routes: readonly RouteSpec[] = [
     path: '/api/v1/provider-keys',
     auth: ['session'],
     timeoutSeconds: 15,
-    grants: ['identity:read', 'identity:write', 'providerKeys:write'],
+    grants: ['identity:read', 'identity:write', 'providerKeys:create'],
   }),
   route({
     id: 'provider-keys-list',
@@ -170,7 +171,7 @@ export const routes: readonly RouteSpec[] = [
     path: '/api/v1/provider-keys/{id}',
     auth: ['session'],
     timeoutSeconds: 15,
-    grants: ['identity:read', 'identity:write', 'providerKeys:write'],
+    grants: ['identity:read', 'identity:write', 'providerKeys:delete'],
   }),
   route({
     id: 'usage-get',

@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type { RouteSpec } from '../lib/routes.js';
 import { installLambdaStreamingGlobals, isStreamingHandler, ResponseStream } from './lambda-streaming.js';
+import { LAMBDA_MAX_EVENT_BYTES, sendEventTooLarge, sendGatewayResponse } from './gateway-answers.js';
 import { RouteTable } from './route-table.js';
 
 export interface GatewayServerOptions {
@@ -11,9 +12,13 @@ export interface GatewayServerOptions {
   readonly loadHandler: (route: RouteSpec) => Promise<{ handler: unknown }>;
   /** Origins the CORS preflight admits (API Gateway's CORS settings in the cloud). */
   readonly allowedOrigins: () => readonly string[];
-  /** Largest request body accepted, like API Gateway's payload limit. */
+  /** Largest request body accepted: API Gateway's payload limit (10 MB). */
   readonly maxBodyBytes?: number;
+  /** Largest event a function is invoked with: Lambda's synchronous payload limit (6 MB). */
+  readonly maxEventBytes?: number;
 }
+
+const API_GATEWAY_MAX_BODY_BYTES = 10 * 1024 * 1024;
 
 const TEXT_TYPES = /^(application\/(json|x-www-form-urlencoded|.*\+json)|text\/)/i;
 const PREFLIGHT_HEADERS = 'Authorization, X-API-Key, Content-Type, X-Request-ID, X-Cache, X-Cache-TTL, X-Guardrails';
@@ -64,22 +69,22 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
     const url = new URL(req.url ?? '/', 'http://localhost');
     const method = (req.method ?? 'GET').toUpperCase();
     if (method === 'OPTIONS') return preflight(req, res);
+    const cors = options.allowedOrigins().length > 0;
     const match = table.match(method, url.pathname);
-    if (match === undefined)
-      return sendJson(res, 404, { success: false, error: { code: 'NOT_FOUND', message: 'No such route' } });
-    if (match === 'methodMismatch') {
-      return sendJson(res, 405, {
-        success: false,
-        error: { code: 'METHOD_NOT_ALLOWED', message: `${method} not allowed here` },
-      });
+    // A REST API answers an unknown path and a known path with another method alike.
+    if (match === undefined || match === 'methodMismatch') {
+      return sendGatewayResponse(req, res, 'MISSING_AUTHENTICATION_TOKEN', cors);
     }
-    const body = await readBody(req, options.maxBodyBytes ?? 10 * 1024 * 1024);
-    if (body === undefined)
-      return sendJson(res, 413, {
-        success: false,
-        error: { code: 'PAYLOAD_TOO_LARGE', message: 'Request body too large' },
-      });
+    const body = await readBody(req, options.maxBodyBytes ?? API_GATEWAY_MAX_BODY_BYTES);
+    if (body === undefined) {
+      res.shouldKeepAlive = false; // the rest of the body is left unread
+      return sendGatewayResponse(req, res, 'REQUEST_TOO_LARGE', cors);
+    }
     const event = toProxyEvent(req, url, match.route, match.pathParams, body);
+    const maxEventBytes = options.maxEventBytes ?? LAMBDA_MAX_EVENT_BYTES;
+    if (body.length > 0 && Buffer.byteLength(JSON.stringify(event)) > maxEventBytes) {
+      return sendEventTooLarge(req, res, match.route, maxEventBytes, cors);
+    }
     const handler = await loadHandler(match.route);
     const context = lambdaContext(match.route);
     if (isStreamingHandler(handler)) {

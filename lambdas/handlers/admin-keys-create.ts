@@ -3,7 +3,7 @@ import { notFound } from '../http/errors.js';
 import { envelope } from '../http/reply.js';
 import { compile } from '../http/validation.js';
 import type { KeyType } from '../identity/api-key-format.js';
-import { assertOriginsFitType, describeKey, issueKey, KEY_SHOWN_ONCE } from '../identity/issue-key.js';
+import { assertOriginsFitType, describeIssuedKey, issueKey } from '../identity/issue-key.js';
 import { ALLOWED_ORIGINS, KEY_NAME, KEY_TYPE, RATE_LIMIT } from '../identity/key-schemas.js';
 import { getAccount } from '../store/accounts.js';
 
@@ -33,10 +33,6 @@ export const handler = defineHandler<AdminCreateKeyBody>('admin-keys-create', {
   handle: async ({ body: request }) => {
     assertOriginsFitType(request.type, request.allowedOrigins);
     if (!(await getAccount(request.accountId))) throw notFound('Account');
-    const { record, key } = await issueKey(request);
-    return envelope(
-      { ...describeKey(record), keyId: record.keyId, accountId: record.accountId, key, message: KEY_SHOWN_ONCE },
-      201,
-    );
+    return envelope(describeIssuedKey(await issueKey(request)), 201);
   },
 });

@@ -2,7 +2,7 @@ import { defineHandler } from '../http/define-handler.js';
 import { envelope } from '../http/reply.js';
 import { compile } from '../http/validation.js';
 import type { KeyType } from '../identity/api-key-format.js';
-import { issueKey, KEY_SHOWN_ONCE } from '../identity/issue-key.js';
+import { describeIssuedKey, issueKey } from '../identity/issue-key.js';
 import { ALLOWED_ORIGINS, KEY_NAME, KEY_TYPE, RATE_LIMIT } from '../identity/key-schemas.js';
 import { accountIdOf } from '../identity/principal.js';
 
@@ -29,7 +29,7 @@ export const handler = defineHandler<CreateKeyBody>('keys-create', {
   body,
   handle: async ({ body: request, principal }) => {
     const type = request.type ?? 'secret';
-    const { record, key } = await issueKey({ ...request, type, accountId: accountIdOf(principal) });
-    return envelope({ keyId: record.keyId, key, name: record.name, message: KEY_SHOWN_ONCE }, 201);
+    const issued = await issueKey({ ...request, type, accountId: accountIdOf(principal) });
+    return envelope(describeIssuedKey(issued), 201);
   },
 });

@@ -7,7 +7,7 @@ import { envelope } from '../http/reply.js';
 import { compile } from '../http/validation.js';
 import { accountIdOf } from '../identity/principal.js';
 import { describeProviderKey } from '../identity/provider-key-view.js';
-import { createProviderKeySecret, deleteProviderKeySecret } from '../store/provider-key-secrets.js';
+import { createProviderKeySecret } from '../store/provider-key-secrets.js';
 import {
   claimSlug,
   putProviderKey,
@@ -37,7 +37,10 @@ const body = compile<CreateProviderKeyBody>({
 
 /**
  * Stores a caller's own provider key: slug claimed first (unique per account), then the
- * secret, then the record; a failure undoes the earlier steps.
+ * secret, then the record; a failure releases the slug. This function may create provider-key
+ * secrets but not delete them (least privilege: `providerKeys:create`), so a record write that
+ * fails after the secret exists leaves that secret unreferenced and never read;
+ * docs/deployment.md says how to find such secrets.
  */
 export const handler = defineHandler<CreateProviderKeyBody>('provider-keys-create', {
   body,
@@ -49,9 +52,8 @@ export const handler = defineHandler<CreateProviderKeyBody>('provider-keys-creat
         throw conflict('slug', 'slug: already used by another of your provider keys');
       throw error;
     });
-    let secretId: string | undefined;
     try {
-      secretId = await createProviderKeySecret(accountId, id, request.apiKey);
+      const secretId = await createProviderKeySecret(accountId, id, request.apiKey);
       const record: ProviderKeyRecord = {
         id,
         accountId,
@@ -66,7 +68,6 @@ export const handler = defineHandler<CreateProviderKeyBody>('provider-keys-creat
       forgetStoredKeys(accountId);
       return envelope(describeProviderKey(record), 201);
     } catch (error) {
-      if (secretId) await deleteProviderKeySecret(secretId).catch(() => undefined);
       await releaseSlug(accountId, request.slug).catch(() => undefined);
       throw error;
     }

@@ -17,7 +17,11 @@ export interface GatewayRequest {
   readonly sourceIp: string;
   /** The platform's own id for the invocation (API Gateway or Lambda). */
   readonly platformRequestId: string;
+  /** Which door the request came through: the REST API (v1 events) or a function URL (v2). */
+  readonly door: RequestDoor;
 }
+
+export type RequestDoor = 'restApi' | 'functionUrl';
 
 export type LambdaHttpEvent = APIGatewayProxyEvent | APIGatewayProxyEventV2;
 
@@ -40,6 +44,7 @@ function fromV1(event: APIGatewayProxyEvent): GatewayRequest {
     rawBody: decodeBody(event.body, event.isBase64Encoded),
     sourceIp: event.requestContext?.identity?.sourceIp ?? '',
     platformRequestId: event.requestContext?.requestId ?? '',
+    door: 'restApi',
   };
 }
 
@@ -56,6 +61,7 @@ function fromV2(event: APIGatewayProxyEventV2, route: RouteSpec): GatewayRequest
     rawBody: decodeBody(event.body, event.isBase64Encoded),
     sourceIp: event.requestContext.http.sourceIp,
     platformRequestId: event.requestContext.requestId,
+    door: 'functionUrl',
   };
 }
 

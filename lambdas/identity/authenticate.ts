@@ -1,10 +1,11 @@
 import type { AuthScheme } from '../../lib/routes.js';
 import { ENV, optionalEnv, requireEnv } from '../config/environment.js';
-import { forbidden, invalidCredential, unauthorized } from '../http/errors.js';
+import { forbidden, HttpError, invalidCredential, unauthorized } from '../http/errors.js';
 import type { GatewayRequest } from '../http/request.js';
 import { getLiveSession } from '../store/sessions.js';
 import { readSecret } from '../store/secret-values.js';
 import { parseKey, secretsEqual, verifyKey } from './api-key-format.js';
+import type { ApiKeyRecord } from '../store/api-keys.js';
 import { findApiKey } from './key-directory.js';
 import type { Principal } from './principal.js';
 import { hashSessionId, SESSION_COOKIE } from './session-cookie.js';
@@ -17,12 +18,27 @@ const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
  * credential of a kind the route does not accept 403.
  */
 export async function authenticate(req: GatewayRequest, schemes: readonly AuthScheme[]): Promise<Principal> {
-  const token = bearerToken(req) ?? req.headers['x-api-key'];
+  const token = presentedToken(req);
   if (schemes.includes('admin')) return authenticateAdmin(token);
   if (token !== undefined) return authenticateKey(req, token, schemes);
   const sessionId = req.cookies[SESSION_COOKIE];
   if (sessionId && schemes.includes('session')) return authenticateSession(req, sessionId);
   throw unauthorized();
+}
+
+const SIGV4_AUTHORIZATION = /^AWS4-HMAC-SHA256\s/;
+
+/**
+ * The API key the caller presents. Function URLs are IAM-authenticated: a signed caller's SigV4
+ * signature occupies `Authorization`, so the key comes in `X-API-Key`. Lambda has verified the
+ * signature before invoking the function (the URL's auth type is AWS_IAM), so it is not checked
+ * again here; only function-URL events get this reading, since a REST API request with such a
+ * header reached no signature check at all.
+ */
+function presentedToken(req: GatewayRequest): string | undefined {
+  const signed = req.door === 'functionUrl' && SIGV4_AUTHORIZATION.test(req.headers['authorization'] ?? '');
+  if (signed) return req.headers['x-api-key'];
+  return bearerToken(req) ?? req.headers['x-api-key'];
 }
 
 function bearerToken(req: GatewayRequest): string | undefined {
@@ -36,17 +52,34 @@ function bearerToken(req: GatewayRequest): string | undefined {
 async function authenticateAdmin(token: string | undefined): Promise<Principal> {
   if (token === undefined) throw unauthorized('Missing admin token: send Authorization: Bearer <admin token>');
   const expected = await readSecret(requireEnv(ENV.adminTokenSecretId));
-  if (!secretsEqual(token, expected)) throw invalidCredential('Invalid admin token');
-  return { kind: 'admin' };
+  if (secretsEqual(token, expected)) return { kind: 'admin' };
+  if (await isUsableKey(token)) throw forbidden('API keys cannot reach the admin API: send the admin token');
+  throw invalidCredential('Invalid admin token');
 }
 
-async function authenticateKey(req: GatewayRequest, token: string, schemes: readonly AuthScheme[]): Promise<Principal> {
+/** Whether the token is a working API key; store failures still propagate. */
+const isUsableKey = (token: string): Promise<boolean> =>
+  findUsableKey(token).then(
+    () => true,
+    (error: unknown) => {
+      if (error instanceof HttpError) return false;
+      throw error;
+    },
+  );
+
+/** The key's record when the key is real, enabled and not revoked; 401 otherwise. */
+async function findUsableKey(token: string): Promise<ApiKeyRecord> {
   const parsed = parseKey(token);
   if (!parsed) throw invalidCredential();
   const record = await findApiKey(parsed.keyId);
   if (!record || record.revoked || !record.hash || !verifyKey(token, record.hash)) throw invalidCredential();
   if (!record.enabled) throw invalidCredential('API key is disabled');
-  if (parsed.type === 'secret') {
+  return record;
+}
+
+async function authenticateKey(req: GatewayRequest, token: string, schemes: readonly AuthScheme[]): Promise<Principal> {
+  const record = await findUsableKey(token);
+  if (record.type === 'secret') {
     if (!schemes.includes('secretKey')) throw forbidden('Secret API keys cannot access this endpoint');
     return { kind: 'secretKey', accountId: record.accountId, keyId: record.keyId, rateLimit: record.rateLimit };
   }

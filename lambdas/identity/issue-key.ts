@@ -64,3 +64,11 @@ export function describeKey(record: ApiKeyRecord) {
     ...(record.type === 'publishable' ? { allowedOrigins: record.allowedOrigins } : {}),
   };
 }
+
+/**
+ * What key creation answers, from the dashboard and the admin API alike: the listing's fields,
+ * the owner, and the full key this once.
+ */
+export function describeIssuedKey({ record, key }: IssuedKey) {
+  return { ...describeKey(record), keyId: record.keyId, accountId: record.accountId, key, message: KEY_SHOWN_ONCE };
+}

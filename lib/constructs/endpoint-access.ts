@@ -88,11 +88,15 @@ const GRANTS: Record<Grant, (acc: Accumulator) => void> = {
   // Callers' own keys, one secret per key created at runtime: Secrets Manager encrypts them under
   // the stack's key (GenerateDataKey on create, Decrypt on read).
   'providerKeys:read': (acc) => acc.providerKeys(['secretsmanager:GetSecretValue'], ['kms:Decrypt']),
-  'providerKeys:write': (acc) =>
+  // Creating and deleting are separate grants, so neither route can do the other's work. Tags sent
+  // with CreateSecret need TagResource as well.
+  'providerKeys:create': (acc) =>
     acc.providerKeys(
-      ['secretsmanager:CreateSecret', 'secretsmanager:DeleteSecret', 'secretsmanager:TagResource'],
+      ['secretsmanager:CreateSecret', 'secretsmanager:TagResource'],
       ['kms:Decrypt', 'kms:Encrypt', 'kms:GenerateDataKey'],
     ),
+  // A forced delete never touches the secret's value, so no key use.
+  'providerKeys:delete': (acc) => acc.providerKeys(['secretsmanager:DeleteSecret'], []),
   'userPool:login': (acc) => acc.userPool(['cognito-idp:InitiateAuth']),
   'userPool:admin': (acc) =>
     acc.userPool(['cognito-idp:AdminCreateUser', 'cognito-idp:AdminSetUserPassword', 'cognito-idp:AdminGetUser']),

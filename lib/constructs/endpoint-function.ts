@@ -35,6 +35,8 @@ export interface EndpointFunctionProps {
   readonly logRetention?: RetentionDays;
   /** @default the repository root */
   readonly projectRoot?: string;
+  /** @default - none: the function draws on the account's unreserved concurrency */
+  readonly reservedConcurrency?: number;
 }
 
 /**
@@ -86,6 +88,7 @@ export class EndpointFunction extends Construct {
       architecture: Architecture.ARM_64,
       memorySize: route.memoryMb,
       timeout: Duration.seconds(route.timeoutSeconds),
+      reservedConcurrentExecutions: props.reservedConcurrency,
       description: `AI gateway ${route.method} ${route.path}`,
       role: this.role,
       logGroup,

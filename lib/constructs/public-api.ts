@@ -8,12 +8,19 @@ import {
   LogGroupLogDestination,
   MethodLoggingLevel,
   ResponseTransferMode,
+  ResponseType,
   RestApi,
 } from 'aws-cdk-lib/aws-apigateway';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
+import {
+  GATEWAY_RESPONSE_CORS_HEADERS,
+  GATEWAY_RESPONSES,
+  gatewayResponseTemplate,
+  type GatewayResponseSpec,
+} from '../gateway-responses.js';
 import type { RouteSpec } from '../routes.js';
 
 /** Request headers the public interface accepts from browsers. */
@@ -63,7 +70,21 @@ export interface PublicApiProps {
   readonly webAclArn?: string;
   /** @default RetentionDays.THREE_MONTHS */
   readonly accessLogRetention?: RetentionDays;
+  /** Stage-wide throttle for every method. @default DEFAULT_STAGE_THROTTLE */
+  readonly throttle?: StageThrottle;
 }
+
+/** API Gateway's token bucket for the stage: steady requests per second and the bucket size. */
+export interface StageThrottle {
+  readonly rateLimit: number;
+  readonly burstLimit: number;
+}
+
+/**
+ * Far above what the per-key limits let one caller send (600 a minute by default), well below
+ * the account's 10,000 per second that other APIs in the account share.
+ */
+export const DEFAULT_STAGE_THROTTLE: StageThrottle = { rateLimit: 500, burstLimit: 1000 };
 
 /** The one public base URL: a REGIONAL REST API (EDGE would cut idle streams after 30 s). */
 export class PublicApi extends Construct {
@@ -91,6 +112,8 @@ export class PublicApi extends Construct {
         loggingLevel: MethodLoggingLevel.ERROR,
         dataTraceEnabled: false,
         tracingEnabled: true,
+        throttlingRateLimit: (props.throttle ?? DEFAULT_STAGE_THROTTLE).rateLimit,
+        throttlingBurstLimit: (props.throttle ?? DEFAULT_STAGE_THROTTLE).burstLimit,
       },
       defaultCorsPreflightOptions:
         corsOrigins.length > 0
@@ -103,6 +126,8 @@ export class PublicApi extends Construct {
             }
           : undefined,
     });
+
+    for (const spec of GATEWAY_RESPONSES) this.addGatewayResponse(spec, corsOrigins.length > 0);
 
     // RestApi always adds an output with a hashed name; the stack publishes the URL as `ApiUrl` instead.
     this.api.node.tryRemoveChild('Endpoint');
@@ -153,6 +178,16 @@ export class PublicApi extends Construct {
           'validators would answer in their own shape.',
       },
     );
+  }
+
+  /** API Gateway's own answers in the project's error shape (lib/gateway-responses.ts). */
+  private addGatewayResponse(spec: GatewayResponseSpec, cors: boolean): void {
+    this.api.addGatewayResponse(spec.type, {
+      type: ResponseType.of(spec.type),
+      statusCode: spec.status === undefined ? undefined : String(spec.status),
+      responseHeaders: { ...(cors ? GATEWAY_RESPONSE_CORS_HEADERS : {}), ...spec.headers },
+      templates: { 'application/json': gatewayResponseTemplate(spec) },
+    });
   }
 
   /** Adds the route's method as a Lambda proxy integration; streaming routes stream through. */

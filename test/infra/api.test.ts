@@ -1,6 +1,7 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { routes } from '../../lib/routes.js';
 import { CORS_ALLOW_HEADERS } from '../../lib/constructs/public-api.js';
+import { GATEWAY_RESPONSE_CORS_HEADERS } from '../../lib/gateway-responses.js';
 import { apiMethods as methods, build, functionLogicalId, type Built } from './support.js';
 
 type Resources = Record<string, { Type: string; Properties: Record<string, any> }>;
@@ -84,6 +85,63 @@ describe('public API from the route manifest', () => {
     }
   });
 
+  test('the stage throttles every method: 500 per second, burst 1000, by default', () => {
+    const stage = Object.values(built.template.findResources('AWS::ApiGateway::Stage') as Resources)[0]!.Properties;
+    expect(stage.MethodSettings).toEqual([
+      expect.objectContaining({
+        HttpMethod: '*',
+        ResourcePath: '/*',
+        ThrottlingRateLimit: 500,
+        ThrottlingBurstLimit: 1000,
+      }),
+    ]);
+  });
+
+  test("API Gateway's own answers use the shape both error styles read, with CORS headers", () => {
+    const responses = gatewayResponses(built);
+    expect(Object.keys(responses).sort()).toEqual(
+      [
+        'DEFAULT_4XX',
+        'DEFAULT_5XX',
+        'INTEGRATION_TIMEOUT',
+        'MISSING_AUTHENTICATION_TOKEN',
+        'REQUEST_TOO_LARGE',
+        'RESOURCE_NOT_FOUND',
+        'THROTTLED',
+      ].sort(),
+    );
+    const expected: Record<string, [string | undefined, string, string]> = {
+      MISSING_AUTHENTICATION_TOKEN: ['404', 'NOT_FOUND', 'not_found_error'],
+      RESOURCE_NOT_FOUND: ['404', 'NOT_FOUND', 'not_found_error'],
+      THROTTLED: ['429', 'RATE_LIMIT_EXCEEDED', 'rate_limit_error'],
+      REQUEST_TOO_LARGE: ['413', 'PAYLOAD_TOO_LARGE', 'invalid_request_error'],
+      INTEGRATION_TIMEOUT: ['504', 'GATEWAY_TIMEOUT', 'api_error'],
+      // The fallbacks keep API Gateway's status: setting one would set it for every type they cover.
+      DEFAULT_4XX: [undefined, '$context.error.responseType', 'invalid_request_error'],
+      DEFAULT_5XX: [undefined, '$context.error.responseType', 'api_error'],
+    };
+    for (const [type, response] of Object.entries(responses)) {
+      const [status, code, openaiType] = expected[type]!;
+      expect([type, response.StatusCode]).toEqual([type, status]);
+      const body = JSON.parse(
+        String(response.ResponseTemplates['application/json']).replace('$context.error.messageString', '"x"'),
+      );
+      expect(body).toEqual({
+        success: false,
+        error: { code, message: expect.any(String), type: openaiType, param: null },
+      });
+      expect(response.ResponseParameters).toMatchObject({
+        'gatewayresponse.header.Access-Control-Allow-Origin': 'method.request.header.Origin',
+        'gatewayresponse.header.Access-Control-Allow-Credentials': "'true'",
+        'gatewayresponse.header.Vary': "'Origin'",
+      });
+    }
+    expect(responses['THROTTLED']!.ResponseParameters['gatewayresponse.header.Retry-After']).toBe("'1'");
+    expect(responses['DEFAULT_5XX']!.ResponseTemplates['application/json']).toContain(
+      '"message":$context.error.messageString',
+    );
+  });
+
   test('the API URL is an output, once', () => {
     built.template.hasOutput('ApiUrl', { Value: Match.anyValue() });
     const urls = Object.values(built.template.findOutputs('*')).filter((output) =>
@@ -94,12 +152,72 @@ describe('public API from the route manifest', () => {
 });
 
 describe('public API without CORS origins', () => {
+  let built: Built;
+  beforeAll(() => {
+    built = build({ corsOrigins: [] });
+  });
+
   test('has no preflight methods at all', () => {
-    const { template } = build({ corsOrigins: [] });
-    expect(methods(template).filter((m) => m.method === 'OPTIONS')).toEqual([]);
-    template.hasResourceProperties('AWS::ApiGateway::Stage', { StageName: 'prod' });
+    expect(methods(built.template).filter((m) => m.method === 'OPTIONS')).toEqual([]);
+    built.template.hasResourceProperties('AWS::ApiGateway::Stage', { StageName: 'prod' });
+  });
+
+  test('gateway responses carry no CORS headers', () => {
+    for (const response of Object.values(gatewayResponses(built))) {
+      const headers = Object.keys(response.ResponseParameters ?? {}).map((name) =>
+        name.replace('gatewayresponse.header.', ''),
+      );
+      expect(headers.filter((name) => name in GATEWAY_RESPONSE_CORS_HEADERS)).toEqual([]);
+    }
   });
 });
+
+describe('throttling and reserved concurrency from props', () => {
+  test('the stage throttle and per-route reservations are applied; other functions reserve none', () => {
+    const built = build({
+      stageThrottle: { rateLimit: 20, burstLimit: 40 },
+      reservedConcurrency: { 'chat-completions': 50, health: 2 },
+    });
+    built.template.hasResourceProperties('AWS::ApiGateway::Stage', {
+      MethodSettings: [Match.objectLike({ ThrottlingRateLimit: 20, ThrottlingBurstLimit: 40 })],
+    });
+    const reserved = Object.fromEntries(
+      routes.map((route) => [
+        route.id,
+        (built.template.toJSON().Resources[functionLogicalId(built.stack, route.id)].Properties
+          .ReservedConcurrentExecutions as number | undefined) ?? null,
+      ]),
+    );
+    expect(reserved).toEqual(
+      Object.fromEntries(
+        routes.map((route) => [
+          route.id,
+          ({ 'chat-completions': 50, health: 2 } as Record<string, number>)[route.id] ?? null,
+        ]),
+      ),
+    );
+  });
+
+  test('a reservation for a route that does not exist is refused', () => {
+    expect(() => build({ reservedConcurrency: { 'chat-completion': 5 } })).toThrow(/chat-completion/);
+  });
+});
+
+interface GatewayResponseProps {
+  StatusCode?: string;
+  ResponseParameters: Record<string, string>;
+  ResponseTemplates: Record<string, string>;
+}
+
+function gatewayResponses(built: Built): Record<string, GatewayResponseProps> {
+  const found = built.template.findResources('AWS::ApiGateway::GatewayResponse') as Resources;
+  return Object.fromEntries(
+    Object.values(found).map((resource) => [
+      resource.Properties.ResponseType as string,
+      resource.Properties as GatewayResponseProps,
+    ]),
+  );
+}
 
 describe('WAF', () => {
   test('a given web ACL is associated with the stage', () => {

@@ -17,6 +17,8 @@ describe('deployment context', () => {
       promptServiceUrl: undefined,
       guardrail: undefined,
       imageDescriberModel: undefined,
+      stageThrottle: { rateLimit: 500, burstLimit: 1000 },
+      reservedConcurrency: {},
     });
   });
 
@@ -105,6 +107,31 @@ describe('deployment context', () => {
   test.each(['  ', 'Claude', 'claude-3-opus', 'deepseek'])('rejects %j as the image describer', (model) => {
     expect(() => read({ imageDescriberModel: model })).toThrow(/imageDescriberModel/);
   });
+
+  test('stage throttle: whole numbers from cdk.json or -c', () => {
+    expect(read({ throttleRateLimit: 50, throttleBurstLimit: '80' }).stageThrottle).toEqual({
+      rateLimit: 50,
+      burstLimit: 80,
+    });
+    for (const bad of [0, -1, 1.5, 'fast', '10rps']) {
+      expect(() => read({ throttleRateLimit: bad })).toThrow(/throttleRateLimit/);
+    }
+    expect(() => read({ throttleBurstLimit: 0 })).toThrow(/throttleBurstLimit/);
+  });
+
+  test('reservedConcurrency: an object from cdk.json, JSON or id=n pairs from -c', () => {
+    const expected = { 'chat-completions': 200, health: 5 };
+    expect(read({ reservedConcurrency: expected }).reservedConcurrency).toEqual(expected);
+    expect(read({ reservedConcurrency: JSON.stringify(expected) }).reservedConcurrency).toEqual(expected);
+    expect(read({ reservedConcurrency: ' chat-completions=200, health=5 ,' }).reservedConcurrency).toEqual(expected);
+  });
+
+  test.each([{ health: 0 }, { health: -2 }, { health: 'many' }, 'health', 'health=1=2', [5], '=3'])(
+    'rejects reservedConcurrency %j',
+    (value) => {
+      expect(() => read({ reservedConcurrency: value })).toThrow(/reservedConcurrency/);
+    },
+  );
 
   test('fails clearly without a region (the tables need one)', () => {
     expect(() => read({}, { region: undefined })).toThrow(/region/);

@@ -71,7 +71,7 @@ describe('endpoint functions', () => {
       expect(env[ENV.adminTokenSecretId] !== undefined).toBe(has('adminToken:read'));
       expect(env[ENV.platformKeysSecretId] !== undefined).toBe(has('platformKeys:read'));
       // Callers' own provider keys: where their secrets are named, and the key they are encrypted under.
-      const usesProviderKeys = has('providerKeys:read') || has('providerKeys:write');
+      const usesProviderKeys = has('providerKeys:read') || has('providerKeys:create') || has('providerKeys:delete');
       expect(env[ENV.providerKeySecretPrefix]).toBe(usesProviderKeys ? PROVIDER_KEY_PREFIX : undefined);
       expect(env[ENV.providerKeysKmsKeyId]).toEqual(
         usesProviderKeys ? { 'Fn::GetAtt': [logicalIdOf(built.stack.encryptionKey), 'Arn'] } : undefined,
@@ -98,7 +98,8 @@ describe('endpoint functions', () => {
     expect(built.stack.providerKeySecretPrefix).toBe(PROVIDER_KEY_PREFIX);
     built.template.hasOutput('ProviderKeySecretPrefix', { Value: PROVIDER_KEY_PREFIX });
     expect(routes.some((route) => route.grants.includes('providerKeys:read'))).toBe(true);
-    expect(routes.some((route) => route.grants.includes('providerKeys:write'))).toBe(true);
+    expect(routes.some((route) => route.grants.includes('providerKeys:create'))).toBe(true);
+    expect(routes.some((route) => route.grants.includes('providerKeys:delete'))).toBe(true);
   });
 
   test('the CORS origin list defaults to empty', () => {

@@ -13,6 +13,7 @@ import {
   roleLogicalId,
   roleStatements,
   statementsOn,
+  PARTITION,
   PROVIDER_KEY_SECRETS_ARN,
   REGION,
   type Built,
@@ -45,14 +46,15 @@ const TABLE_WRITES: readonly Grant[] = ['identity:write', 'usage:write', 'cache:
 // Callers' own provider keys: one secret per key under the name prefix, created at runtime.
 const PROVIDER_KEY_ACTIONS: Partial<Record<Grant, string[]>> = {
   'providerKeys:read': ['secretsmanager:GetSecretValue'],
-  'providerKeys:write': ['secretsmanager:CreateSecret', 'secretsmanager:DeleteSecret', 'secretsmanager:TagResource'],
+  'providerKeys:create': ['secretsmanager:CreateSecret', 'secretsmanager:TagResource'],
+  'providerKeys:delete': ['secretsmanager:DeleteSecret'],
 };
 const SECRET_READS: readonly Grant[] = [
   'adminToken:read',
   'platformKeys:read',
   'promptService:read',
   'providerKeys:read',
-  'providerKeys:write',
+  'providerKeys:create',
 ];
 // A Bedrock guardrail, as an id (this account and region) or as a full ARN used as given.
 const GUARDRAIL_ID = 'abc123def456';
@@ -66,7 +68,7 @@ const CONFIGURED: Partial<GatewayStackProps> = {
 function expectedGuardrailArns(route: RouteSpec, props: Partial<GatewayStackProps>): string[] {
   if (!route.grants.includes('guardrails:apply') || !props.guardrail) return [];
   const { id } = props.guardrail;
-  return [id.startsWith('arn:') ? id : `arn:<AWS::Partition>:bedrock:${REGION}:<AWS::AccountId>:guardrail/${id}`];
+  return [id.startsWith('arn:') ? id : `arn:${PARTITION}:bedrock:${REGION}:<AWS::AccountId>:guardrail/${id}`];
 }
 
 /** The services whose actions a role may hold at all, from its grants (logs and X-Ray always). */
@@ -75,6 +77,7 @@ function expectedServices(route: RouteSpec, props: Partial<GatewayStackProps>): 
   const services = ['logs', 'xray'];
   if (route.grants.some((grant) => TABLE_ACTIONS[grant])) services.push('dynamodb', 'kms');
   if (has(SECRET_READS)) services.push('secretsmanager', 'kms');
+  if (has(['providerKeys:delete'])) services.push('secretsmanager');
   if (has(['userPool:login', 'userPool:admin'])) services.push('cognito-idp');
   if (expectedGuardrailArns(route, props).length > 0) services.push('bedrock');
   return [...new Set(services)].sort();
@@ -90,7 +93,8 @@ const EVERY_GRANT: Record<Grant, true> = {
   'adminToken:read': true,
   'platformKeys:read': true,
   'providerKeys:read': true,
-  'providerKeys:write': true,
+  'providerKeys:create': true,
+  'providerKeys:delete': true,
   'promptService:read': true,
   'guardrails:apply': true,
   'userPool:login': true,
@@ -122,7 +126,7 @@ function expectedKeyActions(route: RouteSpec, service: 'dynamodb' | 'secretsmana
       ? ['kms:Decrypt', 'kms:DescribeKey', 'kms:Encrypt', 'kms:GenerateDataKey']
       : ['kms:Decrypt', 'kms:DescribeKey'];
   }
-  if (route.grants.includes('providerKeys:write')) return ['kms:Decrypt', 'kms:Encrypt', 'kms:GenerateDataKey'];
+  if (route.grants.includes('providerKeys:create')) return ['kms:Decrypt', 'kms:Encrypt', 'kms:GenerateDataKey'];
   return has(SECRET_READS) ? ['kms:Decrypt'] : [];
 }
 
@@ -224,18 +228,22 @@ describe.each<[string, readonly RouteSpec[], Partial<GatewayStackProps>]>([
       const statements = roleStatements(built.template, roleLogicalId(built.stack, route.id));
       const has = (grant: Grant) => route.grants.includes(grant);
 
-      // The stack's own secrets: read only, by ARN.
+      // The stack's own secrets: read only, by ARN (possibly in one statement with the provider-key
+      // prefix, when cdk.json's minimizePolicies merges statements with the same action).
+      const ownSecret = (r: unknown) => flatten(r) !== PROVIDER_KEY_SECRETS_ARN;
       const secretReads = statements
         .filter((s) => actionsOf(s).some((a) => a.startsWith('secretsmanager:')))
-        .filter((s) => !onProviderKeySecrets(s));
-      const secretIds = secretReads.flatMap(resourcesOf);
+        .filter((s) => resourcesOf(s).some(ownSecret));
+      const secretIds = secretReads.flatMap(resourcesOf).filter(ownSecret);
       expect(secretReads.flatMap(actionsOf).every((a) => a === 'secretsmanager:GetSecretValue')).toBe(true);
       expect(secretIds.filter((r) => flatten(r).includes('*'))).toEqual([]);
 
       // Callers' provider keys: exactly the granted actions, on the name prefix and nothing else.
       expect(providerKeyActionsOf(statements)).toEqual(expectedProviderKeyActions(route));
       for (const statement of statements.filter(onProviderKeySecrets)) {
-        expect(resourcesOf(statement).map(flatten)).toEqual([PROVIDER_KEY_SECRETS_ARN]);
+        // cdk.json's minimizePolicies may merge the stack's own secrets (exact ARNs, same action) in.
+        const others = resourcesOf(statement).filter((r) => flatten(r) !== PROVIDER_KEY_SECRETS_ARN);
+        expect(others.filter((r) => flatten(r).includes('*'))).toEqual([]);
         expect(statement.Condition).toBeUndefined();
       }
       expect(secretIds.some((r) => refersTo(r, logicalIdOf(built.stack.secrets.adminToken)))).toBe(
@@ -328,6 +336,22 @@ describe.each<[string, readonly RouteSpec[], Partial<GatewayStackProps>]>([
     );
     const everywhere = allIamStatements(built).filter(onProviderKeySecrets);
     expect(everywhere.length).toBe(holders.length);
+  });
+});
+
+describe('provider-key secrets: the create and delete routes each hold only their own action', () => {
+  let built: Built;
+  beforeAll(() => {
+    built = build({ routes: manifestRoutes });
+  });
+  const actions = (id: string) => providerKeyActionsOf(roleStatements(built.template, roleLogicalId(built.stack, id)));
+
+  test('the create route may create and tag, never delete', () => {
+    expect(actions('provider-keys-create')).toEqual(['secretsmanager:CreateSecret', 'secretsmanager:TagResource']);
+  });
+
+  test('the delete route may delete, never create', () => {
+    expect(actions('provider-keys-delete')).toEqual(['secretsmanager:DeleteSecret']);
   });
 });
 

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { App, Stack, Validations, type CfnElement } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
@@ -12,7 +13,9 @@ export const REGION = 'eu-west-1';
 export const STACK_NAME = 'Gateway';
 /** Written out independently of lib/: where callers' own provider keys live, as a flattened ARN pattern. */
 export const PROVIDER_KEY_PREFIX = `${STACK_NAME}/provider-keys/`;
-export const PROVIDER_KEY_SECRETS_ARN = `arn:<AWS::Partition>:secretsmanager:${REGION}:<AWS::AccountId>:secret:${PROVIDER_KEY_PREFIX}*`;
+/** The partition of REGION: cdk.json's `enablePartitionLiterals` writes it out where the region is known. */
+export const PARTITION = 'aws';
+export const PROVIDER_KEY_SECRETS_ARN = `arn:${PARTITION}:secretsmanager:${REGION}:<AWS::AccountId>:secret:${PROVIDER_KEY_PREFIX}*`;
 
 /**
  * The manifest with every entry pointed at the fixture handler: these tests inspect the
@@ -49,10 +52,21 @@ export interface BuildOptions {
   readonly mutate?: (stack: GatewayStack) => void;
 }
 
-/** Builds the stack as bin/gateway.ts does, cdk-nag included, and synthesizes it. */
+/** cdk.json's feature flags (`@aws-cdk/...` context keys), which `cdk synth` and `cdk deploy` apply. */
+export const CDK_JSON_FEATURE_FLAGS: Readonly<Record<string, unknown>> = Object.fromEntries(
+  Object.entries(
+    (
+      JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')) as {
+        context: Record<string, unknown>;
+      }
+    ).context,
+  ).filter(([key]) => key.startsWith('@aws-cdk')),
+);
+
+/** Builds the stack as bin/gateway.ts does under cdk.json, cdk-nag included, and synthesizes it. */
 export function build(props: GatewayStackProps = {}, options: BuildOptions = {}): Built {
   const app = new App({
-    context: options.bundle ? {} : { 'aws:cdk:bundling-stacks': [] },
+    context: { ...CDK_JSON_FEATURE_FLAGS, ...(options.bundle ? {} : { 'aws:cdk:bundling-stacks': [] }) },
     outdir: options.outdir,
   });
   const stack = new GatewayStack(app, STACK_NAME, {

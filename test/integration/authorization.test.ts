@@ -93,12 +93,13 @@ describe('publishable keys', () => {
     expect(answer.text).toContain('FORBIDDEN');
   });
 
-  test('a publishable key cannot provision through the admin API either', async () => {
+  test('a publishable key cannot provision through the admin API either: 403', async () => {
     const answer = await call(gateway.url('/api/admin/v1/keys'), {
       headers: bearer(pk),
       body: { accountId: alice.accountId, type: 'secret' },
     });
-    expect(answer.status).toBe(401);
+    expect(answer.status).toBe(403);
+    expect(answer.body.error.code).toBe('FORBIDDEN');
   });
 });
 
@@ -128,20 +129,22 @@ describe('refused credentials', () => {
     expect(malformed.body.error.code).toBe('INVALID_API_KEY');
   });
 
-  test('the admin API refuses a wrong admin token, a missing one and an API key', async () => {
-    const cases: [Record<string, string>, string][] = [
-      [bearer('wrong-token'), 'INVALID_API_KEY'],
-      [{}, 'UNAUTHORIZED'],
-      [bearer(aliceKey.key), 'INVALID_API_KEY'],
-      [{ Cookie: alice.cookie }, 'UNAUTHORIZED'],
+  test('the admin API refuses a wrong admin token and a missing one (401), and a valid API key (403)', async () => {
+    const forged = `${aliceKey.key.slice(0, -4)}AAAA`;
+    const cases: [Record<string, string>, number, string][] = [
+      [bearer('wrong-token'), 401, 'INVALID_API_KEY'],
+      [bearer(forged), 401, 'INVALID_API_KEY'],
+      [{}, 401, 'UNAUTHORIZED'],
+      [bearer(aliceKey.key), 403, 'FORBIDDEN'],
+      [{ 'X-API-Key': aliceKey.key }, 403, 'FORBIDDEN'],
+      [{ Cookie: alice.cookie }, 401, 'UNAUTHORIZED'],
     ];
-    for (const [headers, code] of cases) {
+    for (const [headers, status, code] of cases) {
       const answer = await call(gateway.url('/api/admin/v1/keys'), {
         headers,
         body: { accountId: alice.accountId, type: 'secret' },
       });
-      expect(answer.status).toBe(401);
-      expect(answer.body.error.code).toBe(code);
+      expect([headers, answer.status, answer.body.error.code]).toEqual([headers, status, code]);
     }
   });
 });

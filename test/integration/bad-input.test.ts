@@ -135,3 +135,35 @@ test('query strings of the usage routes: no 5xx, 400s name the field', async () 
     { numRuns: 80 },
   );
 }, 60_000);
+
+describe("bodies above Lambda's 6 MB request payload limit", () => {
+  const LAMBDA_LIMIT = 6 * 1024 * 1024;
+  const bodyOf = (bytes: number) =>
+    JSON.stringify({ model: 'gpt', messages: [{ role: 'user', content: 'x'.repeat(bytes) }] });
+
+  test('are 413 in the OpenAI shape on chat completions', async () => {
+    const answer = await call(gateway.url('/api/v1/chat/completions'), {
+      headers: { ...bearer(gateway.info.apiKey), 'Content-Type': 'application/json' },
+      rawBody: bodyOf(LAMBDA_LIMIT + 1024),
+    });
+    expect(answer.status).toBe(413);
+    expect(answer.body).toEqual({
+      error: { code: 'PAYLOAD_TOO_LARGE', message: expect.any(String), type: 'invalid_request_error', param: null },
+    });
+  });
+
+  test('are 413 in the envelope on key management; a body just under the limit reaches the handler', async () => {
+    const over = await call(gateway.url('/api/v1/keys'), {
+      headers: { ...account.session, 'Content-Type': 'application/json' },
+      rawBody: JSON.stringify({ name: 'x'.repeat(LAMBDA_LIMIT) }),
+    });
+    expect(over.status).toBe(413);
+    expect(over.body).toEqual({ success: false, error: { code: 'PAYLOAD_TOO_LARGE', message: expect.any(String) } });
+    const under = await call(gateway.url('/api/v1/keys'), {
+      headers: { ...account.session, 'Content-Type': 'application/json' },
+      rawBody: JSON.stringify({ name: 'x'.repeat(LAMBDA_LIMIT - 64 * 1024) }),
+    });
+    expect(under.status).toBe(400);
+    expect(under.body.error.field).toBe('name');
+  });
+});

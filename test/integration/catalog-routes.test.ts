@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import OpenAI from 'openai';
+import { gatewayResponse, gatewayResponseTemplate } from '../../lib/gateway-responses.js';
 import { call } from './support/http.js';
 import { LocalGateway } from '../../local/child-runtime.js';
 
@@ -53,12 +55,15 @@ test('X-Request-ID: a sane client id is echoed, anything else replaced', async (
   expect(replaced.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
 });
 
-test('unknown routes are 404 and wrong methods 405, as JSON', async () => {
+test('unknown routes and wrong methods are 404, as the API Gateway gateway response answers', async () => {
+  const gatewayAnswer = JSON.parse(gatewayResponseTemplate(gatewayResponse('MISSING_AUTHENTICATION_TOKEN'))) as unknown;
   const missing = await call(gateway.url('/api/v1/nothing'));
   expect(missing.status).toBe(404);
-  expect(missing.body.success).toBe(false);
+  expect(missing.body).toEqual(gatewayAnswer);
+  expect(missing.body.error.code).toBe('NOT_FOUND');
   const wrongMethod = await call(gateway.url('/api/health'), { method: 'DELETE' });
-  expect(wrongMethod.status).toBe(405);
+  expect(wrongMethod.status).toBe(404);
+  expect(wrongMethod.body).toEqual(gatewayAnswer);
 });
 
 test('CORS: allowed origins are reflected with credentials, others get nothing', async () => {
@@ -75,4 +80,18 @@ test('CORS: allowed origins are reflected with credentials, others get nothing',
   });
   expect(preflight.status).toBe(204);
   expect(preflight.headers.get('access-control-allow-methods')).toContain('PATCH');
+});
+
+test("the README's OpenAI SDK example works against the gateway as written", async () => {
+  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+  const baseURL = /new OpenAI\(\{[^}]*baseURL: '([^']+)'/.exec(readme)?.[1];
+  expect(baseURL).toBe('http://127.0.0.1:8787/api/v1');
+  const model = /chat\.completions\.create\(\{ model: '([^']+)'/.exec(readme)?.[1];
+  const client = new OpenAI({
+    apiKey: gateway.info.apiKey,
+    baseURL: baseURL!.replace('http://127.0.0.1:8787', gateway.info.baseUrl),
+    maxRetries: 0,
+  });
+  const answer = await client.chat.completions.create({ model: model!, messages: [{ role: 'user', content: 'Hi' }] });
+  expect(answer.choices[0]!.message.content).toBeTruthy();
 });

@@ -34,6 +34,26 @@ test('create shows the full key once; the listing masks it', async () => {
   expect(Date.parse(entry.createdAt)).not.toBeNaN();
 });
 
+test('the dashboard and the admin API answer key creation with the same fields', async () => {
+  const body = { name: 'same', rateLimit: 70 };
+  const fromSession = await call(gateway.url('/api/v1/keys'), { headers: account.session, body });
+  const fromAdmin = await call(gateway.url('/api/admin/v1/keys'), {
+    headers: bearer(gateway.info.adminToken),
+    body: { ...body, accountId: account.accountId, type: 'secret' },
+  });
+  expect([fromSession.status, fromAdmin.status]).toEqual([201, 201]);
+  expect(Object.keys(fromSession.body.data).sort()).toEqual(Object.keys(fromAdmin.body.data).sort());
+  const stable = ({ keyId, id, key, maskedKey, createdAt, ...rest }: Record<string, unknown>) => {
+    expect(id).toBe(keyId);
+    expect(maskedKey).toBe(`sk_${String(keyId)}_••••`);
+    expect(String(key)).toContain(String(keyId));
+    expect(Date.parse(String(createdAt))).not.toBeNaN();
+    return rest;
+  };
+  expect(stable(fromSession.body.data)).toEqual(stable(fromAdmin.body.data));
+  expect(stable(fromSession.body.data)).toMatchObject({ accountId: account.accountId, name: 'same', rateLimit: 70 });
+});
+
 test('lifecycle: use, disable → 401, enable → use, delete → 401, and 401 after a restart', async () => {
   const { keyId, key } = await createKey(gateway, account, { name: 'lifecycle' });
   expect((await models(key)).status).toBe(200);

@@ -29,6 +29,7 @@ const requestWith = (key: string): GatewayRequest => ({
   rawBody: '',
   sourceIp: '127.0.0.1',
   platformRequestId: 'test',
+  door: 'restApi',
 });
 
 async function secondsUntilRefused(key: string): Promise<number> {

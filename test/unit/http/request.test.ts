@@ -94,6 +94,7 @@ describe('normalizeEvent: REST API v1 proxy events', () => {
       rawBody: '{"name":"é"}',
       sourceIp: '203.0.113.7',
       platformRequestId: 'apigw-req-1',
+      door: 'restApi',
     });
   });
 
@@ -147,6 +148,7 @@ describe('normalizeEvent: function URL v2 events', () => {
       rawBody: '{"name":"é"}',
       sourceIp: '198.51.100.2',
       platformRequestId: 'url-req-1',
+      door: 'functionUrl',
     });
   });
 
