@@ -17,10 +17,18 @@ const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
  * A missing credential is 401 UNAUTHORIZED, a bad one 401 INVALID_API_KEY, and a valid
  * credential of a kind the route does not accept 403.
  */
-export async function authenticate(req: GatewayRequest, schemes: readonly AuthScheme[]): Promise<Principal> {
+export async function authenticate(
+  req: GatewayRequest,
+  schemes: readonly AuthScheme[],
+  { mayReadAdminToken = false } = {},
+): Promise<Principal> {
   const token = presentedToken(req);
   if (schemes.includes('admin')) return authenticateAdmin(token);
-  if (token !== undefined) return authenticateKey(req, token, schemes);
+  if (token !== undefined) {
+    if (mayReadAdminToken && (await isAdminToken(token)))
+      throw forbidden('The admin token reaches only the admin API (/api/admin/v1/*)');
+    return authenticateKey(req, token, schemes);
+  }
   const sessionId = req.cookies[SESSION_COOKIE];
   if (sessionId && schemes.includes('session')) return authenticateSession(req, sessionId);
   throw unauthorized();
@@ -55,6 +63,16 @@ async function authenticateAdmin(token: string | undefined): Promise<Principal> 
   if (secretsEqual(token, expected)) return { kind: 'admin' };
   if (await isUsableKey(token)) throw forbidden('API keys cannot reach the admin API: send the admin token');
   throw invalidCredential('Invalid admin token');
+}
+
+/**
+ * Whether a token that is not an API key is the admin token. Asked only on routes whose
+ * function may read it (the key-management routes, where a partner may mistake one credential
+ * for the other); elsewhere such a token is just an invalid credential.
+ */
+async function isAdminToken(token: string): Promise<boolean> {
+  if (parseKey(token)) return false;
+  return secretsEqual(token, await readSecret(requireEnv(ENV.adminTokenSecretId)));
 }
 
 /** Whether the token is a working API key; store failures still propagate. */

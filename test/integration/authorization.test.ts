@@ -129,6 +129,23 @@ describe('refused credentials', () => {
     expect(malformed.body.error.code).toBe('INVALID_API_KEY');
   });
 
+  test('the admin token on the key-management routes is 403, a wrong token there 401', async () => {
+    for (const [method, path] of [
+      ['GET', '/api/v1/keys'],
+      ['POST', '/api/v1/keys'],
+      ['PATCH', '/api/v1/keys/some-key'],
+      ['DELETE', '/api/v1/keys/some-key'],
+    ] as const) {
+      const admin = await call(gateway.url(path), { method, headers: bearer(gateway.info.adminToken) });
+      expect([method, path, admin.status, admin.body.error.code]).toEqual([method, path, 403, 'FORBIDDEN']);
+      const wrong = await call(gateway.url(path), { method, headers: bearer('not-the-admin-token') });
+      expect([method, path, wrong.status, wrong.body.error.code]).toEqual([method, path, 401, 'INVALID_API_KEY']);
+    }
+    // Routes whose function cannot read the admin token (as in AWS) see just an invalid credential.
+    const models = await call(gateway.url('/api/v1/models'), { headers: bearer(gateway.info.adminToken) });
+    expect([models.status, models.body.error.code]).toEqual([401, 'INVALID_API_KEY']);
+  });
+
   test('the admin API refuses a wrong admin token and a missing one (401), and a valid API key (403)', async () => {
     const forged = `${aliceKey.key.slice(0, -4)}AAAA`;
     const cases: [Record<string, string>, number, string][] = [

@@ -8,7 +8,9 @@ export function authentication(): GatewayMiddleware {
     before: async (request) => {
       const call = requireCall(request);
       if (call.route.auth.length === 0) return;
-      call.principal = await authenticate(call.req, call.route.auth);
+      call.principal = await authenticate(call.req, call.route.auth, {
+        mayReadAdminToken: call.route.grants.includes('adminToken:read'),
+      });
       // Key records this call found near the end of their cache life are read again once it
       // has answered, so the next call finds them fresh without waiting.
       call.afterResponse.push(refreshDueKeys);
