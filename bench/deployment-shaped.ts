@@ -96,11 +96,12 @@ async function benchDynamoDbLatency(): Promise<void> {
     );
     console.log(
       table([
-        ['request', 'added p50', 'added p99', 'sync DynamoDB calls/request (mean, max)', 'which'],
+        ['request', 'added p50', 'added p99', 'DynamoDB calls waited for: mean, max', 'calls×requests', 'which'],
         [
           'bare proxy, for comparison: non-streamed / TTFB',
           `${fmtMs(added(totals(viaFloor.plain), totals(direct.plain), 50))} / ${fmtMs(added(ttfbs(viaFloor.stream), ttfbs(direct.stream), 50))}`,
           `${fmtMs(added(totals(viaFloor.plain), totals(direct.plain), 99))} / ${fmtMs(added(ttfbs(viaFloor.stream), ttfbs(direct.stream), 99))}`,
+          '-',
           '-',
           '-',
         ],
@@ -109,6 +110,7 @@ async function benchDynamoDbLatency(): Promise<void> {
           fmtMs(added(totals(miss), totals(direct.plain), 50)),
           fmtMs(added(totals(miss), totals(direct.plain), 99)),
           `${missSync.mean.toFixed(2)}, ${missSync.max}`,
+          missSync.spread,
           missSync.operations,
         ],
         [
@@ -116,6 +118,7 @@ async function benchDynamoDbLatency(): Promise<void> {
           fmtMs(added(ttfbs(streamed), ttfbs(direct.stream), 50)),
           fmtMs(added(ttfbs(streamed), ttfbs(direct.stream), 99)),
           `${streamSync.mean.toFixed(2)}, ${streamSync.max}`,
+          streamSync.spread,
           streamSync.operations,
         ],
         [
@@ -123,14 +126,16 @@ async function benchDynamoDbLatency(): Promise<void> {
           fmtMs(added(totals(streamed), totals(direct.stream), 50)),
           fmtMs(added(totals(streamed), totals(direct.stream), 99)),
           `${streamSyncAll.mean.toFixed(2)}, ${streamSyncAll.max}`,
+          streamSyncAll.spread,
           streamSyncAll.operations,
         ],
       ]),
     );
-    const addedTtfb = added(ttfbs(streamed), ttfbs(direct.stream), 50);
+    // The issue's target: the first byte, beyond what the bare proxy adds.
+    const beyondFloor = added(ttfbs(streamed), ttfbs(viaFloor.stream), 50);
     printVerdicts([
       verdict('sync DynamoDB calls, streamed request (max)', streamSync.max, TARGETS.streamSyncCalls, String),
-      verdict(`added TTFB p50 with ${LATENCY_MS} ms calls`, addedTtfb, TARGETS.addedTtfbMs, fmtMs),
+      verdict(`added TTFB p50 beyond the floor, ${LATENCY_MS} ms calls`, beyondFloor, TARGETS.addedTtfbMs, fmtMs),
       verdict('sync DynamoDB calls, non-streamed cache MISS (max)', missSync.max, TARGETS.missSyncCalls, String),
     ]);
   } finally {
@@ -165,19 +170,30 @@ async function dynamoCalls(gateway: LocalGateway): Promise<DynamoCall[]> {
   return ((await response.json()) as { calls: DynamoCall[] }).calls;
 }
 
-/** Calls that arrived between a request's sending and the given moment of its answer. */
+/**
+ * Calls a request waited for: arrived after it was sent, and early enough to have been answered
+ * before the given moment of its answer (a call held LATENCY_MS that arrives later cannot have
+ * been waited for: it is work started as the response left, such as a cache refresh).
+ */
 function syncCalls(timed: readonly Timed[], calls: readonly DynamoCall[], until: 'firstByteAt' | 'endAt') {
   const counts = timed.map(() => 0);
   const operations = new Map<string, number>();
   for (const call of calls) {
-    const index = timed.findIndex((t) => call.at >= t.sentAt && call.at <= t[until]);
+    const index = timed.findIndex((t) => call.at >= t.sentAt && call.at <= t[until] - LATENCY_MS);
     if (index < 0) continue;
     counts[index]!++;
     operations.set(call.operation, (operations.get(call.operation) ?? 0) + 1);
   }
+  const histogram = new Map<number, number>();
+  for (const count of counts) histogram.set(count, (histogram.get(count) ?? 0) + 1);
   return {
     mean: counts.reduce((a, b) => a + b, 0) / counts.length,
     max: Math.max(...counts),
+    /** How many requests made 0, 1, 2, ... calls: `calls×requests`. */
+    spread: [...histogram]
+      .sort(([a], [b]) => a - b)
+      .map(([calls, requests]) => `${calls}×${requests}`)
+      .join(' '),
     operations: [...operations].map(([op, n]) => `${op} ×${n}`).join(', ') || 'none',
   };
 }

@@ -45,15 +45,20 @@ export function routeById(routeId: string): RouteSpec {
   return route;
 }
 
-/** Runs the call's deferred work; a failure is logged, never turned into a response. */
+/**
+ * Runs the call's deferred work, side by side (usage, cached answers and cache refreshes do
+ * not depend on each other); a failure is logged, never turned into a response.
+ */
 async function runAfterResponse(request: GatewayMiddyRequest): Promise<void> {
   const call = callOf(request);
   if (!call) return;
-  for (const task of call.afterResponse.splice(0)) {
-    try {
-      await task();
-    } catch (error) {
-      logger.error('work after the response failed', { requestId: call.requestId, error: (error as Error).message });
-    }
-  }
+  await Promise.all(
+    call.afterResponse.splice(0).map(async (task) => {
+      try {
+        await task();
+      } catch (error) {
+        logger.error('work after the response failed', { requestId: call.requestId, error: (error as Error).message });
+      }
+    }),
+  );
 }

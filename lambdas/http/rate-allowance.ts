@@ -45,7 +45,13 @@ export class RateAllowances {
   private readonly due = new Set<string>();
 
   constructor(
-    private readonly leaseBlock: (bucket: string, limit: number, wanted: number, now: number) => Promise<Lease> = lease,
+    private readonly leaseBlock: (
+      bucket: string,
+      limit: number,
+      wanted: number,
+      now: number,
+      windowEnded: boolean,
+    ) => Promise<Lease> = lease,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -102,7 +108,10 @@ export class RateAllowances {
 
   private async leaseInto(bucket: string, limit: number, spent: Block | undefined): Promise<void> {
     const size = spent ? Math.min(spent.size * 2, maxBlock(limit)) : 1;
-    const granted: Lease = await this.leaseBlock(bucket, limit, size, this.now());
+    const now = this.now();
+    const previous = this.blocks.get(bucket);
+    const windowEnded = previous !== undefined && previous.limit === limit && previous.resetAtMs <= now;
+    const granted: Lease = await this.leaseBlock(bucket, limit, size, now, windowEnded);
     const range = { next: granted.count - granted.granted + 1, end: granted.count };
     const sameWindow = spent !== undefined && spent.resetAtMs === granted.resetAtMs;
     if (sameWindow && this.blocks.get(bucket) === spent) {

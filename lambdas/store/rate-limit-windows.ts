@@ -18,11 +18,22 @@ export const WINDOW_MS = 60_000;
  * first request. Counted with conditional writes, so every instance shares one exact count and
  * the window never grants more than `limit` in total. Starting the window at the first request
  * (not at wall-clock minutes) means a burst is never split across two windows.
+ * `windowEnded`: the caller saw this bucket's last window end, so opening a new one is tried
+ * first (one round trip instead of two in the usual case).
  */
-export async function lease(bucket: string, limit: number, wanted: number, now = Date.now()): Promise<Lease> {
+export async function lease(
+  bucket: string,
+  limit: number,
+  wanted: number,
+  now = Date.now(),
+  windowEnded = false,
+): Promise<Lease> {
   let want = Math.max(1, Math.min(wanted, limit));
   for (let round = 0; round < 4; round++) {
-    const granted = (await addToOpenWindow(bucket, limit, want, now)) ?? (await openWindow(bucket, want, now));
+    const granted =
+      windowEnded && round === 0
+        ? ((await openWindow(bucket, want, now)) ?? (await addToOpenWindow(bucket, limit, want, now)))
+        : ((await addToOpenWindow(bucket, limit, want, now)) ?? (await openWindow(bucket, want, now)));
     if (granted) return granted;
     // Full, or too full for `want`, or opened by someone else just now: look, then ask for what is left.
     const current = await readWindow(bucket);

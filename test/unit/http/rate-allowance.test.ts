@@ -94,3 +94,18 @@ test('leasing ahead never admits past the limit, and a used-up window still refu
   expect(results.slice(100).every((r) => !r.allowed && r.position === 100)).toBe(true);
   expect(window.state.count).toBe(100);
 });
+
+test('after its window ends, the next lease is told so (it opens a new window first)', async () => {
+  const clock = { now: 1_000 };
+  const window = sharedWindow(clock);
+  const hints: boolean[] = [];
+  const instance = new RateAllowances(
+    (bucket, limit, wanted, now, windowEnded) => (hints.push(windowEnded), window.lease(bucket, limit, wanted, now)),
+    window.now,
+  );
+  await instance.admit('k', 10);
+  await instance.admit('k', 10);
+  clock.now += 60_001;
+  await instance.admit('k', 10);
+  expect(hints).toEqual([false, false, true]);
+});
