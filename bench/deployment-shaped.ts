@@ -89,6 +89,14 @@ async function benchDynamoDbLatency(): Promise<void> {
     const ttfbs = (timed: Timed[]) => timed.map((t) => t.firstByteAt - t.sentAt);
     const added = (gatewaySamples: number[], directSamples: number[], q: number) =>
       percentile(gatewaySamples, q) - percentile(directSamples, q);
+    const row = (label: string, gatewaySamples: number[], directSamples: number[], sync: SyncCalls) => [
+      label,
+      fmtMs(added(gatewaySamples, directSamples, 50)),
+      fmtMs(added(gatewaySamples, directSamples, 99)),
+      `${sync.mean.toFixed(2)}, ${sync.max}`,
+      sync.spread,
+      sync.operations,
+    ];
 
     console.log(
       `\nDynamoDB at AWS speed: every embedded DynamoDB call held ${LATENCY_MS} ms; warm runtime; ` +
@@ -105,30 +113,9 @@ async function benchDynamoDbLatency(): Promise<void> {
           '-',
           '-',
         ],
-        [
-          'non-streamed, cache MISS (total time)',
-          fmtMs(added(totals(miss), totals(direct.plain), 50)),
-          fmtMs(added(totals(miss), totals(direct.plain), 99)),
-          `${missSync.mean.toFixed(2)}, ${missSync.max}`,
-          missSync.spread,
-          missSync.operations,
-        ],
-        [
-          'streamed (time to first byte)',
-          fmtMs(added(ttfbs(streamed), ttfbs(direct.stream), 50)),
-          fmtMs(added(ttfbs(streamed), ttfbs(direct.stream), 99)),
-          `${streamSync.mean.toFixed(2)}, ${streamSync.max}`,
-          streamSync.spread,
-          streamSync.operations,
-        ],
-        [
-          'streamed (whole stream)',
-          fmtMs(added(totals(streamed), totals(direct.stream), 50)),
-          fmtMs(added(totals(streamed), totals(direct.stream), 99)),
-          `${streamSyncAll.mean.toFixed(2)}, ${streamSyncAll.max}`,
-          streamSyncAll.spread,
-          streamSyncAll.operations,
-        ],
+        row('non-streamed, cache MISS (total time)', totals(miss), totals(direct.plain), missSync),
+        row('streamed (time to first byte)', ttfbs(streamed), ttfbs(direct.stream), streamSync),
+        row('streamed (whole stream)', totals(streamed), totals(direct.stream), streamSyncAll),
       ]),
     );
     // The issue's target: the first byte, beyond what the bare proxy adds.
@@ -175,7 +162,15 @@ async function dynamoCalls(gateway: LocalGateway): Promise<DynamoCall[]> {
  * before the given moment of its answer (a call held LATENCY_MS that arrives later cannot have
  * been waited for: it is work started as the response left, such as a cache refresh).
  */
-function syncCalls(timed: readonly Timed[], calls: readonly DynamoCall[], until: 'firstByteAt' | 'endAt') {
+interface SyncCalls {
+  readonly mean: number;
+  readonly max: number;
+  /** How many requests made 0, 1, 2, ... calls: `calls×requests`. */
+  readonly spread: string;
+  readonly operations: string;
+}
+
+function syncCalls(timed: readonly Timed[], calls: readonly DynamoCall[], until: 'firstByteAt' | 'endAt'): SyncCalls {
   const counts = timed.map(() => 0);
   const operations = new Map<string, number>();
   for (const call of calls) {
@@ -189,7 +184,6 @@ function syncCalls(timed: readonly Timed[], calls: readonly DynamoCall[], until:
   return {
     mean: counts.reduce((a, b) => a + b, 0) / counts.length,
     max: Math.max(...counts),
-    /** How many requests made 0, 1, 2, ... calls: `calls×requests`. */
     spread: [...histogram]
       .sort(([a], [b]) => a - b)
       .map(([calls, requests]) => `${calls}×${requests}`)

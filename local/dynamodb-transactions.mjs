@@ -4,12 +4,14 @@
 // undoes the applied ones from snapshots when any condition fails, answering in the AWS
 // JSON-protocol shapes (TransactionCanceledException with one CancellationReason per action).
 //
-// Isolation: a transaction holds the server exclusively; every other request holds it shared
-// (they run concurrently with each other as before). So no write lands between a transaction's
-// snapshot and its rollback, and no read sees half a transaction. The layer's own calls to
-// dynalite carry a per-process token that lets them past the gate.
+// Isolation, by table: a transaction holds the tables it writes exclusively; every other request
+// holds the tables it names shared (they run concurrently with each other as before). So no
+// write lands between a transaction's snapshot and its rollback, and no read sees half a
+// transaction, while requests to other tables (cache reads, key lookups) never wait behind one,
+// as in DynamoDB. The layer's own calls to dynalite carry a per-process token that lets them past.
 import { randomBytes } from 'node:crypto';
 import { Agent, request } from 'node:http';
+import { Readable } from 'node:stream';
 
 const TARGET_PREFIX = 'DynamoDB_20120810.';
 const MAX_ACTIONS = 100;
@@ -22,23 +24,73 @@ export function addTransactions(server) {
   const [dynaliteHandler] = server.listeners('request');
   server.removeAllListeners('request');
   const token = randomBytes(16).toString('hex');
-  const gate = new Gate();
+  const gates = new TableGates();
   // Tables are created once and never change keys while the runtime runs.
   const keySchemas = new Map();
   const internal = internalClient(server, token);
-  server.on('request', (req, res) => {
+  server.on('request', async (req, res) => {
     if (req.headers[INTERNAL_HEADER] === token) return dynaliteHandler(req, res);
+    const body = await readBody(req).catch(() => '');
+    const input = parseJson(body);
     if (req.headers['x-amz-target'] === `${TARGET_PREFIX}TransactWriteItems` && req.method === 'POST') {
-      return gate.exclusive(() => transactWriteItems(req, res, internal, keySchemas));
+      const tables = (input?.TransactItems ?? []).flatMap((entry) =>
+        ACTION_KINDS.map((kind) => entry?.[kind]?.TableName).filter((name) => typeof name === 'string'),
+      );
+      return gates.hold(tables, 'exclusive', () => transactWriteItems(input, res, internal, keySchemas));
     }
-    gate.shared(
+    gates.hold(
+      tablesNamedIn(input),
+      'shared',
       () =>
         new Promise((done) => {
           res.once('close', done);
-          dynaliteHandler(req, res);
+          dynaliteHandler(replay(req, body), res);
         }),
     );
   });
+}
+
+function parseJson(text) {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The tables a plain request reads or writes: its TableName, or a batch's RequestItems. */
+function tablesNamedIn(input) {
+  if (typeof input?.TableName === 'string') return [input.TableName];
+  if (input?.RequestItems && typeof input.RequestItems === 'object') return Object.keys(input.RequestItems);
+  return [];
+}
+
+/** The request again, its body already read, for dynalite (which reads `data`/`end` events). */
+function replay(req, body) {
+  return Object.assign(Readable.from([Buffer.from(body)]), {
+    headers: req.headers,
+    method: req.method,
+    url: req.url,
+  });
+}
+
+/**
+ * One readers-writer gate per table. A request takes the gates of all its tables, always in
+ * name order, so two requests never wait on each other in a cycle.
+ */
+class TableGates {
+  #gates = new Map();
+
+  hold(tables, mode, task) {
+    const names = [...new Set(tables)].sort();
+    const acquire = (i) => {
+      if (i === names.length) return task();
+      let gate = this.#gates.get(names[i]);
+      if (!gate) this.#gates.set(names[i], (gate = new Gate()));
+      return new Promise((done) => gate[mode](() => Promise.resolve(acquire(i + 1)).finally(done)));
+    };
+    return acquire(0);
+  }
 }
 
 /** A readers-writer lock served in arrival order. */
@@ -135,13 +187,8 @@ class DynamoError extends Error {
   }
 }
 
-async function transactWriteItems(req, res, dynamo, keySchemas) {
-  let input;
-  try {
-    input = JSON.parse(await readBody(req));
-  } catch {
-    return send(res, 400, { __type: 'com.amazon.coral.service#SerializationException' });
-  }
+async function transactWriteItems(input, res, dynamo, keySchemas) {
+  if (input === undefined) return send(res, 400, { __type: 'com.amazon.coral.service#SerializationException' });
   try {
     const actions = await planActions(input, dynamo, keySchemas);
     const reasons = await applyAll(actions, dynamo);

@@ -63,6 +63,16 @@ export async function accountUsage(
   gateway: LocalGateway,
   accountId: string,
 ): Promise<{ ledger: LedgerEntry[]; days: DayTotal[] }> {
+  const items = await accountItems(gateway, accountId);
+  const withPrefix = (prefix: string) => items.filter((item) => String(item['sk']).startsWith(prefix));
+  return {
+    ledger: withPrefix('LEDGER#') as unknown as LedgerEntry[],
+    days: withPrefix('DAY#') as unknown as DayTotal[],
+  };
+}
+
+/** Every item under an account in the usage table, every page. */
+export async function accountItems(gateway: LocalGateway, accountId: string): Promise<Record<string, unknown>[]> {
   const dynamo = localDynamo(gateway);
   const items: Record<string, unknown>[] = [];
   try {
@@ -82,9 +92,5 @@ export async function accountUsage(
   } finally {
     dynamo.destroy();
   }
-  const withPrefix = (prefix: string) => items.filter((item) => String(item['sk']).startsWith(prefix));
-  return {
-    ledger: withPrefix('LEDGER#') as unknown as LedgerEntry[],
-    days: withPrefix('DAY#') as unknown as DayTotal[],
-  };
+  return items;
 }

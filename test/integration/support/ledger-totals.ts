@@ -1,7 +1,5 @@
-import { QueryCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { LocalGateway } from '../../../local/child-runtime.js';
-import { localDynamo } from './ledger.js';
+import { accountItems } from './ledger-entries.js';
 
 export interface Sums {
   requests: number;
@@ -51,27 +49,4 @@ export async function totalsAndLedger(gateway: LocalGateway, accountId: string):
     }
   }
   return { dayTotals, ledgerSums };
-}
-
-async function accountItems(gateway: LocalGateway, accountId: string): Promise<Record<string, unknown>[]> {
-  const dynamo = localDynamo(gateway);
-  const items: Record<string, unknown>[] = [];
-  try {
-    let start: Record<string, AttributeValue> | undefined;
-    do {
-      const page = await dynamo.send(
-        new QueryCommand({
-          TableName: gateway.aws.tables.usage,
-          KeyConditionExpression: 'pk = :pk',
-          ExpressionAttributeValues: { ':pk': { S: `ACCOUNT#${accountId}` } },
-          ExclusiveStartKey: start,
-        }),
-      );
-      items.push(...(page.Items ?? []).map((item) => unmarshall(item)));
-      start = page.LastEvaluatedKey;
-    } while (start);
-  } finally {
-    dynamo.destroy();
-  }
-  return items;
 }
