@@ -4,6 +4,7 @@ import { UpstreamError } from '../providers/upstream-failure.js';
 import { estimateTokens, type Meter, type MeteredUsage } from './metering.js';
 import type { RoutedStream } from './router.js';
 import type { AnswerStreamGuard } from './guardrails/index.js';
+import { httpErrorOf } from '../http/chat-error-mapping.js';
 import { logger } from '../http/logger.js';
 import { endedByTimeout } from '../http/middlewares/request-context.js';
 
@@ -82,8 +83,9 @@ export async function* chatStreamFrames(
     if (guard) {
       const held = guard.flush();
       if (held) yield { data: stamp(held) };
-      const { error } = await guard.finalCheck();
-      if (error) {
+      const { error: failure } = await guard.finalCheck();
+      if (failure) {
+        const error = httpErrorOf(failure);
         yield {
           data: {
             error: {

@@ -1,11 +1,11 @@
 import type { ProviderId } from '../catalog/index.js';
-import { HttpError } from '../http/errors.js';
 import type { ChatAdapter, UpstreamTarget } from '../providers/chat/adapter.js';
 import type { ChatCompletion, ChatCompletionChunk, ChatRequest, Usage } from '../providers/chat/types.js';
 import { completeOnce, streamOnce } from '../providers/chat/upstream-call.js';
 import type { ProviderEndpoint } from '../providers/provider-config.js';
 import { allowsFallback, isRetryable, UpstreamError, type UpstreamFailure } from '../providers/upstream-failure.js';
 import { backoffMs, BACKOFF_CAP_MS } from './backoff.js';
+import { ChatError } from './chat-errors.js';
 import type { LoadBalancer } from './load-balancer.js';
 import { targetKey, type Target } from './targets.js';
 
@@ -155,7 +155,7 @@ async function route<T>(
       await deps.sleep(backoffMs(tries, result.failure.retryAfterMs), options.signal);
     }
   }
-  if (!lastFailure) throw new HttpError(503, 'SERVICE_UNAVAILABLE', 'No provider is configured for this model');
+  if (!lastFailure) throw new ChatError('model_unavailable', 'No provider is configured for this model');
   throw toClientError(lastFailure);
 }
 
@@ -181,30 +181,18 @@ function hasSubstance(chunk: ChatCompletionChunk): boolean {
   );
 }
 
-/** The client's error once routing gave up: its own mistakes as 400, the rest as 429/503. */
-export function toClientError(failure: UpstreamFailure): HttpError {
+/** The caller's error once routing gave up: its own mistakes, rate limiting, or unavailability. */
+export function toClientError(failure: UpstreamFailure): ChatError {
   switch (failure.kind) {
     case 'bad_request':
-      return new HttpError(400, 'BAD_REQUEST', `The model provider rejected the request: ${failure.message}`);
+      return new ChatError('invalid_request', `The model provider rejected the request: ${failure.message}`);
     case 'content_filter':
-      return new HttpError(400, 'CONTENT_FILTERED', `The model provider refused the content: ${failure.message}`);
-    case 'rate_limit': {
-      const seconds = Math.max(1, Math.ceil((failure.retryAfterMs ?? 1000) / 1000));
-      return new HttpError(
-        429,
-        'RATE_LIMIT_EXCEEDED',
-        'The model provider is rate limiting; retry shortly',
-        undefined,
-        {
-          'Retry-After': String(seconds),
-        },
-      );
-    }
+      return new ChatError('content_filtered', `The model provider refused the content: ${failure.message}`);
+    case 'rate_limit':
+      return new ChatError('upstream_rate_limited', 'The model provider is rate limiting; retry shortly', {
+        retryAfterSeconds: Math.max(1, Math.ceil((failure.retryAfterMs ?? 1000) / 1000)),
+      });
     default:
-      return new HttpError(
-        503,
-        'SERVICE_UNAVAILABLE',
-        `The model is unavailable (${failure.kind}): ${failure.message}`,
-      );
+      return new ChatError('model_unavailable', `The model is unavailable (${failure.kind}): ${failure.message}`);
   }
 }
