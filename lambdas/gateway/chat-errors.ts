@@ -16,7 +16,9 @@ export type ChatErrorKind =
   /** No target could answer (or none is configured). */
   | 'model_unavailable'
   /** A service the request needs (moderation, prompt templates) cannot answer. */
-  | 'dependency_unavailable';
+  | 'dependency_unavailable'
+  /** A stream failed after its first chunk went out (the upstream broke, or time ran out). */
+  | 'upstream_stream_failed';
 
 export interface ChatErrorDetails {
   readonly field?: string;

@@ -10,6 +10,8 @@ const STATUSES: Record<ChatErrorKind, { status: number; code: string }> = {
   upstream_rate_limited: { status: 429, code: 'RATE_LIMIT_EXCEEDED' },
   model_unavailable: { status: 503, code: 'SERVICE_UNAVAILABLE' },
   dependency_unavailable: { status: 503, code: 'SERVICE_UNAVAILABLE' },
+  // Only ever raised after a stream's headers went out, so only its code reaches the client.
+  upstream_stream_failed: { status: 502, code: 'UPSTREAM_STREAM_FAILED' },
 };
 
 /** The one translation of the chat core's failures into HTTP. */
