@@ -7,7 +7,7 @@
  *     input  the request, the caller's account, requestId, startedAt, the cache policy, the
  *            guardrail names, the signal (plus whether its end was the deadline), and `defer`
  *            for work after the answer (usage entries, the cache write)
- *     deps   endpoint lookup, adapterFor, balancer, sleep, usage sink, cache read/store,
+ *     deps   endpoint lookup, adapterFor, balancer, sleep, upstream caller, usage sink, cache read/store,
  *            moderator, prompt template fetch, image describer
  *     result { kind: 'whole', completion, routing, cache: HIT | MISS | BYPASS, guardrailStatus }
  *          | { kind: 'stream', chunks, routing, guardrailStatus }
@@ -40,7 +40,14 @@ import type { LoadBalancer } from './load-balancer.js';
 import { Meter, type UsageSink } from './metering.js';
 import { applyPrompt, type ApplyPromptDeps } from './prompts/apply-prompt.js';
 import type { CachePolicy } from './response-cache.js';
-import { routeCompletion, routeStream, type RouteOptions, type RouterDeps, type RoutingOutcome } from './router.js';
+import {
+  routeCompletion,
+  routeStream,
+  type RouteOptions,
+  type RouterDeps,
+  type RoutingOutcome,
+  type UpstreamCaller,
+} from './router.js';
 import { planTargets, type Target } from './targets.js';
 import { upstreamRequest } from './upstream-request.js';
 
@@ -72,6 +79,7 @@ export interface ChatDeps {
   adapterFor(provider: ProviderId): ChatAdapter;
   readonly balancer: LoadBalancer;
   sleep(ms: number, signal: AbortSignal): Promise<void>;
+  readonly upstream: UpstreamCaller;
   readonly recordUsage: UsageSink;
   readAnswer(accountId: string, hash: string): Promise<CachedAnswer | undefined>;
   storeAnswer(
@@ -152,6 +160,7 @@ async function prepare(input: ChatInput, deps: ChatDeps): Promise<ChatPlan> {
     adapterFor: deps.adapterFor,
     balancer: deps.balancer,
     sleep: deps.sleep,
+    upstream: deps.upstream,
     onAttempt: (attempt) => meter.attempt(attempt),
   };
   let described: Promise<ChatMessage[]> | undefined;

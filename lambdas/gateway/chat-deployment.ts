@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { adapterFor } from '../providers/chat/adapters.js';
+import { completeOnce, streamOnce } from '../providers/chat/upstream-call.js';
 import { defaultPromptServiceClient } from '../providers/prompts/prompt-service-client.js';
 import { recordUsageBatched } from '../store/usage-ledger.js';
 import type { ChatDeps } from './chat-core.js';
@@ -19,6 +20,7 @@ export const deploymentChatDeps: ChatDeps = {
   adapterFor,
   balancer: new LoadBalancer(),
   sleep: (ms, signal) => sleep(ms, undefined, { signal }),
+  upstream: { complete: completeOnce, stream: streamOnce },
   recordUsage: recordUsageBatched,
   readAnswer: (accountId, hash) => readAnswer(accountId, hash),
   storeAnswer: (accountId, hash, answer, ttlSeconds) => storeAnswer(accountId, hash, answer, ttlSeconds),

@@ -1,7 +1,7 @@
 import type { ProviderId } from '../catalog/index.js';
 import type { ChatAdapter, UpstreamTarget } from '../providers/chat/adapter.js';
 import type { ChatCompletion, ChatCompletionChunk, ChatRequest, Usage } from '../providers/chat/types.js';
-import { completeOnce, streamOnce } from '../providers/chat/upstream-call.js';
+import type { completeOnce, streamOnce } from '../providers/chat/upstream-call.js';
 import type { ProviderEndpoint } from '../providers/provider-config.js';
 import { allowsFallback, isRetryable, UpstreamError, type UpstreamFailure } from '../providers/upstream-failure.js';
 import { backoffMs, BACKOFF_CAP_MS } from './backoff.js';
@@ -19,12 +19,19 @@ export interface Attempt {
   readonly outcome?: string;
 }
 
+/** One upstream attempt, whole or streamed: the network in a deployment, a fake in unit tests. */
+export interface UpstreamCaller {
+  readonly complete: typeof completeOnce;
+  readonly stream: typeof streamOnce;
+}
+
 export interface RouterDeps {
   /** Credentials for a provider: the caller's stored key if any, else the platform's. */
   endpoint(provider: ProviderId): Promise<ProviderEndpoint | undefined>;
   adapterFor(provider: ProviderId): ChatAdapter;
   balancer: LoadBalancer;
   sleep(ms: number, signal: AbortSignal): Promise<void>;
+  readonly upstream: UpstreamCaller;
   onAttempt(attempt: Attempt): void;
 }
 
@@ -64,7 +71,7 @@ export function routeCompletion(options: RouteOptions, deps: RouterDeps): Promis
   return route(options, deps, async (adapter, request, upstream, target) => {
     const started = Date.now();
     try {
-      const completion = await completeOnce(adapter, request, upstream, {
+      const completion = await deps.upstream.complete(adapter, request, upstream, {
         signal: options.signal,
         timeoutMs: options.timeoutMs,
       });
@@ -91,7 +98,7 @@ export function routeStream(options: RouteOptions, deps: RouterDeps): Promise<Ro
     const started = Date.now();
     let usage: (() => Usage | undefined) | undefined;
     try {
-      const stream = await streamOnce(adapter, request, upstream, {
+      const stream = await deps.upstream.stream(adapter, request, upstream, {
         signal: options.signal,
         timeoutMs: options.timeoutMs,
       });
