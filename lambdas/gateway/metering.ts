@@ -1,5 +1,5 @@
 import { costMicroUsd } from '../catalog/index.js';
-import { logger } from '../http/logger.js';
+import { logger } from '../config/logger.js';
 import type { Usage } from '../providers/chat/types.js';
 import { recordUsageBatched, type UsageEntry } from '../store/usage-ledger.js';
 import type { Attempt } from './router.js';

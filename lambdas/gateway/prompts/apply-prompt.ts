@@ -1,5 +1,5 @@
 import { ChatError, invalidRequest } from '../chat-errors.js';
-import { logger } from '../../http/logger.js';
+import { logger } from '../../config/logger.js';
 import type { ChatMessage } from '../../providers/chat/types.js';
 import { PromptServiceError, type FetchTemplate } from '../../providers/prompts/prompt-service-client.js';
 import { renderTemplate } from './render.js';
