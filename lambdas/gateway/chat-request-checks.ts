@@ -1,4 +1,4 @@
-import { badRequest } from '../http/errors.js';
+import { invalidRequest } from './chat-errors.js';
 import { findJsonViolation } from '../http/json-limits.js';
 import type { GatewayChatRequest } from './chat-request.js';
 
@@ -25,11 +25,11 @@ function checkSchema(schema: Record<string, unknown>, field: string): void {
   if (!violation) return;
   switch (violation.kind) {
     case 'depth':
-      throw badRequest(field, `${field}: nests too deep; a schema may nest at most ${MAX_SCHEMA_DEPTH} levels`);
+      throw invalidRequest(field, `${field}: nests too deep; a schema may nest at most ${MAX_SCHEMA_DEPTH} levels`);
     case 'nodes':
-      throw badRequest(field, `${field}: is too large; a schema may hold at most ${MAX_SCHEMA_NODES} JSON values`);
+      throw invalidRequest(field, `${field}: is too large; a schema may hold at most ${MAX_SCHEMA_NODES} JSON values`);
     case 'number':
-      throw badRequest(field, `${field}: must hold only finite numbers`);
+      throw invalidRequest(field, `${field}: must hold only finite numbers`);
   }
 }
 
@@ -38,9 +38,9 @@ function checkToolChoice(request: GatewayChatRequest): void {
   const choice = request.tool_choice;
   const names = (request.tools ?? []).map((tool) => tool.function.name);
   if (choice === 'required' && names.length === 0)
-    throw badRequest('tool_choice', 'tool_choice: "required" needs at least one tool in tools');
+    throw invalidRequest('tool_choice', 'tool_choice: "required" needs at least one tool in tools');
   if (typeof choice === 'object' && !names.includes(choice.function.name))
-    throw badRequest(
+    throw invalidRequest(
       'tool_choice.function.name',
       `tool_choice.function.name: "${choice.function.name}" is not the name of a function in tools`,
     );

@@ -1,11 +1,9 @@
-import type { SseFrame } from '../http/reply.js';
 import type { ChatCompletionChunk, ChatMessage } from '../providers/chat/types.js';
 import { UpstreamError } from '../providers/upstream-failure.js';
+import { ChatError } from './chat-errors.js';
 import { estimateTokens, type Meter, type MeteredUsage } from './metering.js';
 import type { RoutedStream } from './router.js';
 import type { AnswerStreamGuard } from './guardrails/index.js';
-import { logger } from '../http/logger.js';
-import { endedByTimeout } from '../http/middlewares/request-context.js';
 
 export interface StreamShape {
   readonly id: string;
@@ -14,26 +12,29 @@ export interface StreamShape {
   readonly messages: readonly ChatMessage[];
   /** Answer guardrails applied as chunks pass (PII redaction), and checked at the end. */
   readonly guard?: AnswerStreamGuard;
-  /** The call's signal: tells a client that left from a failure the client should hear of. */
+  /** The call's signal: tells a caller that left from a failure the caller should hear of. */
   readonly signal: AbortSignal;
+  /** True when the signal ended because the call ran out of time, not because the caller left. */
+  readonly deadlineReached: () => boolean;
 }
 
 /**
- * The client's SSE frames for a committed upstream stream: chunks stamped with one id, one
- * model and `role` on the first; the usage chunk when asked for; `[DONE]`. An upstream failure
- * after this point becomes a final error frame (the OpenAI SDKs raise it), never a silent
- * truncation. The attempt is metered exactly once however the stream ends, the client leaving
- * included.
+ * The caller's chunks for a committed upstream stream: stamped with one id, one model and
+ * `role` on the first; the usage chunk when asked for. A failure after this point is thrown as a
+ * ChatError (`upstream_stream_failed`, or the guardrail's kind) for the transport to end the
+ * stream with, never a silent truncation; the caller leaving rethrows its abort. The attempt is
+ * metered exactly once however the stream ends, the caller leaving included.
  */
-export async function* chatStreamFrames(
+export async function* chatStreamChunks(
   routed: RoutedStream,
   shape: StreamShape,
   meter: Meter,
-): AsyncGenerator<SseFrame> {
+): AsyncGenerator<ChatCompletionChunk> {
   const model = routed.target.model;
   let first = true;
   let streamedText = '';
   let metered = false;
+  let guardFailure: ChatError | undefined;
   const meterOnce = (failure?: UpstreamError['failure'], outcome?: string) => {
     if (metered) return;
     metered = true;
@@ -42,7 +43,7 @@ export async function* chatStreamFrames(
       estimate(shape.messages, streamedText),
     );
   };
-  const stamp = (chunk: ChatCompletionChunk) => {
+  const stamp = (chunk: ChatCompletionChunk): ChatCompletionChunk => {
     const choices = chunk.choices.map((choice) => {
       streamedText +=
         (choice.delta.content ?? '') +
@@ -64,13 +65,13 @@ export async function* chatStreamFrames(
   try {
     const guard = shape.guard;
     // Redaction holds back a possible match's start; it is released before the finish chunk.
-    const forward = function* (chunk: ChatCompletionChunk): Generator<SseFrame> {
-      if (!guard) return yield { data: stamp(chunk) };
+    const forward = function* (chunk: ChatCompletionChunk): Generator<ChatCompletionChunk> {
+      if (!guard) return yield stamp(chunk);
       if (chunk.choices.some((choice) => choice.finish_reason !== null)) {
         const held = guard.flush();
-        if (held) yield { data: stamp(held) };
+        if (held) yield stamp(held);
       }
-      yield { data: stamp(guard.transform(chunk)) };
+      yield stamp(guard.transform(chunk));
     };
     for (const chunk of routed.head) yield* forward(chunk);
     for (;;) {
@@ -81,63 +82,44 @@ export async function* chatStreamFrames(
     meterOnce();
     if (guard) {
       const held = guard.flush();
-      if (held) yield { data: stamp(held) };
-      const { error } = await guard.finalCheck();
-      if (error) {
-        yield {
-          data: {
-            error: {
-              message: error.message,
-              type: 'invalid_request_error',
-              code: error.code,
-              param: error.param ?? null,
-            },
-          },
-        };
-        return;
-      }
+      if (held) yield stamp(held);
+      guardFailure = (await guard.finalCheck()).error;
+      if (guardFailure) throw guardFailure;
     }
-    const usage = routed.usage();
     if (shape.includeUsage) {
       yield {
-        data: {
-          id: shape.id,
-          object: 'chat.completion.chunk',
-          created: shape.created,
-          model,
-          choices: [],
-          usage: usage ?? estimatedUsage(shape, streamedText),
-        },
+        id: shape.id,
+        object: 'chat.completion.chunk',
+        created: shape.created,
+        model,
+        choices: [],
+        usage: routed.usage() ?? estimatedUsage(shape, streamedText),
       };
     }
-    yield { data: '[DONE]' };
   } catch (error) {
+    if (error !== undefined && error === guardFailure) throw error;
     if (error instanceof UpstreamError) {
       meterOnce(error.failure);
-      yield errorFrame(
-        'UPSTREAM_STREAM_FAILED',
+      throw new ChatError(
+        'upstream_stream_failed',
         `The model stream failed after it started (${error.failure.kind}): ${error.failure.message}`,
       );
-    } else if (endedByTimeout(shape.signal)) {
+    }
+    if (shape.deadlineReached()) {
       meterOnce({ kind: 'timeout', message: 'the function reached its time limit' });
-      yield errorFrame(
-        'UPSTREAM_STREAM_FAILED',
+      throw new ChatError(
+        'upstream_stream_failed',
         'The answer took longer than this endpoint may run; it was cut at the time limit',
       );
-    } else if (shape.signal.aborted) {
-      // The client left: nobody to tell.
-      meterOnce(undefined, 'client_closed');
-      throw error;
-    } else {
-      // Our own fault: still a final frame, never a silent cut.
-      logger.error('chat stream failed', {
-        error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
-      });
-      meterOnce({ kind: 'malformed', message: 'internal error while streaming' });
-      yield errorFrame('INTERNAL_ERROR', 'Internal error while streaming; the request id identifies it in the logs');
     }
+    // The caller left (nobody to tell), or our own fault (the transport reports it).
+    meterOnce(
+      shape.signal.aborted ? undefined : { kind: 'malformed', message: 'internal error while streaming' },
+      shape.signal.aborted ? 'client_closed' : undefined,
+    );
+    throw error;
   } finally {
-    // Reached on every exit, the client leaving mid-stream included (no catch runs then).
+    // Reached on every exit, the caller leaving mid-stream included (no catch runs then).
     meterOnce(undefined, 'client_closed');
     await routed.rest.return?.();
   }
@@ -158,8 +140,4 @@ function estimatedUsage(shape: StreamShape, streamed: string) {
     completion_tokens: completionTokens,
     total_tokens: promptTokens + completionTokens,
   };
-}
-
-function errorFrame(code: string, message: string): SseFrame {
-  return { data: { error: { message, type: 'server_error', code, param: null } } };
 }

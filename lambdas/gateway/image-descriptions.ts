@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { listFamilies } from '../catalog/index.js';
-import { HttpError } from '../http/errors.js';
+import { ChatError, isCallersFault } from './chat-errors.js';
 import type { ChatMessage, ContentPart } from '../providers/chat/types.js';
 import { getImageDescription, putImageDescription } from '../store/image-descriptions.js';
 import { routeCompletion, type RouterDeps } from './router.js';
@@ -88,8 +88,8 @@ async function descriptionOf(url: string, context: DescribeContext): Promise<str
     },
     context.deps,
   ).catch((error: unknown) => {
-    throw error instanceof HttpError && error.status === 400
-      ? new HttpError(400, 'BAD_REQUEST', `An image could not be read: ${error.message}`, 'messages')
+    throw isCallersFault(error)
+      ? new ChatError('invalid_request', `An image could not be read: ${error.message}`, { field: 'messages' })
       : error;
   });
   const description = routed.completion.choices[0]?.message.content?.trim() || 'no description available';

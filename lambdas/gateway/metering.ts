@@ -1,5 +1,5 @@
 import { costMicroUsd } from '../catalog/index.js';
-import { logger } from '../http/logger.js';
+import { logger } from '../config/logger.js';
 import type { Usage } from '../providers/chat/types.js';
 import { recordUsageBatched, type UsageEntry } from '../store/usage-ledger.js';
 import type { Attempt } from './router.js';
@@ -23,6 +23,9 @@ export interface MeteredUsage {
 
 const WRITE_TRIES = 3;
 
+/** Where finished entries go: the usage ledger in a deployment, a list in a test. */
+export type UsageSink = (entry: UsageEntry) => Promise<void>;
+
 /**
  * Collects one ledger entry per upstream attempt or cache hit of a request, then writes them
  * after the response. Entries are keyed by request id and sequence, and the ledger writer
@@ -32,7 +35,10 @@ const WRITE_TRIES = 3;
 export class Meter {
   private readonly entries: UsageEntry[] = [];
 
-  constructor(private readonly context: MeterContext) {}
+  constructor(
+    private readonly context: MeterContext,
+    private readonly sink: UsageSink = recordUsageBatched,
+  ) {}
 
   attempt(attempt: Attempt, estimate?: () => MeteredUsage): void {
     const usage = attempt.usage ? fromProvider(attempt.usage) : (estimate?.() ?? NONE);
@@ -64,7 +70,7 @@ export class Meter {
   }
 
   async flush(): Promise<void> {
-    await Promise.all(this.entries.splice(0).map(writeEntry));
+    await Promise.all(this.entries.splice(0).map((entry) => writeEntry(entry, this.sink)));
   }
 
   private add(item: {
@@ -123,10 +129,10 @@ export function estimateTokens(text: string): number {
   return Math.ceil(text.length / 4);
 }
 
-async function writeEntry(entry: UsageEntry): Promise<void> {
+async function writeEntry(entry: UsageEntry, sink: UsageSink): Promise<void> {
   for (let tries = 1; ; tries++) {
     try {
-      await recordUsageBatched(entry);
+      await sink(entry);
       return;
     } catch (error) {
       if (tries >= WRITE_TRIES) {

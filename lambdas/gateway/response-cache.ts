@@ -1,4 +1,4 @@
-import { badRequest } from '../http/errors.js';
+import { invalidRequest } from './chat-errors.js';
 import { TtlCache } from '../identity/ttl-cache.js';
 import { nowSeconds } from '../store/dynamo.js';
 import { getCachedAnswer, putCachedAnswer, type CachedAnswer } from '../store/response-cache.js';
@@ -18,7 +18,7 @@ export function cachePolicy(headers: Readonly<Record<string, string>>): CachePol
   let ttlSeconds = DEFAULT_CACHE_TTL_SECONDS;
   if (raw !== undefined) {
     if (!/^\d{1,6}$/.test(raw.trim()) || Number(raw) < 1 || Number(raw) > MAX_CACHE_TTL_SECONDS) {
-      throw badRequest('X-Cache-TTL', `X-Cache-TTL: must be an integer from 1 to ${MAX_CACHE_TTL_SECONDS} seconds`);
+      throw invalidRequest('X-Cache-TTL', `X-Cache-TTL: must be an integer from 1 to ${MAX_CACHE_TTL_SECONDS} seconds`);
     }
     ttlSeconds = Number(raw);
   }

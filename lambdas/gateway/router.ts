@@ -1,11 +1,11 @@
 import type { ProviderId } from '../catalog/index.js';
-import { HttpError } from '../http/errors.js';
 import type { ChatAdapter, UpstreamTarget } from '../providers/chat/adapter.js';
 import type { ChatCompletion, ChatCompletionChunk, ChatRequest, Usage } from '../providers/chat/types.js';
-import { completeOnce, streamOnce } from '../providers/chat/upstream-call.js';
+import type { completeOnce, streamOnce } from '../providers/chat/upstream-call.js';
 import type { ProviderEndpoint } from '../providers/provider-config.js';
 import { allowsFallback, isRetryable, UpstreamError, type UpstreamFailure } from '../providers/upstream-failure.js';
 import { backoffMs, BACKOFF_CAP_MS } from './backoff.js';
+import { ChatError } from './chat-errors.js';
 import type { LoadBalancer } from './load-balancer.js';
 import { targetKey, type Target } from './targets.js';
 
@@ -19,12 +19,19 @@ export interface Attempt {
   readonly outcome?: string;
 }
 
+/** One upstream attempt, whole or streamed: the network in a deployment, a fake in unit tests. */
+export interface UpstreamCaller {
+  readonly complete: typeof completeOnce;
+  readonly stream: typeof streamOnce;
+}
+
 export interface RouterDeps {
   /** Credentials for a provider: the caller's stored key if any, else the platform's. */
   endpoint(provider: ProviderId): Promise<ProviderEndpoint | undefined>;
   adapterFor(provider: ProviderId): ChatAdapter;
   balancer: LoadBalancer;
   sleep(ms: number, signal: AbortSignal): Promise<void>;
+  readonly upstream: UpstreamCaller;
   onAttempt(attempt: Attempt): void;
 }
 
@@ -64,7 +71,7 @@ export function routeCompletion(options: RouteOptions, deps: RouterDeps): Promis
   return route(options, deps, async (adapter, request, upstream, target) => {
     const started = Date.now();
     try {
-      const completion = await completeOnce(adapter, request, upstream, {
+      const completion = await deps.upstream.complete(adapter, request, upstream, {
         signal: options.signal,
         timeoutMs: options.timeoutMs,
       });
@@ -91,7 +98,7 @@ export function routeStream(options: RouteOptions, deps: RouterDeps): Promise<Ro
     const started = Date.now();
     let usage: (() => Usage | undefined) | undefined;
     try {
-      const stream = await streamOnce(adapter, request, upstream, {
+      const stream = await deps.upstream.stream(adapter, request, upstream, {
         signal: options.signal,
         timeoutMs: options.timeoutMs,
       });
@@ -155,7 +162,7 @@ async function route<T>(
       await deps.sleep(backoffMs(tries, result.failure.retryAfterMs), options.signal);
     }
   }
-  if (!lastFailure) throw new HttpError(503, 'SERVICE_UNAVAILABLE', 'No provider is configured for this model');
+  if (!lastFailure) throw new ChatError('model_unavailable', 'No provider is configured for this model');
   throw toClientError(lastFailure);
 }
 
@@ -181,30 +188,18 @@ function hasSubstance(chunk: ChatCompletionChunk): boolean {
   );
 }
 
-/** The client's error once routing gave up: its own mistakes as 400, the rest as 429/503. */
-export function toClientError(failure: UpstreamFailure): HttpError {
+/** The caller's error once routing gave up: its own mistakes, rate limiting, or unavailability. */
+export function toClientError(failure: UpstreamFailure): ChatError {
   switch (failure.kind) {
     case 'bad_request':
-      return new HttpError(400, 'BAD_REQUEST', `The model provider rejected the request: ${failure.message}`);
+      return new ChatError('invalid_request', `The model provider rejected the request: ${failure.message}`);
     case 'content_filter':
-      return new HttpError(400, 'CONTENT_FILTERED', `The model provider refused the content: ${failure.message}`);
-    case 'rate_limit': {
-      const seconds = Math.max(1, Math.ceil((failure.retryAfterMs ?? 1000) / 1000));
-      return new HttpError(
-        429,
-        'RATE_LIMIT_EXCEEDED',
-        'The model provider is rate limiting; retry shortly',
-        undefined,
-        {
-          'Retry-After': String(seconds),
-        },
-      );
-    }
+      return new ChatError('content_filtered', `The model provider refused the content: ${failure.message}`);
+    case 'rate_limit':
+      return new ChatError('upstream_rate_limited', 'The model provider is rate limiting; retry shortly', {
+        retryAfterSeconds: Math.max(1, Math.ceil((failure.retryAfterMs ?? 1000) / 1000)),
+      });
     default:
-      return new HttpError(
-        503,
-        'SERVICE_UNAVAILABLE',
-        `The model is unavailable (${failure.kind}): ${failure.message}`,
-      );
+      return new ChatError('model_unavailable', `The model is unavailable (${failure.kind}): ${failure.message}`);
   }
 }

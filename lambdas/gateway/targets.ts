@@ -1,5 +1,5 @@
 import { resolveFamily, type ModelFamily, type ProviderId } from '../catalog/index.js';
-import { badRequest } from '../http/errors.js';
+import { invalidRequest } from './chat-errors.js';
 import type { GatewayChatRequest } from './chat-request.js';
 import type { LoadBalancer } from './load-balancer.js';
 
@@ -53,7 +53,7 @@ export function planTargets(request: GatewayChatRequest, balancer: LoadBalancer)
 
 function resolve(name: string, field: string): Target & { key: string } {
   const family = resolveFamily(name);
-  if (!family) throw badRequest(field, `${field}: unknown model "${name}"; GET /api/v1/models lists them`);
+  if (!family) throw invalidRequest(field, `${field}: unknown model "${name}"; GET /api/v1/models lists them`);
   const route = family.routes.find((r) => r.model === name) ?? family.routes[0]!;
   return { provider: route.provider, model: route.model, family, requested: name, key: targetKey(route) };
 }

@@ -1,6 +1,6 @@
 import { PROVIDER_IDS, PROVIDERS, apiKeyEnvVar, baseUrlEnvVar, type ProviderId } from '../catalog/index.js';
 import { ENV, optionalEnv } from '../config/environment.js';
-import { logger } from '../http/logger.js';
+import { logger } from '../config/logger.js';
 import { readSecret } from '../store/secret-values.js';
 
 /** Where and with which key the platform calls a provider. */

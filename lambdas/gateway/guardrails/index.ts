@@ -1,4 +1,4 @@
-import { badRequest } from '../../http/errors.js';
+import { invalidRequest } from '../chat-errors.js';
 import type { ChatCompletion, ChatMessage, ChatRequest, ContentPart, ToolCall } from '../../providers/chat/types.js';
 import type { Moderator } from './moderation.js';
 import {
@@ -47,7 +47,7 @@ export function parseGuardrails(
   const wanted = new Set<string>();
   for (const name of bodyValue?.enabled ?? []) {
     if (!isGuardrail(name))
-      throw badRequest(
+      throw invalidRequest(
         'guardrails.enabled',
         `guardrails.enabled: unknown guardrail "${name}"; use ${GUARDRAIL_NAMES.join(', ')}`,
       );
@@ -57,7 +57,7 @@ export function parseGuardrails(
     const name = raw.trim().toLowerCase().replaceAll('-', '_');
     if (name === '') continue;
     if (!isGuardrail(name))
-      throw badRequest(
+      throw invalidRequest(
         'X-Guardrails',
         `X-Guardrails: unknown guardrail "${raw.trim()}"; use ${GUARDRAIL_NAMES.join(', ')}`,
       );
@@ -99,7 +99,7 @@ export async function guardRequest(
   if (enabled.includes('schema_validation')) {
     const problem = await responseFormatSchemaError(request.response_format);
     if (problem)
-      throw badRequest('response_format.json_schema.schema', `response_format.json_schema.schema: ${problem}`);
+      throw invalidRequest('response_format.json_schema.schema', `response_format.json_schema.schema: ${problem}`);
   }
   return { request: guarded, statuses };
 }

@@ -1,4 +1,4 @@
-import { HttpError } from '../../http/errors.js';
+import { ChatError } from '../chat-errors.js';
 
 /**
  * Content moderation (the `content_moderation` guardrail) behind one interface, so the gateway
@@ -395,15 +395,13 @@ async function unavailableOnFailure<T>(run: () => Promise<T>, signal: AbortSigna
   try {
     return await run();
   } catch (error) {
-    if (signal.aborted || error instanceof HttpError) throw error;
+    if (signal.aborted || error instanceof ChatError) throw error;
     throw moderationUnavailable(error);
   }
 }
 
 /** The engine's own error stays on `cause` for the logs; its text may name internal resources. */
 const moderationUnavailable = (cause: unknown) =>
-  Object.assign(new HttpError(503, 'SERVICE_UNAVAILABLE', 'Content moderation is unavailable; try again later'), {
-    cause,
-  });
+  new ChatError('dependency_unavailable', 'Content moderation is unavailable; try again later', { cause });
 
 const unique = (values: readonly (string | undefined)[]) => [...new Set(values.filter((v): v is string => !!v))];

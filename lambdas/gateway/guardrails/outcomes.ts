@@ -1,4 +1,4 @@
-import { HttpError } from '../../http/errors.js';
+import { ChatError } from '../chat-errors.js';
 import type { GuardrailName } from '../chat-request.js';
 import type { SchemaResult } from './schema-validation.js';
 
@@ -44,14 +44,13 @@ export function answerStatuses(
  * A blocked request or answer: 400 CONTENT_BLOCKED (the spec's "blocks dangerous content with a
  * clear 400"), one code for both so clients handle one error; the message names the categories.
  */
-export function contentBlocked(what: 'request' | 'answer', categories: readonly string[]): HttpError {
+export function contentBlocked(what: 'request' | 'answer', categories: readonly string[]): ChatError {
   const subject = what === 'request' ? 'The request was' : "The model's answer was";
   const named = categories.length > 0 ? ` (categories: ${categories.join(', ')})` : '';
-  return new HttpError(
-    400,
-    'CONTENT_BLOCKED',
+  return new ChatError(
+    'content_blocked',
     `${subject} blocked by content moderation${named}`,
-    what === 'request' ? 'messages' : undefined,
+    what === 'request' ? { field: 'messages' } : {},
   );
 }
 
@@ -59,12 +58,9 @@ export function contentBlocked(what: 'request' | 'answer', categories: readonly 
  * An answer that breaks response_format: 400 SCHEMA_VALIDATION_FAILED (spec 7 has no code for
  * it; 400 keeps the gateway's single client-error status) with the first validation errors.
  */
-export function schemaFailed(errors: readonly string[]): HttpError {
+export function schemaFailed(errors: readonly string[]): ChatError {
   const detail = errors.length > 0 ? `: ${errors.join('; ')}` : '';
-  return new HttpError(
-    400,
-    'SCHEMA_VALIDATION_FAILED',
-    `The model's answer does not match response_format${detail}`,
-    'response_format',
-  );
+  return new ChatError('schema_validation_failed', `The model's answer does not match response_format${detail}`, {
+    field: 'response_format',
+  });
 }

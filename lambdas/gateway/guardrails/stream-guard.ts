@@ -1,4 +1,4 @@
-import { HttpError } from '../../http/errors.js';
+import { ChatError } from '../chat-errors.js';
 import type { ChatCompletionChunk, ChatRequest, ToolCallDelta } from '../../providers/chat/types.js';
 import type { Moderator } from './moderation.js';
 import { answerStatuses, contentBlocked, schemaFailed, type GuardrailName, type GuardrailStatus } from './outcomes.js';
@@ -30,7 +30,7 @@ export interface AnswerStreamGuard {
    * thrown, for the integrator to send as the stream's final error frame. Moderation of a stream
    * can only report after the text went out; blocking it beforehand would mean not streaming.
    */
-  finalCheck(): Promise<{ error?: HttpError }>;
+  finalCheck(): Promise<{ error?: ChatError }>;
   /** The X-Guardrail-Status outcomes so far; complete after finalCheck. */
   statuses(): GuardrailStatus[];
 }
@@ -152,7 +152,7 @@ export function answerStreamGuard(
         }
         return {};
       } catch (error) {
-        if (error instanceof HttpError) return { error };
+        if (error instanceof ChatError) return { error };
         throw error;
       }
     },

@@ -1,5 +1,5 @@
-import { badRequest, HttpError } from '../../http/errors.js';
-import { logger } from '../../http/logger.js';
+import { ChatError, invalidRequest } from '../chat-errors.js';
+import { logger } from '../../config/logger.js';
 import type { ChatMessage } from '../../providers/chat/types.js';
 import { PromptServiceError, type FetchTemplate } from '../../providers/prompts/prompt-service-client.js';
 import { renderTemplate } from './render.js';
@@ -32,8 +32,9 @@ export async function applyPrompt(
   const { prompt_id: id, prompt_version: version, prompt_variables: variables } = request;
   if (id === undefined) {
     // A version or variables without a template are a client mistake, not something to ignore.
-    if (version !== undefined) throw badRequest('prompt_id', 'prompt_id: required when prompt_version is given');
-    if (variables !== undefined) throw badRequest('prompt_id', 'prompt_id: required when prompt_variables is given');
+    if (version !== undefined) throw invalidRequest('prompt_id', 'prompt_id: required when prompt_version is given');
+    if (variables !== undefined)
+      throw invalidRequest('prompt_id', 'prompt_id: required when prompt_variables is given');
     return request.messages;
   }
   let result;
@@ -44,8 +45,8 @@ export async function applyPrompt(
   }
   if (!result.found) {
     throw version === undefined
-      ? badRequest('prompt_id', `unknown prompt '${id}': no production version found`)
-      : badRequest('prompt_version', `unknown prompt '${id}' version ${version}`);
+      ? invalidRequest('prompt_id', `unknown prompt '${id}': no production version found`)
+      : invalidRequest('prompt_version', `unknown prompt '${id}' version ${version}`);
   }
   return [...renderTemplate(result.template, variables), ...request.messages];
 }
@@ -56,8 +57,8 @@ function serviceError(error: unknown): unknown {
   if (error.kind === 'config') {
     // The client cannot fix this and must not see why; the operator must.
     logger.error('prompt service misconfigured', { error: error.message, status: error.status });
-    return new HttpError(503, 'SERVICE_UNAVAILABLE', 'Prompt templates are not available on this deployment');
+    return new ChatError('dependency_unavailable', 'Prompt templates are not available on this deployment');
   }
   logger.warn('prompt service unavailable', { error: error.message, status: error.status });
-  return new HttpError(503, 'SERVICE_UNAVAILABLE', 'The prompt-template service is unavailable; retry shortly');
+  return new ChatError('dependency_unavailable', 'The prompt-template service is unavailable; retry shortly');
 }

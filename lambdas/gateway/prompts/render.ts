@@ -1,4 +1,4 @@
-import { badRequest } from '../../http/errors.js';
+import { invalidRequest } from '../chat-errors.js';
 import type { ChatMessage } from '../../providers/chat/types.js';
 import type { PromptTemplate } from '../../providers/prompts/prompt-template.js';
 
@@ -40,7 +40,7 @@ export function renderTemplate(template: Renderable, given: Readonly<Record<stri
     for (const [, name] of message.content.matchAll(PLACEHOLDER)) resolve(name!, undefined, true);
   }
   if (missing.length > 0) {
-    throw badRequest('prompt_variables', `prompt_variables: missing required variables: ${missing.join(', ')}`);
+    throw invalidRequest('prompt_variables', `prompt_variables: missing required variables: ${missing.join(', ')}`);
   }
   return template.messages.map(
     (message) =>

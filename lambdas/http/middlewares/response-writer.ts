@@ -1,5 +1,7 @@
 import { corsHeaders } from '../cors.js';
 import { errorBody } from '../error-body.js';
+import { ChatError } from '../../gateway/chat-errors.js';
+import { httpErrorOf } from '../chat-error-mapping.js';
 import { HttpError } from '../errors.js';
 import { logger, redact } from '../logger.js';
 import { bare, type Reply } from '../reply.js';
@@ -46,6 +48,7 @@ function write(route: RouteSpec, call: GatewayCall | undefined, reply: Reply) {
 function toHttpError(request: GatewayMiddyRequest, call: GatewayCall | undefined): HttpError {
   const error = request.error;
   if (error instanceof HttpError) return error;
+  if (error instanceof ChatError) return httpErrorOf(error);
   logger.error('unhandled error', {
     requestId: call?.requestId,
     route: call?.route.id,

@@ -2,6 +2,8 @@ import fc from 'fast-check';
 import { checkChatRequest } from '../../../lambdas/gateway/chat-request-checks.js';
 import { chatRequestValidator } from '../../../lambdas/gateway/chat-request.js';
 import { guardAnswer, guardRequest, localModerator } from '../../../lambdas/gateway/guardrails/index.js';
+import { ChatError } from '../../../lambdas/gateway/chat-errors.js';
+import { httpErrorOf } from '../../../lambdas/http/chat-error-mapping.js';
 import { HttpError } from '../../../lambdas/http/errors.js';
 import { parseJsonBody, validate } from '../../../lambdas/http/validation.js';
 import type { ChatCompletion } from '../../../lambdas/providers/chat/types.js';
@@ -156,11 +158,13 @@ test('no pathological body escapes as a 5xx or stalls the event loop', async () 
     fc.asyncProperty(rawBody, rawAnswer, async (raw, answer) => {
       const { stalledMs, error, answered } = await serve(raw, answer);
       slowest = Math.max(slowest, stalledMs);
-      const outcome = answered ? 'pass' : error instanceof HttpError ? error.code : 'other';
+      // Body validation fails as HTTP, the chat core in domain terms: both must be a 400.
+      const failure = error instanceof ChatError ? httpErrorOf(error) : error;
+      const outcome = answered ? 'pass' : failure instanceof HttpError ? failure.code : 'other';
       outcomes.set(outcome, (outcomes.get(outcome) ?? 0) + 1);
       if (error !== undefined) {
-        expect(error).toBeInstanceOf(HttpError);
-        expect((error as HttpError).status).toBe(400);
+        expect(failure).toBeInstanceOf(HttpError);
+        expect((failure as HttpError).status).toBe(400);
       }
       expect(stalledMs).toBeLessThan(STALL_MS);
     }),

@@ -1,6 +1,6 @@
 import { checkChatRequest, MAX_SCHEMA_DEPTH, MAX_SCHEMA_NODES } from '../../../lambdas/gateway/chat-request-checks.js';
 import type { GatewayChatRequest } from '../../../lambdas/gateway/chat-request.js';
-import { HttpError } from '../../../lambdas/http/errors.js';
+import { ChatError } from '../../../lambdas/gateway/chat-errors.js';
 
 const request = (extra: Partial<GatewayChatRequest>): GatewayChatRequest => ({
   model: 'gpt',
@@ -18,12 +18,12 @@ function schemaOfDepth(depth: number): Record<string, unknown> {
   return schema;
 }
 
-function rejection(body: GatewayChatRequest): HttpError {
+function rejection(body: GatewayChatRequest): ChatError {
   try {
     checkChatRequest(body);
   } catch (error) {
-    expect(error).toBeInstanceOf(HttpError);
-    return error as HttpError;
+    expect(error).toBeInstanceOf(ChatError);
+    return error as ChatError;
   }
   throw new Error('expected a 400');
 }
@@ -31,12 +31,12 @@ function rejection(body: GatewayChatRequest): HttpError {
 test(`schemas may nest ${MAX_SCHEMA_DEPTH} levels, in tools and in response_format`, () => {
   expect(() => checkChatRequest(request({ tools: [tool('f', schemaOfDepth(MAX_SCHEMA_DEPTH))] }))).not.toThrow();
   const deepTool = rejection(request({ tools: [tool('f'), tool('g', schemaOfDepth(MAX_SCHEMA_DEPTH + 1))] }));
-  expect(deepTool.param).toBe('tools[1].function.parameters');
+  expect(deepTool.field).toBe('tools[1].function.parameters');
   expect(deepTool.message).toBe(
     `tools[1].function.parameters: nests too deep; a schema may nest at most ${MAX_SCHEMA_DEPTH} levels`,
   );
   const format = { type: 'json_schema' as const, json_schema: { name: 's', schema: schemaOfDepth(100) } };
-  expect(rejection(request({ response_format: format })).param).toBe('response_format.json_schema.schema');
+  expect(rejection(request({ response_format: format })).field).toBe('response_format.json_schema.schema');
 });
 
 test(`schemas may hold ${MAX_SCHEMA_NODES} values`, () => {
@@ -54,7 +54,7 @@ test('tool_choice must name a function in tools', () => {
   expect(() => checkChatRequest(request({ tool_choice: 'auto' }))).not.toThrow();
   expect(() => checkChatRequest(request({ tool_choice: 'none' }))).not.toThrow();
   const missing = rejection(request({ tools, tool_choice: named('get_time') }));
-  expect(missing.param).toBe('tool_choice.function.name');
-  expect(rejection(request({ tool_choice: named('get_time') })).param).toBe('tool_choice.function.name');
-  expect(rejection(request({ tool_choice: 'required' })).param).toBe('tool_choice');
+  expect(missing.field).toBe('tool_choice.function.name');
+  expect(rejection(request({ tool_choice: named('get_time') })).field).toBe('tool_choice.function.name');
+  expect(rejection(request({ tool_choice: 'required' })).field).toBe('tool_choice');
 });

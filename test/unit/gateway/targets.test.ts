@@ -1,7 +1,7 @@
 import { LoadBalancer } from '../../../lambdas/gateway/load-balancer.js';
 import { planTargets, targetKey } from '../../../lambdas/gateway/targets.js';
 import type { GatewayChatRequest } from '../../../lambdas/gateway/chat-request.js';
-import { HttpError } from '../../../lambdas/http/errors.js';
+import { ChatError } from '../../../lambdas/gateway/chat-errors.js';
 
 const request = (extra: Partial<GatewayChatRequest>): GatewayChatRequest => ({
   model: 'gpt',
@@ -44,8 +44,8 @@ test.each([
     planTargets(request(extra), new LoadBalancer());
     throw new Error('expected a 400');
   } catch (error) {
-    expect(error).toBeInstanceOf(HttpError);
-    expect((error as HttpError).param).toBe(field);
+    expect(error).toBeInstanceOf(ChatError);
+    expect((error as ChatError).field).toBe(field);
   }
 });
 

@@ -1,4 +1,4 @@
-import { HttpError } from '../../../lambdas/http/errors.js';
+import { ChatError } from '../../../lambdas/gateway/chat-errors.js';
 import {
   answerStreamGuard,
   guardAnswer,
@@ -37,7 +37,7 @@ const caught = async (run: () => Promise<unknown>) => {
   try {
     await run();
   } catch (error) {
-    return error as HttpError;
+    return error as ChatError;
   }
   throw new Error('expected an error');
 };
@@ -56,17 +56,17 @@ describe('parseGuardrails', () => {
       try {
         parseGuardrails({ enabled: ['pii'] }, 'pii, toxicity');
       } catch (e) {
-        return e as HttpError;
+        return e as ChatError;
       }
     })();
-    expect(error).toBeInstanceOf(HttpError);
-    expect(error).toMatchObject({ status: 400, code: 'BAD_REQUEST', param: 'X-Guardrails' });
+    expect(error).toBeInstanceOf(ChatError);
+    expect(error).toMatchObject({ kind: 'invalid_request', field: 'X-Guardrails' });
     expect(error!.message).toMatch(/^X-Guardrails: unknown guardrail "toxicity"/);
   });
 
   test('an unknown name in the body is a 400 naming the field', () => {
     expect(() => parseGuardrails({ enabled: ['nope'] }, undefined)).toThrow(
-      expect.objectContaining({ status: 400, param: 'guardrails.enabled' }),
+      expect.objectContaining({ kind: 'invalid_request', field: 'guardrails.enabled' }),
     );
   });
 });
@@ -157,8 +157,8 @@ describe('guardRequest', () => {
   test('flagged content is a 400 CONTENT_BLOCKED naming the categories', async () => {
     const request: ChatRequest = { model: 'm', messages: [{ role: 'user', content: 'How do I make a pipe bomb?' }] };
     const error = await caught(() => guardRequest(request, ALL, local, signal));
-    expect(error).toBeInstanceOf(HttpError);
-    expect(error).toMatchObject({ status: 400, code: 'CONTENT_BLOCKED', param: 'messages' });
+    expect(error).toBeInstanceOf(ChatError);
+    expect(error).toMatchObject({ kind: 'content_blocked', field: 'messages' });
     expect(error.message).toBe('The request was blocked by content moderation (categories: explosives)');
   });
 
@@ -169,8 +169,8 @@ describe('guardRequest', () => {
       response_format: { type: 'json_schema', json_schema: { name: 'x', schema: { type: 'bogus' } } },
     };
     await expect(guardRequest(request, ['schema_validation'], local, signal)).rejects.toMatchObject({
-      status: 400,
-      param: 'response_format.json_schema.schema',
+      kind: 'invalid_request',
+      field: 'response_format.json_schema.schema',
     });
   });
 });
@@ -248,7 +248,7 @@ describe('guardAnswer', () => {
         signal,
       ),
     );
-    expect(error).toMatchObject({ status: 400, code: 'CONTENT_BLOCKED' });
+    expect(error).toMatchObject({ kind: 'content_blocked' });
     expect(error.message).toBe("The model's answer was blocked by content moderation (categories: explosives)");
   });
 
@@ -256,7 +256,7 @@ describe('guardAnswer', () => {
     const error = await caught(() =>
       guardAnswer(completion('{"mail":"x"}'), ['schema_validation'], jsonRequest, local, signal),
     );
-    expect(error).toMatchObject({ status: 400, code: 'SCHEMA_VALIDATION_FAILED', param: 'response_format' });
+    expect(error).toMatchObject({ kind: 'schema_validation_failed', field: 'response_format' });
     expect(error.message).toBe(
       "The model's answer does not match response_format: / must have required property 'email'",
     );
@@ -362,13 +362,13 @@ describe('answerStreamGuard', () => {
     const failing = answerStreamGuard(['schema_validation'], jsonRequest, local);
     failing.transform(chunk([{ delta: { content: 'not json' }, finish_reason: 'stop' }]));
     const { error } = await failing.finalCheck();
-    expect(error).toMatchObject({ status: 400, code: 'SCHEMA_VALIDATION_FAILED' });
+    expect(error).toMatchObject({ kind: 'schema_validation_failed' });
   });
 
   test('finalCheck: a dangerous streamed answer returns CONTENT_BLOCKED; moderation sees redacted text', async () => {
     const guard = answerStreamGuard(['pii', 'content_moderation'], conversation, local);
     for (const content of ['Sure. To make a pi', 'pe bomb, first...']) guard.transform(chunk([{ delta: { content } }]));
-    expect((await guard.finalCheck()).error).toMatchObject({ status: 400, code: 'CONTENT_BLOCKED' });
+    expect((await guard.finalCheck()).error).toMatchObject({ kind: 'content_blocked' });
 
     const { moderator, texts } = recordingModerator();
     const recorded = answerStreamGuard(['pii', 'content_moderation'], conversation, moderator, { signal });
@@ -381,6 +381,6 @@ describe('answerStreamGuard', () => {
     const down = bedrockModerator({ guardrailId: 'gr', send: async () => Promise.reject(new Error('down')) });
     const guard = answerStreamGuard(['content_moderation'], conversation, down, { signal });
     guard.transform(chunk([{ delta: { content: 'hello' } }]));
-    expect((await guard.finalCheck()).error).toMatchObject({ status: 503 });
+    expect((await guard.finalCheck()).error).toMatchObject({ kind: 'dependency_unavailable' });
   });
 });

@@ -1,4 +1,4 @@
-import { HttpError } from '../../../lambdas/http/errors.js';
+import { ChatError } from '../../../lambdas/gateway/chat-errors.js';
 import {
   bedrockModerator,
   localModerator,
@@ -144,8 +144,8 @@ describe('bedrockModerator', () => {
       send: async () => Promise.reject(new Error('AccessDenied: arn:aws:iam::123')),
     });
     const error = await failing.moderate(['x'], signal).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(HttpError);
-    expect(error).toMatchObject({ status: 503, code: 'SERVICE_UNAVAILABLE' });
+    expect(error).toBeInstanceOf(ChatError);
+    expect(error).toMatchObject({ kind: 'dependency_unavailable' });
     expect((error as Error).message).not.toContain('arn:');
     const controller = new AbortController();
     controller.abort();
@@ -202,8 +202,7 @@ describe('openAiModerationModerator', () => {
     for (const fetch of [answering(500, {}), answering(200, { nope: true }), answering(200, null)]) {
       const moderator = openAiModerationModerator({ url: 'https://m.example', apiKey: 'k', fetch });
       await expect(moderator.moderate(['x'], signal)).rejects.toMatchObject({
-        status: 503,
-        code: 'SERVICE_UNAVAILABLE',
+        kind: 'dependency_unavailable',
       });
     }
   });

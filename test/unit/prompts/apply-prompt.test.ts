@@ -1,6 +1,6 @@
 import { jest } from '@jest/globals';
 import { applyPrompt } from '../../../lambdas/gateway/prompts/apply-prompt.js';
-import { HttpError } from '../../../lambdas/http/errors.js';
+import { ChatError } from '../../../lambdas/gateway/chat-errors.js';
 import type { ChatMessage } from '../../../lambdas/providers/chat/types.js';
 import {
   PromptServiceError,
@@ -31,13 +31,13 @@ function deps(answer: FetchTemplateResult | Error) {
 }
 const found = deps({ found: true, template: TEMPLATE });
 
-async function httpErrorOf(promise: Promise<unknown>): Promise<HttpError> {
+async function httpErrorOf(promise: Promise<unknown>): Promise<ChatError> {
   const error = await promise.then(
     () => undefined,
     (e: unknown) => e,
   );
-  expect(error).toBeInstanceOf(HttpError);
-  return error as HttpError;
+  expect(error).toBeInstanceOf(ChatError);
+  return error as ChatError;
 }
 
 beforeEach(() => found.fetchTemplate.mockClear());
@@ -54,7 +54,7 @@ describe('applyPrompt', () => {
       { messages, prompt_variables: { a: 1 } },
     ]) {
       const error = await httpErrorOf(applyPrompt(request, found, signal));
-      expect(error).toMatchObject({ status: 400, code: 'BAD_REQUEST', param: 'prompt_id' });
+      expect(error).toMatchObject({ kind: 'invalid_request', field: 'prompt_id' });
     }
   });
 
@@ -80,8 +80,8 @@ describe('applyPrompt', () => {
   test('missing variables are a 400 on prompt_variables', async () => {
     const error = await httpErrorOf(applyPrompt({ messages, prompt_id: 'support-reply' }, found, signal));
     expect(error).toMatchObject({
-      status: 400,
-      param: 'prompt_variables',
+      kind: 'invalid_request',
+      field: 'prompt_variables',
       message: 'prompt_variables: missing required variables: customer_name',
     });
   });
@@ -89,15 +89,15 @@ describe('applyPrompt', () => {
   test('an unknown template is a 400 on prompt_id, an unknown pinned version on prompt_version', async () => {
     const missing = deps({ found: false, message: 'not found' });
     expect(await httpErrorOf(applyPrompt({ messages, prompt_id: 'nope' }, missing, signal))).toMatchObject({
-      status: 400,
-      param: 'prompt_id',
+      kind: 'invalid_request',
+      field: 'prompt_id',
       message: expect.stringContaining("unknown prompt 'nope'"),
     });
     expect(
       await httpErrorOf(applyPrompt({ messages, prompt_id: 'nope', prompt_version: 7 }, missing, signal)),
     ).toMatchObject({
-      status: 400,
-      param: 'prompt_version',
+      kind: 'invalid_request',
+      field: 'prompt_version',
       message: "unknown prompt 'nope' version 7",
     });
   });
@@ -106,7 +106,7 @@ describe('applyPrompt', () => {
     for (const kind of ['unavailable', 'config'] as const) {
       const failing = deps(new PromptServiceError(kind, 'secret detail from the service', 401));
       const error = await httpErrorOf(applyPrompt({ messages, prompt_id: 'support-reply' }, failing, signal));
-      expect(error).toMatchObject({ status: 503, code: 'SERVICE_UNAVAILABLE' });
+      expect(error).toMatchObject({ kind: 'dependency_unavailable' });
       expect(error.message).not.toContain('secret detail');
     }
   });

@@ -1,4 +1,4 @@
-import { HttpError } from '../../../lambdas/http/errors.js';
+import { ChatError } from '../../../lambdas/gateway/chat-errors.js';
 import { renderTemplate } from '../../../lambdas/gateway/prompts/render.js';
 import type { TemplateVariable } from '../../../lambdas/providers/prompts/prompt-template.js';
 
@@ -7,12 +7,12 @@ const template = (content: string | string[], variables: TemplateVariable[] = []
   variables,
 });
 
-function badRequestOf(fn: () => unknown): HttpError {
+function badRequestOf(fn: () => unknown): ChatError {
   try {
     fn();
   } catch (error) {
-    expect(error).toBeInstanceOf(HttpError);
-    return error as HttpError;
+    expect(error).toBeInstanceOf(ChatError);
+    return error as ChatError;
   }
   throw new Error('expected a 400');
 }
@@ -83,8 +83,8 @@ describe('renderTemplate', () => {
         { c: null },
       ),
     );
-    expect(error.status).toBe(400);
-    expect(error.param).toBe('prompt_variables');
+    expect(error.kind).toBe('invalid_request');
+    expect(error.field).toBe('prompt_variables');
     expect(error.message).toBe('prompt_variables: missing required variables: a, b, undeclared');
   });
 
