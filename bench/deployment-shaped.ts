@@ -60,18 +60,7 @@ export async function benchDeploymentShaped(parts: readonly string[]): Promise<v
 }
 
 async function benchDynamoDbLatency(): Promise<void> {
-  const gateway = await LocalGateway.start({
-    POWERTOOLS_LOG_LEVEL: 'INFO',
-    GATEWAY_DYNAMODB_LATENCY_MS: String(LATENCY_MS),
-  });
-  let floor: FloorProxy | undefined;
-  try {
-    const simulator = gateway.info.simulators['openai']!;
-    floor = await startFloorProxy(simulator);
-    const keys = await benchKeys(gateway, 1);
-    const runId = randomBytes(4).toString('hex');
-    const plain = paths(gateway, floor, simulator, keys, runId, false);
-    const stream = paths(gateway, floor, simulator, keys, runId, true);
+  await withServers({ GATEWAY_DYNAMODB_LATENCY_MS: String(LATENCY_MS) }, async ({ gateway, plain, stream }) => {
     for (const set of [plain, stream]) for (const name of ORDER) await run(set[name], WARMUP, 1, 0);
 
     const direct = { plain: await paced(plain.direct), stream: await paced(stream.direct) };
@@ -125,6 +114,32 @@ async function benchDynamoDbLatency(): Promise<void> {
       verdict(`added TTFB p50 beyond the floor, ${LATENCY_MS} ms calls`, beyondFloor, TARGETS.addedTtfbMs, fmtMs),
       verdict('sync DynamoDB calls, non-streamed cache MISS (max)', missSync.max, TARGETS.missSyncCalls, String),
     ]);
+  });
+}
+
+interface Servers {
+  readonly gateway: LocalGateway;
+  readonly floor: FloorProxy;
+  /** Direct, floor and gateway probes, non-streamed and streamed, with one key. */
+  readonly plain: Paths;
+  readonly stream: Paths;
+}
+
+/** `npm start` (with `env`) and a bare proxy in front of its OpenAI simulator, for one section. */
+async function withServers(env: Record<string, string>, section: (servers: Servers) => Promise<void>): Promise<void> {
+  const gateway = await LocalGateway.start({ POWERTOOLS_LOG_LEVEL: 'INFO', ...env });
+  let floor: FloorProxy | undefined;
+  try {
+    const simulator = gateway.info.simulators['openai']!;
+    floor = await startFloorProxy(simulator);
+    const keys = await benchKeys(gateway, 1);
+    const runId = randomBytes(4).toString('hex');
+    await section({
+      gateway,
+      floor,
+      plain: paths(gateway, floor, simulator, keys, runId, false),
+      stream: paths(gateway, floor, simulator, keys, runId, true),
+    });
   } finally {
     await floor?.stop();
     gateway.output = '';
@@ -193,15 +208,7 @@ function syncCalls(timed: readonly Timed[], calls: readonly DynamoCall[], until:
 }
 
 async function benchPinned(): Promise<void> {
-  const gateway = await LocalGateway.start({ POWERTOOLS_LOG_LEVEL: 'INFO' });
-  let floor: FloorProxy | undefined;
-  try {
-    const simulator = gateway.info.simulators['openai']!;
-    floor = await startFloorProxy(simulator);
-    const keys = await benchKeys(gateway, 1);
-    const runId = randomBytes(4).toString('hex');
-    const plain = paths(gateway, floor, simulator, keys, runId, false);
-    const stream = paths(gateway, floor, simulator, keys, runId, true);
+  await withServers({}, async ({ gateway, floor, plain, stream }) => {
     const servers = [...processTree(gateway.pid!), floor.pid];
     pin(process.pid, '0');
     for (const pid of servers) pin(pid, '1');
@@ -247,11 +254,7 @@ async function benchPinned(): Promise<void> {
     } finally {
       pin(process.pid, '0,1');
     }
-  } finally {
-    await floor?.stop();
-    gateway.output = '';
-    await gateway.dispose();
-  }
+  });
 }
 
 async function throughput(set: Paths, name: PathName): Promise<number> {
