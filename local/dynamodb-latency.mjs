@@ -4,6 +4,8 @@
 // Every call is also logged (operation and arrival time on the shared performance clock), so
 // a benchmark can tell which calls happened while a request was in flight:
 // `GET /__local/calls` answers the log and clears it.
+import { INTERNAL_HEADER } from './dynamodb-transactions.mjs';
+
 const MAX_LOGGED_CALLS = 100_000;
 
 /**
@@ -17,7 +19,7 @@ export function addLatency(server, latencyMs) {
   server.on('request', (req, res) => {
     // The transaction layer's own calls to dynalite (local/dynamodb-transactions.mjs) are part
     // of the call that made them: they neither wait nor count.
-    if (req.headers['x-local-transaction-layer']) return dynaliteHandler.call(server, req, res);
+    if (req.headers[INTERNAL_HEADER]) return dynaliteHandler.call(server, req, res);
     if (req.method === 'GET' && req.url === '/__local/calls') {
       res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ calls }));
       calls = [];

@@ -16,7 +16,7 @@ import { Readable } from 'node:stream';
 const TARGET_PREFIX = 'DynamoDB_20120810.';
 const MAX_ACTIONS = 100;
 const ACTION_KINDS = ['Put', 'Update', 'Delete', 'ConditionCheck'];
-const INTERNAL_HEADER = 'x-local-transaction-layer';
+export const INTERNAL_HEADER = 'x-local-transaction-layer';
 const CONDITION_FAILED = 'The conditional request failed';
 
 /** Wraps dynalite's request handler on `server`. Call before `listen`. */

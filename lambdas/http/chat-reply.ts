@@ -2,7 +2,7 @@ import { ChatError } from '../gateway/chat-errors.js';
 import type { ChatResult, ChatRouting } from '../gateway/chat-core.js';
 import type { ChatCompletionChunk } from '../providers/chat/types.js';
 import { httpErrorOf } from './chat-error-mapping.js';
-import { logger } from './logger.js';
+import { logger } from '../config/logger.js';
 import { bare, sse, type Reply, type SseFrame } from './reply.js';
 
 /** The chat core's result as the OpenAI wire shape: a JSON body or SSE frames, and headers. */

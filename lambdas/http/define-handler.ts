@@ -10,7 +10,7 @@ import { rateLimit } from './middlewares/rate-limit.js';
 import { requestContext } from './middlewares/request-context.js';
 import { responseWriter } from './middlewares/response-writer.js';
 import { callOf, type GatewayMiddleware, type GatewayMiddyRequest } from './middlewares/state.js';
-import { logger } from './logger.js';
+import { logger } from '../config/logger.js';
 
 export interface HandlerDefinition<Body> {
   /** Validates and types the JSON body; omit for routes without one. */

@@ -3,7 +3,7 @@ import { errorBody } from '../error-body.js';
 import { ChatError } from '../../gateway/chat-errors.js';
 import { httpErrorOf } from '../chat-error-mapping.js';
 import { HttpError } from '../errors.js';
-import { logger, redact } from '../logger.js';
+import { logger, redact } from '../../config/logger.js';
 import { bare, type Reply } from '../reply.js';
 import { toProxyResult, toStreamResult } from '../response-writer.js';
 import type { GatewayCall } from '../call.js';
