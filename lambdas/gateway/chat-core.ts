@@ -7,7 +7,7 @@
  *     input  the request, the caller's account, requestId, startedAt, the cache policy, the
  *            guardrail names, the signal (plus whether its end was the deadline), and `defer`
  *            for work after the answer (usage entries, the cache write)
- *     deps   endpoint lookup, adapterFor, balancer, sleep, upstream caller, usage sink, cache read/store,
+ *     deps   endpoint lookup, adapterFor, balancer, sleep, clock, upstream caller, usage sink, cache read/store,
  *            moderator, prompt template fetch, image describer
  *     result { kind: 'whole', completion, routing, cache: HIT | MISS | BYPASS, guardrailStatus }
  *          | { kind: 'stream', chunks, routing, guardrailStatus }
@@ -79,6 +79,8 @@ export interface ChatDeps {
   adapterFor(provider: ProviderId): ChatAdapter;
   readonly balancer: LoadBalancer;
   sleep(ms: number, signal: AbortSignal): Promise<void>;
+  /** Milliseconds since the epoch (attempt durations, latency observations). */
+  now(): number;
   readonly upstream: UpstreamCaller;
   readonly recordUsage: UsageSink;
   readAnswer(accountId: string, hash: string): Promise<CachedAnswer | undefined>;
@@ -160,6 +162,7 @@ async function prepare(input: ChatInput, deps: ChatDeps): Promise<ChatPlan> {
     adapterFor: deps.adapterFor,
     balancer: deps.balancer,
     sleep: deps.sleep,
+    now: deps.now,
     upstream: deps.upstream,
     onAttempt: (attempt) => meter.attempt(attempt),
   };
@@ -200,6 +203,7 @@ async function streamed(plan: ChatPlan): Promise<ChatResult> {
       guard,
       signal: input.signal,
       deadlineReached: input.deadlineReached,
+      now: plan.deps.now,
     },
     plan.meter,
   );

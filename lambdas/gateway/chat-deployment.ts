@@ -20,6 +20,7 @@ export const deploymentChatDeps: ChatDeps = {
   adapterFor,
   balancer: new LoadBalancer(),
   sleep: (ms, signal) => sleep(ms, undefined, { signal }),
+  now: Date.now,
   upstream: { complete: completeOnce, stream: streamOnce },
   recordUsage: recordUsageBatched,
   readAnswer: (accountId, hash) => readAnswer(accountId, hash),

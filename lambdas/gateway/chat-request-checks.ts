@@ -1,5 +1,5 @@
 import { invalidRequest } from './chat-errors.js';
-import { findJsonViolation } from '../http/json-limits.js';
+import { findJsonViolation } from '../schema/json-limits.js';
 import type { GatewayChatRequest } from './chat-request.js';
 
 /**

@@ -1,4 +1,4 @@
-import { compileConditional } from '../http/validation.js';
+import { compileConditional } from '../schema/compile.js';
 import type { ChatMessage, ResponseFormat, ToolChoice, ToolDefinition } from '../providers/chat/types.js';
 
 export type GuardrailName = 'pii' | 'content_moderation' | 'schema_validation';

@@ -16,6 +16,8 @@ export interface StreamShape {
   readonly signal: AbortSignal;
   /** True when the signal ended because the call ran out of time, not because the caller left. */
   readonly deadlineReached: () => boolean;
+  /** The router's clock: the attempt's duration is measured on it. */
+  readonly now: () => number;
 }
 
 /**
@@ -39,7 +41,7 @@ export async function* chatStreamChunks(
     if (metered) return;
     metered = true;
     const usage = routed.usage();
-    meter.attempt({ target: routed.target, durationMs: Date.now() - routed.startedAt, usage, failure, outcome }, () =>
+    meter.attempt({ target: routed.target, durationMs: shape.now() - routed.startedAt, usage, failure, outcome }, () =>
       estimate(shape.messages, streamedText),
     );
   };

@@ -31,6 +31,8 @@ export interface RouterDeps {
   adapterFor(provider: ProviderId): ChatAdapter;
   balancer: LoadBalancer;
   sleep(ms: number, signal: AbortSignal): Promise<void>;
+  /** Milliseconds since the epoch: attempt durations and latency observations read it. */
+  now(): number;
   readonly upstream: UpstreamCaller;
   onAttempt(attempt: Attempt): void;
 }
@@ -69,20 +71,20 @@ type AttemptResult<T> = { ok: true; value: T } | { ok: false; failure: UpstreamF
 
 export function routeCompletion(options: RouteOptions, deps: RouterDeps): Promise<RoutedCompletion> {
   return route(options, deps, async (adapter, request, upstream, target) => {
-    const started = Date.now();
+    const started = deps.now();
     try {
       const completion = await deps.upstream.complete(adapter, request, upstream, {
         signal: options.signal,
         timeoutMs: options.timeoutMs,
       });
-      deps.onAttempt({ target, durationMs: Date.now() - started, usage: completion.usage });
-      deps.balancer.observe(targetKey(target), Date.now() - started);
+      deps.onAttempt({ target, durationMs: deps.now() - started, usage: completion.usage });
+      deps.balancer.observe(targetKey(target), deps.now() - started);
       return { ok: true, value: completion };
     } catch (error) {
       const failure = failureOf(error, options.signal, () =>
-        deps.onAttempt({ target, durationMs: Date.now() - started, outcome: 'client_closed' }),
+        deps.onAttempt({ target, durationMs: deps.now() - started, outcome: 'client_closed' }),
       );
-      deps.onAttempt({ target, durationMs: Date.now() - started, failure });
+      deps.onAttempt({ target, durationMs: deps.now() - started, failure });
       return { ok: false, failure };
     }
   }).then(({ value, ...outcome }) => ({ ...outcome, completion: value }));
@@ -95,7 +97,7 @@ export function routeCompletion(options: RouteOptions, deps: RouterDeps): Promis
  */
 export function routeStream(options: RouteOptions, deps: RouterDeps): Promise<RoutedStream> {
   return route(options, deps, async (adapter, request, upstream, target) => {
-    const started = Date.now();
+    const started = deps.now();
     let usage: (() => Usage | undefined) | undefined;
     try {
       const stream = await deps.upstream.stream(adapter, request, upstream, {
@@ -112,13 +114,13 @@ export function routeStream(options: RouteOptions, deps: RouterDeps): Promise<Ro
         head.push(next.value);
         if (hasSubstance(next.value)) break;
       }
-      deps.balancer.observe(targetKey(target), Date.now() - started);
+      deps.balancer.observe(targetKey(target), deps.now() - started);
       return { ok: true, value: { head, rest, usage: stream.usage, startedAt: started } };
     } catch (error) {
       const failure = failureOf(error, options.signal, () =>
-        deps.onAttempt({ target, durationMs: Date.now() - started, outcome: 'client_closed', usage: usage?.() }),
+        deps.onAttempt({ target, durationMs: deps.now() - started, outcome: 'client_closed', usage: usage?.() }),
       );
-      deps.onAttempt({ target, durationMs: Date.now() - started, failure, usage: usage?.() });
+      deps.onAttempt({ target, durationMs: deps.now() - started, failure, usage: usage?.() });
       return { ok: false, failure };
     }
   }).then(({ value, ...outcome }) => ({ ...outcome, ...value }));

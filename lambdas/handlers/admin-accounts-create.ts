@@ -1,7 +1,7 @@
 import { defineHandler } from '../http/define-handler.js';
 import { conflict } from '../http/errors.js';
 import { envelope } from '../http/reply.js';
-import { compile } from '../http/validation.js';
+import { compile } from '../schema/compile.js';
 import { createDashboardUser } from '../identity/user-directory.js';
 import { createAccount, deleteAccount, EmailTakenError } from '../store/accounts.js';
 import { EMAIL } from '../identity/account-schemas.js';

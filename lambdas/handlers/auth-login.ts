@@ -1,7 +1,7 @@
 import { defineHandler } from '../http/define-handler.js';
 import { forbidden, HttpError } from '../http/errors.js';
 import { envelope } from '../http/reply.js';
-import { compile } from '../http/validation.js';
+import { compile } from '../schema/compile.js';
 import { allowedOrigins } from '../identity/authenticate.js';
 import { hashSessionId, newSessionId, sessionCookie, SESSION_TTL_SECONDS } from '../identity/session-cookie.js';
 import { checkPassword } from '../identity/user-directory.js';

@@ -1,6 +1,6 @@
 import { defineHandler } from '../http/define-handler.js';
 import { envelope } from '../http/reply.js';
-import { compile } from '../http/validation.js';
+import { compile } from '../schema/compile.js';
 import type { KeyType } from '../identity/api-key-format.js';
 import { describeIssuedKey, issueKey } from '../identity/issue-key.js';
 import { ALLOWED_ORIGINS, KEY_NAME, KEY_TYPE, RATE_LIMIT } from '../identity/key-schemas.js';

@@ -1,7 +1,7 @@
 import { defineHandler } from '../http/define-handler.js';
 import { notFound } from '../http/errors.js';
 import { envelope } from '../http/reply.js';
-import { compile } from '../http/validation.js';
+import { compile } from '../schema/compile.js';
 import { forgetApiKey } from '../identity/key-directory.js';
 import { KEY_NAME, RATE_LIMIT } from '../identity/key-schemas.js';
 import { accountIdOf } from '../identity/principal.js';

@@ -4,7 +4,7 @@ import { forgetStoredKeys } from '../gateway/provider-credentials.js';
 import { defineHandler } from '../http/define-handler.js';
 import { conflict } from '../http/errors.js';
 import { envelope } from '../http/reply.js';
-import { compile } from '../http/validation.js';
+import { compile } from '../schema/compile.js';
 import { accountIdOf } from '../identity/principal.js';
 import { describeProviderKey } from '../identity/provider-key-view.js';
 import { createProviderKeySecret } from '../store/provider-key-secrets.js';

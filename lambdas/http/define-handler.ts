@@ -3,7 +3,7 @@ import { executionModeStreamifyResponse } from '@middy/core/StreamifyResponse';
 import { routes, type RouteSpec } from '../../lib/routes.js';
 import type { GatewayCall } from './call.js';
 import type { Reply } from './reply.js';
-import type { Validator } from './validation.js';
+import type { Validator } from '../schema/compile.js';
 import { authentication } from './middlewares/authentication.js';
 import { bodyValidation } from './middlewares/body-validation.js';
 import { rateLimit } from './middlewares/rate-limit.js';

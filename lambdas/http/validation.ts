@@ -1,21 +1,12 @@
-import { Ajv, type ErrorObject, type JSONSchemaType, type ValidateFunction } from 'ajv';
+import type { ErrorObject } from 'ajv';
+import type { Validator } from '../schema/compile.js';
+import { findJsonViolation, type PathSegment } from '../schema/json-limits.js';
 import { badRequest } from './errors.js';
-import { findJsonViolation, type PathSegment } from './json-limits.js';
 
 /**
  * JSON-schema validation whose failures are 400s naming the field and the rule, e.g.
- * `rateLimit: must be <= 10000`. Schemas are compiled once per function at init.
+ * `rateLimit: must be <= 10000`. The compilers live in lambdas/schema/compile.ts.
  */
-const ajv = new Ajv({ allErrors: false, useDefaults: true, coerceTypes: false, strict: true });
-/** For schemas that need conditionals (if/then per message role), which strict mode forbids. */
-const conditionalAjv = new Ajv({
-  allErrors: false,
-  strictNumbers: true,
-  useDefaults: true,
-  coerceTypes: false,
-  strict: false,
-  verbose: true,
-});
 
 /**
  * A schema may word its own failure with `x-message` (where ajv's wording would not help):
@@ -29,17 +20,6 @@ const MESSAGE_KEYWORD = 'x-message';
  * walk. Fields with tighter limits (chat schemas) check their own.
  */
 export const MAX_BODY_DEPTH = 128;
-
-export type Schema<T> = JSONSchemaType<T>;
-export type Validator<T> = ValidateFunction<T>;
-
-export function compile<T>(schema: Schema<T>): Validator<T> {
-  return ajv.compile(schema);
-}
-
-export function compileConditional<T>(schema: object): Validator<T> {
-  return conditionalAjv.compile<T>(schema);
-}
 
 export function parseJsonBody(raw: string): unknown {
   if (raw.trim() === '') return {};

@@ -1,5 +1,5 @@
 import { Ajv, type ValidateFunction } from 'ajv';
-import { findJsonViolation } from '../../http/json-limits.js';
+import { findJsonViolation } from '../../schema/json-limits.js';
 import type { ResponseFormat } from '../../providers/chat/types.js';
 import { hasSelfApplyingCycle } from './schema-cycles.js';
 import {

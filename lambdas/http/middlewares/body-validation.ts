@@ -1,4 +1,5 @@
-import { parseJsonBody, validate, type Validator } from '../validation.js';
+import type { Validator } from '../../schema/compile.js';
+import { parseJsonBody, validate } from '../validation.js';
 import { requireCall, type GatewayMiddleware } from './state.js';
 
 /** Parses the JSON body and validates it; the handler receives the typed, defaulted value. */

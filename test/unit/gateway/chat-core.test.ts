@@ -101,12 +101,18 @@ function harness(script: Record<string, Step[]>, configured?: readonly ProviderI
   const deferred: (() => Promise<void>)[] = [];
   const cache = new Map<string, Omit<CachedAnswer, 'expiresAt'>>();
   const controller = new AbortController();
+  // Time moves only when the core sleeps: durations are exact and runs repeatable.
+  let clock = Date.parse('2026-01-01T00:00:00Z');
   const deps: ChatDeps = {
     endpointsFor: () => async (provider) =>
       !configured || configured.includes(provider) ? { baseUrl: 'http://unused', apiKey: 'k' } : undefined,
     adapterFor,
     balancer: new LoadBalancer(),
-    sleep: async (ms) => void sleeps.push(ms),
+    sleep: async (ms) => {
+      sleeps.push(ms);
+      clock += ms;
+    },
+    now: () => clock,
     upstream: caller,
     recordUsage: async (entry) => void ledger.push(entry),
     readAnswer: async (accountId, hash) => {

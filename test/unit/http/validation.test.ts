@@ -1,12 +1,6 @@
 import { HttpError } from '../../../lambdas/http/errors.js';
-import {
-  compile,
-  compileConditional,
-  MAX_BODY_DEPTH,
-  parseJsonBody,
-  validate,
-  type Schema,
-} from '../../../lambdas/http/validation.js';
+import { MAX_BODY_DEPTH, parseJsonBody, validate } from '../../../lambdas/http/validation.js';
+import { compile, compileConditional, type Schema } from '../../../lambdas/schema/compile.js';
 
 /** The HttpError a validation failure throws. */
 function failure(run: () => unknown): HttpError {

@@ -1,4 +1,4 @@
-import { findJsonViolation } from '../../../lambdas/http/json-limits.js';
+import { findJsonViolation } from '../../../lambdas/schema/json-limits.js';
 
 const nested = (depth: number) => JSON.parse(`${'['.repeat(depth)}${']'.repeat(depth)}`) as unknown;
 
