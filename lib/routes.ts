@@ -25,6 +25,7 @@ export type Grant =
   | 'providerKeys:create'
   | 'providerKeys:delete'
   | 'cache:write'
+  | 'arenaSessions:write'
   | 'adminToken:read'
   | 'platformKeys:read'
   | 'promptService:read'
@@ -75,6 +76,31 @@ const route = (fields: RouteFields): RouteSpec => ({
   ...fields,
 });
 
+/** What the chat upstream calls need: keys, the ledger, prompts and guardrails (legacy chat mode). */
+const CHAT_GRANTS: readonly Grant[] = [
+  ...KEY_READS,
+  'usage:write',
+  'platformKeys:read',
+  'providerKeys:read',
+  'promptService:read',
+  'guardrails:apply',
+];
+
+/**
+ * Battle, fight and the legacy route: long streams of up to eight agents over ten rounds, so
+ * the longest timeout API Gateway's streaming integration allows, and memory for eight streams.
+ * Errors in the envelope (spec 7's codes; battle and fight bodies are not OpenAI-shaped).
+ */
+const CHAT_MODE = {
+  auth: ['secretKey', 'publishableKey'],
+  rateLimited: true,
+  streaming: true,
+  timeoutSeconds: 900,
+  memoryMb: 1024,
+  errorStyle: 'envelope',
+  grants: [...CHAT_GRANTS, 'arenaSessions:write'],
+} as const satisfies Partial<RouteSpec>;
+
 export const routes: readonly RouteSpec[] = [
   route({ id: 'health', method: 'GET', path: '/api/health', auth: [], grants: ['platformKeys:read'] }),
   route({
@@ -98,14 +124,27 @@ export const routes: readonly RouteSpec[] = [
     timeoutSeconds: 900,
     memoryMb: 1024,
     errorStyle: 'openai',
-    grants: [
-      ...KEY_READS,
-      'usage:write',
-      'platformKeys:read',
-      'providerKeys:read',
-      'promptService:read',
-      'guardrails:apply',
-    ],
+    grants: CHAT_GRANTS,
+  }),
+  // The chat modes: secret keys, and publishable keys from their allowed origins (browsers).
+  route({
+    id: 'battle',
+    method: 'POST',
+    path: '/api/v1/battle',
+    ...CHAT_MODE,
+  }),
+  route({
+    id: 'fight',
+    method: 'POST',
+    path: '/api/v1/fight',
+    ...CHAT_MODE,
+  }),
+  // Legacy and deprecated (spec 9.3): `mode` picks chat, battle or fight.
+  route({
+    id: 'chat-legacy',
+    method: 'POST',
+    path: '/api/chat',
+    ...CHAT_MODE,
   }),
   route({
     id: 'auth-login',

@@ -248,7 +248,7 @@ async function whole(plan: ChatPlan): Promise<ChatResult> {
   }
   // Tool calls depend on the caller's tools' live state: never replayed from cache.
   const bypass = completion.choices.some((choice) => (choice.message.tool_calls?.length ?? 0) > 0);
-  if (!bypass) {
+  if (!bypass && input.cache.write !== false) {
     const stored = {
       body: JSON.stringify(completion),
       model: routed.target.model,

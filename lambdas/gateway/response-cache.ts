@@ -9,6 +9,8 @@ export const MAX_CACHE_TTL_SECONDS = 86_400;
 export interface CachePolicy {
   /** `X-Cache: no-cache`: skip the read (a fresh answer is still stored). */
   readonly read: boolean;
+  /** False: the answer is not stored either (the arena's answers and votes are never replayed). */
+  readonly write?: boolean;
   readonly ttlSeconds: number;
 }
 

@@ -4,6 +4,8 @@
  */
 
 export interface SseFrame {
+  /** The SSE `id:` field (clients send the last one back as Last-Event-ID). */
+  readonly id?: string;
   readonly event?: string;
   /** Objects are sent as JSON; strings as they are (e.g. `[DONE]`). */
   readonly data: unknown;

@@ -86,7 +86,8 @@ export function formatSseFrame(frame: SseFrame): string {
     .split(/\r\n|\r|\n/)
     .map((line) => `data: ${line}\n`)
     .join('');
-  return `${frame.event ? `event: ${frame.event}\n` : ''}${lines}\n`;
+  const id = frame.id === undefined ? '' : `id: ${frame.id}\n`;
+  return `${id}${frame.event ? `event: ${frame.event}\n` : ''}${lines}\n`;
 }
 
 export const HEARTBEAT_FRAME = ': keep-alive\n\n';

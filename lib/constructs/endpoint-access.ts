@@ -79,6 +79,8 @@ const GRANTS: Record<Grant, (acc: Accumulator) => void> = {
   // (BatchGetItem / BatchWriteItem: lambdas/store/batch-reads.ts, batch-writes.ts).
   'cache:write': (acc) =>
     acc.table('cache', [...TABLE_ACTIONS.readWrite, 'dynamodb:BatchGetItem', 'dynamodb:BatchWriteItem'], false),
+  // The arena's session records (ballots for audits): written once per session, never read here.
+  'arenaSessions:write': (acc) => acc.table('jobs', ['dynamodb:PutItem'], false),
   'adminToken:read': (acc) => acc.secret(ENV.adminTokenSecretId, 'adminToken'),
   'platformKeys:read': (acc) => acc.secret(ENV.platformKeysSecretId, 'platformKeys'),
   // The key secret always (it exists whether or not a service is configured); the URL when configured.

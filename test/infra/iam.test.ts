@@ -40,9 +40,11 @@ const TABLE_ACTIONS: Partial<Record<Grant, [TableName, string[]]>> = {
       'dynamodb:UpdateItem',
     ],
   ],
+  // Session records are written once, never read or changed by the functions.
+  'arenaSessions:write': ['jobs', ['dynamodb:PutItem']],
 };
 const XRAY = ['xray:PutTelemetryRecords', 'xray:PutTraceSegments'];
-const TABLE_WRITES: readonly Grant[] = ['identity:write', 'usage:write', 'cache:write'];
+const TABLE_WRITES: readonly Grant[] = ['identity:write', 'usage:write', 'cache:write', 'arenaSessions:write'];
 // Callers' own provider keys: one secret per key under the name prefix, created at runtime.
 const PROVIDER_KEY_ACTIONS: Partial<Record<Grant, string[]>> = {
   'providerKeys:read': ['secretsmanager:GetSecretValue'],
@@ -90,6 +92,7 @@ const EVERY_GRANT: Record<Grant, true> = {
   'usage:read': true,
   'usage:write': true,
   'cache:write': true,
+  'arenaSessions:write': true,
   'adminToken:read': true,
   'platformKeys:read': true,
   'providerKeys:read': true,

@@ -2,6 +2,8 @@ import { corsHeaders } from '../cors.js';
 import { errorBody } from '../error-body.js';
 import { ChatError } from '../../gateway/chat-errors.js';
 import { httpErrorOf } from '../chat-error-mapping.js';
+import { ArenaError } from '../../arena/arena-errors.js';
+import { arenaHttpError } from '../arena-error-mapping.js';
 import { HttpError } from '../errors.js';
 import { logger, redact } from '../../config/logger.js';
 import { bare, type Reply } from '../reply.js';
@@ -49,6 +51,7 @@ function toHttpError(request: GatewayMiddyRequest, call: GatewayCall | undefined
   const error = request.error;
   if (error instanceof HttpError) return error;
   if (error instanceof ChatError) return httpErrorOf(error);
+  if (error instanceof ArenaError) return arenaHttpError(error);
   logger.error('unhandled error', {
     requestId: call?.requestId,
     route: call?.route.id,

@@ -1,0 +1,39 @@
+import { chatCompletion, type ChatAccount, type ChatDeps } from '../gateway/chat-core.js';
+import type { ArenaChat } from './agent-turn.js';
+
+export interface ArenaCallContext {
+  readonly account: ChatAccount;
+  readonly sessionId: string;
+  /** The manifest route usage is recorded under. */
+  readonly route: string;
+  /** True when the call's signal ended because time ran out. */
+  readonly deadlineReached: () => boolean;
+  /** Work after the response (each turn's usage entries). */
+  readonly defer: (task: () => Promise<void>) => void;
+}
+
+/**
+ * The chat core, once per agent turn or vote. Each call has a request id of its own under the
+ * session (`<session>/r<round>/<agent>/<purpose>`), so its ledger entries never collide with
+ * another turn's, and carries the session, round and agent into them. Arena calls never read
+ * the response cache: every answer and vote is the model's own, and metered as such.
+ */
+export function arenaChat(context: ArenaCallContext, deps: ChatDeps): ArenaChat {
+  return (request, turn) =>
+    chatCompletion(
+      {
+        request,
+        account: context.account,
+        requestId: `${context.sessionId}/r${turn.round}/${turn.agent}/${turn.purpose}`,
+        route: context.route,
+        startedAt: new Date(deps.now()),
+        cache: { read: false, write: false, ttlSeconds: 1 },
+        guardrails: [],
+        signal: turn.signal,
+        deadlineReached: context.deadlineReached,
+        defer: context.defer,
+        usageTags: { sessionId: context.sessionId, round: turn.round, agent: turn.agent, purpose: turn.purpose },
+      },
+      deps,
+    );
+}

@@ -1,0 +1,72 @@
+/**
+ * The events of a battle or fight session (spec 6.1), plus `agent_delta` so clients can show
+ * answers as they are written. Every event a session produces is one of these; the session
+ * event sink (session-events.ts) numbers them, and the session state is rebuilt from them.
+ * Fields beyond the spec's (`round` on agent events, `model` on agent_complete, `reason`,
+ * `code`, `sessionId`) are additions.
+ */
+import type { ArenaMode, FightStyle } from './arena-request.js';
+
+export interface LeaderboardRow {
+  readonly agent: string;
+  readonly score: number;
+  readonly rank: number;
+}
+
+export type ArenaEvent =
+  | {
+      readonly type: 'session_start';
+      readonly sessionId: string;
+      readonly mode: ArenaMode;
+      readonly fightStyle?: FightStyle;
+      readonly agents: readonly string[];
+      readonly rounds: number;
+    }
+  | { readonly type: 'round_start'; readonly round: number; readonly totalRounds: number }
+  | { readonly type: 'agent_start'; readonly round: number; readonly agent: string; readonly model: string }
+  | { readonly type: 'agent_delta'; readonly round: number; readonly agent: string; readonly delta: string }
+  | {
+      readonly type: 'agent_complete';
+      readonly round: number;
+      readonly agent: string;
+      /** The concrete model that answered (a fallback route may have served). */
+      readonly model: string;
+      readonly message: string;
+    }
+  | { readonly type: 'voting_start'; readonly round: number }
+  | {
+      readonly type: 'vote_update';
+      readonly round: number;
+      readonly voter: string;
+      /** null: an abstention (an unusable vote or a failed voter); `reason` says which. */
+      readonly votedFor: string | null;
+      readonly reason?: string;
+    }
+  | {
+      readonly type: 'voting_complete';
+      readonly round: number;
+      readonly results: readonly { readonly agent: string; readonly votes: number }[];
+    }
+  | { readonly type: 'leaderboard_update'; readonly round: number; readonly leaderboard: readonly LeaderboardRow[] }
+  | {
+      readonly type: 'round_complete';
+      readonly round: number;
+      readonly winner: string | null;
+      /** Set when the round ended without a vote: fewer than two agents answered. */
+      readonly reason?: 'too_few_answers';
+    }
+  | {
+      readonly type: 'session_complete';
+      readonly winner: string | null;
+      readonly finalLeaderboard: readonly LeaderboardRow[];
+    }
+  | {
+      readonly type: 'error';
+      readonly error: string;
+      /** The failure class: the chat core's error kind, or `internal_error`. */
+      readonly code: string;
+      readonly agent?: string;
+      readonly round?: number;
+    };
+
+export type ArenaEventType = ArenaEvent['type'];

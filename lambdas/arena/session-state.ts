@@ -1,0 +1,85 @@
+/**
+ * A session as plain data: the plan, each round's answers, failures, ballots and result, and
+ * the leaderboard. It is JSON-serialisable at every agent turn (the next step makes sessions
+ * durable and resumable from it), and the events a session emits rebuild it (`applyEvent`).
+ */
+import type { ArenaEvent } from './arena-events.js';
+import type { ArenaPlan } from './arena-request.js';
+import type { BallotRecord } from './ballots.js';
+import { emptyLeaderboard, type Leaderboard } from './tally.js';
+
+export interface AgentAnswer {
+  readonly agent: string;
+  readonly model: string;
+  readonly text: string;
+}
+
+export interface RoundRecord {
+  readonly round: number;
+  /** In the order the answers completed. */
+  readonly answers: AgentAnswer[];
+  readonly failed: { readonly agent: string; readonly code: string }[];
+  /** Every ballot: the displayed order of the answers and the choice made (position-bias audits). */
+  readonly ballots: BallotRecord[];
+  results?: readonly { readonly agent: string; readonly votes: number }[];
+  winner: string | null;
+  complete: boolean;
+}
+
+export interface SessionState {
+  readonly sessionId: string;
+  readonly plan: ArenaPlan;
+  readonly rounds: RoundRecord[];
+  leaderboard: Leaderboard;
+  winner: string | null;
+  status: 'running' | 'complete' | 'aborted' | 'failed';
+}
+
+export function newSession(sessionId: string, plan: ArenaPlan): SessionState {
+  return {
+    sessionId,
+    plan,
+    rounds: [],
+    leaderboard: emptyLeaderboard(plan.agents.map((agent) => agent.id)),
+    winner: null,
+    status: 'running',
+  };
+}
+
+/** The round being played (or the last one). */
+export function currentRound(state: SessionState): RoundRecord {
+  const round = state.rounds.at(-1);
+  if (!round) throw new Error('no round has started');
+  return round;
+}
+
+/** Folds one event into the state; events that carry no state (deltas, starts) change nothing. */
+export function applyEvent(state: SessionState, event: ArenaEvent): void {
+  switch (event.type) {
+    case 'round_start':
+      state.rounds.push({ round: event.round, answers: [], failed: [], ballots: [], winner: null, complete: false });
+      return;
+    case 'agent_complete':
+      currentRound(state).answers.push({ agent: event.agent, model: event.model, text: event.message });
+      return;
+    case 'error':
+      if (event.agent !== undefined && event.round !== undefined)
+        currentRound(state).failed.push({ agent: event.agent, code: event.code });
+      return;
+    case 'voting_complete':
+      currentRound(state).results = event.results;
+      return;
+    case 'round_complete': {
+      const round = currentRound(state);
+      round.winner = event.winner;
+      round.complete = true;
+      return;
+    }
+    case 'session_complete':
+      state.winner = event.winner;
+      state.status = 'complete';
+      return;
+    default:
+      return;
+  }
+}

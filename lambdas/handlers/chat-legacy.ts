@@ -1,0 +1,19 @@
+import {
+  legacyChatRequestValidator,
+  singleModelRequest,
+  type ArenaRequestBody,
+  type LegacyMode,
+} from '../arena/arena-request.js';
+import { answerArena } from '../http/arena-call.js';
+import { answerChat } from '../http/chat-call.js';
+import { defineHandler } from '../http/define-handler.js';
+
+/**
+ * POST /api/chat (legacy, deprecated): the body's `mode` picks the v1 behaviour: `chat` is the
+ * chat-completions route fed from the ChatRequest fields, `battle` and `fight` the v1 routes.
+ */
+export const handler = defineHandler<ArenaRequestBody & { mode: LegacyMode }>('chat-legacy', {
+  body: legacyChatRequestValidator,
+  handle: (call) =>
+    call.body.mode === 'chat' ? answerChat(call, singleModelRequest(call.body)) : answerArena(call, call.body.mode),
+});

@@ -1,0 +1,72 @@
+import { randomUUID } from 'node:crypto';
+import { arenaChat } from '../arena/arena-chat.js';
+import { ArenaError } from '../arena/arena-errors.js';
+import type { ArenaEvent } from '../arena/arena-events.js';
+import { planArena, type ArenaMode, type ArenaPlan, type ArenaRequestBody } from '../arena/arena-request.js';
+import { runSession } from '../arena/orchestrator.js';
+import { SessionEventSink, type SequencedEvent } from '../arena/session-events.js';
+import { sessionRecord } from '../arena/session-record.js';
+import { newSession } from '../arena/session-state.js';
+import { deploymentChatDeps } from '../gateway/chat-deployment.js';
+import { saveArenaSession } from '../store/arena-sessions.js';
+import type { GatewayCall } from './call.js';
+import { accountOf } from './chat-call.js';
+import { endedByTimeout } from './middlewares/request-context.js';
+import { bare, sse, type Reply, type SseFrame } from './reply.js';
+
+/**
+ * A battle or fight session for one call: planned from the body (a refusal is a 400 naming
+ * the field), played through the chat core, and answered as SSE frames with increasing ids, or
+ * for a battle with `stream:false` as spec 2.10's body. Every turn's usage and the session
+ * record are written after the response; the caller leaving aborts every upstream call.
+ */
+export async function answerArena(call: GatewayCall<ArenaRequestBody>, mode: ArenaMode): Promise<Reply> {
+  const sessionId = `arena-${randomUUID()}`;
+  const plan = planArena(mode, call.body, randomUUID());
+  const account = accountOf(call);
+  const state = newSession(sessionId, plan);
+  const defer = (task: () => Promise<void>) => void call.afterResponse.push(task);
+  const deadlineReached = () => endedByTimeout(call.signal);
+  const chat = arenaChat({ account, sessionId, route: call.route.id, deadlineReached, defer }, deploymentChatDeps);
+  defer(() => saveArenaSession(sessionRecord(state, { ...account, route: call.route.id }, call.startedAt, new Date())));
+  const events = new SessionEventSink(sessionId).sequence(runSession(state, { chat, deadlineReached }, call.signal));
+  const headers = { 'X-Session-ID': sessionId };
+  if (plan.stream) return sse(framesOf(events), headers);
+  return bare(await battleBody(events, plan, sessionId, call.startedAt), 200, headers);
+}
+
+async function* framesOf(events: AsyncIterable<SequencedEvent>): AsyncGenerator<SseFrame> {
+  for await (const { id, event } of events) yield { id: String(id), data: event };
+}
+
+/**
+ * Spec 2.10: the answers in the order the models were asked for. An agent that failed is
+ * listed under `errors` (an addition); when none answered, the call fails as the chat core's
+ * failures do (429 if every agent was rate limited, else 503).
+ */
+async function battleBody(events: AsyncIterable<SequencedEvent>, plan: ArenaPlan, sessionId: string, startedAt: Date) {
+  const answers = new Map<string, Extract<ArenaEvent, { type: 'agent_complete' }>>();
+  const errors: { agent: string; code: string; error: string }[] = [];
+  for await (const { event } of events) {
+    if (event.type === 'agent_complete') answers.set(event.agent, event);
+    if (event.type === 'error') errors.push({ agent: event.agent ?? '', code: event.code, error: event.error });
+  }
+  if (answers.size === 0)
+    throw new ArenaError(
+      'no_answer',
+      `No model could answer: ${errors.map((e) => `${e.agent}: ${e.error}`).join('; ')}`,
+      undefined,
+      errors.map((e) => e.code),
+    );
+  const responses = plan.agents.flatMap((agent) => {
+    const answer = answers.get(agent.id);
+    return answer ? [{ agent: agent.id, model: answer.model, message: answer.message }] : [];
+  });
+  return {
+    id: sessionId,
+    mode: 'battle',
+    responses,
+    created_at: Math.floor(startedAt.getTime() / 1000),
+    ...(errors.length ? { errors } : {}),
+  };
+}

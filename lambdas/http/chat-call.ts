@@ -1,0 +1,36 @@
+import { chatCompletion } from '../gateway/chat-core.js';
+import { deploymentChatDeps } from '../gateway/chat-deployment.js';
+import type { GatewayChatRequest } from '../gateway/chat-request.js';
+import { parseGuardrails } from '../gateway/guardrails/index.js';
+import { cachePolicy } from '../gateway/response-cache.js';
+import type { AccountPrincipal } from '../identity/principal.js';
+import type { GatewayCall } from './call.js';
+import { chatReply } from './chat-reply.js';
+import { endedByTimeout } from './middlewares/request-context.js';
+import type { Reply } from './reply.js';
+
+/** The caller's account as the cores see it. */
+export function accountOf(call: GatewayCall<unknown>) {
+  const principal = call.principal as AccountPrincipal;
+  return { accountId: principal.accountId, keyId: 'keyId' in principal ? principal.keyId : undefined };
+}
+
+/** One chat request through the chat core, fed from the call and answered as HTTP. */
+export async function answerChat(call: GatewayCall<unknown>, request: GatewayChatRequest): Promise<Reply> {
+  const result = await chatCompletion(
+    {
+      request,
+      account: accountOf(call),
+      requestId: call.requestId,
+      route: call.route.id,
+      startedAt: call.startedAt,
+      guardrails: parseGuardrails(request.guardrails, call.req.headers['x-guardrails']),
+      cache: cachePolicy(call.req.headers),
+      signal: call.signal,
+      deadlineReached: () => endedByTimeout(call.signal),
+      defer: (task) => void call.afterResponse.push(task),
+    },
+    deploymentChatDeps,
+  );
+  return chatReply(result, call.signal);
+}
