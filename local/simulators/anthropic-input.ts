@@ -1,3 +1,4 @@
+import { samplingOf } from './sampling.js';
 import type { ScriptInput, ScriptMessage, ScriptToolChoice } from './script.js';
 
 /**
@@ -268,6 +269,7 @@ export function toScriptInput(request: WireRequest): ScriptInput {
     toolChoice: toolChoiceOf(request.tool_choice),
     maxTokens: request.max_tokens,
     ...(request.stop_sequences ? { stop: request.stop_sequences } : {}),
+    ...samplingOf(request.temperature, undefined),
   };
 }
 

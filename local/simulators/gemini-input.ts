@@ -1,3 +1,4 @@
+import { samplingOf } from './sampling.js';
 import type { ScriptInput, ScriptMessage, ScriptTool, ScriptToolChoice } from './script.js';
 
 /**
@@ -332,6 +333,7 @@ export function toScriptInput(model: string, request: WireRequest): ScriptInput 
     toolChoice,
     ...(config?.maxOutputTokens !== undefined ? { maxTokens: config.maxOutputTokens } : {}),
     ...(config?.stopSequences !== undefined ? { stop: config.stopSequences } : {}),
+    ...samplingOf(config?.['temperature'], config?.['seed']),
   };
 }
 

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { samplingOf } from './sampling.js';
 import type { ScriptInput, ScriptMessage, ScriptToolChoice, ScriptTurn } from './script.js';
 
 /**
@@ -17,6 +18,8 @@ export interface WireRequest {
   max_tokens?: number | null;
   max_completion_tokens?: number | null;
   stop?: string | string[] | null;
+  temperature?: number | null;
+  seed?: number | null;
 }
 
 interface WireMessage {
@@ -109,6 +112,7 @@ export function scriptInputOf(request: WireRequest): ScriptInput {
     toolChoice: toolChoiceOf(request.tool_choice),
     ...(typeof limit === 'number' ? { maxTokens: limit } : {}),
     ...(stop ? { stop } : {}),
+    ...samplingOf(request.temperature, request.seed),
   };
 }
 

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { pickBy, sampleOf, takeOf } from './sampling.js';
 
 /**
  * The simulated model: one deterministic answer for a request, shared by every provider
@@ -16,7 +17,15 @@ import { createHash } from 'node:crypto';
  *   answers the base64-decoded text (text with brackets, or text a request filter would alter)
  * - `[sim:words=N]` answer with N words
  * - `[sim:finish=length|content_filter]` report that finish reason
+ * - `[sim:bad_vote]` / `[sim:bad_vote=MODEL,MODEL…]` (every model, or only requests for those
+ *   upstream model ids) a request that forces a tool call gets a plain-text refusal and no call,
+ *   as a voter that answers unusably
  * `tool_choice` `required` or a named function forces a tool call; `none` forbids one.
+ *
+ * Sampling (sampling.ts): a request that sets `temperature` is answered by a draw hashed from
+ * model, temperature, seed and messages. The default reply names it, `Simulated reply from
+ * MODEL (take 1a2b3c) — …`, and enum values in tool arguments are picked by it (a vote's
+ * ballot letter); without temperature the reply has no take and enums take their first value.
  */
 
 export interface ScriptMessage {
@@ -41,6 +50,8 @@ export interface ScriptInput {
   readonly toolChoice: ScriptToolChoice;
   readonly maxTokens?: number;
   readonly stop?: readonly string[];
+  readonly temperature?: number;
+  readonly seed?: number;
 }
 
 export interface ScriptToolCall {
@@ -62,6 +73,7 @@ export interface ScriptTurn {
 
 const DIRECTIVE = /\[sim:([a-z0-9_]+)(?:=([^\]]*))?\]/g;
 const IMAGE_TOKENS = 85;
+const ABSTENTION = 'I would rather not pick one of these answers.';
 
 export function runScript(input: ScriptInput): ScriptTurn {
   const lastUser = [...input.messages].reverse().find((m) => m.role === 'user');
@@ -69,8 +81,10 @@ export function runScript(input: ScriptInput): ScriptTurn {
   const directives = new Map<string, string>();
   for (const match of (lastUser?.text ?? '').matchAll(DIRECTIVE)) directives.set(match[1]!, match[2] ?? '');
   const promptTokens = countPromptTokens(input);
+  const sample = sampleOf(input);
+  const abstains = forcesToolCall(input.toolChoice) && badVoteApplies(directives, input.model);
 
-  const toolCalls = planToolCalls(input, directives, last?.role === 'user');
+  const toolCalls = abstains ? [] : planToolCalls(input, directives, last?.role === 'user', sample);
   if (toolCalls.length > 0) {
     const completionTokens = toolCalls.reduce(
       (sum, call) => sum + 1 + Math.ceil(JSON.stringify(call.arguments).length / 4),
@@ -79,7 +93,7 @@ export function runScript(input: ScriptInput): ScriptTurn {
     return { text: '', pieces: [], toolCalls, finishReason: 'tool_calls', promptTokens, completionTokens };
   }
 
-  let pieces = splitPieces(replyText(input, directives, lastUser, last));
+  let pieces = splitPieces(abstains ? ABSTENTION : replyText(input, directives, sample, lastUser, last));
   let finishReason: ScriptTurn['finishReason'] = 'stop';
   const stopAt = firstStop(pieces.join(''), input.stop);
   if (stopAt !== undefined) pieces = splitPieces(pieces.join('').slice(0, stopAt));
@@ -95,6 +109,7 @@ export function runScript(input: ScriptInput): ScriptTurn {
 function replyText(
   input: ScriptInput,
   directives: Map<string, string>,
+  sample: string | undefined,
   lastUser?: ScriptMessage,
   last?: ScriptMessage,
 ): string {
@@ -107,7 +122,17 @@ function replyText(
   if (last?.role === 'tool') return `The ${last.toolName ?? 'tool'} tool returned: ${last.text}`;
   const said = (lastUser?.text ?? '').replace(DIRECTIVE, '').trim().slice(0, 200);
   const images = lastUser?.images ? ` (I see ${lastUser.images} image${lastUser.images > 1 ? 's' : ''})` : '';
-  return `Simulated reply from ${input.model} — you said: ${said}${images}`;
+  const take = sample === undefined ? '' : ` (take ${takeOf(sample)})`;
+  return `Simulated reply from ${input.model}${take} — you said: ${said}${images}`;
+}
+
+const forcesToolCall = (choice: ScriptToolChoice): boolean => choice === 'required' || typeof choice === 'object';
+
+/** `[sim:bad_vote]` names every model; `[sim:bad_vote=a,b]` only those upstream model ids. */
+function badVoteApplies(directives: Map<string, string>, model: string): boolean {
+  const named = directives.get('bad_vote');
+  if (named === undefined) return false;
+  return named.trim() === '' || named.split(',').some((id) => id.trim() === model);
 }
 
 /**
@@ -115,7 +140,12 @@ function replyText(
  * the last message, the model answers in text, so an agent loop ends. A `tool_choice` that
  * demands a call still gets one, as from a real model.
  */
-function planToolCalls(input: ScriptInput, directives: Map<string, string>, userSpokeLast: boolean): ScriptToolCall[] {
+function planToolCalls(
+  input: ScriptInput,
+  directives: Map<string, string>,
+  userSpokeLast: boolean,
+  sample: string | undefined,
+): ScriptToolCall[] {
   if (input.tools.length === 0 || input.toolChoice === 'none') return [];
   const named = typeof input.toolChoice === 'object' ? input.toolChoice.name : undefined;
   const requested = !userSpokeLast
@@ -134,22 +164,30 @@ function planToolCalls(input: ScriptInput, directives: Map<string, string>, user
     return {
       id: `sim${seed}${i}`,
       name: tool.name,
-      arguments: directives.has('empty_args') ? {} : exampleArguments(tool.parameters),
+      arguments: directives.has('empty_args') ? {} : exampleArguments(tool.parameters, sample),
     };
   });
 }
 
-/** Arguments that satisfy the tool's schema: every required property with a plain value. */
-function exampleArguments(schema: Record<string, unknown> | undefined): Record<string, unknown> {
+/**
+ * Arguments that satisfy the tool's schema: every required property with a plain value. An
+ * enum takes its first value, or in a sampled request the value the draw picks.
+ */
+function exampleArguments(
+  schema: Record<string, unknown> | undefined,
+  sample: string | undefined,
+): Record<string, unknown> {
   const properties = (schema?.['properties'] ?? {}) as Record<string, Record<string, unknown>>;
   const required = (schema?.['required'] ?? Object.keys(properties)) as string[];
   const args: Record<string, unknown> = {};
-  for (const name of required) args[name] = exampleValue(properties[name] ?? {}, name);
+  for (const name of required) args[name] = exampleValue(properties[name] ?? {}, name, sample);
   return args;
 }
 
-function exampleValue(schema: Record<string, unknown>, name: string): unknown {
-  if (Array.isArray(schema['enum']) && schema['enum'].length > 0) return schema['enum'][0];
+function exampleValue(schema: Record<string, unknown>, name: string, sample: string | undefined): unknown {
+  const choices = schema['enum'];
+  if (Array.isArray(choices) && choices.length > 0)
+    return sample === undefined ? choices[0] : pickBy(sample, name, choices);
   switch (schema['type']) {
     case 'integer':
     case 'number':
@@ -159,7 +197,7 @@ function exampleValue(schema: Record<string, unknown>, name: string): unknown {
     case 'array':
       return [];
     case 'object':
-      return exampleArguments(schema);
+      return exampleArguments(schema, sample);
     default:
       return `${name}-value`;
   }
