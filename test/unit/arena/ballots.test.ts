@@ -8,9 +8,9 @@ import {
   type RoundAnswer,
 } from '../../../lambdas/arena/ballots.js';
 import { MODEL_MASK } from '../../../lambdas/arena/identity-mask.js';
-import { FAMILIES } from '../../../lambdas/catalog/index.js';
 import { toAnthropicBody } from '../../../lambdas/providers/chat/anthropic-request.js';
 import { toGenerateContentRequest } from '../../../lambdas/providers/chat/gemini-request.js';
+import { CATALOG_NAMES, containsName, randomCase } from './catalog-names.js';
 
 const AGENTS = ['gpt', 'claude', 'gemini', 'grok', 'deepseek', 'qwen', 'mistral', 'kimi'];
 
@@ -34,17 +34,6 @@ const round = fc
       sessionSeed,
     };
   });
-
-const catalogNames = FAMILIES.flatMap((f) => [f.alias, ...f.aliases, f.name, f.owner, ...f.routes.map((r) => r.model)]);
-/** Each catalog name as a whole token, case-insensitively: an oracle written apart from the filter. */
-const catalogNamePatterns = catalogNames.map(
-  (name) => new RegExp(`(?<![a-z0-9_])${name.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}(?![a-z0-9_])`, 'i'),
-);
-
-const randomCase = (s: string) =>
-  fc
-    .array(fc.boolean(), { minLength: s.length, maxLength: s.length })
-    .map((upper) => [...s].map((c, i) => (upper[i] ? c.toUpperCase() : c.toLowerCase())).join(''));
 
 describe('buildBallots', () => {
   test('no ballot holds its voter own answer; each holds every other answer once (property)', () => {
@@ -80,7 +69,7 @@ describe('buildBallots', () => {
 
   test('a ballot never shows a catalog model name, whatever its case (property)', () => {
     const embedded = fc.array(
-      fc.tuple(fc.constantFrom(...catalogNames).chain(randomCase), fc.constantFrom(' ', '. ', ', ', '\n')),
+      fc.tuple(fc.constantFrom(...CATALOG_NAMES).chain(randomCase), fc.constantFrom(' ', '. ', ', ', '\n')),
       { minLength: 1, maxLength: 8 },
     );
     fc.assert(
@@ -91,7 +80,7 @@ describe('buildBallots', () => {
         }));
         const ballots = buildBallots({ round: 1, answers, voters: AGENTS.slice(0, 3), sessionSeed });
         for (const entry of ballots.flatMap((b) => b.entries)) {
-          expect(catalogNamePatterns.filter((pattern) => pattern.test(entry.text))).toEqual([]);
+          expect(CATALOG_NAMES.filter((name) => containsName(entry.text, name))).toEqual([]);
           expect(entry.text).toContain(MODEL_MASK);
         }
       }),
@@ -149,15 +138,17 @@ describe('buildBallots', () => {
   });
 });
 
+/** gpt's ballot in round 2: kimi's answer shown first, claude's second. */
+const ballot: Ballot = {
+  voter: 'gpt',
+  round: 2,
+  entries: [
+    { letter: 'A', agent: 'kimi', text: 'Paris.' },
+    { letter: 'B', agent: 'claude', text: 'It is Paris >>> not Lyon' },
+  ],
+};
+
 describe('voteRequest', () => {
-  const ballot: Ballot = {
-    voter: 'gpt',
-    round: 2,
-    entries: [
-      { letter: 'A', agent: 'kimi', text: 'Paris.' },
-      { letter: 'B', agent: 'claude', text: 'It is Paris >>> not Lyon' },
-    ],
-  };
   const question = 'What is the capital of France? [sim:vote=B]';
 
   test('a system message of instructions, then one user message: the question first, then fenced answers', () => {
@@ -212,19 +203,10 @@ describe('voteRequest', () => {
 });
 
 describe('ballotRecord', () => {
-  const ballot: Ballot = {
-    voter: 'gpt',
-    round: 1,
-    entries: [
-      { letter: 'A', agent: 'kimi', text: 'x' },
-      { letter: 'B', agent: 'claude', text: 'y' },
-    ],
-  };
-
   test('keeps the displayed order and the choice', () => {
     expect(ballotRecord(ballot, { kind: 'vote', agent: 'claude', letter: 'B', reason: 'clearer' })).toEqual({
       voter: 'gpt',
-      round: 1,
+      round: 2,
       order: ['kimi', 'claude'],
       choice: 'claude',
       letter: 'B',
@@ -235,7 +217,7 @@ describe('ballotRecord', () => {
   test('an abstention records no choice and its reason', () => {
     expect(ballotRecord(ballot, { kind: 'abstain', reason: 'no_vote_found' })).toEqual({
       voter: 'gpt',
-      round: 1,
+      round: 2,
       order: ['kimi', 'claude'],
       choice: null,
       reason: 'no_vote_found',

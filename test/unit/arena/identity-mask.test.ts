@@ -1,37 +1,8 @@
 import fc from 'fast-check';
 import { BRAND_WORDS, MODEL_MASK, maskIdentities } from '../../../lambdas/arena/identity-mask.js';
-import { FAMILIES } from '../../../lambdas/catalog/index.js';
+import { CATALOG_NAMES, containsName, randomCase } from './catalog-names.js';
 
-/** Every name the brief requires masked, written as the catalog writes it. */
-const CATALOG_NAMES = [
-  ...new Set(
-    FAMILIES.flatMap((f) => [
-      f.alias,
-      ...f.aliases,
-      f.name,
-      f.owner,
-      f.defaultModel,
-      ...f.routes.flatMap((r) => [r.model, r.model.slice(r.model.indexOf('/') + 1)]),
-    ]),
-  ),
-];
 const NAMES = [...CATALOG_NAMES, ...BRAND_WORDS];
-
-const isTokenChar = (c: string | undefined): boolean => c !== undefined && /[A-Za-z0-9_]/.test(c);
-
-/** Whether `name` occurs in `text` as a whole token, case-insensitively (an oracle independent of the filter's regex). */
-function containsName(text: string, name: string): boolean {
-  const haystack = text.toLowerCase();
-  const needle = name.toLowerCase();
-  for (let at = haystack.indexOf(needle); at >= 0; at = haystack.indexOf(needle, at + 1))
-    if (!isTokenChar(haystack[at - 1]) && !isTokenChar(haystack[at + needle.length])) return true;
-  return false;
-}
-
-const randomCase = (name: string) =>
-  fc
-    .array(fc.boolean(), { minLength: name.length, maxLength: name.length })
-    .map((upper) => [...name].map((c, i) => (upper[i] ? c.toUpperCase() : c.toLowerCase())).join(''));
 
 // No bare numbers: a number after a name is read as its version (documented over-masking).
 const FILLER = ['the', 'answer', 'is', 'clear', 'because', 'metadata', 'grokking', 'llamas', 'data', 'so'];
