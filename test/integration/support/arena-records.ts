@@ -1,0 +1,54 @@
+import { QueryCommand } from '@aws-sdk/client-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import type { LocalGateway } from '../../../local/child-runtime.js';
+import { localDynamo } from './ledger.js';
+
+/** Items of one account whose sort key starts with `prefix`, in one table. */
+async function accountItems(gateway: LocalGateway, table: string, accountId: string, prefix: string) {
+  const dynamo = localDynamo(gateway);
+  try {
+    const page = await dynamo.send(
+      new QueryCommand({
+        TableName: table,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': { S: `ACCOUNT#${accountId}` }, ':prefix': { S: prefix } },
+      }),
+    );
+    return (page.Items ?? []).map((item) => unmarshall(item) as Record<string, any>);
+  } finally {
+    dynamo.destroy();
+  }
+}
+
+/** Polls until `done` holds for what `read` returns (usage lands after the response), or 5 s pass. */
+async function until<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
+  const deadline = Date.now() + 5_000;
+  for (;;) {
+    const value = await read();
+    if (done(value) || Date.now() > deadline) return value;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** The ledger entries of one arena session (each answer and each vote). */
+export function sessionLedger(gateway: LocalGateway, accountId: string, sessionId: string, expected: number) {
+  return until(
+    async () =>
+      (await accountItems(gateway, gateway.aws.tables.usage, accountId, 'LEDGER#')).filter(
+        (entry) => entry['sessionId'] === sessionId,
+      ),
+    (entries) => entries.length >= expected,
+  );
+}
+
+/** The session's record in the jobs table (written once the session ends). */
+export async function sessionRecord(gateway: LocalGateway, accountId: string, sessionId: string) {
+  const records = await until(
+    async () =>
+      (await accountItems(gateway, gateway.aws.tables.jobs, accountId, 'ARENA#')).filter(
+        (record) => record['sessionId'] === sessionId,
+      ),
+    (found) => found.length > 0,
+  );
+  return records[0];
+}
