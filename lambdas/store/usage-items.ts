@@ -29,7 +29,18 @@ export interface UsageEntry {
   readonly outcome?: string;
   /** When the request started (ISO 8601); fixed per request so rewrites hit the same item. */
   readonly at: string;
+  // Arena tags: set on the calls of a battle or fight, absent (not null) on every other entry.
+  /** The arena session the call belongs to. */
+  readonly sessionId?: string;
+  /** The round (from 1) the call was made in. */
+  readonly round?: number;
+  /** The label of the agent that made the call (`gpt`, `claude-2`, ...): the answerer or the voter. */
+  readonly agent?: string;
+  /** Whether the call was an agent's answer or its vote. */
+  readonly purpose?: UsagePurpose;
 }
+
+export type UsagePurpose = 'answer' | 'vote';
 
 export const accountPk = (accountId: string) => `ACCOUNT#${accountId}`;
 export const ledgerSk = (at: string, requestId: string, sequence: number) =>
