@@ -37,7 +37,7 @@ import {
 import type { DescribeContext } from './image-descriptions.js';
 import { hasImages } from './image-descriptions.js';
 import type { LoadBalancer } from './load-balancer.js';
-import { Meter, type UsageSink } from './metering.js';
+import { Meter, type UsageSink, type UsageTags } from './metering.js';
 import { applyPrompt, type ApplyPromptDeps } from './prompts/apply-prompt.js';
 import type { CachePolicy } from './response-cache.js';
 import {
@@ -63,6 +63,8 @@ export interface ChatInput {
   readonly requestId: string;
   /** The route usage is recorded under. */
   readonly route: string;
+  /** Set by the arena: the session, round, agent and purpose each usage entry carries. */
+  readonly usageTags?: UsageTags;
   readonly startedAt: Date;
   readonly cache: CachePolicy;
   readonly guardrails: readonly GuardrailName[];
@@ -153,7 +155,7 @@ async function prepare(input: ChatInput, deps: ChatDeps): Promise<ChatPlan> {
     : { request: unguarded, statuses: [] };
   const request: GatewayChatRequest = { ...input.request, messages: guarded.request.messages };
   const meter = new Meter(
-    { requestId: input.requestId, accountId, keyId, route: input.route, at: input.startedAt },
+    { requestId: input.requestId, accountId, keyId, route: input.route, at: input.startedAt, tags: input.usageTags },
     deps.recordUsage,
   );
   input.defer(() => meter.flush());

@@ -1,8 +1,17 @@
 import { costMicroUsd } from '../catalog/index.js';
 import { logger } from '../config/logger.js';
 import type { Usage } from '../providers/chat/types.js';
+import type { UsagePurpose } from '../store/usage-items.js';
 import { recordUsageBatched, type UsageEntry } from '../store/usage-ledger.js';
 import type { Attempt } from './router.js';
+
+/** What an arena call is part of; each set tag becomes a flat field of every entry it meters. */
+export interface UsageTags {
+  readonly sessionId?: string;
+  readonly round?: number;
+  readonly agent?: string;
+  readonly purpose?: UsagePurpose;
+}
 
 export interface MeterContext {
   readonly requestId: string;
@@ -11,6 +20,7 @@ export interface MeterContext {
   readonly route: string;
   /** When the request started: fixes every entry's time, so rewrites are idempotent. */
   readonly at: Date;
+  readonly tags?: UsageTags;
 }
 
 /** Tokens as the provider reported them, or an estimate flagged as one. */
@@ -109,8 +119,14 @@ export class Meter {
       status: item.status,
       outcome: item.outcome,
       at: this.context.at.toISOString(),
+      ...definedTags(this.context.tags),
     });
   }
+}
+
+/** Only the tags that are set: an entry has no attribute at all for a tag that is not. */
+function definedTags(tags: UsageTags = {}): UsageTags {
+  return Object.fromEntries(Object.entries(tags).filter(([, value]) => value !== undefined));
 }
 
 const NONE: MeteredUsage = { promptTokens: 0, completionTokens: 0, estimated: false };

@@ -29,12 +29,29 @@ export interface UsageEntry {
   readonly outcome?: string;
   /** When the request started (ISO 8601); fixed per request so rewrites hit the same item. */
   readonly at: string;
+  // Arena tags: set on the calls of a battle or fight, absent (not null) on every other entry.
+  /** The arena session the call belongs to. */
+  readonly sessionId?: string;
+  /** The round (from 1) the call was made in. */
+  readonly round?: number;
+  /** The label of the agent that made the call (`gpt`, `claude-2`, ...): the answerer or the voter. */
+  readonly agent?: string;
+  /** Whether the call was an agent's answer or its vote. */
+  readonly purpose?: UsagePurpose;
 }
+
+export type UsagePurpose = 'answer' | 'vote';
+
+/** The route day totals written before they were kept per route are reported under. */
+export const UNATTRIBUTED_ROUTE = 'unattributed';
 
 export const accountPk = (accountId: string) => `ACCOUNT#${accountId}`;
 export const ledgerSk = (at: string, requestId: string, sequence: number) =>
   `LEDGER#${at}#${requestId}#${String(sequence).padStart(4, '0')}`;
-export const daySk = (day: string, model: string) => `DAY#${day}#${model}`;
+export const daySk = (day: string, model: string, route: string) => `DAY#${day}#${model}#${route}`;
+/** Every day-total item of a day sorts after this key and before `dayKeysEnd(day)`. */
+export const dayKeysStart = (day: string) => `DAY#${day}#`;
+export const dayKeysEnd = (day: string) => `DAY#${day}#\uffff`;
 
 const tokensOf = (entry: UsageEntry) => entry.promptTokens + entry.completionTokens;
 
@@ -51,11 +68,12 @@ export function ledgerItem(entry: UsageEntry): Item {
   });
 }
 
-/** What a set of entries adds to one account's day and model. */
-interface DayDelta {
+/** What a set of entries adds to one account's day, model and route. */
+export interface DayDelta {
   readonly accountId: string;
   readonly day: string;
   readonly model: string;
+  readonly route: string;
   requests: number;
   tokens: number;
   promptTokens: number;
@@ -65,15 +83,15 @@ interface DayDelta {
   unpricedTokens: number;
 }
 
-/** One delta per account, day and model, however many entries share it. */
+/** One delta per account, day, model and route, however many entries share it. */
 export function dayDeltas(entries: readonly UsageEntry[]): DayDelta[] {
   const merged = new Map<string, DayDelta>();
   for (const entry of entries) {
     const day = entry.at.slice(0, 10);
-    const id = `${entry.accountId}\n${day}\n${entry.model}`;
+    const id = `${entry.accountId}\n${day}\n${entry.model}\n${entry.route}`;
     let sum = merged.get(id);
     if (!sum) {
-      sum = { accountId: entry.accountId, day, model: entry.model, ...ZERO };
+      sum = { accountId: entry.accountId, day, model: entry.model, route: entry.route, ...ZERO };
       merged.set(id, sum);
     }
     sum.requests += 1;
@@ -114,12 +132,12 @@ export function dayUpdate(delta: DayDelta): TransactWriteItem {
   return {
     Update: {
       TableName: tableName('usage'),
-      Key: toItem({ pk: accountPk(delta.accountId), sk: daySk(delta.day, delta.model) }),
+      Key: toItem({ pk: accountPk(delta.accountId), sk: daySk(delta.day, delta.model, delta.route) }),
       UpdateExpression:
         'ADD requests :requests, tokens :tokens, promptTokens :prompt, completionTokens :completion, ' +
         'costMicroUsd :cost, unpricedRequests :unpricedRequests, unpricedTokens :unpricedTokens ' +
-        'SET #type = :type, accountId = :account, #day = :day, model = :model',
-      ExpressionAttributeNames: { '#type': 'type', '#day': 'day' },
+        'SET #type = :type, accountId = :account, #day = :day, model = :model, #route = :route',
+      ExpressionAttributeNames: { '#type': 'type', '#day': 'day', '#route': 'route' },
       ExpressionAttributeValues: toItem({
         ':requests': delta.requests,
         ':tokens': delta.tokens,
@@ -132,6 +150,7 @@ export function dayUpdate(delta: DayDelta): TransactWriteItem {
         ':account': delta.accountId,
         ':day': delta.day,
         ':model': delta.model,
+        ':route': delta.route,
       }),
     },
   };

@@ -4,7 +4,7 @@ import { dayDeltas, dayUpdate, ledgerPut, type UsageEntry } from './usage-items.
 
 /**
  * TransactWriteItems takes at most 100 actions: one ledger put per entry plus at most one
- * day-total update per entry (fewer when entries share a day and model).
+ * day-total update per entry (fewer when entries share a day, model and route).
  */
 export const MAX_ENTRIES_PER_TRANSACTION = 50;
 /** Rounds lost to contention (another transaction on the same day total, throttling). */

@@ -43,28 +43,34 @@ const unpriced = (totals: UsageTotals) => ({ requests: totals.unpricedRequests, 
 
 /**
  * The usage record of spec 2.7 for one account and period, plus `unpriced`: the requests and
- * tokens of models without a catalog price, which `cost` counts as 0 (overall and per model).
+ * tokens of models without a catalog price, which `cost` counts as 0 (overall and per model),
+ * and `byRoute`: the same usage split by the route (manifest id) it came through.
  */
 export async function usageReport(accountId: string, period: Period) {
   const summary = await summarizeUsage(accountId, period.fromMs, period.toMs);
-  const byModel: Record<string, { requests: number; tokens: number; cost: number; unpriced: Unpriced }> = {};
-  for (const [model, totals] of Object.entries(summary.byModel)) {
-    byModel[model] = {
-      requests: totals.requests,
-      tokens: totals.tokens,
-      cost: usd(totals.costMicroUsd),
-      unpriced: unpriced(totals),
-    };
-  }
   return {
     totalRequests: summary.requests,
     totalTokens: summary.tokens,
     totalCost: usd(summary.costMicroUsd),
     from: new Date(period.fromMs).toISOString(),
     to: new Date(period.toMs).toISOString(),
-    byModel,
+    byModel: breakdown(summary.byModel),
+    byRoute: breakdown(summary.byRoute),
     unpriced: unpriced(summary),
   };
+}
+
+function breakdown(totalsByName: Readonly<Record<string, UsageTotals>>) {
+  const figures: Record<string, { requests: number; tokens: number; cost: number; unpriced: Unpriced }> = {};
+  for (const [name, totals] of Object.entries(totalsByName)) {
+    figures[name] = {
+      requests: totals.requests,
+      tokens: totals.tokens,
+      cost: usd(totals.costMicroUsd),
+      unpriced: unpriced(totals),
+    };
+  }
+  return figures;
 }
 
 type Unpriced = ReturnType<typeof unpriced>;

@@ -130,6 +130,7 @@ describe('usage', () => {
       totalTokens: 10,
       totalCost: 0.000066,
       byModel: { 'grok-4': { requests: 1, tokens: 10, cost: 0.000066 } },
+      byRoute: { 'chat-completions': { requests: 1, tokens: 10, cost: 0.000066 } },
     });
   });
 

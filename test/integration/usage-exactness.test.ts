@@ -7,6 +7,7 @@ import { DynamoDbFaultProxy } from './support/dynamodb-faults.js';
 import { bearer, call } from './support/http.js';
 import { useRuntimeTables } from './support/ledger.js';
 import { totalsAndLedger, type Sums } from './support/ledger-totals.js';
+import { expectBreakdownsSumToTotals } from './support/usage-breakdowns.js';
 
 // Day totals must equal the sum of the ledger entries exactly, whatever fails on the way. The
 // gateway's own Meter writes here (in this process), through a proxy that injects DynamoDB
@@ -32,10 +33,12 @@ afterAll(async () => {
 afterEach(() => proxy.clear());
 
 const MODELS = { gpt: 'gpt-5', claude: 'claude-sonnet-4-5' } as const;
+/** The two families' requests come through different routes, so day totals per route are exercised too. */
+const ROUTES = { gpt: 'chat-completions', claude: 'battle' } as const;
 
 /** One request's metering, as the chat service does it: one entry per upstream attempt. */
 function meteredRequest(requestId: string, at: string, family: keyof typeof MODELS, tokens: number): Meter {
-  const meter = new Meter({ requestId, accountId: account.accountId, route: 'chat-completions', at: new Date(at) });
+  const meter = new Meter({ requestId, accountId: account.accountId, route: ROUTES[family], at: new Date(at) });
   meter.attempt({
     target: {
       provider: family === 'gpt' ? 'openai' : 'anthropic',
@@ -55,7 +58,7 @@ const flushTogether = (meters: Meter[]) => Promise.all(meters.map((meter) => met
 async function dayState(day: string) {
   const { dayTotals, ledgerSums } = await totalsAndLedger(gateway, account.accountId);
   const ofDay = (sums: Record<string, Sums>) =>
-    Object.fromEntries(Object.entries(sums).filter(([dayAndModel]) => dayAndModel.startsWith(`${day} `)));
+    Object.fromEntries(Object.entries(sums).filter(([dayModelRoute]) => dayModelRoute.startsWith(`${day} `)));
   return { totals: ofDay(dayTotals), ledger: ofDay(ledgerSums) };
 }
 
@@ -69,6 +72,8 @@ async function expectReportAgrees(day: string, requests: number): Promise<void> 
   const { from: _c, to: _d, ...ledgerFigures } = fromLedger;
   expect(totalsFigures).toEqual(ledgerFigures);
   expect(fromTotals.totalRequests).toBe(requests);
+  expectBreakdownsSumToTotals(fromTotals);
+  expectBreakdownsSumToTotals(fromLedger);
 }
 
 test.each([
@@ -85,8 +90,8 @@ test.each([
   expect(proxy.pending).toBe(0);
   const { totals, ledger } = await dayState(day);
   expect(totals).toEqual(ledger);
-  expect(totals[`${day} gpt-5`]?.requests).toBe(1);
-  expect(totals[`${day} claude-sonnet-4-5`]?.requests).toBe(1);
+  expect(totals[`${day} gpt-5 chat-completions`]?.requests).toBe(1);
+  expect(totals[`${day} claude-sonnet-4-5 battle`]?.requests).toBe(1);
   await expectReportAgrees(day, 2);
 });
 
@@ -109,8 +114,12 @@ test('entries re-sent after a restart are not counted again', async () => {
   ]);
   const { totals, ledger } = await dayState('2026-07-03');
   expect(totals).toEqual(ledger);
-  expect(totals['2026-07-03 gpt-5']).toMatchObject({ requests: 2, promptTokens: 40, completionTokens: 80 });
-  expect(totals['2026-07-03 claude-sonnet-4-5']).toMatchObject({ requests: 1, promptTokens: 20 });
+  expect(totals['2026-07-03 gpt-5 chat-completions']).toMatchObject({
+    requests: 2,
+    promptTokens: 40,
+    completionTokens: 80,
+  });
+  expect(totals['2026-07-03 claude-sonnet-4-5 battle']).toMatchObject({ requests: 1, promptTokens: 20 });
   await expectReportAgrees('2026-07-03', 3);
 }, 60_000);
 
@@ -122,5 +131,5 @@ test('the strictly idempotent writer never writes an entry without its day total
   expect(await recordUsage(entry!)).toBe(false);
   const { totals, ledger } = await dayState('2026-07-04');
   expect(totals).toEqual(ledger);
-  expect(totals['2026-07-04 gpt-5']?.requests).toBe(1);
+  expect(totals['2026-07-04 gpt-5 chat-completions']?.requests).toBe(1);
 });

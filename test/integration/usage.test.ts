@@ -1,9 +1,13 @@
-import { QueryCommand } from '@aws-sdk/client-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { PutItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
+import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
+import { resolveFamily } from '../../lambdas/catalog/index.js';
+import { Meter } from '../../lambdas/gateway/metering.js';
 import { recordUsage, type UsageEntry } from '../../lambdas/store/usage-ledger.js';
 import { adminKey, provisionAccount, type TestAccount } from './support/accounts.js';
 import { bearer, call } from './support/http.js';
+import { accountItems, ledgerEntries } from './support/ledger-entries.js';
 import { localDynamo, useRuntimeTables } from './support/ledger.js';
+import { expectBreakdownsSumToTotals, type UsageReportData } from './support/usage-breakdowns.js';
 import { LocalGateway } from '../../local/child-runtime.js';
 
 let gateway: LocalGateway;
@@ -26,11 +30,12 @@ const entry = (
   completion: number,
   costMicroUsd: number,
   priced = true,
+  route = 'chat-completions',
 ): UsageEntry => ({
   requestId: `req-${sequence++}`,
   sequence: 0,
   accountId: account.accountId,
-  route: 'chat-completions',
+  route,
   model,
   provider: 'openai',
   promptTokens: prompt,
@@ -73,6 +78,9 @@ test('whole days come from aggregates, partial days from the ledger, by model', 
     byModel: {
       'gpt-5': { requests: 2, tokens: 140, cost: 0.0007, unpriced: { requests: 0, tokens: 0 } },
       'claude-sonnet-4-5': { requests: 2, tokens: 140, cost: 0.0007, unpriced: { requests: 0, tokens: 0 } },
+    },
+    byRoute: {
+      'chat-completions': { requests: 4, tokens: 280, cost: 0.0014, unpriced: { requests: 0, tokens: 0 } },
     },
     unpriced: { requests: 0, tokens: 0 },
   });
@@ -140,6 +148,120 @@ test.each([
   const answer = await usage(query);
   expect(answer.status).toBe(400);
   expect(answer.body.error).toMatchObject({ code: 'BAD_REQUEST', field });
+});
+
+describe('by route', () => {
+  const withoutPeriod = ({ from: _from, to: _to, ...figures }: UsageReportData & { from: string; to: string }) =>
+    figures;
+  const report = async (query: string) => {
+    const answer = await usage(`?${query}`);
+    expect(answer.status).toBe(200);
+    return answer.body.data as UsageReportData & { from: string; to: string };
+  };
+
+  async function chat(model: string, stream: boolean): Promise<string> {
+    const answer = await call(gateway.url('/api/v1/chat/completions'), {
+      headers: bearer(key),
+      body: { model, stream, messages: [{ role: 'user', content: `count me through ${model}` }] },
+    });
+    expect(answer.status).toBe(200);
+    return answer.headers.get('x-request-id')!;
+  }
+
+  /** An arena turn's metering as the arena does it: its own request id, route and tags. */
+  async function arenaTurn(sessionId: string, agent: string, purpose: 'answer' | 'vote', at: Date): Promise<void> {
+    const meter = new Meter({
+      requestId: `${sessionId}/r1/${agent}/${purpose}`,
+      accountId: account.accountId,
+      route: 'fight',
+      at,
+      tags: { sessionId, round: 1, agent, purpose },
+    });
+    meter.attempt({
+      target: {
+        provider: 'anthropic',
+        model: 'claude-sonnet-4-5',
+        family: resolveFamily('claude')!,
+        requested: 'claude',
+      },
+      durationMs: 5,
+      usage: { prompt_tokens: 40, completion_tokens: 10, total_tokens: 50 },
+    });
+    await meter.flush();
+  }
+
+  test('chat completions are reported under their route, next to an arena route, from day totals and from the ledger', async () => {
+    const startedAt = new Date();
+    const today = startedAt.toISOString().slice(0, 10);
+    const requestIds = [await chat('gpt', false), await chat('claude', false), await chat('gpt', true)];
+    for (const id of requestIds) expect(await ledgerEntries(gateway, account.accountId, id, 1)).toHaveLength(1);
+    await arenaTurn('ses_route-1', 'claude', 'answer', startedAt);
+    await arenaTurn('ses_route-1', 'claude', 'vote', startedAt);
+
+    const wholeDay = await report(`from=${today}&to=${today}`);
+    const ledgerOnly = await report(`from=${today}T00:00:00.001Z&to=${today}T23:59:59.999Z`);
+    expect(withoutPeriod(wholeDay)).toEqual(withoutPeriod(ledgerOnly));
+    expect(Object.keys(wholeDay.byRoute).sort()).toEqual(['chat-completions', 'fight']);
+    expect(wholeDay.byRoute['chat-completions']!.requests).toBe(3);
+    expect(wholeDay.byRoute['fight']).toMatchObject({ requests: 2, tokens: 100 });
+    expect(wholeDay.totalRequests).toBe(5);
+    expectBreakdownsSumToTotals(wholeDay);
+    expectBreakdownsSumToTotals(ledgerOnly);
+
+    const ledger = (await accountItems(gateway, account.accountId)).filter((item) => item['type'] === 'ledger');
+    const chats = ledger.filter((item) => requestIds.includes(String(item['requestId'])));
+    expect(chats.map((item) => item['route'])).toEqual(['chat-completions', 'chat-completions', 'chat-completions']);
+    for (const item of chats)
+      for (const tag of ['sessionId', 'round', 'agent', 'purpose']) expect(item).not.toHaveProperty(tag);
+    const arena = ledger.filter((item) => item['route'] === 'fight');
+    expect(
+      arena.map((item) => [item['requestId'], item['sessionId'], item['round'], item['agent'], item['purpose']]),
+    ).toEqual(
+      expect.arrayContaining([
+        ['ses_route-1/r1/claude/answer', 'ses_route-1', 1, 'claude', 'answer'],
+        ['ses_route-1/r1/claude/vote', 'ses_route-1', 1, 'claude', 'vote'],
+      ]),
+    );
+  });
+
+  test('a day total written before totals were kept per route is reported as unattributed', async () => {
+    const dynamo = localDynamo(gateway);
+    try {
+      await dynamo.send(
+        new PutItemCommand({
+          TableName: gateway.aws.tables.usage,
+          Item: marshall({
+            pk: `ACCOUNT#${account.accountId}`,
+            sk: 'DAY#2026-08-01#gpt-5',
+            type: 'day',
+            accountId: account.accountId,
+            day: '2026-08-01',
+            model: 'gpt-5',
+            requests: 4,
+            tokens: 400,
+            promptTokens: 300,
+            completionTokens: 100,
+            costMicroUsd: 4_000,
+          }),
+        }),
+      );
+    } finally {
+      dynamo.destroy();
+    }
+    await recordUsage(entry('2026-08-01T12:00:00.000Z', 'gpt-5', 30, 20, 500));
+    await recordUsage(entry('2026-08-01T13:00:00.000Z', 'gpt-5', 10, 10, 200, true, 'battle'));
+
+    const day = await report('from=2026-08-01&to=2026-08-01');
+    expect(day.byRoute).toEqual({
+      unattributed: { requests: 4, tokens: 400, cost: 0.004, unpriced: { requests: 0, tokens: 0 } },
+      'chat-completions': { requests: 1, tokens: 50, cost: 0.0005, unpriced: { requests: 0, tokens: 0 } },
+      battle: { requests: 1, tokens: 20, cost: 0.0002, unpriced: { requests: 0, tokens: 0 } },
+    });
+    expect(day.byModel).toEqual({
+      'gpt-5': { requests: 6, tokens: 470, cost: 0.0047, unpriced: { requests: 0, tokens: 0 } },
+    });
+    expectBreakdownsSumToTotals(day);
+  });
 });
 
 async function ledgerEntriesOf(accountId: string, day: string): Promise<{ model: string; priced?: boolean }[]> {

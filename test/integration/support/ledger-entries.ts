@@ -49,10 +49,12 @@ export async function ledgerEntries(
   }
 }
 
-/** A per-day aggregate (`DAY#<day>#<model>`): what the dashboards and summaries read. */
+/** A per-day aggregate (`DAY#<day>#<model>#<route>`): what the dashboards and summaries read. */
 export interface DayTotal {
   day: string;
   model: string;
+  /** Absent on totals written before they were kept per route. */
+  route?: string;
   requests: number;
   tokens: number;
   costMicroUsd: number;

@@ -11,7 +11,10 @@ export interface Sums {
   unpricedTokens: number;
 }
 
-/** Per `<day> <model>`: what the day-total items say, and what their ledger entries add up to. */
+/**
+ * Per `<day> <model> <route>`: what the day-total items say, and what their ledger entries add up
+ * to. A day total written before totals were kept per route has route `unattributed`.
+ */
 export interface TotalsAndLedger {
   readonly dayTotals: Record<string, Sums>;
   readonly ledgerSums: Record<string, Sums>;
@@ -32,10 +35,10 @@ export async function totalsAndLedger(gateway: LocalGateway, accountId: string):
   const ledgerSums: Record<string, Sums> = {};
   for (const item of await accountItems(gateway, accountId)) {
     if (item['type'] === 'day') {
-      const totals = (dayTotals[`${item['day']} ${item['model']}`] ??= zero());
+      const totals = (dayTotals[`${item['day']} ${item['model']} ${item['route'] ?? 'unattributed'}`] ??= zero());
       for (const name of Object.keys(totals) as (keyof Sums)[]) totals[name] += Number(item[name] ?? 0);
     } else if (item['type'] === 'ledger') {
-      const sums = (ledgerSums[`${item['day']} ${item['model']}`] ??= zero());
+      const sums = (ledgerSums[`${item['day']} ${item['model']} ${item['route']}`] ??= zero());
       const tokens = Number(item['promptTokens']) + Number(item['completionTokens']);
       sums.requests += 1;
       sums.tokens += tokens;

@@ -302,6 +302,17 @@ describe('metering', () => {
     expect(again).toMatchObject({ kind: 'whole', cache: 'HIT', completion: { id: 'chatcmpl-req-2' } });
     expect(outcomes(h.ledger)).toEqual(['gpt-5:ok', 'gpt-5:cache_hit']);
   });
+
+  test("an arena turn's usage tags are on every entry of its attempts, a retried one included", async () => {
+    const h = harness({ 'gpt-5': [{ fail: overload }, { answer: 'ok' }] });
+    const usageTags = { sessionId: 'ses_1', round: 2, agent: 'gpt', purpose: 'answer' } as const;
+    await h.run({ retries: 1 }, { requestId: 'ses_1/r2/gpt/answer', route: 'fight', usageTags });
+    await h.settle();
+    expect(h.ledger).toEqual([
+      expect.objectContaining({ requestId: 'ses_1/r2/gpt/answer', sequence: 0, route: 'fight', ...usageTags }),
+      expect.objectContaining({ requestId: 'ses_1/r2/gpt/answer', sequence: 1, route: 'fight', ...usageTags }),
+    ]);
+  });
 });
 
 describe('abort', () => {

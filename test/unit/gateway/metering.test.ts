@@ -34,3 +34,33 @@ test('a cache hit is free by rule, so its cost is known', () => {
   m.cacheHit('acme/unlisted-model', 'openrouter', usage);
   expect(m.recorded[0]).toMatchObject({ costMicroUsd: 0, priced: true, cached: true });
 });
+
+test('usage tags become flat fields of every entry; tags that are not set are not there at all', () => {
+  const tagged = new Meter({
+    requestId: 'ses_1/r1/claude/vote',
+    accountId: 'acc-1',
+    route: 'fight',
+    at: new Date('2026-07-01T00:00:00Z'),
+    tags: { sessionId: 'ses_1', round: 1, agent: 'claude', purpose: 'vote' },
+  });
+  tagged.attempt({ target: target('openai/gpt-5'), durationMs: 1, usage });
+  tagged.cacheHit('openai/gpt-5', 'openrouter', usage);
+  for (const entry of tagged.recorded) {
+    expect(entry).toMatchObject({ sessionId: 'ses_1', round: 1, agent: 'claude', purpose: 'vote' });
+  }
+
+  const partly = new Meter({
+    requestId: 'req-2',
+    accountId: 'acc-1',
+    route: 'battle',
+    at: new Date('2026-07-01T00:00:00Z'),
+    tags: { sessionId: 'ses_2', round: undefined },
+  });
+  partly.attempt({ target: target('openai/gpt-5'), durationMs: 1, usage });
+  expect(partly.recorded[0]).toMatchObject({ sessionId: 'ses_2' });
+  for (const name of ['round', 'agent', 'purpose']) expect(Object.keys(partly.recorded[0]!)).not.toContain(name);
+  const untagged = meter();
+  untagged.attempt({ target: target('openai/gpt-5'), durationMs: 1, usage });
+  for (const name of ['sessionId', 'round', 'agent', 'purpose'])
+    expect(Object.keys(untagged.recorded[0]!)).not.toContain(name);
+});
