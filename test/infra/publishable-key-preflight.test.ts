@@ -1,7 +1,7 @@
 import { App, Stack } from 'aws-cdk-lib';
 import { Code, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { PublicApi } from '../../lib/constructs/public-api.js';
-import { CORS_ALLOW_HEADERS, CORS_MAX_AGE_SECONDS } from '../../lib/cors-preflight.js';
+import { CORS_ALLOW_HEADERS, CORS_MAX_AGE_SECONDS, publishableKeyResources } from '../../lib/cors-preflight.js';
 import { apiMethods, build, manifestRoutes, syntheticRoute, type Built } from './support.js';
 
 /**
@@ -101,6 +101,13 @@ describe('with CORS origins configured', () => {
     const parameters = props.Integration.IntegrationResponses[0].ResponseParameters;
     expect(parameters['method.response.header.Access-Control-Allow-Credentials']).toBe("'true'");
     expect(parameters['method.response.header.Access-Control-Allow-Origin']).toBe(`'${OWN_ORIGINS[0]}'`);
+  });
+});
+
+test('a resource with a publishable-key route admits all its methods; resources without one are not listed', () => {
+  const shared = syntheticRoute({ id: 'fixture-mode-list', method: 'GET', path: chatMode.path, auth: ['session'] });
+  expect(Object.fromEntries(publishableKeyResources([...manifestRoutes, chatMode, shared]))).toEqual({
+    [chatMode.path]: ['POST', 'GET'],
   });
 });
 
