@@ -89,6 +89,7 @@ export class GatewayStack extends Stack {
     }));
     const providerKeySecretPrefix = (this.providerKeySecretPrefix = `${this.stackName}/provider-keys/`);
     this.api = new PublicApi(this, 'PublicApi', {
+      routes,
       stageName: props.stageName,
       corsOrigins,
       webAclArn: props.webAclArn,

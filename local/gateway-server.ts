@@ -1,6 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import {
+  CORS_ALLOW_HEADERS,
+  CORS_MAX_AGE_SECONDS,
+  DEPLOYMENT_CORS_METHODS,
+  publishableKeyMethods,
+} from '../lib/cors-preflight.js';
 import type { RouteSpec } from '../lib/routes.js';
 import { installLambdaStreamingGlobals, isStreamingHandler, ResponseStream } from './lambda-streaming.js';
 import { LAMBDA_MAX_EVENT_BYTES, sendEventTooLarge, sendGatewayResponse } from './gateway-answers.js';
@@ -21,7 +27,6 @@ export interface GatewayServerOptions {
 const API_GATEWAY_MAX_BODY_BYTES = 10 * 1024 * 1024;
 
 const TEXT_TYPES = /^(application\/(json|x-www-form-urlencoded|.*\+json)|text\/)/i;
-const PREFLIGHT_HEADERS = 'Authorization, X-API-Key, Content-Type, X-Request-ID, X-Cache, X-Cache-TTL, X-Guardrails';
 
 /**
  * The laptop's API Gateway: routes from the manifest, REST proxy (v1) events into the same
@@ -68,7 +73,7 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
   async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const method = (req.method ?? 'GET').toUpperCase();
-    if (method === 'OPTIONS') return preflight(req, res);
+    if (method === 'OPTIONS') return preflight(req, res, url.pathname);
     const cors = options.allowedOrigins().length > 0;
     const match = table.match(method, url.pathname);
     // A REST API answers an unknown path and a known path with another method alike.
@@ -96,19 +101,25 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
     res.end(result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body);
   }
 
-  function preflight(req: IncomingMessage, res: ServerResponse): void {
+  /**
+   * As the stack's OPTIONS methods answer: a resource with publishable-key routes admits any
+   * origin (credentials only for the deployment's own), the others only the deployment's origins.
+   */
+  function preflight(req: IncomingMessage, res: ServerResponse, path: string): void {
     const origin = req.headers.origin;
-    if (!origin || !options.allowedOrigins().includes(origin)) {
+    const ownOrigin = origin !== undefined && options.allowedOrigins().includes(origin);
+    const publishableMethods = publishableKeyMethods(table.routesAt(path));
+    if (!origin || (!ownOrigin && !publishableMethods)) {
       res.writeHead(204).end();
       return;
     }
     res
       .writeHead(204, {
         'Access-Control-Allow-Origin': origin,
-        'Access-Control-Allow-Credentials': 'true',
-        'Access-Control-Allow-Methods': 'GET, POST, PATCH, DELETE, OPTIONS',
-        'Access-Control-Allow-Headers': PREFLIGHT_HEADERS,
-        'Access-Control-Max-Age': '600',
+        ...(ownOrigin ? { 'Access-Control-Allow-Credentials': 'true' } : {}),
+        'Access-Control-Allow-Methods': (publishableMethods ?? DEPLOYMENT_CORS_METHODS).join(', '),
+        'Access-Control-Allow-Headers': CORS_ALLOW_HEADERS.join(', '),
+        'Access-Control-Max-Age': String(CORS_MAX_AGE_SECONDS),
         Vary: 'Origin',
       })
       .end();

@@ -39,6 +39,11 @@ export class RouteTable {
     }
     return pathKnown ? 'methodMismatch' : undefined;
   }
+
+  /** Every route at the resource a path names, whatever its method (what a preflight asks about). */
+  routesAt(path: string): RouteSpec[] {
+    return this.compiled.filter(({ pattern }) => pattern.test(path)).map(({ route }) => route);
+  }
 }
 
 /** API Gateway passes a malformed escape through as it is; so do we (never a 5xx). */

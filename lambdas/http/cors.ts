@@ -16,18 +16,18 @@ const EXPOSED = [
 
 /**
  * Reflects the caller's origin when it is one of the deployment's origins, or when a
- * publishable key authenticated from one of its own allowed origins.
+ * publishable key authenticated from one of its own allowed origins. Credentials (cookies) are
+ * allowed to the deployment's origins only: a publishable key needs none.
  */
 export function corsHeaders(call: GatewayCall): Record<string, string> {
   const origin = call.req.headers['origin'];
   if (!origin) return {};
-  const allowed =
-    allowedOrigins().includes(origin) ||
-    (call.principal?.kind === 'publishableKey' && call.principal.origin === origin);
-  if (!allowed) return {};
+  const ownOrigin = allowedOrigins().includes(origin);
+  const keyOrigin = call.principal?.kind === 'publishableKey' && call.principal.origin === origin;
+  if (!ownOrigin && !keyOrigin) return {};
   return {
     'Access-Control-Allow-Origin': origin,
-    'Access-Control-Allow-Credentials': 'true',
+    ...(ownOrigin ? { 'Access-Control-Allow-Credentials': 'true' } : {}),
     'Access-Control-Expose-Headers': EXPOSED,
     Vary: 'Origin',
   };

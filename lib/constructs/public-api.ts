@@ -4,6 +4,7 @@ import {
   AccessLogFormat,
   AuthorizationType,
   EndpointType,
+  type IResource,
   LambdaIntegration,
   LogGroupLogDestination,
   MethodLoggingLevel,
@@ -21,18 +22,9 @@ import {
   gatewayResponseTemplate,
   type GatewayResponseSpec,
 } from '../gateway-responses.js';
+import { acceptsPublishableKey, publishableKeyResources } from '../cors-preflight.js';
 import type { RouteSpec } from '../routes.js';
-
-/** Request headers the public interface accepts from browsers. */
-export const CORS_ALLOW_HEADERS = [
-  'Authorization',
-  'X-API-Key',
-  'Content-Type',
-  'X-Request-ID',
-  'X-Cache',
-  'X-Cache-TTL',
-  'X-Guardrails',
-];
+import { addPreflight, type PreflightPolicy } from './cors-preflights.js';
 
 // One JSON line per request, with the latency and integration fields that 5xx and timeout triage
 // needs. No headers or bodies (they carry API keys, cookies and prompts) and no free-text client
@@ -61,8 +53,17 @@ const ACCESS_LOG_FORMAT = AccessLogFormat.custom(
 export interface PublicApiProps {
   /** @default 'prod' */
   readonly stageName?: string;
-  /** Browser origins allowed by the CORS preflight; none means no preflight at all. @default [] */
+  /**
+   * The deployment's browser origins, allowed by the CORS preflight with credentials; none means
+   * no preflight, except on resources with publishable-key routes. @default []
+   */
   readonly corsOrigins?: readonly string[];
+  /**
+   * The routes `addRoute` will be given: a resource with one that accepts publishable keys gets a
+   * preflight that admits any origin (the key's own origins are checked on the real request).
+   * @default []
+   */
+  readonly routes?: readonly RouteSpec[];
   /**
    * ARN of an existing WAFv2 web ACL (REGIONAL scope) to associate with the stage.
    * @default - none; the operator attaches their own web ACL
@@ -89,6 +90,7 @@ export const DEFAULT_STAGE_THROTTLE: StageThrottle = { rateLimit: 500, burstLimi
 /** The one public base URL: a REGIONAL REST API (EDGE would cut idle streams after 30 s). */
 export class PublicApi extends Construct {
   readonly api: RestApi;
+  private readonly preflights: PreflightPolicy;
 
   constructor(scope: Construct, id: string, props: PublicApiProps = {}) {
     super(scope, id);
@@ -115,17 +117,11 @@ export class PublicApi extends Construct {
         throttlingRateLimit: (props.throttle ?? DEFAULT_STAGE_THROTTLE).rateLimit,
         throttlingBurstLimit: (props.throttle ?? DEFAULT_STAGE_THROTTLE).burstLimit,
       },
-      defaultCorsPreflightOptions:
-        corsOrigins.length > 0
-          ? {
-              allowOrigins: corsOrigins,
-              allowHeaders: CORS_ALLOW_HEADERS,
-              allowMethods: ['GET', 'POST', 'PATCH', 'DELETE', 'OPTIONS'],
-              allowCredentials: true,
-              maxAge: Duration.hours(1),
-            }
-          : undefined,
     });
+    // Preflights are added resource by resource (not as the API's default, which every resource
+    // would inherit): publishable-key resources need their own, and a resource takes one OPTIONS.
+    this.preflights = { corsOrigins, publishableKeyResources: publishableKeyResources(props.routes ?? []) };
+    addPreflight(this.api.root, this.preflights);
 
     for (const spec of GATEWAY_RESPONSES) this.addGatewayResponse(spec, corsOrigins.length > 0);
 
@@ -198,9 +194,12 @@ export class PublicApi extends Construct {
           timeout: Duration.minutes(15),
         })
       : new LambdaIntegration(handler);
-    this.api.root.resourceForPath(route.path).addMethod(route.method, integration, {
-      authorizationType: AuthorizationType.NONE,
-    });
+    if (acceptsPublishableKey(route) && !this.preflights.publishableKeyResources.has(route.path)) {
+      throw new Error(`route ${route.id} accepts publishable keys but was not among the PublicApi's routes`);
+    }
+    const resource = this.api.root.resourceForPath(route.path);
+    resource.addMethod(route.method, integration, { authorizationType: AuthorizationType.NONE });
+    for (let at: IResource | undefined = resource; at; at = at.parentResource) addPreflight(at, this.preflights);
   }
 
   get url(): string {

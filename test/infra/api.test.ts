@@ -1,10 +1,13 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { routes } from '../../lib/routes.js';
-import { CORS_ALLOW_HEADERS } from '../../lib/constructs/public-api.js';
+import { CORS_ALLOW_HEADERS, publishableKeyResources } from '../../lib/cors-preflight.js';
 import { GATEWAY_RESPONSE_CORS_HEADERS } from '../../lib/gateway-responses.js';
 import { apiMethods as methods, build, functionLogicalId, type Built } from './support.js';
 
 type Resources = Record<string, { Type: string; Properties: Record<string, any> }>;
+
+/** Their preflight admits any origin: see test/infra/publishable-key-preflight.test.ts. */
+const publishableKeyPaths = new Set(publishableKeyResources(routes).keys());
 
 describe('public API from the route manifest', () => {
   let built: Built;
@@ -60,7 +63,9 @@ describe('public API from the route manifest', () => {
   });
 
   test('CORS preflight allows the configured origins, headers and credentials', () => {
-    const preflights = methods(built.template).filter((m) => m.method === 'OPTIONS');
+    const preflights = methods(built.template).filter(
+      (m) => m.method === 'OPTIONS' && !publishableKeyPaths.has(m.path),
+    );
     expect(preflights.length).toBeGreaterThan(0);
     for (const { props } of preflights) {
       const headers = props.Integration.IntegrationResponses[0].ResponseParameters;
@@ -157,8 +162,9 @@ describe('public API without CORS origins', () => {
     built = build({ corsOrigins: [] });
   });
 
-  test('has no preflight methods at all', () => {
-    expect(methods(built.template).filter((m) => m.method === 'OPTIONS')).toEqual([]);
+  test('has no preflight methods, except for routes that accept publishable keys', () => {
+    const preflights = methods(built.template).filter((m) => m.method === 'OPTIONS');
+    expect(preflights.map((m) => m.path).sort()).toEqual([...publishableKeyPaths].sort());
     built.template.hasResourceProperties('AWS::ApiGateway::Stage', { StageName: 'prod' });
   });
 

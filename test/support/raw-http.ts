@@ -11,6 +11,8 @@ export interface RawResponse {
   readonly status: number;
   /** Header names lower-cased; a repeated header keeps its last value. */
   readonly headers: Readonly<Record<string, string>>;
+  /** The header lines exactly as received, in order. */
+  readonly headerLines: readonly string[];
   readonly body: Buffer;
   /** How many data chunks the body came in (0 for a Content-Length body). */
   readonly chunks: number;
@@ -69,15 +71,17 @@ export class RawHttpConnection {
     const status = /^HTTP\/1\.1 (\d{3}) /.exec(statusLine);
     if (!status) throw new FramingError(`not a status line: ${JSON.stringify(statusLine.slice(0, 80))}`);
     const headers: Record<string, string> = {};
+    const headerLines: string[] = [];
     for (let line = await this.readLine(); line !== ''; line = await this.readLine()) {
       const colon = line.indexOf(':');
       if (colon <= 0) throw new FramingError(`not a header line: ${JSON.stringify(line.slice(0, 80))}`);
       headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
+      headerLines.push(line);
     }
-    if (headers['transfer-encoding'] === 'chunked')
-      return { status: Number(status[1]), headers, ...(await this.readChunked()) };
+    const head = { status: Number(status[1]), headers, headerLines };
+    if (headers['transfer-encoding'] === 'chunked') return { ...head, ...(await this.readChunked()) };
     const length = Number(headers['content-length'] ?? 0);
-    return { status: Number(status[1]), headers, body: await this.readBytes(length), chunks: 0 };
+    return { ...head, body: await this.readBytes(length), chunks: 0 };
   }
 
   private async readChunked(): Promise<{ body: Buffer; chunks: number }> {

@@ -34,6 +34,12 @@ function matched(method: string, path: string): RouteMatch {
 }
 
 describe('RouteTable', () => {
+  test('routesAt lists every route of the resource a path names, whatever its method', () => {
+    expect(table.routesAt('/api/v1/keys/abc').map((route) => route.id)).toEqual(['keys-update', 'keys-delete']);
+    expect(table.routesAt('/api/v1/keys').map((route) => route.id)).toEqual(['keys-list', 'keys-create']);
+    expect(table.routesAt('/api/v1/nothing')).toEqual([]);
+  });
+
   test('literal templates match by method', () => {
     expect(matched('GET', '/api/v1/keys').route.id).toBe('keys-list');
     expect(matched('POST', '/api/v1/keys').route.id).toBe('keys-create');
