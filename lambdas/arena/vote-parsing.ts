@@ -18,7 +18,7 @@
  * and every pattern is linear.
  */
 
-import type { Ballot } from './ballots.js';
+import { VOTE_TOOL, type Ballot } from './ballots.js';
 
 export type VoteOutcome =
   { kind: 'vote'; agent: string; letter: string; reason?: string } | { kind: 'abstain'; reason: string };
@@ -48,7 +48,7 @@ export function readVote(ballot: Ballot, answer: VoterAnswer): VoteOutcome {
 }
 
 function toolPick(calls: VoterAnswer['toolCalls']): Found {
-  const call = calls.find((c) => c.name.trim() === 'cast_vote');
+  const call = calls.find((c) => c.name.trim() === VOTE_TOOL);
   if (!call) return undefined;
   const args = call.arguments.slice(0, READ_LIMIT).trim();
   const parsed = parseJson(args);

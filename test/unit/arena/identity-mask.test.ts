@@ -68,7 +68,8 @@ describe('maskIdentities', () => {
     const masked = maskIdentities(text);
     const elapsedMs = Number(process.hrtime.bigint() - started) / 1e6;
     expect(containsName(masked, 'claude')).toBe(false);
-    // Generous: a backtracking blow-up would take seconds; a linear scan of 410 KB takes a few ms.
-    expect(elapsedMs).toBeLessThan(1000);
+    // A stall guard, not a speed target: a backtracking blow-up on 410 KB runs for minutes; a
+    // linear scan takes milliseconds, so the bound holds even on a loaded machine.
+    expect(elapsedMs).toBeLessThan(5000);
   });
 });

@@ -133,7 +133,7 @@ describe('readVote', () => {
     const hostile = `I vote for ${'Answer '.repeat(150_000)}{"choice":"${'('.repeat(100_000)}`;
     const started = process.hrtime.bigint();
     readVote(ballot, viaTool(hostile, hostile));
-    // Generous: a backtracking blow-up would take seconds.
-    expect(Number(process.hrtime.bigint() - started) / 1e6).toBeLessThan(500);
+    // A stall guard, not a speed target: a backtracking blow-up on 1 MB runs for minutes.
+    expect(Number(process.hrtime.bigint() - started) / 1e6).toBeLessThan(5000);
   });
 });
