@@ -38,6 +38,8 @@ export async function* agentTurn(
   signal: AbortSignal,
 ): AsyncGenerator<ArenaEvent> {
   yield { type: 'agent_start', round, agent: agent.id, model: agent.model };
+  // The consumer may have ended the session while this turn was paused at its first event.
+  if (signal.aborted) return;
   try {
     const request: GatewayChatRequest = {
       model: agent.alias,

@@ -311,3 +311,27 @@ describe('failures', () => {
     expect(calls.find((c) => c.turn.agent === 'claude')!.turn.signal.aborted).toBe(true);
   });
 });
+
+describe('running out of time', () => {
+  it('ends with an error event that says so, not a silent cut', async () => {
+    const controller = new AbortController();
+    let deadline = false;
+    const { chat } = fakeChat({ answer: (agent) => (agent === 'claude' ? 'hang' : 'Quick answer.') });
+    const plan = planArena('fight', { message: 'Hi', models: ['gpt', 'claude'] }, 's');
+    const state = newSession('s', plan);
+    const seen: ArenaEvent[] = [];
+    for await (const event of runSession(state, { chat, deadlineReached: () => deadline }, controller.signal)) {
+      seen.push(event);
+      if (event.type === 'agent_start' && event.agent === 'claude') {
+        deadline = true;
+        controller.abort(new Error('time is up'));
+      }
+    }
+    expect(seen.at(-1)).toEqual({
+      type: 'error',
+      code: 'session_timeout',
+      error: expect.stringMatching(/ran out of time/),
+    });
+    expect(state.status).toBe('aborted');
+  });
+});
