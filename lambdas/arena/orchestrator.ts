@@ -18,7 +18,7 @@ import { buildBallots } from './ballots.js';
 import { mergeStreams, type MergeSource } from './merge-streams.js';
 import { applyEvent, currentRound, type SessionState } from './session-state.js';
 import { sessionWinner, tallyRound, updateLeaderboard, type CastVote, type Leaderboard } from './tally.js';
-import { agentMessages, viewFor } from './visibility.js';
+import { agentMessages, viewFor, type AgentView } from './visibility.js';
 import { voteTurn } from './vote-turn.js';
 
 export interface ArenaDeps {
@@ -95,7 +95,7 @@ async function* play(state: SessionState, deps: ArenaDeps, signal: AbortSignal):
 async function* answers(state: SessionState, round: number, deps: ArenaDeps, signal: AbortSignal) {
   const { plan } = state;
   const prior = state.rounds.slice(0, -1);
-  const turn = (agent: ArenaAgent, view: ReturnType<typeof viewFor>, agentSignal: AbortSignal) =>
+  const turn = (agent: ArenaAgent, view: AgentView, agentSignal: AbortSignal) =>
     agentTurn(agent, round, agentMessages(plan, agent, round, view), deps.chat, agentSignal);
   if (plan.mode === 'fight' && plan.style === 'brawl') {
     for (const agent of plan.agents) {
