@@ -1,5 +1,5 @@
 import { chatCompletion, type ChatAccount, type ChatDeps } from '../gateway/chat-core.js';
-import type { ArenaChat } from './agent-turn.js';
+import type { ArenaChat, TurnContext } from './agent-turn.js';
 
 export interface ArenaCallContext {
   readonly account: ChatAccount;
@@ -12,9 +12,13 @@ export interface ArenaCallContext {
   readonly defer: (task: () => Promise<void>) => void;
 }
 
+/** `<session>/r<round>/<agent>/<purpose>`, and `.<step>` for an answer's later steps. */
+export const turnRequestId = (sessionId: string, turn: TurnContext): string =>
+  `${sessionId}/r${turn.round}/${turn.agent}/${turn.purpose}${(turn.step ?? 1) > 1 ? `.${turn.step}` : ''}`;
+
 /**
  * The chat core, once per agent turn or vote. Each call has a request id of its own under the
- * session (`<session>/r<round>/<agent>/<purpose>`), so its ledger entries never collide with
+ * session (`turnRequestId`), so its ledger entries never collide with
  * another turn's, and carries the session, round and agent into them. Arena calls never read
  * the response cache: every answer and vote is the model's own, and metered as such.
  */
@@ -24,7 +28,7 @@ export function arenaChat(context: ArenaCallContext, deps: ChatDeps): ArenaChat 
       {
         request,
         account: context.account,
-        requestId: `${context.sessionId}/r${turn.round}/${turn.agent}/${turn.purpose}`,
+        requestId: turnRequestId(context.sessionId, turn),
         route: context.route,
         startedAt: new Date(deps.now()),
         cache: { read: false, write: false, ttlSeconds: 1 },

@@ -7,6 +7,15 @@
  */
 import type { ArenaMode, FightStyle } from './arena-request.js';
 
+/** A source an agent cites (spec 2.9). */
+export interface Citation {
+  readonly url: string;
+  readonly title: string;
+  readonly snippet: string;
+  readonly publishedDate?: string;
+  readonly score?: number;
+}
+
 export interface LeaderboardRow {
   readonly agent: string;
   readonly score: number;
@@ -32,6 +41,8 @@ export type ArenaEvent =
       /** The concrete model that answered (a fallback route may have served). */
       readonly model: string;
       readonly message: string;
+      /** The sources the agent's searches returned, once per URL (spec 2.9). */
+      readonly citations?: readonly Citation[];
     }
   | { readonly type: 'voting_start'; readonly round: number }
   | {

@@ -11,7 +11,7 @@
  * and no further event is produced.
  */
 import { logger } from '../config/logger.js';
-import { agentError, agentTurn, type ArenaChat } from './agent-turn.js';
+import { agentError, agentTurn, type AgentTool, type ArenaChat } from './agent-turn.js';
 import type { ArenaEvent, LeaderboardRow } from './arena-events.js';
 import type { ArenaAgent } from './arena-request.js';
 import { buildBallots } from './ballots.js';
@@ -23,6 +23,8 @@ import { voteTurn } from './vote-turn.js';
 
 export interface ArenaDeps {
   readonly chat: ArenaChat;
+  /** Offered to every agent's answer (web search); voters get none: they judge what they see. */
+  readonly tools?: readonly AgentTool[];
   /** True when the signal ended because the function's time ran out, not because the caller left. */
   readonly deadlineReached?: () => boolean;
 }
@@ -96,7 +98,7 @@ async function* answers(state: SessionState, round: number, deps: ArenaDeps, sig
   const { plan } = state;
   const prior = state.rounds.slice(0, -1);
   const turn = (agent: ArenaAgent, view: AgentView, agentSignal: AbortSignal) =>
-    agentTurn(agent, round, agentMessages(plan, agent, round, view), deps.chat, agentSignal);
+    agentTurn(agent, round, agentMessages(plan, agent, round, view), deps.chat, agentSignal, deps.tools);
   if (plan.mode === 'fight' && plan.style === 'brawl') {
     for (const agent of plan.agents) {
       if (signal.aborted) return;
