@@ -44,6 +44,28 @@ export type ArenaEvent =
       /** The sources the agent's searches returned, once per URL (spec 2.9). */
       readonly citations?: readonly Citation[];
     }
+  | {
+      readonly type: 'search_start';
+      readonly round: number;
+      readonly agent: string;
+      readonly query: string;
+      /** Unix seconds. */
+      readonly timestamp: number;
+    }
+  | {
+      readonly type: 'search_content';
+      readonly round: number;
+      readonly agent: string;
+      readonly delta: string;
+      readonly timestamp: number;
+    }
+  | {
+      readonly type: 'search_complete';
+      readonly round: number;
+      readonly agent: string;
+      readonly citations: readonly Citation[];
+      readonly timestamp: number;
+    }
   | { readonly type: 'voting_start'; readonly round: number }
   | {
       readonly type: 'vote_update';

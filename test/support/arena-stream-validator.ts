@@ -15,6 +15,9 @@ interface RoundView {
   readonly completed: Map<string, string>;
   readonly deltas: Map<string, string>;
   readonly failed: Set<string>;
+  /** Per agent: whether a search is open, and the citations its searches returned. */
+  readonly searching: Map<string, boolean>;
+  readonly searched: Map<string, Map<string, unknown>>;
   readonly votes: { voter: string; votedFor: string | null }[];
   votingStarted: boolean;
   results?: { agent: string; votes: number }[];
@@ -57,6 +60,8 @@ export function validateArenaStream(events: readonly StreamEvent[], mode: 'battl
         completed: new Map(),
         deltas: new Map(),
         failed: new Set(),
+        searching: new Map(),
+        searched: new Map(),
         votes: [],
         votingStarted: false,
         completed_: false,
@@ -83,8 +88,15 @@ export function validateArenaStream(events: readonly StreamEvent[], mode: 'battl
         if (!round.started.has(agent) || round.completed.has(agent)) fail(`agent_delta of ${agent} outside its turn`);
         round.deltas.set(agent, (round.deltas.get(agent) ?? '') + String(event['delta']));
         break;
+      case 'search_start':
+      case 'search_content':
+      case 'search_complete':
+        checkSearch(round, agent, event, fail);
+        break;
       case 'agent_complete':
         if (!round.started.has(agent)) fail(`agent_complete of ${agent} without agent_start`);
+        if (round.searching.get(agent)) fail(`agent_complete of ${agent} while its search is open`);
+        checkCitations(round, agent, event['citations'], fail);
         if (round.votingStarted) fail(`agent_complete of ${agent} after voting_start in round ${round.round}`);
         if ((round.deltas.get(agent) ?? '') !== event['message'])
           fail(`the deltas of ${agent} in round ${round.round} do not add up to its message`);
@@ -133,6 +145,39 @@ export function validateArenaStream(events: readonly StreamEvent[], mode: 'battl
   if (round && !round.completed_) fail(`round ${round.round} never completed`);
   checkSessionEnd(last, mode, cumulative, fail);
   return problems;
+}
+
+/** A search runs inside its agent's turn: start, content, complete, one at a time. */
+function checkSearch(
+  round: RoundView,
+  agent: string,
+  event: StreamEvent['event'],
+  fail: (message: string) => void,
+): void {
+  const type = event.type;
+  if (!round.started.has(agent) || round.completed.has(agent)) fail(`${type} of ${agent} outside its turn`);
+  if (typeof event['timestamp'] !== 'number') fail(`${type} of ${agent} has no timestamp`);
+  const open = round.searching.get(agent) ?? false;
+  if (type === 'search_start') {
+    if (open) fail(`${agent} started a search while one was open`);
+    round.searching.set(agent, true);
+    return;
+  }
+  if (!open) fail(`${type} of ${agent} without search_start`);
+  if (type !== 'search_complete') return;
+  round.searching.set(agent, false);
+  const cited = round.searched.get(agent) ?? new Map<string, unknown>();
+  for (const citation of (event['citations'] as { url: string }[] | undefined) ?? [])
+    if (!cited.has(citation.url)) cited.set(citation.url, citation);
+  round.searched.set(agent, cited);
+}
+
+/** An answer cites exactly what its searches returned, once per URL. */
+function checkCitations(round: RoundView, agent: string, citations: unknown, fail: (message: string) => void): void {
+  const expected = [...(round.searched.get(agent)?.values() ?? [])];
+  const actual = (citations as unknown[] | undefined) ?? [];
+  if (JSON.stringify(actual) !== JSON.stringify(expected))
+    fail(`the citations of ${agent} in round ${round.round} are not what its searches returned`);
 }
 
 function checkTally(round: RoundView, fail: (message: string) => void): void {
