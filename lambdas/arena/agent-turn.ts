@@ -67,6 +67,10 @@ export async function* agentTurn(
 /** The error event for an agent's failure: the core's own message, or a neutral one for a bug. */
 export function agentError(agent: string, round: number, error: unknown): ArenaEvent {
   if (error instanceof ChatError) return { type: 'error', agent, round, code: error.kind, error: error.message };
-  logger.error('arena agent turn failed', { agent, round, error: error instanceof Error ? error.stack : String(error) });
+  logger.error('arena agent turn failed', {
+    agent,
+    round,
+    error: error instanceof Error ? error.stack : String(error),
+  });
   return { type: 'error', agent, round, code: 'internal_error', error: 'Internal error in this agent turn' };
 }

@@ -166,8 +166,7 @@ function checkHistory(turns: readonly { content: string }[]): void {
 }
 
 function multiInstanceFamily(mode: ArenaMode, agentMode: string): ModelFamily {
-  if (mode !== 'fight')
-    throw invalidArenaRequest('agentMode', 'agentMode: multi-instance runs inside fight mode only');
+  if (mode !== 'fight') throw invalidArenaRequest('agentMode', 'agentMode: multi-instance runs inside fight mode only');
   const alias = /^multiple-(.+)$/.exec(agentMode)?.[1];
   const family = alias === undefined ? undefined : resolveFamily(alias);
   if (!family || !family.fightCapable || family.alias !== alias)
@@ -181,7 +180,14 @@ function multiInstanceFamily(mode: ArenaMode, agentMode: string): ModelFamily {
 function instancesOf(family: ModelFamily, seed: string): ArenaAgent[] {
   return INSTANCE_TEMPERATURES.slice(0, INSTANCES).map((temperature, i) => {
     const id = `${family.alias}-${i + 1}`;
-    return { id, label: `Agent ${i + 1}`, alias: family.alias, model: family.defaultModel, temperature, seed: seedOf(seed, id) };
+    return {
+      id,
+      label: `Agent ${i + 1}`,
+      alias: family.alias,
+      model: family.defaultModel,
+      temperature,
+      seed: seedOf(seed, id),
+    };
   });
 }
 
@@ -198,7 +204,10 @@ function distinctAgents(mode: ArenaMode, models: ArenaRequestBody['models'], see
   const seen = new Set<string>();
   for (const family of families) {
     if (seen.has(family.alias))
-      throw invalidArenaRequest('models', `models: ${family.alias} is listed twice; each agent must be a different model`);
+      throw invalidArenaRequest(
+        'models',
+        `models: ${family.alias} is listed twice; each agent must be a different model`,
+      );
     seen.add(family.alias);
   }
   return families.map((family, i) => ({
@@ -221,7 +230,8 @@ function splitList(list: string): string[] {
 function familyOf(mode: ArenaMode, name: string, models: ArenaRequestBody['models'], i: number): ModelFamily {
   const field = Array.isArray(models) ? `models[${i}]` : 'models';
   const family = resolveFamily(name);
-  if (!family) throw invalidArenaRequest(field, `${field}: "${clip(name)}" is not a known model alias (see GET /api/v1/models)`);
+  if (!family)
+    throw invalidArenaRequest(field, `${field}: "${clip(name)}" is not a known model alias (see GET /api/v1/models)`);
   if (mode === 'fight' && !family.fightCapable)
     throw invalidArenaRequest(field, `${field}: ${family.alias} cannot take part in a fight`);
   return family;

@@ -28,7 +28,11 @@ export interface ArenaDeps {
 }
 
 /** The session's events; `state` is updated as each one is produced. */
-export async function* runSession(state: SessionState, deps: ArenaDeps, signal: AbortSignal): AsyncGenerator<ArenaEvent> {
+export async function* runSession(
+  state: SessionState,
+  deps: ArenaDeps,
+  signal: AbortSignal,
+): AsyncGenerator<ArenaEvent> {
   try {
     for await (const event of play(state, deps, signal)) {
       applyEvent(state, event);
@@ -46,7 +50,10 @@ export async function* runSession(state: SessionState, deps: ArenaDeps, signal: 
       return;
     }
     state.status = 'failed';
-    logger.error('arena session failed', { sessionId: state.sessionId, error: (error as Error).stack ?? String(error) });
+    logger.error('arena session failed', {
+      sessionId: state.sessionId,
+      error: (error as Error).stack ?? String(error),
+    });
     yield { type: 'error', code: 'internal_error', error: 'Internal error; the session ended early' };
   }
 }

@@ -30,7 +30,11 @@ export function sessionRecord(
     winner: state.winner,
     roundResults: state.rounds.map((round) => ({
       round: round.round,
-      answered: round.answers.map((answer) => ({ agent: answer.agent, model: answer.model, chars: answer.text.length })),
+      answered: round.answers.map((answer) => ({
+        agent: answer.agent,
+        model: answer.model,
+        chars: answer.text.length,
+      })),
       failed: round.failed,
       ...(round.results ? { results: round.results } : {}),
       winner: round.winner,

@@ -22,7 +22,11 @@ export type AgentView =
   | { readonly kind: 'blitz'; readonly priorWinners: readonly { round: number; answer: AgentAnswer }[] };
 
 /** The view an agent gets in this round of the session. */
-export function viewFor(plan: ArenaPlan, priorRounds: readonly RoundRecord[], earlier: readonly AgentAnswer[]): AgentView {
+export function viewFor(
+  plan: ArenaPlan,
+  priorRounds: readonly RoundRecord[],
+  earlier: readonly AgentAnswer[],
+): AgentView {
   if (plan.mode === 'battle') return { kind: 'alone' };
   if (plan.style === 'blitz') {
     const priorWinners = priorRounds.flatMap((round) => {
@@ -68,9 +72,7 @@ function shownAnswers(plan: ArenaPlan, agent: ArenaAgent, view: AgentView): stri
     case 'alone':
       return [];
     case 'blitz':
-      return view.priorWinners.map(
-        ({ round, answer }) => `Winning answer of round ${round}, by ${show(answer)}`,
-      );
+      return view.priorWinners.map(({ round, answer }) => `Winning answer of round ${round}, by ${show(answer)}`);
     case 'brawl': {
       const rounds = view.priorRounds
         .filter((round) => round.answers.length > 0)

@@ -27,7 +27,12 @@ describe('fight', () => {
     ['brawl', ['gpt', 'claude', 'gemini'], 2],
     ['blitz', ['grok', 'deepseek', 'claude', 'gpt'], 3],
   ])('%s: a valid stream whose agents answer differently', async (fightStyle, models, rounds) => {
-    const stream = await arenaStream(gateway, '/api/v1/fight', key, { message: 'Which is larger, 9.11 or 9.9?', models, rounds, fightStyle });
+    const stream = await arenaStream(gateway, '/api/v1/fight', key, {
+      message: 'Which is larger, 9.11 or 9.9?',
+      models,
+      rounds,
+      fightStyle,
+    });
     expect(stream.status).toBe(200);
     expect(validateArenaStream(stream.events, 'fight')).toEqual([]);
     expect(eventsOf(stream, 'session_start')[0]).toMatchObject({ mode: 'fight', fightStyle, agents: models, rounds });
@@ -45,7 +50,11 @@ describe('fight', () => {
   });
 
   it('multi-instance: four instances of one model, answering differently', async () => {
-    const stream = await arenaStream(gateway, '/api/v1/fight', key, { message: 'Say hi.', agentMode: 'multiple-claude', rounds: 2 });
+    const stream = await arenaStream(gateway, '/api/v1/fight', key, {
+      message: 'Say hi.',
+      agentMode: 'multiple-claude',
+      rounds: 2,
+    });
     expect(validateArenaStream(stream.events, 'fight')).toEqual([]);
     expect(eventsOf(stream, 'session_start')[0]!['agents']).toEqual(['claude-1', 'claude-2', 'claude-3', 'claude-4']);
     const first = eventsOf(stream, 'agent_complete').filter((e) => e['round'] === 1);
@@ -53,7 +62,10 @@ describe('fight', () => {
   });
 
   it('refuses stream:false with 400 STREAMING_REQUIRED', async () => {
-    const answer = await call(gateway.url('/api/v1/fight'), { headers: bearer(key), body: { message: 'hi', stream: false } });
+    const answer = await call(gateway.url('/api/v1/fight'), {
+      headers: bearer(key),
+      body: { message: 'hi', stream: false },
+    });
     expect(answer.status).toBe(400);
     expect(answer.body).toEqual({
       success: false,
@@ -62,7 +74,11 @@ describe('fight', () => {
   });
 
   it('leaves one ledger entry per answer and per vote, and a session record with every ballot', async () => {
-    const stream = await arenaStream(gateway, '/api/v1/fight', key, { message: 'Pick a colour.', models: 'gpt,claude,gemini', rounds: 2 });
+    const stream = await arenaStream(gateway, '/api/v1/fight', key, {
+      message: 'Pick a colour.',
+      models: 'gpt,claude,gemini',
+      rounds: 2,
+    });
     expect(validateArenaStream(stream.events, 'fight')).toEqual([]);
     const sessionId = String(eventsOf(stream, 'session_start')[0]!['sessionId']);
     const entries = await sessionLedger(gateway, account.accountId, sessionId, 12);
@@ -70,17 +86,28 @@ describe('fight', () => {
     for (const entry of entries) expect(entry).toMatchObject({ route: 'fight', sessionId, status: 200 });
     const turns = entries.map((e) => `${e['round']}/${e['agent']}/${e['purpose']}`).sort();
     expect(turns).toEqual(
-      [1, 2].flatMap((round) => ['claude', 'gemini', 'gpt'].flatMap((agent) => [`${round}/${agent}/answer`, `${round}/${agent}/vote`])).sort(),
+      [1, 2]
+        .flatMap((round) =>
+          ['claude', 'gemini', 'gpt'].flatMap((agent) => [`${round}/${agent}/answer`, `${round}/${agent}/vote`]),
+        )
+        .sort(),
     );
 
     const record = await sessionRecord(gateway, account.accountId, sessionId);
     expect(record).toMatchObject({ mode: 'fight', fightStyle: 'brawl', status: 'complete', route: 'fight' });
     expect(record!['ballots']).toHaveLength(6);
     const votes = eventsOf(stream, 'vote_update');
-    for (const ballot of record!['ballots'] as { round: number; voter: string; order: string[]; choice: string | null }[]) {
+    for (const ballot of record!['ballots'] as {
+      round: number;
+      voter: string;
+      order: string[];
+      choice: string | null;
+    }[]) {
       expect(ballot.order).not.toContain(ballot.voter);
       expect(ballot.order).toHaveLength(2);
-      expect(votes.find((v) => v['round'] === ballot.round && v['voter'] === ballot.voter)!['votedFor']).toBe(ballot.choice);
+      expect(votes.find((v) => v['round'] === ballot.round && v['voter'] === ballot.voter)!['votedFor']).toBe(
+        ballot.choice,
+      );
     }
     expect(JSON.stringify(record)).not.toContain('Simulated reply');
   });
@@ -88,9 +115,16 @@ describe('fight', () => {
 
 describe('battle', () => {
   it('streams both answers with the same vocabulary and no vote', async () => {
-    const stream = await arenaStream(gateway, '/api/v1/battle', key, { message: 'Tell me a fact.', models: ['gpt', 'llama'] });
+    const stream = await arenaStream(gateway, '/api/v1/battle', key, {
+      message: 'Tell me a fact.',
+      models: ['gpt', 'llama'],
+    });
     expect(validateArenaStream(stream.events, 'battle')).toEqual([]);
-    expect(eventsOf(stream, 'agent_complete').map((e) => e['agent']).sort()).toEqual(['gpt', 'llama']);
+    expect(
+      eventsOf(stream, 'agent_complete')
+        .map((e) => e['agent'])
+        .sort(),
+    ).toEqual(['gpt', 'llama']);
   });
 
   it('answers spec 2.10 when stream is false', async () => {
@@ -114,13 +148,25 @@ describe('battle', () => {
     const connection = await RawHttpConnection.open(gateway.info.baseUrl);
     try {
       const body = JSON.stringify({ message: 'Count to three. [sim:words=40]', models: ['gpt', 'claude'] });
-      const response = await connection.request('POST', '/api/v1/battle', { ...bearer(key), 'Content-Type': 'application/json' }, body);
+      const response = await connection.request(
+        'POST',
+        '/api/v1/battle',
+        { ...bearer(key), 'Content-Type': 'application/json' },
+        body,
+      );
       expect(response.status).toBe(200);
       const text = response.body.toString('utf8');
-      const frames = text.slice(0, -2).split('\n\n').filter((frame) => !frame.startsWith(':'));
+      const frames = text
+        .slice(0, -2)
+        .split('\n\n')
+        .filter((frame) => !frame.startsWith(':'));
       const ids = frames.map((frame) => Number(/^id: (\d+)\n/.exec(frame)?.[1]));
       expect(ids).toEqual(ids.map((_, i) => i + 1));
-      expect(sseFrames(text).data.map((data) => JSON.parse(data).type).at(-1)).toBe('session_complete');
+      expect(
+        sseFrames(text)
+          .data.map((data) => JSON.parse(data).type)
+          .at(-1),
+      ).toBe('session_complete');
     } finally {
       connection.close();
     }
@@ -135,7 +181,10 @@ describe('the legacy route', () => {
     });
     expect(answer.status).toBe(200);
     expect(answer.headers.get('x-model-used')).toBe('gpt-5');
-    expect(answer.body).toMatchObject({ object: 'chat.completion', choices: [{ message: { content: 'Simulated reply from gpt-5 — you said: hello legacy' } }] });
+    expect(answer.body).toMatchObject({
+      object: 'chat.completion',
+      choices: [{ message: { content: 'Simulated reply from gpt-5 — you said: hello legacy' } }],
+    });
   });
 
   it('mode battle and mode fight behave as the v1 routes', async () => {
@@ -144,7 +193,11 @@ describe('the legacy route', () => {
       body: { mode: 'battle', models: ['gpt', 'claude'], message: 'hi', stream: false },
     });
     expect(battle.body).toMatchObject({ mode: 'battle', responses: [{ agent: 'gpt' }, { agent: 'claude' }] });
-    const fight = await arenaStream(gateway, '/api/chat', key, { mode: 'fight', models: ['gpt', 'claude'], message: 'hi' });
+    const fight = await arenaStream(gateway, '/api/chat', key, {
+      mode: 'fight',
+      models: ['gpt', 'claude'],
+      message: 'hi',
+    });
     expect(validateArenaStream(fight.events, 'fight')).toEqual([]);
   });
 

@@ -49,7 +49,8 @@ export function validateArenaStream(events: readonly StreamEvent[], mode: 'battl
     if (type === 'round_start') {
       if (round && !round.completed_) fail(`round ${event['round']} started before round ${round.round} completed`);
       if (event['round'] !== rounds.length + 1) fail(`round_start ${event['round']} out of order`);
-      if (event['totalRounds'] !== totalRounds) fail(`round_start.totalRounds ${event['totalRounds']} ≠ ${totalRounds}`);
+      if (event['totalRounds'] !== totalRounds)
+        fail(`round_start.totalRounds ${event['totalRounds']} ≠ ${totalRounds}`);
       round = {
         round: Number(event['round']),
         started: new Set(),
@@ -127,7 +128,8 @@ export function validateArenaStream(events: readonly StreamEvent[], mode: 'battl
     }
   }
 
-  if (rounds.length !== totalRounds) fail(`${rounds.length} rounds were played, session_start announced ${totalRounds}`);
+  if (rounds.length !== totalRounds)
+    fail(`${rounds.length} rounds were played, session_start announced ${totalRounds}`);
   if (round && !round.completed_) fail(`round ${round.round} never completed`);
   checkSessionEnd(last, mode, cumulative, fail);
   return problems;
@@ -159,7 +161,8 @@ function checkRoundEnd(
     return;
   }
   const before = new Map(cumulative);
-  for (const vote of round.votes) if (vote.votedFor) cumulative.set(vote.votedFor, (cumulative.get(vote.votedFor) ?? 0) + 1);
+  for (const vote of round.votes)
+    if (vote.votedFor) cumulative.set(vote.votedFor, (cumulative.get(vote.votedFor) ?? 0) + 1);
   const answered = [...round.completed.keys()];
   if (answered.length >= 2 && !round.results) fail(`round ${round.round} had ${answered.length} answers but no vote`);
   if (answered.length < 2 && round.votingStarted) fail(`round ${round.round} voted with fewer than two answers`);
@@ -172,7 +175,9 @@ function checkRoundEnd(
     const best = Math.max(...tied.map((agent) => before.get(agent) ?? 0));
     const eligible = tied.filter((agent) => (before.get(agent) ?? 0) === best);
     if (!round.winner || !eligible.includes(round.winner))
-      fail(`round ${round.round}'s winner ${round.winner} does not follow the tally and tie rule (${eligible.join(', ')})`);
+      fail(
+        `round ${round.round}'s winner ${round.winner} does not follow the tally and tie rule (${eligible.join(', ')})`,
+      );
   }
   if (!round.leaderboard) fail(`round ${round.round} has no leaderboard_update`);
   else checkLeaderboard(round.leaderboard, cumulative, `after round ${round.round}`, fail);
@@ -187,7 +192,8 @@ function checkLeaderboard(
   for (const [agent, score] of cumulative) {
     const row = leaderboard.find((entry) => entry.agent === agent);
     if (!row) fail(`the leaderboard ${when} leaves out ${agent}`);
-    else if (row.score !== score) fail(`the leaderboard ${when} gives ${agent} ${row.score}; its votes add up to ${score}`);
+    else if (row.score !== score)
+      fail(`the leaderboard ${when} gives ${agent} ${row.score}; its votes add up to ${score}`);
   }
   for (const row of leaderboard) {
     const rank = 1 + leaderboard.filter((other) => other.score > row.score).length;

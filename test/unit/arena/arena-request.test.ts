@@ -51,7 +51,10 @@ describe('the ChatRequest schema', () => {
 
 describe('planning a session', () => {
   it('battle needs exactly two distinct known models, as an array or a comma-separated string', () => {
-    expect(planArena('battle', body({ models: 'gpt, claude' }), 's').agents.map((a) => a.id)).toEqual(['gpt', 'claude']);
+    expect(planArena('battle', body({ models: 'gpt, claude' }), 's').agents.map((a) => a.id)).toEqual([
+      'gpt',
+      'claude',
+    ]);
     expect(refusal(() => planArena('battle', body({}), 's')).field).toBe('models');
     expect(refusal(() => planArena('battle', body({ models: ['gpt'] }), 's')).field).toBe('models');
     expect(refusal(() => planArena('battle', body({ models: ['gpt', 'chatgpt'] }), 's')).message).toMatch(/twice/);
@@ -78,9 +81,9 @@ describe('planning a session', () => {
     expect(plan.multiInstance).toBe(true);
     for (const bad of ['multiple-llama', 'multiple-', 'multiple-GPT', 'gpt', 'multiple-chatgpt'])
       expect(refusal(() => planArena('fight', body({ agentMode: bad }), 's')).field).toBe('agentMode');
-    expect(refusal(() => planArena('battle', body({ agentMode: 'multiple-gpt', models: ['gpt', 'claude'] }), 's')).field).toBe(
-      'agentMode',
-    );
+    expect(
+      refusal(() => planArena('battle', body({ agentMode: 'multiple-gpt', models: ['gpt', 'claude'] }), 's')).field,
+    ).toBe('agentMode');
   });
 
   it('labels agents neutrally and derives sampling seeds from the session seed', () => {
@@ -93,7 +96,9 @@ describe('planning a session', () => {
 
   it('bounds the history every agent reads each round', () => {
     const turns = Array.from({ length: 6 }, () => ({ role: 'user' as const, content: 'x'.repeat(20_000) }));
-    expect(refusal(() => planArena('battle', body({ models: ['gpt', 'claude'], messages: turns }), 's')).field).toBe('messages');
+    expect(refusal(() => planArena('battle', body({ models: ['gpt', 'claude'], messages: turns }), 's')).field).toBe(
+      'messages',
+    );
   });
 });
 
@@ -101,7 +106,11 @@ describe('the legacy chat mode', () => {
   it('becomes a chat-completions request with the history, the message and its image', () => {
     expect(
       singleModelRequest(
-        body({ model: 'claude', messages: [{ role: 'system', content: 'Be brief' }], image_url: 'https://example.com/a.png' }),
+        body({
+          model: 'claude',
+          messages: [{ role: 'system', content: 'Be brief' }],
+          image_url: 'https://example.com/a.png',
+        }),
       ),
     ).toEqual({
       model: 'claude',

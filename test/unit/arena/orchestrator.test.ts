@@ -29,7 +29,8 @@ function fakeChat(script: Script = {}): { chat: ArenaChat; calls: Call[] } {
     if (turn.purpose === 'vote') return vote(request, turn, script);
     const planned = script.answer?.(turn.agent, turn.round) ?? `Answer of ${turn.agent} in round ${turn.round}.`;
     if (planned instanceof Error) throw planned;
-    if (planned === 'hang') await new Promise((_, reject) => turn.signal.addEventListener('abort', () => reject(turn.signal.reason)));
+    if (planned === 'hang')
+      await new Promise((_, reject) => turn.signal.addEventListener('abort', () => reject(turn.signal.reason)));
     const text = typeof planned === 'string' ? planned : planned.failAfter;
     return {
       kind: 'stream',
@@ -45,7 +46,13 @@ async function* chunks(text: string, failAfter: boolean, signal: AbortSignal): A
   for (const piece of text.match(/\s*\S+/g) ?? []) {
     await new Promise((resolve) => setImmediate(resolve));
     if (signal.aborted) throw signal.reason;
-    yield { id: 'c', object: 'chat.completion.chunk', created: 0, model: 'm', choices: [{ index: 0, delta: { content: piece }, finish_reason: null }] };
+    yield {
+      id: 'c',
+      object: 'chat.completion.chunk',
+      created: 0,
+      model: 'm',
+      choices: [{ index: 0, delta: { content: piece }, finish_reason: null }],
+    };
   }
   if (failAfter) throw new ChatError('upstream_stream_failed', 'The upstream stream broke');
 }
@@ -75,7 +82,13 @@ function vote(request: GatewayChatRequest, turn: TurnContext, script: Script): C
             ? {
                 role: 'assistant',
                 content: null,
-                tool_calls: [{ id: 't', type: 'function', function: { name: 'cast_vote', arguments: JSON.stringify({ choice: picked }) } }],
+                tool_calls: [
+                  {
+                    id: 't',
+                    type: 'function',
+                    function: { name: 'cast_vote', arguments: JSON.stringify({ choice: picked }) },
+                  },
+                ],
               }
             : { role: 'assistant', content: picked },
         },
@@ -91,13 +104,20 @@ interface Run {
   readonly snapshots: unknown[];
 }
 
-async function play(mode: ArenaMode, body: Partial<ArenaRequestBody>, script: Script = {}, controller = new AbortController()): Promise<Run> {
+async function play(
+  mode: ArenaMode,
+  body: Partial<ArenaRequestBody>,
+  script: Script = {},
+  controller = new AbortController(),
+): Promise<Run> {
   const plan = planArena(mode, { message: 'What is 2+2?', ...body }, 'seed-1');
   const state = newSession('session-1', plan);
   const { chat, calls } = fakeChat(script);
   const events: SequencedEvent[] = [];
   const snapshots: unknown[] = [];
-  for await (const event of new SessionEventSink('session-1').sequence(runSession(state, { chat }, controller.signal))) {
+  for await (const event of new SessionEventSink('session-1').sequence(
+    runSession(state, { chat }, controller.signal),
+  )) {
     events.push(event);
     snapshots.push(JSON.parse(JSON.stringify(state)));
   }
@@ -114,7 +134,12 @@ describe('a fight in brawl style', () => {
   it('is a valid stream in which each agent sees the earlier answers of its round and every prior round', async () => {
     const run = await play('fight', { models: ['gpt', 'claude', 'gemini'], rounds: 2 });
     expect(validateArenaStream(run.events, 'fight')).toEqual([]);
-    expect(ofType(run, 'session_start')[0]).toMatchObject({ mode: 'fight', fightStyle: 'brawl', agents: ['gpt', 'claude', 'gemini'], rounds: 2 });
+    expect(ofType(run, 'session_start')[0]).toMatchObject({
+      mode: 'fight',
+      fightStyle: 'brawl',
+      agents: ['gpt', 'claude', 'gemini'],
+      rounds: 2,
+    });
 
     const claude1 = briefOf(answersOf(run, 'claude', 1));
     expect(claude1).toContain('Answer of [model] in round 1.'); // gpt's, masked
@@ -143,7 +168,8 @@ describe('a fight in blitz style', () => {
   it('shows each agent only the prior rounds’ winning answers, never a peer in flight', async () => {
     const run = await play('fight', { models: ['gpt', 'claude', 'gemini'], rounds: 2, fightStyle: 'blitz' });
     expect(validateArenaStream(run.events, 'fight')).toEqual([]);
-    for (const agent of ['gpt', 'claude', 'gemini']) expect(briefOf(answersOf(run, agent, 1))).not.toContain('Answer of');
+    for (const agent of ['gpt', 'claude', 'gemini'])
+      expect(briefOf(answersOf(run, agent, 1))).not.toContain('Answer of');
     const winner = ofType(run, 'round_complete')[0]!.winner!;
     const shown = briefOf(answersOf(run, 'claude', 2));
     expect(shown).toContain('Winning answer of round 1');
@@ -161,14 +187,21 @@ describe('a battle', () => {
   it('asks both models the same history and message, at once, with no vote', async () => {
     const run = await play('battle', {
       models: 'gpt, claude',
-      messages: [{ role: 'user', content: 'Earlier question' }, { role: 'assistant', content: 'Earlier answer' }],
+      messages: [
+        { role: 'user', content: 'Earlier question' },
+        { role: 'assistant', content: 'Earlier answer' },
+      ],
     });
     expect(validateArenaStream(run.events, 'battle')).toEqual([]);
     const [a, b] = run.calls.map((c) => c.request.messages);
     expect(a!.slice(1)).toEqual(b!.slice(1));
     expect(a!.slice(1)).toHaveLength(3);
     expect(ofType(run, 'voting_start')).toEqual([]);
-    expect(ofType(run, 'session_complete')[0]).toEqual({ type: 'session_complete', winner: null, finalLeaderboard: [] });
+    expect(ofType(run, 'session_complete')[0]).toEqual({
+      type: 'session_complete',
+      winner: null,
+      finalLeaderboard: [],
+    });
   });
 });
 
@@ -186,45 +219,80 @@ describe('multi-instance', () => {
 
 describe('failures', () => {
   it('an agent that fails sits the round out and the session goes on', async () => {
-    const run = await play('fight', { models: ['gpt', 'claude', 'gemini'], rounds: 2 }, {
-      answer: (agent, round) =>
-        agent === 'claude' && round === 1 ? new ChatError('model_unavailable', 'No route could answer') : `Answer of ${agent} in round ${round}.`,
-    });
+    const run = await play(
+      'fight',
+      { models: ['gpt', 'claude', 'gemini'], rounds: 2 },
+      {
+        answer: (agent, round) =>
+          agent === 'claude' && round === 1
+            ? new ChatError('model_unavailable', 'No route could answer')
+            : `Answer of ${agent} in round ${round}.`,
+      },
+    );
     expect(validateArenaStream(run.events, 'fight')).toEqual([]);
     expect(ofType(run, 'error')).toEqual([
       { type: 'error', agent: 'claude', round: 1, code: 'model_unavailable', error: 'No route could answer' },
     ]);
-    expect(ofType(run, 'vote_update').filter((v) => v.round === 1).map((v) => v.voter).sort()).toEqual(['gemini', 'gpt']);
+    expect(
+      ofType(run, 'vote_update')
+        .filter((v) => v.round === 1)
+        .map((v) => v.voter)
+        .sort(),
+    ).toEqual(['gemini', 'gpt']);
     expect(ofType(run, 'agent_complete').filter((a) => a.round === 2)).toHaveLength(3);
   });
 
   it('a stream that breaks after its first words is an error for that agent only', async () => {
-    const run = await play('fight', { models: ['gpt', 'claude', 'gemini'], fightStyle: 'blitz' }, {
-      answer: (agent) => (agent === 'gpt' ? { failAfter: 'half an answer' } : `Answer of ${agent}.`),
-    });
+    const run = await play(
+      'fight',
+      { models: ['gpt', 'claude', 'gemini'], fightStyle: 'blitz' },
+      {
+        answer: (agent) => (agent === 'gpt' ? { failAfter: 'half an answer' } : `Answer of ${agent}.`),
+      },
+    );
     expect(validateArenaStream(run.events, 'fight')).toEqual([]);
     expect(ofType(run, 'error')).toMatchObject([{ agent: 'gpt', code: 'upstream_stream_failed' }]);
     expect(ofType(run, 'agent_delta').some((d) => d.agent === 'gpt')).toBe(true);
   });
 
   it('a round with fewer than two answers ends without a vote', async () => {
-    const run = await play('fight', { models: ['gpt', 'claude'] }, {
-      answer: (agent) => (agent === 'gpt' ? new ChatError('model_unavailable', 'down') : 'The only answer.'),
-    });
+    const run = await play(
+      'fight',
+      { models: ['gpt', 'claude'] },
+      {
+        answer: (agent) => (agent === 'gpt' ? new ChatError('model_unavailable', 'down') : 'The only answer.'),
+      },
+    );
     expect(validateArenaStream(run.events, 'fight')).toEqual([]);
     expect(ofType(run, 'voting_start')).toEqual([]);
-    expect(ofType(run, 'round_complete')[0]).toEqual({ type: 'round_complete', round: 1, winner: 'claude', reason: 'too_few_answers' });
+    expect(ofType(run, 'round_complete')[0]).toEqual({
+      type: 'round_complete',
+      round: 1,
+      winner: 'claude',
+      reason: 'too_few_answers',
+    });
   });
 
   it('an unusable vote and a failed voter are abstentions with a reason', async () => {
-    const run = await play('fight', { models: ['gpt', 'claude', 'gemini'] }, {
-      vote: (voter, _round, letters) =>
-        voter === 'gpt' ? 'I would rather not say.' : voter === 'claude' ? new ChatError('model_unavailable', 'down') : letters[0]!,
-    });
+    const run = await play(
+      'fight',
+      { models: ['gpt', 'claude', 'gemini'] },
+      {
+        vote: (voter, _round, letters) =>
+          voter === 'gpt'
+            ? 'I would rather not say.'
+            : voter === 'claude'
+              ? new ChatError('model_unavailable', 'down')
+              : letters[0]!,
+      },
+    );
     expect(validateArenaStream(run.events, 'fight')).toEqual([]);
     const votes = ofType(run, 'vote_update');
     expect(votes.find((v) => v.voter === 'gpt')).toMatchObject({ votedFor: null, reason: expect.any(String) });
-    expect(votes.find((v) => v.voter === 'claude')).toMatchObject({ votedFor: null, reason: 'voter_failed:model_unavailable' });
+    expect(votes.find((v) => v.voter === 'claude')).toMatchObject({
+      votedFor: null,
+      reason: 'voter_failed:model_unavailable',
+    });
     expect(votes.find((v) => v.voter === 'gemini')!.votedFor).not.toBeNull();
   });
 
