@@ -24,6 +24,7 @@ const TABLE_OF_GRANT: Partial<Record<Grant, TableName>> = {
   'usage:read': 'usage',
   'usage:write': 'usage',
   'cache:write': 'cache',
+  'arenaSessions:write': 'jobs',
 };
 
 describe('endpoint functions', () => {

@@ -31,9 +31,11 @@ describe('with no CORS origins configured', () => {
     built = build({ routes, corsOrigins: [] });
   });
 
-  test('only the publishable-key resource has a preflight', () => {
+  test('only the publishable-key resources have a preflight (the fixture and the arena routes)', () => {
     const preflights = apiMethods(built.template).filter((m) => m.method === 'OPTIONS');
-    expect(preflights.map((m) => m.path)).toEqual([chatMode.path]);
+    expect(preflights.map((m) => m.path).sort()).toEqual(
+      [chatMode.path, '/api/v1/battle', '/api/v1/fight', '/api/chat'].sort(),
+    );
   });
 
   test('it is an unauthenticated mock answering 204 with fixed CORS headers and no credentials', () => {
@@ -108,6 +110,9 @@ test('a resource with a publishable-key route admits all its methods; resources 
   const shared = syntheticRoute({ id: 'fixture-mode-list', method: 'GET', path: chatMode.path, auth: ['session'] });
   expect(Object.fromEntries(publishableKeyResources([...manifestRoutes, chatMode, shared]))).toEqual({
     [chatMode.path]: ['POST', 'GET'],
+    '/api/v1/battle': ['POST'],
+    '/api/v1/fight': ['POST'],
+    '/api/chat': ['POST'],
   });
 });
 
