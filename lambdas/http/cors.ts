@@ -12,6 +12,7 @@ const EXPOSED = [
   'X-Fallback-From',
   'X-Retry-Count',
   'X-Guardrail-Status',
+  'X-Session-ID',
 ].join(', ');
 
 /**

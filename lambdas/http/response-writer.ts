@@ -75,9 +75,28 @@ export function toStreamResult(reply: Reply, headers: Record<string, string>, op
       return {
         statusCode: 200,
         headers: { ...headers, ...SSE_HEADERS, ...reply.headers },
-        body: Readable.from(withHeartbeats(reply.events, options.heartbeatMs, options.onClose)),
+        body: closingAtOnce(
+          Readable.from(withHeartbeats(reply.events, options.heartbeatMs, options.onClose)),
+          options.onClose,
+        ),
       };
   }
+}
+
+/**
+ * A client that leaves destroys the body while the frame generator may be waiting on its
+ * producer (an arena agent's first token, a slow upstream). The generator's own cleanup runs
+ * only once that wait ends, so until then every upstream call would go on for nobody: the body's
+ * destruction ends the call at once instead.
+ */
+function closingAtOnce(body: Readable, onClose: (() => void) | undefined): Readable {
+  if (!onClose) return body;
+  const destroy = body._destroy.bind(body);
+  body._destroy = (error, callback) => {
+    onClose();
+    destroy(error, callback);
+  };
+  return body;
 }
 
 export function formatSseFrame(frame: SseFrame): string {

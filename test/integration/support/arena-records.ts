@@ -21,7 +21,7 @@ async function accountItems(gateway: LocalGateway, table: string, accountId: str
 }
 
 /** Polls until `done` holds for what `read` returns (usage lands after the response), or 5 s pass. */
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
+export async function until<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
   const deadline = Date.now() + 5_000;
   for (;;) {
     const value = await read();

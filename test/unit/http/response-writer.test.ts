@@ -89,6 +89,23 @@ describe('toStreamResult', () => {
     expect((await readAll(result.body)).toString()).toBe('event: a\ndata: {"n":1}\n\ndata: [DONE]\n\n');
   });
 
+  test('sse: a body destroyed while its producer waits (the client left) ends the call at once', async () => {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    async function* waiting(): AsyncGenerator<SseFrame> {
+      yield { data: 'first' };
+      await released; // an upstream that has not sent its first token
+    }
+    let closed = 0;
+    const { body } = toStreamResult(sse(waiting()), {}, { heartbeatMs: 10_000, onClose: () => closed++ });
+    const readable = body as Readable;
+    readable.on('error', () => undefined); // the pipeline's concern, not this test's
+    await new Promise((resolve) => readable.once('data', resolve));
+    readable.destroy(new Error('client disconnected'));
+    expect(closed).toBe(1);
+    release();
+  });
+
   test('binary from bytes and from an async iterable', async () => {
     const fromBytes = toStreamResult(binary('image/png', Uint8Array.from([9, 8, 7]), 201), {}, { heartbeatMs: 1000 });
     expect(fromBytes.statusCode).toBe(201);
