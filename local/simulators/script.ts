@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { pickBy, sampleOf, takeOf } from './sampling.js';
+import { citingReply, webSearchCall } from './web-search-turn.js';
 
 /**
  * The simulated model: one deterministic answer for a request, shared by every provider
@@ -21,6 +22,8 @@ import { pickBy, sampleOf, takeOf } from './sampling.js';
  *   upstream model ids) a request that forces a tool call gets a plain-text refusal and no call,
  *   as a voter that answers unusably
  * `tool_choice` `required` or a named function forces a tool call; `none` forbids one.
+ * Offered a `web_search` tool, the model searches when asked about recent events or for sources
+ * and cites what it was given (web-search-turn.ts: `[sim:search]`, `[sim:search_always]`).
  *
  * Sampling (sampling.ts): a request that sets `temperature` is answered by a draw hashed from
  * model, temperature, seed and messages. The default reply names it, `Simulated reply from
@@ -84,7 +87,8 @@ export function runScript(input: ScriptInput): ScriptTurn {
   const sample = sampleOf(input);
   const abstains = forcesToolCall(input.toolChoice) && badVoteApplies(directives, input.model);
 
-  const toolCalls = abstains ? [] : planToolCalls(input, directives, last?.role === 'user', sample);
+  const search = abstains ? undefined : webSearchCall(input, directives, last?.role === 'user', questionOf(lastUser));
+  const toolCalls = abstains ? [] : search ? [search] : planToolCalls(input, directives, last?.role === 'user', sample);
   if (toolCalls.length > 0) {
     const completionTokens = toolCalls.reduce(
       (sum, call) => sum + 1 + Math.ceil(JSON.stringify(call.arguments).length / 4),
@@ -119,12 +123,17 @@ function replyText(
   if (Number.isInteger(words) && words > 0) {
     return Array.from({ length: words }, (_, i) => `word${i + 1}`).join(' ');
   }
-  if (last?.role === 'tool') return `The ${last.toolName ?? 'tool'} tool returned: ${last.text}`;
-  const said = (lastUser?.text ?? '').replace(DIRECTIVE, '').trim().slice(0, 200);
+  if (last?.role === 'tool')
+    return citingReply(last.text) ?? `The ${last.toolName ?? 'tool'} tool returned: ${last.text}`;
+  const said = questionOf(lastUser);
   const images = lastUser?.images ? ` (I see ${lastUser.images} image${lastUser.images > 1 ? 's' : ''})` : '';
   const take = sample === undefined ? '' : ` (take ${takeOf(sample)})`;
   return `Simulated reply from ${input.model}${take} — you said: ${said}${images}`;
 }
+
+/** The user's last message without directives: what the model answers (and searches for). */
+const questionOf = (lastUser?: ScriptMessage): string =>
+  (lastUser?.text ?? '').replace(DIRECTIVE, '').trim().slice(0, 200);
 
 const forcesToolCall = (choice: ScriptToolChoice): boolean => choice === 'required' || typeof choice === 'object';
 
