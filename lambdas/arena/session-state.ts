@@ -18,6 +18,7 @@ export interface RoundRecord {
   readonly round: number;
   /** In the order the answers completed. */
   readonly answers: AgentAnswer[];
+  /** Agents whose turn ended in an error, without an answer. */
   readonly failed: { readonly agent: string; readonly code: string }[];
   /** Every ballot: the displayed order of the answers and the choice made (position-bias audits). */
   readonly ballots: BallotRecord[];
@@ -59,9 +60,14 @@ export function applyEvent(state: SessionState, event: ArenaEvent): void {
     case 'round_start':
       state.rounds.push({ round: event.round, answers: [], failed: [], ballots: [], winner: null, complete: false });
       return;
-    case 'agent_complete':
-      currentRound(state).answers.push({ agent: event.agent, model: event.model, text: event.message });
+    case 'agent_complete': {
+      const round = currentRound(state);
+      round.answers.push({ agent: event.agent, model: event.model, text: event.message });
+      // An error the agent answered despite (a failed search) is not a failed turn.
+      const failed = round.failed.findIndex((entry) => entry.agent === event.agent);
+      if (failed >= 0) round.failed.splice(failed, 1);
       return;
+    }
     case 'error':
       if (event.agent !== undefined && event.round !== undefined)
         currentRound(state).failed.push({ agent: event.agent, code: event.code });
