@@ -270,10 +270,10 @@ export async function benchKeys(gateway: LocalGateway, count: number): Promise<s
 }
 
 /** CPU the runtime process burns with no request in flight (timers, pollers), in ms per second. */
-async function idleCpu(pid: number): Promise<number> {
+export async function idleCpu(pid: number, overMs = IDLE_MS): Promise<number> {
   const before = cpuMs(pid);
-  await new Promise((done) => setTimeout(done, IDLE_MS));
-  return ((cpuMs(pid) - before) * 1000) / IDLE_MS;
+  await new Promise((done) => setTimeout(done, overMs));
+  return ((cpuMs(pid) - before) * 1000) / overMs;
 }
 
 const sumCpu = (pids: readonly number[]) => pids.reduce((sum, pid) => sum + safeCpu(pid), 0);
