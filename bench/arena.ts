@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { LocalGateway } from '../local/child-runtime.js';
+import type { LocalGateway } from '../local/child-runtime.js';
 import {
   callsByRound,
   capturedCalls,
@@ -8,7 +8,7 @@ import {
   roundCriticalPathMs,
   type FightCalls,
 } from './arena-upstream.js';
-import { benchKeys, idleCpu } from './gateway-overhead.js';
+import { benchKeys, idleCpu, startBenchGateway } from './gateway-overhead.js';
 import { CLK_TCK, cpuMs } from './proc.js';
 import { fmtMs, median, percent, table } from './stats.js';
 import { postForEvents, type TimedEvent, type TimedStream } from './timed-sse.js';
@@ -51,12 +51,7 @@ interface Fight {
 
 export async function benchArena(): Promise<void> {
   const profileDir = process.env['BENCH_CPU_PROF'];
-  const gateway = await LocalGateway.start({
-    POWERTOOLS_LOG_LEVEL: 'INFO',
-    ...(profileDir
-      ? { NODE_OPTIONS: `${process.env['NODE_OPTIONS'] ?? ''} --cpu-prof --cpu-prof-dir=${profileDir}`.trim() }
-      : {}),
-  });
+  const gateway = await startBenchGateway(profileDir);
   try {
     const [key] = await benchKeys(gateway, 1);
     const simulators = Object.values(gateway.info.simulators);

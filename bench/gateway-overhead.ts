@@ -65,14 +65,22 @@ export interface Paths {
   readonly gateway: Probe;
 }
 
-export async function benchGatewayOverhead(): Promise<void> {
-  const profileDir = process.env['BENCH_CPU_PROF'];
-  const gateway = await LocalGateway.start({
+/**
+ * The runtime as benchmarks run it: logs at INFO as in production, and with `BENCH_CPU_PROF`
+ * set, CPU profiles of its processes written to that folder when it stops.
+ */
+export function startBenchGateway(profileDir = process.env['BENCH_CPU_PROF']): Promise<LocalGateway> {
+  return LocalGateway.start({
     POWERTOOLS_LOG_LEVEL: 'INFO',
     ...(profileDir
       ? { NODE_OPTIONS: `${process.env['NODE_OPTIONS'] ?? ''} --cpu-prof --cpu-prof-dir=${profileDir}`.trim() }
       : {}),
   });
+}
+
+export async function benchGatewayOverhead(): Promise<void> {
+  const profileDir = process.env['BENCH_CPU_PROF'];
+  const gateway = await startBenchGateway(profileDir);
   let floor: FloorProxy | undefined;
   try {
     const runtimePid = gateway.pid!;

@@ -35,21 +35,20 @@ interface Wire {
   hasText(data: string): boolean;
 }
 
-const WIRES: Record<string, Wire> = {
-  openai: {
-    definition: openAiSimulator,
-    path: '/v1/chat/completions',
+/** An OpenAI-compatible wire: chat completions under `prefix`. */
+function chatCompletions(definition: SimulatorDefinition, prefix: string, model: string): Wire {
+  return {
+    definition,
+    path: `${prefix}/chat/completions`,
     headers: { authorization: 'Bearer sk-test' },
-    body: (text, stream) => ({ model: 'gpt-5', messages: [{ role: 'user', content: text }], stream }),
+    body: (text, stream) => ({ model, messages: [{ role: 'user', content: text }], stream }),
     hasText: (data) => /"content":"[^"]+"/.test(data),
-  },
-  openrouter: {
-    definition: openRouterSimulator,
-    path: '/api/v1/chat/completions',
-    headers: { authorization: 'Bearer sk-or-test' },
-    body: (text, stream) => ({ model: 'openai/gpt-5', messages: [{ role: 'user', content: text }], stream }),
-    hasText: (data) => /"content":"[^"]+"/.test(data),
-  },
+  };
+}
+
+const WIRES: Record<string, Wire> = {
+  openai: chatCompletions(openAiSimulator, '/v1', 'gpt-5'),
+  openrouter: chatCompletions(openRouterSimulator, '/api/v1', 'openai/gpt-5'),
   anthropic: {
     definition: anthropicSimulator,
     path: '/v1/messages',
