@@ -5,7 +5,8 @@ import { startFloorProxy, type FloorProxy } from './floor-proxy.js';
 import { benchKeys, ORDER, paths, type PathName, type Paths } from './gateway-overhead.js';
 import { exchange, keepAliveAgent, run, type Probe } from './load.js';
 import { childPids } from './proc.js';
-import { fmtMs, percentile, table } from './stats.js';
+import { fmtMs, percent, percentile, table } from './stats.js';
+import { printVerdicts, verdict } from './verdicts.js';
 
 /**
  * The gateway as a deployment sees it, in two set-ups the loopback figures hide:
@@ -271,34 +272,4 @@ function processTree(pid: number): number[] {
 /** Every thread of the process onto the given cores. */
 function pin(pid: number, cores: string): void {
   execFileSync('taskset', ['--all-tasks', '--cpu-list', '--pid', cores, String(pid)], { stdio: 'ignore' });
-}
-
-const percent = (share: number) => `${(share * 100).toFixed(1)}%`;
-
-interface Verdict {
-  readonly metric: string;
-  readonly measured: string;
-  readonly target: string;
-  readonly pass: boolean;
-}
-
-function verdict(
-  metric: string,
-  value: number,
-  limit: number,
-  fmt: (v: number) => string,
-  kind: 'max' | 'min' = 'max',
-): Verdict {
-  const pass = kind === 'max' ? value <= limit : value >= limit;
-  return { metric, measured: fmt(value), target: `${kind === 'max' ? '≤' : '≥'} ${fmt(limit)}`, pass };
-}
-
-function printVerdicts(rows: readonly Verdict[]): void {
-  console.log('');
-  console.log(
-    table([
-      ['metric', 'measured', 'target', 'verdict'],
-      ...rows.map((v) => [v.metric, v.measured, v.target, v.pass ? 'PASS' : 'MISS']),
-    ]),
-  );
 }

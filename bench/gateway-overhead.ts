@@ -65,14 +65,22 @@ export interface Paths {
   readonly gateway: Probe;
 }
 
-export async function benchGatewayOverhead(): Promise<void> {
-  const profileDir = process.env['BENCH_CPU_PROF'];
-  const gateway = await LocalGateway.start({
+/**
+ * The runtime as benchmarks run it: logs at INFO as in production, and with `BENCH_CPU_PROF`
+ * set, CPU profiles of its processes written to that folder when it stops.
+ */
+export function startBenchGateway(profileDir = process.env['BENCH_CPU_PROF']): Promise<LocalGateway> {
+  return LocalGateway.start({
     POWERTOOLS_LOG_LEVEL: 'INFO',
     ...(profileDir
       ? { NODE_OPTIONS: `${process.env['NODE_OPTIONS'] ?? ''} --cpu-prof --cpu-prof-dir=${profileDir}`.trim() }
       : {}),
   });
+}
+
+export async function benchGatewayOverhead(): Promise<void> {
+  const profileDir = process.env['BENCH_CPU_PROF'];
+  const gateway = await startBenchGateway(profileDir);
   let floor: FloorProxy | undefined;
   try {
     const runtimePid = gateway.pid!;
@@ -270,10 +278,10 @@ export async function benchKeys(gateway: LocalGateway, count: number): Promise<s
 }
 
 /** CPU the runtime process burns with no request in flight (timers, pollers), in ms per second. */
-async function idleCpu(pid: number): Promise<number> {
+export async function idleCpu(pid: number, overMs = IDLE_MS): Promise<number> {
   const before = cpuMs(pid);
-  await new Promise((done) => setTimeout(done, IDLE_MS));
-  return ((cpuMs(pid) - before) * 1000) / IDLE_MS;
+  await new Promise((done) => setTimeout(done, overMs));
+  return ((cpuMs(pid) - before) * 1000) / overMs;
 }
 
 const sumCpu = (pids: readonly number[]) => pids.reduce((sum, pid) => sum + safeCpu(pid), 0);

@@ -1,8 +1,10 @@
 /**
  * `npm run bench`: prints figures, and PASS/MISS against the targets; it exits 0 either way
  * (not a test verdict). `npm run bench -- latency pinned` runs only the named sections:
- * bundles, models, overhead, latency (DynamoDB at AWS speed), pinned (one vCPU for the servers).
+ * bundles, models, overhead, arena (a paced fight's orchestration overhead), latency (DynamoDB at
+ * AWS speed), pinned (one vCPU for the servers).
  */
+import { benchArena } from './arena.js';
 import { benchBundles } from './bundles.js';
 import { benchDeploymentShaped } from './deployment-shaped.js';
 import { benchGatewayOverhead } from './gateway-overhead.js';
@@ -15,4 +17,5 @@ console.log(`Node ${process.version} on ${process.arch}, ${(await import('node:o
 if (wanted('bundles')) await benchBundles();
 if (wanted('models')) await benchModelsLatency();
 if (wanted('overhead')) await benchGatewayOverhead();
+if (wanted('arena')) await benchArena();
 await benchDeploymentShaped(['latency', 'pinned'].filter(wanted));

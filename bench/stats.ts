@@ -10,6 +10,9 @@ export const median = (samples: readonly number[]) => percentile(samples, 50);
 
 export const fmtMs = (ms: number) => `${ms.toFixed(ms < 10 ? 2 : 1)} ms`;
 
+/** A share (0.031) as a percentage (3.1%). */
+export const percent = (share: number) => `${(share * 100).toFixed(1)}%`;
+
 export const fmtBytes = (bytes: number) =>
   bytes >= 1024 * 1024 ? `${(bytes / 1024 / 1024).toFixed(2)} MiB` : `${(bytes / 1024).toFixed(1)} KiB`;
 

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { toScriptInput, validateMessagesRequest, type WireRequest } from './anthropic-input.js';
 import type { SimExchange, SimResponse, SimulatorDefinition } from './harness.js';
+import { wholeAnswerMs } from './pacing.js';
 import { runScript, type ScriptInput, type ScriptTurn } from './script.js';
 
 /**
@@ -169,11 +170,13 @@ async function createMessage(exchange: SimExchange): Promise<void> {
   if (!request.stream) {
     if (streamError)
       return exchange.send(apiError(STATUS_OF_ERROR[streamError] ?? 500, streamError, errorMessage(streamError)));
-    return exchange.send({ status: 200, headers: okHeaders(), body: JSON.stringify(message) });
+    return exchange.send({ status: 200, headers: okHeaders(), body: JSON.stringify(message) }, wholeAnswerMs(turn));
   }
-  const stream = await exchange.stream(okHeaders());
+  const stream = await exchange.stream(okHeaders(), turn.pacing);
   for (const [name, data] of streamEvents(message, streamError)) {
-    if (!(await stream.event(JSON.stringify(data), name))) return;
+    // Each content delta is a token of the answer, paced as one.
+    const send = name === 'content_block_delta' ? stream.token : stream.event;
+    if (!(await send(JSON.stringify(data), name))) return;
   }
   stream.end();
 }

@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import { performance } from 'node:perf_hooks';
 
 /**
  * What a simulator remembers of the requests it received (`GET /__sim/requests`), bounded so
@@ -22,12 +23,33 @@ export interface CapturedRequest {
    * answer was complete (a gateway that abandons a stream must show up here).
    */
   closedBeforeEnd?: boolean;
+  /** When the request arrived (its headers read), in epoch milliseconds (see epochMs). */
+  readonly receivedAt: number;
+  /**
+   * When the first body byte of the answer was written; absent until then. SSE comments (an
+   * upstream's keep-alives) are not the answer and do not count.
+   */
+  firstByteAt?: number;
+  /** When the answer was complete or the connection closed, whichever came first. */
+  endedAt?: number;
 }
+
+/**
+ * Epoch milliseconds with sub-millisecond precision, comparable between processes on one
+ * machine (a benchmark client reads the same clock): `Date.now()` has whole milliseconds only.
+ */
+export const epochMs = (): number => performance.timeOrigin + performance.now();
 
 /** Body bytes each captured request holds; a WeakMap, since callers may empty the list. */
 const bodyBytes = new WeakMap<CapturedRequest, number>();
 
-export function capture(req: IncomingMessage, url: URL, rawBody: string, body: unknown): CapturedRequest {
+export function capture(
+  req: IncomingMessage,
+  url: URL,
+  rawBody: string,
+  body: unknown,
+  receivedAt: number,
+): CapturedRequest {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(req.headers)) {
     if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
@@ -41,6 +63,7 @@ export function capture(req: IncomingMessage, url: URL, rawBody: string, body: u
     headers,
     body: kept ? body : { omitted: `a body of ${bytes} bytes, over the ${MAX_BODY_BYTES}-byte capture limit` },
     at: new Date().toISOString(),
+    receivedAt,
   };
   bodyBytes.set(captured, kept ? bytes : 0);
   return captured;

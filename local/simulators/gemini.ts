@@ -16,6 +16,7 @@ import {
 } from './gemini-output.js';
 import type { SimExchange, SimResponse, SimulatorDefinition } from './harness.js';
 import type { RequestFaults } from './faults.js';
+import { isPaced, wholeAnswerMs } from './pacing.js';
 import { runScript, type ScriptInput } from './script.js';
 
 /**
@@ -165,7 +166,8 @@ async function generate(exchange: SimExchange, mode: Mode): Promise<void> {
   const input = toScriptInput(model, exchange.body as WireRequest);
   const directives = directivesOf(input);
   const forced = directives.get('finish');
-  const answer = buildAnswer(runScript(input), {
+  const turn = runScript(input);
+  const answer = buildAnswer(turn, {
     model,
     responseId: randomBytes(9).toString('base64url'),
     ...(forced !== undefined && GEMINI_REASON.test(forced) ? { finishReason: forced } : {}),
@@ -178,22 +180,27 @@ async function generate(exchange: SimExchange, mode: Mode): Promise<void> {
     : undefined;
   if (mode === 'json') {
     if (streamError) return exchange.send(errorResponse(streamError, false));
-    return exchange.send({ status: 200, headers: OK_JSON_HEADERS, body: JSON.stringify(answer.whole, null, 2) });
+    return exchange.send(
+      { status: 200, headers: OK_JSON_HEADERS, body: JSON.stringify(answer.whole, null, 2) },
+      wholeAnswerMs(turn),
+    );
   }
   // An in-band error cuts the answer before its finishing event.
   const events = streamError
     ? [...answer.events.slice(0, Math.min(1, answer.events.length - 1)), streamError]
     : answer.events;
-  if (mode === 'array') return exchange.send({ status: 200, headers: OK_JSON_HEADERS, body: jsonArray(events) });
-  if (!perEventFault(exchange.faults)) {
+  if (mode === 'array')
+    return exchange.send({ status: 200, headers: OK_JSON_HEADERS, body: jsonArray(events) }, wholeAnswerMs(turn));
+  if (!perEventFault(exchange.faults) && !isPaced(turn.pacing)) {
     return exchange.send({
       status: 200,
       headers: SSE_HEADERS,
       body: events.map((event) => `data: ${JSON.stringify(event)}\r\n\r\n`).join(''),
     });
   }
-  const stream = await exchange.stream(SSE_HEADERS);
-  for (const event of events) if (!(await stream.event(JSON.stringify(event)))) return;
+  // Every event of an answer carries one of its pieces: each is paced as a token.
+  const stream = await exchange.stream(SSE_HEADERS, turn.pacing);
+  for (const event of events) if (!(await stream.token(JSON.stringify(event)))) return;
   stream.end();
 }
 

@@ -1,8 +1,9 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { capture, keepCaptured, type CapturedRequest } from './capture.js';
+import { capture, epochMs, keepCaptured, type CapturedRequest } from './capture.js';
 import { FaultQueue, parseFault, type RequestFaults } from './faults.js';
+import { MAX_ANSWER_PACING_MS, NO_PACING, type Pacing } from './pacing.js';
 
 /**
  * The common harness of every upstream simulator: an HTTP server on loopback with the
@@ -22,6 +23,8 @@ export interface SimResponse {
 export interface SimStream {
   /** Sends one SSE event; false once the connection is gone (reset or client left). */
   event(data: string, name?: string): Promise<boolean>;
+  /** Sends one SSE event that carries a generated token: paced by the stream's token wait. */
+  token(data: string, name?: string): Promise<boolean>;
   /** An SSE comment line (keep-alive). */
   comment(text: string): Promise<boolean>;
   /** Ends the response normally. */
@@ -39,10 +42,17 @@ export interface SimExchange {
   readonly body: unknown;
   readonly rawBody: string;
   readonly faults: RequestFaults;
-  /** A whole response; injected delays, malformed bodies and resets apply. */
-  send(response: SimResponse): Promise<void>;
-  /** Opens an SSE response; injected delays, malformed events and resets apply. */
-  stream(headers?: Record<string, string>): Promise<SimStream>;
+  /**
+   * A whole response; injected delays, malformed bodies and resets apply. `answerMs` is the
+   * time the simulated model takes to write it (pacing.ts wholeAnswerMs), waited first.
+   */
+  send(response: SimResponse, answerMs?: number): Promise<void>;
+  /**
+   * Opens an SSE response; injected delays, malformed events and resets apply. With `pacing`
+   * the first event waits the time to the first token, and each token event after the first
+   * the time between tokens (until the answer's pacing budget is spent).
+   */
+  stream(headers?: Record<string, string>, pacing?: Pacing): Promise<SimStream>;
 }
 
 export interface SimRoute {
@@ -90,20 +100,26 @@ export async function startSimulator(definition: SimulatorDefinition, port = 0):
   });
 
   async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const receivedAt = epochMs();
     const url = new URL(req.url ?? '/', 'http://simulator');
     const rawBody = await readBody(req);
     if (url.pathname.startsWith('/__sim/')) return control(req.method ?? 'GET', url.pathname, rawBody, res);
     const body = parseJson(rawBody);
-    const captured = capture(req, url, rawBody, body);
+    const captured = capture(req, url, rawBody, body, receivedAt);
     keepCaptured(requests, captured);
-    res.on('close', () => (captured.closedBeforeEnd = !res.writableFinished));
+    const ended = () => (captured.endedAt ??= epochMs());
+    res.on('finish', ended);
+    res.on('close', () => {
+      ended();
+      captured.closedBeforeEnd = !res.writableFinished;
+    });
 
     const route = definition.routes.find((r) => r.method === req.method && r.path.test(url.pathname));
     if (!route) return sendPlain(res, 404, `simulator ${definition.name}: no route ${req.method} ${url.pathname}`);
     const params = { ...(route.path.exec(url.pathname)?.groups ?? {}) };
     const model = definition.modelOf({ url, body, params });
     const drawn = route.faultable ? faults.draw(model) : {};
-    const exchange = createExchange(req, res, url, params, body, rawBody, drawn);
+    const exchange = createExchange(req, res, url, params, body, rawBody, drawn, captured);
     const refusal = definition.authenticate(exchange);
     if (refusal) return exchange.send(refusal);
     if (drawn.status !== undefined) return exchange.send(definition.errorFor(drawn.status, exchange));
@@ -160,8 +176,13 @@ function createExchange(
   body: unknown,
   rawBody: string,
   faults: RequestFaults,
+  captured: CapturedRequest,
 ): SimExchange {
-  const write = (data: string) => writeFragmented(res, data, faults.fragmentBytes);
+  const write = (data: string) => {
+    if (data.length > 0) captured.firstByteAt ??= epochMs();
+    return writeFragmented(res, data, faults.fragmentBytes);
+  };
+  const writeComment = (data: string) => writeFragmented(res, data, faults.fragmentBytes);
   return {
     method: req.method ?? 'GET',
     url,
@@ -170,9 +191,10 @@ function createExchange(
     body,
     rawBody,
     faults,
-    async send(response) {
+    async send(response, answerMs = 0) {
       if (faults.delayHeadersMs) await sleep(faults.delayHeadersMs);
       if (faults.delayFirstTokenMs) await sleep(faults.delayFirstTokenMs);
+      if (answerMs > 0) await sleep(Math.min(answerMs, MAX_ANSWER_PACING_MS));
       const ok = response.status < 400;
       let text = response.body;
       if (ok && faults.malformedIndex !== undefined) text = text.slice(0, Math.max(1, Math.floor(text.length / 2)));
@@ -185,7 +207,7 @@ function createExchange(
       await write(text);
       res.end();
     },
-    async stream(headers) {
+    async stream(headers, pacing = NO_PACING) {
       if (faults.delayHeadersMs) await sleep(faults.delayHeadersMs);
       res.writeHead(200, {
         'Content-Type': 'text/event-stream',
@@ -201,23 +223,27 @@ function createExchange(
         gone = true;
         await resetAfterDelivery(res);
       };
+      const pace = streamPace(pacing);
+      const send = async (data: string, name: string | undefined, token: boolean) => {
+        if (gone) return false;
+        if (sent === 0 && faults.delayFirstTokenMs) await sleep(faults.delayFirstTokenMs);
+        await pace(token);
+        if (gone) return false;
+        if (faults.resetAfterChunks !== undefined && sent >= faults.resetAfterChunks) {
+          await cut();
+          return false;
+        }
+        const payload = faults.malformedIndex === sent ? data.slice(0, Math.max(1, Math.floor(data.length / 2))) : data;
+        sent++;
+        await write(`${name ? `event: ${name}\n` : ''}data: ${payload}\n\n`);
+        return !gone;
+      };
       return {
-        async event(data, name) {
-          if (gone) return false;
-          if (sent === 0 && faults.delayFirstTokenMs) await sleep(faults.delayFirstTokenMs);
-          if (faults.resetAfterChunks !== undefined && sent >= faults.resetAfterChunks) {
-            await cut();
-            return false;
-          }
-          const payload =
-            faults.malformedIndex === sent ? data.slice(0, Math.max(1, Math.floor(data.length / 2))) : data;
-          sent++;
-          await write(`${name ? `event: ${name}\n` : ''}data: ${payload}\n\n`);
-          return !gone;
-        },
+        event: (data, name) => send(data, name, false),
+        token: (data, name) => send(data, name, true),
         async comment(text) {
           if (gone) return false;
-          await write(`: ${text}\n\n`);
+          await writeComment(`: ${text}\n\n`);
           return !gone;
         },
         end() {
@@ -226,6 +252,30 @@ function createExchange(
         reset: () => void cut(),
       };
     },
+  };
+}
+
+/**
+ * The waits of a paced stream: the time to the first token before its first event, then the
+ * time between tokens before each token event after the first, while the answer's pacing
+ * budget lasts.
+ */
+function streamPace(pacing: Pacing): (token: boolean) => Promise<void> {
+  let started = false;
+  let tokens = 0;
+  let budget = MAX_ANSWER_PACING_MS;
+  const wait = async (ms: number) => {
+    const waited = Math.min(ms, budget);
+    budget -= waited;
+    if (waited > 0) await sleep(waited);
+  };
+  return async (token) => {
+    if (!started) {
+      started = true;
+      await wait(pacing.firstTokenMs);
+    }
+    if (!token) return;
+    if (tokens++ > 0) await wait(pacing.tokenMs);
   };
 }
 

@@ -1,11 +1,13 @@
 import { FAMILIES, type ProviderId } from '../../lambdas/catalog/index.js';
 import type { SimExchange, SimResponse, SimRoute, SimulatorDefinition } from './harness.js';
+import { wholeAnswerMs } from './pacing.js';
 import { runScript, type ScriptTurn } from './script.js';
 import {
   completionBody,
   directiveOf,
   scriptInputOf,
   streamChunks,
+  carriesToken,
   validateChatRequest,
   type AnswerFrame,
   type StreamOptions,
@@ -162,7 +164,10 @@ async function chat(p: Personality, exchange: SimExchange, isKnown: (model: stri
 
   if (request.stream !== true) {
     if (midway === undefined)
-      return exchange.send({ status: 200, headers: p.headers(id), body: JSON.stringify(completionBody(turn, frame)) });
+      return exchange.send(
+        { status: 200, headers: p.headers(id), body: JSON.stringify(completionBody(turn, frame)) },
+        wholeAnswerMs(turn),
+      );
     const body = p.bodyError?.(failCode, frame, turn.pieces.slice(0, half).join(''));
     return exchange.send(
       body
@@ -174,9 +179,12 @@ async function chat(p: Personality, exchange: SimExchange, isKnown: (model: stri
   let chunks = streamChunks(turn, frame, p.streamOptions(request));
   // The role chunk and half the text, then the error.
   if (midway !== undefined) chunks = [...chunks.slice(0, 1 + half), p.streamError(failCode, frame)];
-  const stream = await exchange.stream(p.headers(id));
+  const stream = await exchange.stream(p.headers(id), turn.pacing);
   if (p.keepAlive && !(await stream.comment(p.keepAlive))) return;
-  for (const chunk of chunks) if (!(await stream.event(JSON.stringify(chunk)))) return;
+  for (const chunk of chunks) {
+    const send = carriesToken(chunk) ? stream.token : stream.event;
+    if (!(await send(JSON.stringify(chunk)))) return;
+  }
   if (midway === undefined && !(await stream.event('[DONE]'))) return;
   stream.end();
 }

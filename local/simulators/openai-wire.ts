@@ -232,6 +232,13 @@ export function streamChunks(turn: ScriptTurn, frame: AnswerFrame, options: Stre
   return chunks;
 }
 
+/** A chunk that carries generated output (text or a tool-call fragment): a paced stream's token. */
+export function carriesToken(chunk: Record<string, unknown>): boolean {
+  const choices = chunk['choices'] as { delta?: { content?: unknown; tool_calls?: unknown } }[] | undefined;
+  const delta = choices?.[0]?.delta;
+  return Boolean(delta?.content) || delta?.tool_calls !== undefined;
+}
+
 /** Round-robin over the calls, so two or more parallel calls interleave by index. */
 function toolFragments(turn: ScriptTurn, prefix: string): Record<string, unknown>[] {
   const perCall = turn.toolCalls.map((call, index) => [

@@ -3,6 +3,7 @@ import { costMicroUsd, priceOf } from '../../lambdas/catalog/index.js';
 import type { SimResponse, SimulatorDefinition } from './harness.js';
 import { catalogModels, defineOpenAiCompatibleSimulator, json, type SimModel } from './openai-compatible-simulator.js';
 import { completionBody, openAiUsage, type AnswerFrame } from './openai-wire.js';
+import { NO_PACING } from './pacing.js';
 import type { ScriptTurn } from './script.js';
 
 /**
@@ -188,7 +189,15 @@ export const openRouterSimulator: SimulatorDefinition = defineOpenAiCompatibleSi
   }),
   bodyError: (code, frame, partial) => {
     const body = completionBody(
-      { text: partial, pieces: [], toolCalls: [], finishReason: 'stop', promptTokens: 0, completionTokens: 0 },
+      {
+        text: partial,
+        pieces: [],
+        toolCalls: [],
+        finishReason: 'stop',
+        promptTokens: 0,
+        completionTokens: 0,
+        pacing: NO_PACING,
+      },
       frame,
     );
     const [choice] = body['choices'] as Record<string, unknown>[];

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { pacingOf, type Pacing } from './pacing.js';
 import { pickBy, sampleOf, takeOf } from './sampling.js';
 import { citingReply, webSearchCall } from './web-search-turn.js';
 
@@ -18,6 +19,10 @@ import { citingReply, webSearchCall } from './web-search-turn.js';
  *   answers the base64-decoded text (text with brackets, or text a request filter would alter)
  * - `[sim:words=N]` answer with N words
  * - `[sim:finish=length|content_filter]` report that finish reason
+ * - `[sim:first_token_ms=N]` wait N ms (at most 10,000) before the first token, and
+ *   `[sim:token_ms=N]` N ms (at most 1,000) between tokens: a stream's first event waits the
+ *   first, each further token event the second; a whole answer waits first_token_ms + N × its
+ *   completion tokens; 60 s at most per answer in all (pacing.ts)
  * - `[sim:bad_vote]` / `[sim:bad_vote=MODEL,MODEL…]` (every model, or only requests for those
  *   upstream model ids) a request that forces a tool call gets a plain-text refusal and no call,
  *   as a voter that answers unusably
@@ -72,6 +77,8 @@ export interface ScriptTurn {
   readonly finishReason: 'stop' | 'length' | 'tool_calls' | 'content_filter';
   readonly promptTokens: number;
   readonly completionTokens: number;
+  /** How fast the answer is written (the pacing directives; none by default). */
+  readonly pacing: Pacing;
 }
 
 const DIRECTIVE = /\[sim:([a-z0-9_]+)(?:=([^\]]*))?\]/g;
@@ -86,6 +93,7 @@ export function runScript(input: ScriptInput): ScriptTurn {
   const promptTokens = countPromptTokens(input);
   const sample = sampleOf(input);
   const abstains = forcesToolCall(input.toolChoice) && badVoteApplies(directives, input.model);
+  const pacing = pacingOf(directives);
 
   const search = abstains ? undefined : webSearchCall(input, directives, last?.role === 'user', questionOf(lastUser));
   const toolCalls = abstains ? [] : search ? [search] : planToolCalls(input, directives, last?.role === 'user', sample);
@@ -94,7 +102,7 @@ export function runScript(input: ScriptInput): ScriptTurn {
       (sum, call) => sum + 1 + Math.ceil(JSON.stringify(call.arguments).length / 4),
       0,
     );
-    return { text: '', pieces: [], toolCalls, finishReason: 'tool_calls', promptTokens, completionTokens };
+    return { text: '', pieces: [], toolCalls, finishReason: 'tool_calls', promptTokens, completionTokens, pacing };
   }
 
   let pieces = splitPieces(abstains ? ABSTENTION : replyText(input, directives, sample, lastUser, last));
@@ -107,7 +115,15 @@ export function runScript(input: ScriptInput): ScriptTurn {
   }
   const forced = directives.get('finish');
   if (forced === 'length' || forced === 'content_filter') finishReason = forced;
-  return { text: pieces.join(''), pieces, toolCalls: [], finishReason, promptTokens, completionTokens: pieces.length };
+  return {
+    text: pieces.join(''),
+    pieces,
+    toolCalls: [],
+    finishReason,
+    promptTokens,
+    completionTokens: pieces.length,
+    pacing,
+  };
 }
 
 function replyText(
