@@ -76,9 +76,12 @@ export async function search(
     });
     reply = { status: response.status, headers: response.headers, body: await readJson(response) };
   } catch (error) {
-    const outcome = timeout.aborted && !context.signal.aborted ? 'timeout' : outcomeOf(error);
+    if (context.signal.aborted) {
+      report(0, 'client_closed');
+      throw context.signal.reason;
+    }
+    const outcome = timeout.aborted ? 'timeout' : outcomeOf(error);
     report(0, outcome);
-    if (context.signal.aborted) throw context.signal.reason;
     throw new SearchError('upstream_failed', `The search provider did not answer (${outcome})`);
   }
 
