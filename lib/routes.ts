@@ -146,6 +146,16 @@ export const routes: readonly RouteSpec[] = [
     path: '/api/chat',
     ...CHAT_MODE,
   }),
+  // Web search through the platform's search provider key (the platform keys secret's `exa`).
+  route({
+    id: 'search',
+    method: 'POST',
+    path: '/api/v1/search',
+    auth: API_KEY_AUTH,
+    rateLimited: true,
+    timeoutSeconds: 30,
+    grants: [...KEY_READS, 'usage:write', 'platformKeys:read'],
+  }),
   route({
     id: 'auth-login',
     method: 'POST',

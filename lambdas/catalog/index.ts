@@ -14,3 +14,12 @@ export {
 export { FAMILIES, type ModelFamily, type ModelRoute } from './families.js';
 export { PRICES, priceOf, costMicroUsd, type ModelPrice, type TokenUsage, type Cost } from './prices.js';
 export { resolveFamily, listFamilies, fightCapableAliases } from './lookup.js';
+export {
+  SEARCH_PROVIDER_IDS,
+  SEARCH_PROVIDERS,
+  DEFAULT_SEARCH_PROVIDER,
+  type SearchProviderId,
+  type SearchProviderInfo,
+  type SearchPrice,
+  type SearchWireFormat,
+} from './search-providers.js';

@@ -1,7 +1,8 @@
-import { costMicroUsd } from '../catalog/index.js';
+import { costMicroUsd, type Cost } from '../catalog/index.js';
 import { logger } from '../config/logger.js';
 import type { Usage } from '../providers/chat/types.js';
-import type { UsagePurpose } from '../store/usage-items.js';
+import type { SearchAttempt } from '../providers/search/search-types.js';
+import type { UsagePurpose, UsageUnit } from '../store/usage-items.js';
 import { recordUsageBatched, type UsageEntry } from '../store/usage-ledger.js';
 import type { Attempt } from './router.js';
 
@@ -62,6 +63,23 @@ export class Meter {
     });
   }
 
+  /**
+   * A web search: model `<provider>/<type>` (so byModel separates them), no tokens, the
+   * provider's stated cost (or the list price, flagged estimated), unit `search`.
+   */
+  search(attempt: SearchAttempt): void {
+    this.add({
+      model: `${attempt.provider}/${attempt.type}`,
+      provider: attempt.provider,
+      usage: { promptTokens: 0, completionTokens: 0, estimated: attempt.estimated },
+      cached: false,
+      status: attempt.status,
+      outcome: attempt.outcome,
+      cost: { microUsd: attempt.costMicroUsd, priced: true },
+      unit: { unit: 'search', quantity: 1 },
+    });
+  }
+
   /** A cache hit costs nothing but is still a metered request. */
   cacheHit(model: string, provider: string, usage: Usage): void {
     this.add({
@@ -71,7 +89,7 @@ export class Meter {
       cached: true,
       status: 200,
       outcome: 'cache_hit',
-      free: true,
+      cost: { microUsd: 0, priced: true },
     });
   }
 
@@ -90,18 +108,20 @@ export class Meter {
     cached: boolean;
     status: number;
     outcome: string;
-    free?: boolean;
+    /** A cost known otherwise: a cache hit is free by rule, a search costs what the provider says. */
+    cost?: Cost;
+    unit?: { unit: UsageUnit; quantity: number };
   }): void {
     const { usage } = item;
-    // A cache hit is free by rule, so its 0 is a price; a model the catalog cannot price is
-    // metered at 0 too, but flagged, so reports can say how much usage has no cost.
-    const cost = item.free
-      ? { microUsd: 0, priced: true }
-      : costMicroUsd(item.model, {
-          promptTokens: usage.promptTokens,
-          completionTokens: usage.completionTokens,
-          cachedTokens: usage.cachedTokens,
-        });
+    // A model the catalog cannot price is metered at 0, but flagged, so reports can say how
+    // much usage has no cost.
+    const cost =
+      item.cost ??
+      costMicroUsd(item.model, {
+        promptTokens: usage.promptTokens,
+        completionTokens: usage.completionTokens,
+        cachedTokens: usage.cachedTokens,
+      });
     this.entries.push({
       requestId: this.context.requestId,
       sequence: this.entries.length,
@@ -120,6 +140,7 @@ export class Meter {
       outcome: item.outcome,
       at: this.context.at.toISOString(),
       ...definedTags(this.context.tags),
+      ...item.unit,
     });
   }
 }

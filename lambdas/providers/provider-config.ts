@@ -1,4 +1,4 @@
-import { PROVIDER_IDS, PROVIDERS, apiKeyEnvVar, baseUrlEnvVar, type ProviderId } from '../catalog/index.js';
+import { PROVIDER_IDS, PROVIDERS, type ProviderId } from '../catalog/index.js';
 import { ENV, optionalEnv } from '../config/environment.js';
 import { logger } from '../config/logger.js';
 import { readSecret } from '../store/secret-values.js';
@@ -16,13 +16,28 @@ export interface ProviderEndpoint {
  * A provider without a key is not configured: requests route around it.
  */
 export async function platformEndpoint(provider: ProviderId): Promise<ProviderEndpoint | undefined> {
-  const apiKey = process.env[apiKeyEnvVar(provider)] || (await platformKeys())[provider];
-  if (!apiKey) return undefined;
-  return { baseUrl: baseUrlFor(provider), apiKey };
+  return platformEndpointOf(PROVIDERS[provider]);
 }
 
 export function baseUrlFor(provider: ProviderId): string {
-  return (process.env[baseUrlEnvVar(provider)] || PROVIDERS[provider].defaultBaseUrl).replace(/\/+$/, '');
+  return serviceBaseUrl(PROVIDERS[provider]);
+}
+
+/** Any upstream the platform holds a key for (chat or search): its id names its platform key. */
+export interface PlatformService {
+  readonly id: string;
+  readonly envStem: string;
+  readonly defaultBaseUrl: string;
+}
+
+export async function platformEndpointOf(service: PlatformService): Promise<ProviderEndpoint | undefined> {
+  const apiKey = process.env[`${service.envStem}_API_KEY`] || (await platformKeys())[service.id];
+  if (!apiKey) return undefined;
+  return { baseUrl: serviceBaseUrl(service), apiKey };
+}
+
+function serviceBaseUrl(service: PlatformService): string {
+  return (process.env[`${service.envStem}_BASE_URL`] || service.defaultBaseUrl).replace(/\/+$/, '');
 }
 
 export async function configuredProviders(): Promise<Set<ProviderId>> {
@@ -40,7 +55,8 @@ export async function configuredProviders(): Promise<Set<ProviderId>> {
 const PLATFORM_KEYS_RECHECK_MS = 30_000;
 let platformKeysRead: { secretId: string; keys: Promise<PlatformKeys>; until: number } | undefined;
 
-type PlatformKeys = Partial<Record<ProviderId, string>>;
+/** Keyed by service id (`openai`, `exa`, ...). */
+type PlatformKeys = Partial<Record<string, string>>;
 
 /** The platform keys secret, read at most once per PLATFORM_KEYS_RECHECK_MS; unreadable means none. */
 function platformKeys(): Promise<PlatformKeys> {
@@ -57,10 +73,8 @@ async function readPlatformKeys(secretId: string): Promise<PlatformKeys> {
   try {
     const parsed = JSON.parse(await readSecret(secretId)) as Record<string, unknown>;
     const keys: PlatformKeys = {};
-    for (const provider of PROVIDER_IDS) {
-      const value = parsed[provider];
-      if (typeof value === 'string' && value !== '') keys[provider] = value;
-    }
+    for (const [service, value] of Object.entries(parsed))
+      if (typeof value === 'string' && value !== '') keys[service] = value;
     return keys;
   } catch (error) {
     logger.warn('platform provider keys unreadable', { error: (error as Error).name });

@@ -38,9 +38,16 @@ export interface UsageEntry {
   readonly agent?: string;
   /** Whether the call was an agent's answer or its vote. */
   readonly purpose?: UsagePurpose;
+  /**
+   * What was bought when it was not tokens (a web search: `search`, quantity 1), absent on
+   * token entries. Such an entry has 0 tokens and the provider's cost.
+   */
+  readonly unit?: UsageUnit;
+  readonly quantity?: number;
 }
 
 export type UsagePurpose = 'answer' | 'vote';
+export type UsageUnit = 'search';
 
 /** The route day totals written before they were kept per route are reported under. */
 export const UNATTRIBUTED_ROUTE = 'unattributed';

@@ -1,5 +1,14 @@
-import { PROVIDERS, PROVIDER_IDS, apiKeyEnvVar, baseUrlEnvVar, type ProviderId } from '../../lambdas/catalog/index.js';
+import {
+  PROVIDERS,
+  PROVIDER_IDS,
+  SEARCH_PROVIDERS,
+  SEARCH_PROVIDER_IDS,
+  apiKeyEnvVar,
+  type ProviderId,
+  type SearchProviderId,
+} from '../../lambdas/catalog/index.js';
 import { anthropicSimulator } from './anthropic.js';
+import { exaSimulator } from './exa.js';
 import { geminiSimulator } from './gemini.js';
 import type { RunningSimulator, SimulatorDefinition } from './harness.js';
 import { startSimulator } from './harness.js';
@@ -15,12 +24,14 @@ const DEFINITIONS: Record<ProviderId, SimulatorDefinition> = {
   openrouter: openRouterSimulator,
 };
 
+const SEARCH_DEFINITIONS: Record<SearchProviderId, SimulatorDefinition> = { exa: exaSimulator };
+
 /** The key the local runtime hands the gateway for a simulated provider. */
 export const SIMULATOR_API_KEY = 'sim-local-key';
 
 export interface SimulatedProviders {
-  /** Root URL per simulated provider (the control API lives under it). */
-  readonly urls: Partial<Record<ProviderId, string>>;
+  /** Root URL per simulated provider, chat and search (the control API lives under it). */
+  readonly urls: Partial<Record<ProviderId | SearchProviderId, string>>;
   /** `<PROVIDER>_BASE_URL` / `<PROVIDER>_API_KEY` pointing the gateway at the simulators. */
   readonly environment: Record<string, string>;
   close(): Promise<void>;
@@ -28,24 +39,39 @@ export interface SimulatedProviders {
 
 /**
  * Starts a simulator for every provider that has no real key configured in `env`
- * (`OPENAI_API_KEY`, ...): with a real key the gateway calls the real provider instead.
+ * (`OPENAI_API_KEY`, `EXA_API_KEY`, ...): with a real key the gateway calls the real provider
+ * instead. A search provider's key set to the empty string means "none": no simulator and no
+ * key, so the runtime is a deployment without search (the endpoint answers 500).
  */
 export async function startSimulators(env: NodeJS.ProcessEnv): Promise<SimulatedProviders> {
   const running: RunningSimulator[] = [];
-  const urls: Partial<Record<ProviderId, string>> = {};
+  const urls: Partial<Record<ProviderId | SearchProviderId, string>> = {};
   const environment: Record<string, string> = {};
+  const simulate = async (
+    id: ProviderId | SearchProviderId,
+    envStem: string,
+    base: string,
+    definition: SimulatorDefinition,
+  ) => {
+    const simulator = await startSimulator(definition);
+    running.push(simulator);
+    urls[id] = simulator.url;
+    environment[`${envStem}_BASE_URL`] = simulator.url + apiPrefix(base);
+    environment[`${envStem}_API_KEY`] = SIMULATOR_API_KEY;
+  };
   for (const provider of PROVIDER_IDS) {
     if (env[apiKeyEnvVar(provider)]) continue;
-    const simulator = await startSimulator(DEFINITIONS[provider]);
-    running.push(simulator);
-    urls[provider] = simulator.url;
-    environment[baseUrlEnvVar(provider)] = simulator.url + apiPrefix(provider);
-    environment[apiKeyEnvVar(provider)] = SIMULATOR_API_KEY;
+    await simulate(provider, PROVIDERS[provider].envStem, PROVIDERS[provider].defaultBaseUrl, DEFINITIONS[provider]);
+  }
+  for (const provider of SEARCH_PROVIDER_IDS) {
+    const { envStem, defaultBaseUrl } = SEARCH_PROVIDERS[provider];
+    if (env[`${envStem}_API_KEY`] !== undefined) continue;
+    await simulate(provider, envStem, defaultBaseUrl, SEARCH_DEFINITIONS[provider]);
   }
   return { urls, environment, close: async () => void (await Promise.all(running.map((s) => s.close()))) };
 }
 
 /** The provider's API path under its host (`/v1`, `/api/v1`, `/v1beta`, or none). */
-function apiPrefix(provider: ProviderId): string {
-  return new URL(PROVIDERS[provider].defaultBaseUrl).pathname.replace(/\/+$/, '');
+function apiPrefix(defaultBaseUrl: string): string {
+  return new URL(defaultBaseUrl).pathname.replace(/\/+$/, '');
 }

@@ -1,0 +1,28 @@
+import { createKey, provisionAccount } from './support/accounts.js';
+import { bearer, call } from './support/http.js';
+import { LocalGateway } from '../../local/child-runtime.js';
+
+/**
+ * A deployment without a search provider key: `EXA_API_KEY` set to the empty string runs
+ * the local runtime with no Exa simulator and no key, as a deployment whose platform keys
+ * secret has no `exa` entry. Search is then a 500 INTERNAL_ERROR (spec 7), not a 503.
+ */
+let gateway: LocalGateway;
+
+beforeAll(async () => {
+  gateway = await LocalGateway.start({ EXA_API_KEY: '', POWERTOOLS_LOG_LEVEL: 'WARN' });
+});
+afterAll(() => gateway.dispose());
+
+it('answers 500 INTERNAL_ERROR when no search provider is configured', async () => {
+  expect(gateway.info.simulators['exa']).toBeUndefined();
+  const account = await provisionAccount(gateway, 'no-search');
+  const { key } = await createKey(gateway, account);
+  const answer = await call(gateway.url('/api/v1/search'), { headers: bearer(key), body: { query: 'anything' } });
+  expect(answer.status).toBe(500);
+  expect(answer.body).toMatchObject({ success: false, error: { code: 'INTERNAL_ERROR' } });
+  expect(answer.body.error.message).toMatch(/not configured/);
+  // Bad input is still the caller's 400, whatever the deployment lacks.
+  const bad = await call(gateway.url('/api/v1/search'), { headers: bearer(key), body: { query: '' } });
+  expect(bad.status).toBe(400);
+});
