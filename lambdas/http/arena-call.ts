@@ -1,5 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { arenaChat } from '../arena/arena-chat.js';
+import { arenaSearch, searchAvailable } from '../arena/arena-search.js';
+import { webSearchTool } from '../arena/web-search-tool.js';
+import { deploymentSearchDeps } from '../providers/search/search-deployment.js';
 import { ArenaError } from '../arena/arena-errors.js';
 import type { ArenaEvent } from '../arena/arena-events.js';
 import { planArena, type ArenaMode, type ArenaPlan, type ArenaRequestBody } from '../arena/arena-request.js';
@@ -27,9 +30,20 @@ export async function answerArena(call: GatewayCall<ArenaRequestBody>, mode: Are
   const state = newSession(sessionId, plan);
   const defer = (task: () => Promise<void>) => void call.afterResponse.push(task);
   const deadlineReached = () => endedByTimeout(call.signal);
-  const chat = arenaChat({ account, sessionId, route: call.route.id, deadlineReached, defer }, deploymentChatDeps);
+  const context = { account, sessionId, route: call.route.id, deadlineReached, defer };
+  const chat = arenaChat(context, deploymentChatDeps);
+  // Agents search by themselves where the deployment has a search provider (spec 4.3).
+  const searching = await searchAvailable(deploymentSearchDeps);
+  const search = arenaSearch(context, {
+    search: deploymentSearchDeps,
+    recordUsage: deploymentChatDeps.recordUsage,
+    now: Date.now,
+  });
+  const tools = searching ? [webSearchTool(search, Date.now)] : [];
   defer(() => saveArenaSession(sessionRecord(state, { ...account, route: call.route.id }, call.startedAt, new Date())));
-  const events = new SessionEventSink(sessionId).sequence(runSession(state, { chat, deadlineReached }, call.signal));
+  const events = new SessionEventSink(sessionId).sequence(
+    runSession(state, { chat, tools, deadlineReached }, call.signal),
+  );
   const headers = { 'X-Session-ID': sessionId };
   if (plan.stream) return sse(framesOf(events), headers);
   return bare(await battleBody(events, plan, sessionId, call.startedAt), 200, headers);
@@ -60,7 +74,9 @@ async function battleBody(events: AsyncIterable<SequencedEvent>, plan: ArenaPlan
     );
   const responses = plan.agents.flatMap((agent) => {
     const answer = answers.get(agent.id);
-    return answer ? [{ agent: agent.id, model: answer.model, message: answer.message }] : [];
+    if (!answer) return [];
+    const citations = answer.citations?.length ? { citations: answer.citations } : {};
+    return [{ agent: agent.id, model: answer.model, message: answer.message, ...citations }];
   });
   return {
     id: sessionId,

@@ -46,7 +46,7 @@ export interface UsageEntry {
   readonly quantity?: number;
 }
 
-export type UsagePurpose = 'answer' | 'vote';
+export type UsagePurpose = 'answer' | 'vote' | 'search';
 export type UsageUnit = 'search';
 
 /** The route day totals written before they were kept per route are reported under. */
