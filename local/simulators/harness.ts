@@ -3,11 +3,13 @@ import type { AddressInfo, Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { capture, epochMs, keepCaptured, type CapturedRequest } from './capture.js';
 import { FaultQueue, parseFault, type RequestFaults } from './faults.js';
+import { parseLimit, QpsLimits } from './limits.js';
 import { MAX_ANSWER_PACING_MS, NO_PACING, type Pacing } from './pacing.js';
 
 /**
  * The common harness of every upstream simulator: an HTTP server on loopback with the
- * control API (`/__sim/faults`, `/__sim/requests`), request capture, and fault injection
+ * control API (`/__sim/faults`, `/__sim/requests`, `/__sim/limits`), request capture, QPS
+ * limits (limits.ts), and fault injection
  * applied the same way for every provider. A provider module supplies its routes, its own
  * error bodies and its credential check: the personality, not the plumbing.
  */
@@ -61,6 +63,8 @@ export interface SimRoute {
   readonly path: RegExp;
   /** Generation routes draw injected faults; listings and metadata do not. */
   readonly faultable: boolean;
+  /** The upstream's default QPS limit on this route, under a name the control API uses. */
+  readonly limit?: { readonly name: string; readonly qps: number };
   handle(exchange: SimExchange): Promise<void>;
 }
 
@@ -73,6 +77,8 @@ export interface SimulatorDefinition {
   errorFor(status: number, exchange: SimExchange): SimResponse;
   /** The provider's own answer to a missing or wrong credential, or undefined when accepted. */
   authenticate(exchange: SimExchange): SimResponse | undefined;
+  /** The provider's answer to a request over a route's QPS limit (default: its 429). */
+  overLimit?(qps: number, exchange: SimExchange): SimResponse;
 }
 
 export interface RunningSimulator {
@@ -86,6 +92,9 @@ export interface RunningSimulator {
 
 export async function startSimulator(definition: SimulatorDefinition, port = 0): Promise<RunningSimulator> {
   const faults = new FaultQueue();
+  const limits = new QpsLimits(
+    Object.fromEntries(definition.routes.flatMap((r) => (r.limit ? [[r.limit.name, r.limit.qps]] : []))),
+  );
   const requests: CapturedRequest[] = [];
   const sockets = new Set<Socket>();
   const server = createServer((req, res) => {
@@ -118,15 +127,22 @@ export async function startSimulator(definition: SimulatorDefinition, port = 0):
     if (!route) return sendPlain(res, 404, `simulator ${definition.name}: no route ${req.method} ${url.pathname}`);
     const params = { ...(route.path.exec(url.pathname)?.groups ?? {}) };
     const model = definition.modelOf({ url, body, params });
-    const drawn = route.faultable ? faults.draw(model) : {};
+    // A request over the limit is refused before it could take an injected fault.
+    const limited = route.limit !== undefined && !limits.admit(route.limit.name);
+    const drawn = route.faultable && !limited ? faults.draw(model) : {};
     const exchange = createExchange(req, res, url, params, body, rawBody, drawn, captured);
     const refusal = definition.authenticate(exchange);
     if (refusal) return exchange.send(refusal);
+    if (limited) return exchange.send(overLimit(limits.qpsOf(route.limit!.name) ?? 0, exchange));
     if (drawn.status !== undefined) return exchange.send(definition.errorFor(drawn.status, exchange));
     await route.handle(exchange);
   }
 
+  const overLimit = (qps: number, exchange: SimExchange) =>
+    definition.overLimit?.(qps, exchange) ?? definition.errorFor(429, exchange);
+
   function control(method: string, path: string, rawBody: string, res: ServerResponse): void {
+    if (path === '/__sim/limits') return limitsControl(method, rawBody, res);
     if (path === '/__sim/faults' && method === 'POST') {
       const spec = parseJson(rawBody) as { fault?: unknown; times?: unknown; model?: unknown } | undefined;
       const fault = parseFault(spec?.fault);
@@ -151,6 +167,19 @@ export async function startSimulator(definition: SimulatorDefinition, port = 0):
       return sendJson(res, 200, { requests });
     }
     sendJson(res, 404, { error: `no control route ${method} ${path}` });
+  }
+
+  function limitsControl(method: string, rawBody: string, res: ServerResponse): void {
+    if (method === 'GET') return sendJson(res, 200, { limits: limits.list() });
+    if (method === 'DELETE') {
+      limits.restore();
+      return sendJson(res, 200, { limits: limits.list() });
+    }
+    if (method !== 'POST') return sendJson(res, 404, { error: `no control route ${method} /__sim/limits` });
+    const limit = parseLimit(parseJson(rawBody), limits.routes());
+    if ('error' in limit) return sendJson(res, 400, { error: limit.error });
+    limits.set(limit.qps, limit.route);
+    return sendJson(res, 200, { limits: limits.list() });
   }
 
   await new Promise<void>((done) => server.listen(port, '127.0.0.1', () => done()));

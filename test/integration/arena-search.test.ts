@@ -22,6 +22,8 @@ beforeAll(async () => {
   account = await provisionAccount(gateway, 'arena-search');
   key = (await adminKey(gateway, { accountId: account.accountId, type: 'secret', rateLimit: 10000 })).key;
   exa = SimulatorControl.of(gateway, 'exa');
+  // Sessions in these tests search faster than Exa's 10 searches a second.
+  await exa.limits(null);
 });
 afterAll(() => gateway.dispose());
 beforeEach(() => exa.reset());

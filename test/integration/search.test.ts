@@ -17,6 +17,8 @@ beforeAll(async () => {
   account = await provisionAccount(gateway, 'search');
   key = (await createKey(gateway, account)).key;
   exa = SimulatorControl.of(gateway, 'exa');
+  // These tests send more than Exa's 10 searches a second; the limiter's own test sets it back.
+  await exa.limits(null);
 });
 afterAll(() => gateway.dispose());
 beforeEach(() => exa.reset());
@@ -239,6 +241,19 @@ describe('upstream failures', () => {
     expect(answer.status).toBe(429);
     expect(answer.body.error.code).toBe('RATE_LIMIT_EXCEEDED');
     expect(answer.headers.get('retry-after')).toBe('1');
+  });
+});
+
+describe('the provider QPS limit', () => {
+  afterEach(() => exa.limits(null));
+
+  it('an 11th search within a second → 429 RATE_LIMIT_EXCEEDED with Retry-After', async () => {
+    await exa.limits('restore');
+    const answers = await Promise.all(Array.from({ length: 11 }, (_, n) => search({ query: `burst ${n}` })));
+    const refused = answers.filter((answer) => answer.status === 429);
+    expect(refused.length).toBeGreaterThanOrEqual(1);
+    expect(refused[0]!.body.error.code).toBe('RATE_LIMIT_EXCEEDED');
+    expect(refused[0]!.headers.get('retry-after')).toBe('1');
   });
 });
 

@@ -29,6 +29,16 @@ export class SimulatorControl {
     if (response.status !== 201) throw new Error(`fault ${fault}: ${response.status} ${await response.text()}`);
   }
 
+  /** Sets a QPS limit (null lifts it) on one limited route, or all; `restore` brings the defaults back. */
+  async limits(qps: number | null | 'restore', route?: string): Promise<void> {
+    const response = await fetch(`${this.url}/__sim/limits`, {
+      method: qps === 'restore' ? 'DELETE' : 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      ...(qps === 'restore' ? {} : { body: JSON.stringify({ qps, ...(route ? { route } : {}) }) }),
+    });
+    if (response.status !== 200) throw new Error(`limits ${qps}: ${response.status} ${await response.text()}`);
+  }
+
   async requests(): Promise<CapturedRequest[]> {
     const response = await fetch(`${this.url}/__sim/requests`);
     return ((await response.json()) as { requests: CapturedRequest[] }).requests;
