@@ -1,16 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { arenaChat } from '../arena/arena-chat.js';
-import { arenaSearch, searchAvailable } from '../arena/arena-search.js';
-import { webSearchTool } from '../arena/web-search-tool.js';
-import { deploymentSearchDeps } from '../providers/search/search-deployment.js';
 import { ArenaError } from '../arena/arena-errors.js';
+import { arenaSearch, searchAvailable } from '../arena/arena-search.js';
 import type { ArenaEvent } from '../arena/arena-events.js';
 import { planArena, type ArenaMode, type ArenaPlan, type ArenaRequestBody } from '../arena/arena-request.js';
 import { runSession } from '../arena/orchestrator.js';
 import { SessionEventSink, type SequencedEvent } from '../arena/session-events.js';
 import { sessionRecord } from '../arena/session-record.js';
 import { newSession } from '../arena/session-state.js';
+import { webSearchTool } from '../arena/web-search-tool.js';
 import { deploymentChatDeps } from '../gateway/chat-deployment.js';
+import { deploymentSearchDeps } from '../providers/search/search-deployment.js';
 import { saveArenaSession } from '../store/arena-sessions.js';
 import type { GatewayCall } from './call.js';
 import { accountOf } from './chat-call.js';
@@ -33,13 +33,10 @@ export async function answerArena(call: GatewayCall<ArenaRequestBody>, mode: Are
   const context = { account, sessionId, route: call.route.id, deadlineReached, defer };
   const chat = arenaChat(context, deploymentChatDeps);
   // Agents search by themselves where the deployment has a search provider (spec 4.3).
-  const searching = await searchAvailable(deploymentSearchDeps);
-  const search = arenaSearch(context, {
-    search: deploymentSearchDeps,
-    recordUsage: deploymentChatDeps.recordUsage,
-    now: Date.now,
-  });
-  const tools = searching ? [webSearchTool(search, Date.now)] : [];
+  const search = { search: deploymentSearchDeps, recordUsage: deploymentChatDeps.recordUsage, now: Date.now };
+  const tools = (await searchAvailable(deploymentSearchDeps))
+    ? [webSearchTool(arenaSearch(context, search), Date.now)]
+    : [];
   defer(() => saveArenaSession(sessionRecord(state, { ...account, route: call.route.id }, call.startedAt, new Date())));
   const events = new SessionEventSink(sessionId).sequence(
     runSession(state, { chat, tools, deadlineReached }, call.signal),

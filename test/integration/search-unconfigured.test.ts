@@ -1,6 +1,9 @@
 import { createKey, provisionAccount } from './support/accounts.js';
+import { arenaStream, eventsOf } from './support/arena.js';
 import { bearer, call } from './support/http.js';
+import { SimulatorControl } from './support/simulators.js';
 import { LocalGateway } from '../../local/child-runtime.js';
+import { validateArenaStream } from '../support/arena-stream-validator.js';
 
 /**
  * A deployment without a search provider key: `EXA_API_KEY` set to the empty string runs
@@ -25,4 +28,19 @@ it('answers 500 INTERNAL_ERROR when no search provider is configured', async () 
   // Bad input is still the caller's 400, whatever the deployment lacks.
   const bad = await call(gateway.url('/api/v1/search'), { headers: bearer(key), body: { query: '' } });
   expect(bad.status).toBe(400);
+});
+
+it('offers the arena agents no web_search tool, so they answer without searching', async () => {
+  const account = await provisionAccount(gateway, 'no-search-arena');
+  const { key } = await createKey(gateway, account);
+  const openai = SimulatorControl.of(gateway, 'openai');
+  await openai.reset();
+  const stream = await arenaStream(gateway, '/api/v1/battle', key, {
+    message: 'What is the latest news on fusion?',
+    models: ['gpt', 'claude'],
+  });
+  expect(validateArenaStream(stream.events, 'battle')).toEqual([]);
+  expect(eventsOf(stream, 'search_start')).toEqual([]);
+  expect(eventsOf(stream, 'agent_complete')).toHaveLength(2);
+  expect((await openai.requests()).every((request) => request.body.tools === undefined)).toBe(true);
 });
