@@ -156,6 +156,15 @@ export const routes: readonly RouteSpec[] = [
     timeoutSeconds: 30,
     grants: [...KEY_READS, 'usage:write', 'platformKeys:read'],
   }),
+  // Design systems from the configured theme provider, else the embedded catalog (spec 4.5).
+  route({
+    id: 'themes-get',
+    method: 'GET',
+    path: '/api/v1/themes',
+    auth: API_KEY_AUTH,
+    rateLimited: true,
+    grants: KEY_READS,
+  }),
   route({
     id: 'auth-login',
     method: 'POST',
