@@ -29,6 +29,7 @@ export type Grant =
   | 'adminToken:read'
   | 'platformKeys:read'
   | 'promptService:read'
+  | 'themesProvider:read'
   | 'guardrails:apply'
   | 'userPool:login'
   | 'userPool:admin';
@@ -163,7 +164,8 @@ export const routes: readonly RouteSpec[] = [
     path: '/api/v1/themes',
     auth: API_KEY_AUTH,
     rateLimited: true,
-    grants: KEY_READS,
+    timeoutSeconds: 15,
+    grants: [...KEY_READS, 'themesProvider:read'],
   }),
   route({
     id: 'auth-login',
