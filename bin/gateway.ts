@@ -23,6 +23,7 @@ new GatewayStack(app, context.stackName, {
   gatewayVersion: context.gatewayVersion,
   webAclArn: context.webAclArn,
   promptServiceUrl: context.promptServiceUrl,
+  themesProviderUrl: context.themesProviderUrl,
   guardrail: context.guardrail,
   imageDescriberModel: context.imageDescriberModel,
   stageThrottle: context.stageThrottle,

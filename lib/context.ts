@@ -21,6 +21,8 @@ export interface GatewayContext {
   readonly webAclArn?: string;
   /** Base URL of the prompt-template service (https). */
   readonly promptServiceUrl?: string;
+  /** Base URL of an upstream theme provider (https). */
+  readonly themesProviderUrl?: string;
   readonly guardrail?: BedrockGuardrailConfig;
   /** Main alias of the vision family that writes image descriptions. */
   readonly imageDescriberModel?: string;
@@ -61,6 +63,7 @@ export function readGatewayContext(node: Node, defaults: ContextDefaults): Gatew
     gatewayVersion: stringContext(node, 'gatewayVersion') ?? defaults.gatewayVersion,
     webAclArn,
     promptServiceUrl: parsePromptServiceUrl(stringContext(node, 'promptServiceUrl')),
+    themesProviderUrl: parseHttpsBaseUrl('themesProviderUrl', stringContext(node, 'themesProviderUrl')),
     guardrail: parseGuardrail(stringContext(node, 'guardrailId'), stringContext(node, 'guardrailVersion')),
     imageDescriberModel: parseImageDescriberModel(stringContext(node, 'imageDescriberModel')),
     stageThrottle: {
@@ -121,22 +124,29 @@ export function parseReservedConcurrency(raw: unknown): Record<string, number> {
  * fragment, and no credentials (the key lives in its secret, never in the template).
  */
 export function parsePromptServiceUrl(raw: string | undefined): string | undefined {
+  return parseHttpsBaseUrl('promptServiceUrl', raw, 'the key belongs in the prompt service key secret');
+}
+
+/** An https base URL for the service named by context `key`: no credentials, query or fragment. */
+export function parseHttpsBaseUrl(
+  key: string,
+  raw: string | undefined,
+  credentialsHint = 'the URL is written into function environments',
+): string | undefined {
   if (raw === undefined) return undefined;
   const value = raw.trim();
   let url: URL;
   try {
     url = new URL(value);
   } catch {
-    throw new Error(`context promptServiceUrl "${raw}" is not a URL like https://prompts.example.com`);
+    throw new Error(`context ${key} "${raw}" is not a URL like https://service.example.com`);
   }
-  if (url.protocol !== 'https:') throw new Error(`context promptServiceUrl "${raw}" must use https`);
+  if (url.protocol !== 'https:') throw new Error(`context ${key} "${raw}" must use https`);
   if (url.username !== '' || url.password !== '') {
-    throw new Error(
-      'context promptServiceUrl must not carry credentials: the key belongs in the prompt service key secret',
-    );
+    throw new Error(`context ${key} must not carry credentials: ${credentialsHint}`);
   }
   if (url.search !== '' || url.hash !== '' || value.includes('?') || value.includes('#')) {
-    throw new Error(`context promptServiceUrl "${raw}" must be a base URL without query or fragment`);
+    throw new Error(`context ${key} "${raw}" must be a base URL without query or fragment`);
   }
   return value;
 }

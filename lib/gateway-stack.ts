@@ -35,6 +35,11 @@ export interface GatewayStackProps extends StackProps {
    */
   readonly promptServiceUrl?: string;
   /**
+   * Base URL of an upstream theme provider, for routes with `themesProvider:read`.
+   * @default - none: GET /api/v1/themes answers from the embedded catalog
+   */
+  readonly themesProviderUrl?: string;
+  /**
    * The Bedrock guardrail routes with `guardrails:apply` use for content moderation.
    * @default - none: those routes moderate with the functions' local rules
    */
@@ -110,6 +115,7 @@ export class GatewayStack extends Stack {
         dashboard,
         providerKeySecretPrefix,
         promptServiceUrl: props.promptServiceUrl,
+        themesProviderUrl: props.themesProviderUrl,
         guardrail: props.guardrail,
       });
       const describer: Record<string, string> =

@@ -29,6 +29,7 @@ export type Grant =
   | 'adminToken:read'
   | 'platformKeys:read'
   | 'promptService:read'
+  | 'themesProvider:read'
   | 'guardrails:apply'
   | 'userPool:login'
   | 'userPool:admin';
@@ -155,6 +156,16 @@ export const routes: readonly RouteSpec[] = [
     rateLimited: true,
     timeoutSeconds: 30,
     grants: [...KEY_READS, 'usage:write', 'platformKeys:read'],
+  }),
+  // Design systems from the configured theme provider, else the embedded catalog (spec 4.5).
+  route({
+    id: 'themes-get',
+    method: 'GET',
+    path: '/api/v1/themes',
+    auth: API_KEY_AUTH,
+    rateLimited: true,
+    timeoutSeconds: 15,
+    grants: [...KEY_READS, 'themesProvider:read'],
   }),
   route({
     id: 'auth-login',

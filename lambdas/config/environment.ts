@@ -23,6 +23,8 @@ export const ENV = {
   gatewayVersion: 'GATEWAY_VERSION',
   /** Milliseconds writes made after the response wait to share a DynamoDB call (lambdas/store/write-behind.ts). */
   storeWriteBehindMs: 'STORE_WRITE_BEHIND_MS',
+  /** Base URL of an upstream theme provider; unset, GET /api/v1/themes answers from the embedded catalog. */
+  themesProviderUrl: 'THEMES_PROVIDER_URL',
 } as const;
 
 export type EnvName = (typeof ENV)[keyof typeof ENV];

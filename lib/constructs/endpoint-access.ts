@@ -21,6 +21,8 @@ export interface EndpointResources {
   readonly providerKeySecretPrefix: string;
   /** Base URL of the prompt-template service. @default - none: PROMPT_SERVICE_URL is not set */
   readonly promptServiceUrl?: string;
+  /** Base URL of the upstream theme provider. @default - none: the embedded theme catalog answers */
+  readonly themesProviderUrl?: string;
   /** @default - none: `guardrails:apply` grants nothing */
   readonly guardrail?: BedrockGuardrailConfig;
 }
@@ -85,6 +87,8 @@ const GRANTS: Record<Grant, (acc: Accumulator) => void> = {
   'platformKeys:read': (acc) => acc.secret(ENV.platformKeysSecretId, 'platformKeys'),
   // The key secret always (it exists whether or not a service is configured); the URL when configured.
   'promptService:read': (acc) => acc.promptService(),
+  // Only a URL, and only when configured: the provider is public and keyless.
+  'themesProvider:read': (acc) => acc.themesProvider(),
   // Nothing at all without a configured guardrail: the function then moderates with its local rules.
   'guardrails:apply': (acc) => acc.guardrail(),
   // Callers' own keys, one secret per key created at runtime: Secrets Manager encrypts them under
@@ -149,6 +153,11 @@ class Accumulator {
     this.secret(RUNTIME_ENV.promptServiceKeySecretId, 'promptServiceKey');
     const url = this.resources.promptServiceUrl;
     if (url !== undefined) this.environment[RUNTIME_ENV.promptServiceUrl] = url;
+  }
+
+  themesProvider(): void {
+    const url = this.resources.themesProviderUrl;
+    if (url !== undefined) this.environment[ENV.themesProviderUrl] = url;
   }
 
   guardrail(): void {

@@ -15,6 +15,7 @@ describe('deployment context', () => {
       gatewayVersion: '1.2.3',
       webAclArn: undefined,
       promptServiceUrl: undefined,
+      themesProviderUrl: undefined,
       guardrail: undefined,
       imageDescriberModel: undefined,
       stageThrottle: { rateLimit: 500, burstLimit: 1000 },
@@ -55,6 +56,20 @@ describe('deployment context', () => {
     expect(read({ webAclArn: 'arn:aws:wafv2:eu-west-1:123456789012:regional/webacl/gw/1' }).webAclArn).toBe(
       'arn:aws:wafv2:eu-west-1:123456789012:regional/webacl/gw/1',
     );
+  });
+
+  test('themesProviderUrl: an https base URL without credentials, query or fragment', () => {
+    expect(read({ themesProviderUrl: 'https://themes.example.com/v1' }).themesProviderUrl).toBe(
+      'https://themes.example.com/v1',
+    );
+    for (const url of [
+      'http://themes.example.com',
+      'https://u:p@themes.example.com',
+      'https://t.example.com/?a=1',
+      'nope',
+    ]) {
+      expect(() => read({ themesProviderUrl: url })).toThrow(/themesProviderUrl/);
+    }
   });
 
   test('promptServiceUrl: an https base URL, as given', () => {

@@ -89,6 +89,7 @@ describe('endpoint functions', () => {
         RUNTIME_ENV.guardrailId,
         RUNTIME_ENV.guardrailVersion,
         RUNTIME_ENV.imageDescriberModel,
+        ENV.themesProviderUrl,
       ]) {
         expect([name, env[name]]).toEqual([name, undefined]);
       }
@@ -112,8 +113,9 @@ describe('endpoint functions', () => {
   });
 });
 
-describe('optional context: prompt service, Bedrock guardrail, image describer', () => {
+describe('optional context: prompt service, Bedrock guardrail, image describer, theme provider', () => {
   const PROMPTS = 'https://prompts.example.com/base';
+  const THEMES = 'https://themes.example.com/v1';
   let built: Built;
   let resources: Record<string, any>;
   const envOf = (b: Built, routeId: string) =>
@@ -121,6 +123,7 @@ describe('optional context: prompt service, Bedrock guardrail, image describer',
   beforeAll(() => {
     built = build({
       promptServiceUrl: PROMPTS,
+      themesProviderUrl: THEMES,
       guardrail: { id: 'abc123def456', version: '4' },
       imageDescriberModel: 'claude',
     });
@@ -133,11 +136,16 @@ describe('optional context: prompt service, Bedrock guardrail, image describer',
       const env = resources[functionLogicalId(built.stack, route.id)].Properties.Environment.Variables;
       const has = (grant: Grant) => route.grants.includes(grant);
       expect(env[RUNTIME_ENV.promptServiceUrl]).toBe(has('promptService:read') ? PROMPTS : undefined);
+      expect(env[ENV.themesProviderUrl]).toBe(has('themesProvider:read') ? THEMES : undefined);
       expect(env[RUNTIME_ENV.guardrailId]).toBe(has('guardrails:apply') ? 'abc123def456' : undefined);
       expect(env[RUNTIME_ENV.guardrailVersion]).toBe(has('guardrails:apply') ? '4' : undefined);
       expect(env[RUNTIME_ENV.imageDescriberModel]).toBe(route.id === 'chat-completions' ? 'claude' : undefined);
     },
   );
+
+  test('the themes route holds the theme provider grant', () => {
+    expect(routes.find((route) => route.id === 'themes-get')!.grants).toContain('themesProvider:read');
+  });
 
   test('chat completions holds both new grants', () => {
     const chat = routes.find((route) => route.id === 'chat-completions')!;

@@ -99,6 +99,7 @@ const EVERY_GRANT: Record<Grant, true> = {
   'providerKeys:create': true,
   'providerKeys:delete': true,
   'promptService:read': true,
+  'themesProvider:read': true,
   'guardrails:apply': true,
   'userPool:login': true,
   'userPool:admin': true,

@@ -1,0 +1,65 @@
+import { seededRandom } from '../../../lambdas/arena/seeded-random.js';
+import { send } from '../../../lambdas/providers/http-transport.js';
+import { EMBEDDED_CATALOG } from '../../../lambdas/providers/themes/catalog/index.js';
+import { ThemeError } from '../../../lambdas/providers/themes/theme-errors.js';
+import { chooseTheme, type ThemeDeps } from '../../../lambdas/providers/themes/theme-selection.js';
+import { upstreamThemeProvider } from '../../../lambdas/providers/themes/upstream-theme-provider.js';
+import { startThemeUpstream, UPSTREAM_CATALOG, type ThemeUpstream } from '../../support/theme-upstream.js';
+
+/** The core with a real upstream provider over loopback HTTP. */
+let upstream: ThemeUpstream;
+beforeAll(async () => {
+  upstream = await startThemeUpstream(UPSTREAM_CATALOG);
+});
+afterAll(() => upstream.close());
+beforeEach(() => {
+  upstream.status = 200;
+  upstream.body = UPSTREAM_CATALOG;
+  upstream.requests = 0;
+});
+
+const deps = (url = upstream.url): ThemeDeps => ({
+  catalog: EMBEDDED_CATALOG,
+  provider: upstreamThemeProvider(url, send),
+  random: seededRandom('upstream'),
+  signal: new AbortController().signal,
+});
+
+it('answers from the upstream catalog, not the embedded one, with the upstream as source', async () => {
+  const answer = await chooseTheme({ id: 'upstream-game' }, deps());
+  expect(answer).toMatchObject({
+    id: 'upstream-game',
+    platform: 'game',
+    content: '<design-system>\n# Upstream Game\n</design-system>',
+  });
+  expect(answer.source).toEqual({
+    provider: 'loopback-themes',
+    url: upstream.url,
+    theme_url: `${upstream.url}/upstream-game`,
+  });
+  await expect(chooseTheme({ id: 'ledger-slate' }, deps())).rejects.toMatchObject({ kind: 'not_found' });
+  await expect(chooseTheme({ platform: 'desktop-web' }, deps())).resolves.toMatchObject({ id: 'upstream-web' });
+});
+
+it('leaves out upstream themes that are not well formed', async () => {
+  await expect(chooseTheme({ id: 'malformed' }, deps())).rejects.toMatchObject({ kind: 'not_found' });
+});
+
+it.each([500, 404, 429, 302])('reports an upstream %i as upstream_failed', async (status) => {
+  upstream.status = status;
+  const error = await chooseTheme({}, deps()).catch((caught: unknown) => caught);
+  expect(error).toBeInstanceOf(ThemeError);
+  expect(error).toMatchObject({ kind: 'upstream_failed' });
+  expect((error as Error).message).toContain(String(status));
+});
+
+it('reports an unusable body or an unreachable provider as upstream_failed', async () => {
+  upstream.body = { nothing: 'here' };
+  await expect(chooseTheme({}, deps())).rejects.toMatchObject({ kind: 'upstream_failed' });
+  await expect(chooseTheme({}, deps('http://127.0.0.1:1/themes'))).rejects.toMatchObject({ kind: 'upstream_failed' });
+});
+
+it('checks the query before calling the upstream', async () => {
+  await expect(chooseTheme({ platform: 'console' }, deps())).rejects.toMatchObject({ kind: 'invalid_request' });
+  expect(upstream.requests).toBe(0);
+});
