@@ -13,6 +13,7 @@ export {
 } from './providers.js';
 export { FAMILIES, type ModelFamily, type ModelRoute } from './families.js';
 export { PRICES, priceOf, costMicroUsd, type ModelPrice, type TokenUsage, type Cost } from './prices.js';
+export { UNIT_PRICES, unitPriceOf, unitCostMicroUsd, type UnitPrice, type UsageUnit } from './unit-prices.js';
 export { resolveFamily, listFamilies, fightCapableAliases } from './lookup.js';
 export {
   SEARCH_PROVIDER_IDS,

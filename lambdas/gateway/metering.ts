@@ -1,4 +1,4 @@
-import { costMicroUsd, type Cost } from '../catalog/index.js';
+import { costMicroUsd, unitCostMicroUsd, type Cost } from '../catalog/index.js';
 import { logger } from '../config/logger.js';
 import type { Usage } from '../providers/chat/types.js';
 import type { SearchAttempt } from '../providers/search/search-types.js';
@@ -30,6 +30,22 @@ export interface MeteredUsage {
   readonly completionTokens: number;
   readonly cachedTokens?: number;
   readonly estimated: boolean;
+}
+
+/** One piece of non-token work, as `Meter.work` records it. */
+export interface MeteredWork {
+  /** The priced id, `<provider>/<upstream model>[/<variant>]` (see catalog/unit-prices.ts). */
+  readonly model: string;
+  readonly provider: string;
+  readonly unit: UsageUnit;
+  readonly quantity: number;
+  /** The upstream's HTTP status (0 when none was received). */
+  readonly status: number;
+  /** `ok`, or the failure class. */
+  readonly outcome: string;
+  readonly cost?: Cost;
+  /** True when the quantity is the gateway's count because the upstream reported none. */
+  readonly estimated?: boolean;
 }
 
 const WRITE_TRIES = 3;
@@ -77,6 +93,24 @@ export class Meter {
       outcome: attempt.outcome,
       cost: { microUsd: attempt.costMicroUsd, priced: true },
       unit: { unit: 'search', quantity: 1 },
+    });
+  }
+
+  /**
+   * Work counted in units rather than tokens (speech characters, songs, video seconds, fashion
+   * credits): no tokens, priced from the catalog's unit prices unless the cost is known
+   * otherwise (a failed fashion prediction costs 0 by rule).
+   */
+  work(item: MeteredWork): void {
+    this.add({
+      model: item.model,
+      provider: item.provider,
+      usage: { ...NONE, estimated: item.estimated ?? false },
+      cached: false,
+      status: item.status,
+      outcome: item.outcome,
+      cost: item.cost ?? unitCostMicroUsd(item.model, item.unit, item.quantity),
+      unit: { unit: item.unit, quantity: item.quantity },
     });
   }
 

@@ -1,5 +1,8 @@
 import type { TransactWriteItem } from '@aws-sdk/client-dynamodb';
+import type { UsageUnit } from '../catalog/unit-prices.js';
 import { tableName, toItem, type Item } from './dynamo.js';
+
+export type { UsageUnit } from '../catalog/unit-prices.js';
 
 /**
  * One metered event: an upstream attempt or a cache hit. Items are flat (ids, ISO times,
@@ -39,15 +42,15 @@ export interface UsageEntry {
   /** Whether the call was an agent's answer or its vote. */
   readonly purpose?: UsagePurpose;
   /**
-   * What was bought when it was not tokens (a web search: `search`, quantity 1), absent on
-   * token entries. Such an entry has 0 tokens and the provider's cost.
+   * What was bought when it was not tokens (a web search: `search`, quantity 1; speech
+   * `characters`; music `songs`; video `seconds`; fashion `credits`), absent on token entries.
+   * Such an entry has 0 tokens and the cost of its units.
    */
   readonly unit?: UsageUnit;
   readonly quantity?: number;
 }
 
 export type UsagePurpose = 'answer' | 'vote' | 'search';
-export type UsageUnit = 'search';
 
 /** The route day totals written before they were kept per route are reported under. */
 export const UNATTRIBUTED_ROUTE = 'unattributed';

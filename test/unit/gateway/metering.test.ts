@@ -64,3 +64,52 @@ test('usage tags become flat fields of every entry; tags that are not set are no
   for (const name of ['sessionId', 'round', 'agent', 'purpose'])
     expect(Object.keys(untagged.recorded[0]!)).not.toContain(name);
 });
+
+test('work in units is priced from the unit catalog and carries its unit and quantity, not tokens', () => {
+  const m = meter();
+  m.work({
+    model: 'minimax/speech-2.6-hd',
+    provider: 'minimax',
+    unit: 'characters',
+    quantity: 2_345,
+    status: 200,
+    outcome: 'ok',
+  });
+  // $100 per million characters: 2,345 characters cost 234,500 micro-USD.
+  expect(m.recorded[0]).toMatchObject({
+    unit: 'characters',
+    quantity: 2_345,
+    promptTokens: 0,
+    completionTokens: 0,
+    costMicroUsd: 234_500,
+    priced: true,
+    estimated: false,
+  });
+});
+
+test('work the catalog prices in another unit, or not at all, is unpriced; a stated cost wins', () => {
+  const m = meter();
+  m.work({
+    model: 'minimax/speech-2.6-hd',
+    provider: 'minimax',
+    unit: 'songs',
+    quantity: 1,
+    status: 200,
+    outcome: 'ok',
+  });
+  m.work({ model: 'acme/unlisted', provider: 'acme', unit: 'credits', quantity: 3, status: 200, outcome: 'ok' });
+  m.work({
+    model: 'fashn/credit',
+    provider: 'fashn',
+    unit: 'credits',
+    quantity: 0,
+    status: 200,
+    outcome: 'failed',
+    cost: { microUsd: 0, priced: true },
+  });
+  expect(m.recorded.map((entry) => [entry.costMicroUsd, entry.priced])).toEqual([
+    [0, false],
+    [0, false],
+    [0, true],
+  ]);
+});
