@@ -24,3 +24,9 @@ export {
   type SearchPrice,
   type SearchWireFormat,
 } from './search-providers.js';
+export {
+  MEDIA_PROVIDER_IDS,
+  MEDIA_PROVIDERS,
+  type MediaProviderId,
+  type MediaProviderInfo,
+} from './media-providers.js';

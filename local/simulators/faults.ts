@@ -14,6 +14,10 @@
  *                             event n (0-based) instead
  * - `fragment_bytes:<n>`      (extension) every write is sent in n-byte pieces, so events and
  *                             multi-byte characters arrive split across TCP reads
+ * - `error:<name>`            (extension) answer with one of the provider's named errors
+ *                             (`SimulatorDefinition.namedErrors`): errors a status alone cannot
+ *                             tell apart, such as MiniMax's in-band `error:1002` (HTTP 200 with a
+ *                             non-zero `base_resp.status_code`) or FASHN's `error:OutOfCredits`
  */
 export type FaultKind =
   | { readonly type: 'status'; readonly status: number }
@@ -21,7 +25,8 @@ export type FaultKind =
   | { readonly type: 'delay_first_token'; readonly ms: number }
   | { readonly type: 'reset_after_chunks'; readonly chunks: number }
   | { readonly type: 'malformed_chunk'; readonly index: number }
-  | { readonly type: 'fragment_bytes'; readonly bytes: number };
+  | { readonly type: 'fragment_bytes'; readonly bytes: number }
+  | { readonly type: 'error'; readonly name: string };
 
 export interface FaultSpec {
   readonly fault: FaultKind;
@@ -41,11 +46,15 @@ export interface RequestFaults {
   /** Index of the stream event to corrupt. */
   malformedIndex?: number;
   fragmentBytes?: number;
+  /** A provider-named error to answer with. */
+  errorName?: string;
 }
 
 export function parseFault(text: unknown): FaultKind | undefined {
   if (typeof text !== 'string') return undefined;
   if (text === 'malformed_chunk') return { type: 'malformed_chunk', index: 0 };
+  const named = /^error:([A-Za-z0-9_]{1,40})$/.exec(text);
+  if (named) return { type: 'error', name: named[1]! };
   const match =
     /^(status|delay_headers|delay_first_token|reset_after_chunks|malformed_chunk|fragment_bytes):(\d{1,7})$/.exec(text);
   if (!match) return undefined;
@@ -116,6 +125,9 @@ function apply(drawn: RequestFaults, fault: FaultKind): void {
       break;
     case 'fragment_bytes':
       drawn.fragmentBytes = fault.bytes;
+      break;
+    case 'error':
+      drawn.errorName = fault.name;
       break;
   }
 }

@@ -79,6 +79,8 @@ export interface SimulatorDefinition {
   authenticate(exchange: SimExchange): SimResponse | undefined;
   /** The provider's answer to a request over a route's QPS limit (default: its 429). */
   overLimit?(qps: number, exchange: SimExchange): SimResponse;
+  /** Errors the `error:<name>` fault can inject, by name (faults.ts). */
+  readonly namedErrors?: Readonly<Record<string, (exchange: SimExchange) => SimResponse>>;
 }
 
 export interface RunningSimulator {
@@ -135,6 +137,8 @@ export async function startSimulator(definition: SimulatorDefinition, port = 0):
     if (refusal) return exchange.send(refusal);
     if (limited) return exchange.send(overLimit(limits.qpsOf(route.limit!.name) ?? 0, exchange));
     if (drawn.status !== undefined) return exchange.send(definition.errorFor(drawn.status, exchange));
+    const namedError = drawn.errorName === undefined ? undefined : definition.namedErrors?.[drawn.errorName];
+    if (namedError) return exchange.send(namedError(exchange));
     await route.handle(exchange);
   }
 
@@ -147,7 +151,9 @@ export async function startSimulator(definition: SimulatorDefinition, port = 0):
       const spec = parseJson(rawBody) as { fault?: unknown; times?: unknown; model?: unknown } | undefined;
       const fault = parseFault(spec?.fault);
       const times = spec?.times === undefined ? 1 : spec.times;
-      if (!fault) return sendJson(res, 400, { error: `unknown fault ${JSON.stringify(spec?.fault)}` });
+      if (!fault || (fault.type === 'error' && !Object.hasOwn(definition.namedErrors ?? {}, fault.name))) {
+        return sendJson(res, 400, { error: `unknown fault ${JSON.stringify(spec?.fault)}` });
+      }
       if (typeof times !== 'number' || !Number.isInteger(times) || times < 1) {
         return sendJson(res, 400, { error: 'times must be a positive integer' });
       }

@@ -1,15 +1,19 @@
 import {
+  MEDIA_PROVIDERS,
+  MEDIA_PROVIDER_IDS,
   PROVIDERS,
   PROVIDER_IDS,
   SEARCH_PROVIDERS,
   SEARCH_PROVIDER_IDS,
   apiKeyEnvVar,
+  type MediaProviderId,
   type ProviderId,
   type SearchProviderId,
 } from '../../lambdas/catalog/index.js';
 import { anthropicSimulator } from './anthropic.js';
 import { exaSimulator } from './exa.js';
 import { geminiSimulator } from './gemini.js';
+import { minimaxSimulator } from './minimax.js';
 import type { RunningSimulator, SimulatorDefinition } from './harness.js';
 import { startSimulator } from './harness.js';
 import { openAiSimulator } from './openai.js';
@@ -26,12 +30,17 @@ const DEFINITIONS: Record<ProviderId, SimulatorDefinition> = {
 
 const SEARCH_DEFINITIONS: Record<SearchProviderId, SimulatorDefinition> = { exa: exaSimulator };
 
+// FASHN's fake joins when it is built (issue 11).
+const MEDIA_DEFINITIONS: Partial<Record<MediaProviderId, SimulatorDefinition>> = { minimax: minimaxSimulator };
+
+type SimulatedId = ProviderId | SearchProviderId | MediaProviderId;
+
 /** The key the local runtime hands the gateway for a simulated provider. */
 export const SIMULATOR_API_KEY = 'sim-local-key';
 
 export interface SimulatedProviders {
-  /** Root URL per simulated provider, chat and search (the control API lives under it). */
-  readonly urls: Partial<Record<ProviderId | SearchProviderId, string>>;
+  /** Root URL per simulated provider, chat, search and media (the control API lives under it). */
+  readonly urls: Partial<Record<SimulatedId, string>>;
   /** `<PROVIDER>_BASE_URL` / `<PROVIDER>_API_KEY` pointing the gateway at the simulators. */
   readonly environment: Record<string, string>;
   close(): Promise<void>;
@@ -45,14 +54,9 @@ export interface SimulatedProviders {
  */
 export async function startSimulators(env: NodeJS.ProcessEnv): Promise<SimulatedProviders> {
   const running: RunningSimulator[] = [];
-  const urls: Partial<Record<ProviderId | SearchProviderId, string>> = {};
+  const urls: Partial<Record<SimulatedId, string>> = {};
   const environment: Record<string, string> = {};
-  const simulate = async (
-    id: ProviderId | SearchProviderId,
-    envStem: string,
-    base: string,
-    definition: SimulatorDefinition,
-  ) => {
+  const simulate = async (id: SimulatedId, envStem: string, base: string, definition: SimulatorDefinition) => {
     const simulator = await startSimulator(definition);
     running.push(simulator);
     urls[id] = simulator.url;
@@ -67,6 +71,12 @@ export async function startSimulators(env: NodeJS.ProcessEnv): Promise<Simulated
     const { envStem, defaultBaseUrl } = SEARCH_PROVIDERS[provider];
     if (env[`${envStem}_API_KEY`] !== undefined) continue;
     await simulate(provider, envStem, defaultBaseUrl, SEARCH_DEFINITIONS[provider]);
+  }
+  for (const provider of MEDIA_PROVIDER_IDS) {
+    const { envStem, defaultBaseUrl } = MEDIA_PROVIDERS[provider];
+    const definition = MEDIA_DEFINITIONS[provider];
+    if (env[`${envStem}_API_KEY`] !== undefined || !definition) continue;
+    await simulate(provider, envStem, defaultBaseUrl, definition);
   }
   return { urls, environment, close: async () => void (await Promise.all(running.map((s) => s.close()))) };
 }
