@@ -92,17 +92,6 @@ describe('upstream provider (THEMES_PROVIDER_URL)', () => {
     upstream.status = 200;
   });
 
-  it('answers from the provider, which replaces the embedded catalog', async () => {
-    const answer = await themes(proxied, proxiedKey, '?platform=game');
-    expect(answer.status).toBe(200);
-    expect(answer.body.data).toMatchObject({
-      id: 'upstream-game',
-      content: '<design-system>\n# Upstream Game\n</design-system>',
-      source: { provider: 'loopback-themes', url: upstream.url, theme_url: `${upstream.url}/upstream-game` },
-    });
-    expect((await themes(proxied, proxiedKey, '?id=neon-arcade')).status).toBe(404);
-  });
-
   it.each([500, 404])('answers 503 SERVICE_UNAVAILABLE when the provider answers %i', async (status) => {
     upstream.status = status;
     const answer = await themes(proxied, proxiedKey);
@@ -114,6 +103,25 @@ describe('upstream provider (THEMES_PROVIDER_URL)', () => {
     const before = upstream.requests;
     const answer = await themes(proxied, proxiedKey, '?platform=console');
     expect(answer.status).toBe(400);
+    expect(upstream.requests).toBe(before);
+  });
+  // After the failure cases: from here on the runtime keeps the catalog it read.
+  it('answers from the provider, which replaces the embedded catalog', async () => {
+    const answer = await themes(proxied, proxiedKey, '?platform=game');
+    expect(answer.status).toBe(200);
+    expect(answer.body.data).toMatchObject({
+      id: 'upstream-game',
+      content: '<design-system>\n# Upstream Game\n</design-system>',
+      source: { provider: 'loopback-themes', url: upstream.url, theme_url: `${upstream.url}/upstream-game` },
+    });
+    expect((await themes(proxied, proxiedKey, '?id=neon-arcade')).status).toBe(404);
+  });
+
+  it('keeps a catalog read for a minute: a provider failing right after a good read is not asked again', async () => {
+    const before = upstream.requests;
+    upstream.status = 500;
+    const answer = await themes(proxied, proxiedKey, '?id=upstream-web');
+    expect(answer.status).toBe(200);
     expect(upstream.requests).toBe(before);
   });
 });

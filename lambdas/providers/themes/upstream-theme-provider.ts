@@ -6,17 +6,39 @@ type Send = (request: TransportRequest) => Promise<TransportResponse>;
 
 /** A slow provider must not hold the call: past this, the provider counts as unavailable. */
 const UPSTREAM_TIMEOUT_MS = 10_000;
+/**
+ * A catalog is a few dozen markdown documents (the embedded one is about 40 KB); a provider
+ * answering more than this is refused as unusable rather than read into memory without end.
+ */
+export const MAX_CATALOG_BYTES = 4 * 1024 * 1024;
+
+export interface UpstreamThemeOptions {
+  /** How long a catalog read stands before the provider is asked again; 0 asks every time. */
+  readonly cacheMs?: number;
+  readonly now?: () => number;
+}
+
+/** A catalog changes rarely; asking once a minute keeps a provider round trip off most calls. */
+export const DEFAULT_CATALOG_CACHE_MS = 60_000;
 
 /**
  * A theme provider at `url`: `GET <url>` answers `{provider?, themes:[{id, name, platform,
  * weight, content}]}`. Any non-2xx, unreachable host, timeout or unusable body is
- * `upstream_failed` (spec 4.5's 503); themes that are not well formed are left out.
+ * `upstream_failed` (spec 4.5's 503); themes that are not well formed are left out. A catalog
+ * read is kept for `cacheMs`; failures are not kept, so the next call asks again.
  */
-export function upstreamThemeProvider(url: string, send: Send): ThemeProviderClient {
+export function upstreamThemeProvider(
+  url: string,
+  send: Send,
+  { cacheMs = DEFAULT_CATALOG_CACHE_MS, now = Date.now }: UpstreamThemeOptions = {},
+): ThemeProviderClient {
+  let kept: { catalog: ThemeCatalog; until: number } | undefined;
   return {
     async fetchCatalog(signal) {
-      const body = await fetchBody(url, send, signal);
-      return catalogOf(url, body);
+      if (kept && kept.until > now()) return kept.catalog;
+      const catalog = catalogOf(url, await fetchBody(url, send, signal));
+      if (cacheMs > 0) kept = { catalog, until: now() + cacheMs };
+      return catalog;
     },
   };
 }
@@ -29,7 +51,8 @@ async function fetchBody(url: string, send: Send, signal: AbortSignal): Promise<
       headers: { accept: 'application/json' },
       signal: AbortSignal.any([signal, AbortSignal.timeout(UPSTREAM_TIMEOUT_MS)]),
     });
-    const text = await response.text();
+    // Read (bounded) before judging the status, so the keep-alive connection is free again.
+    const text = await boundedText(response);
     if (response.status < 200 || response.status > 299) {
       throw new ThemeError('upstream_failed', `theme provider answered ${response.status}`);
     }
@@ -38,6 +61,19 @@ async function fetchBody(url: string, send: Send, signal: AbortSignal): Promise<
     if (error instanceof ThemeError) throw error;
     throw new ThemeError('upstream_failed', 'theme provider unreachable or its answer unreadable');
   }
+}
+
+async function boundedText(response: TransportResponse): Promise<string> {
+  const chunks: Buffer[] = [];
+  let bytes = 0;
+  for await (const chunk of response.body) {
+    bytes += chunk.length;
+    if (bytes > MAX_CATALOG_BYTES) {
+      throw new ThemeError('upstream_failed', `theme provider answered more than ${MAX_CATALOG_BYTES} bytes`);
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 function catalogOf(url: string, body: unknown): ThemeCatalog {

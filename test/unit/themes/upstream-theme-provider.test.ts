@@ -3,7 +3,7 @@ import { send } from '../../../lambdas/providers/http-transport.js';
 import { EMBEDDED_CATALOG } from '../../../lambdas/providers/themes/catalog/index.js';
 import { ThemeError } from '../../../lambdas/providers/themes/theme-errors.js';
 import { chooseTheme, type ThemeDeps } from '../../../lambdas/providers/themes/theme-selection.js';
-import { upstreamThemeProvider } from '../../../lambdas/providers/themes/upstream-theme-provider.js';
+import { MAX_CATALOG_BYTES, upstreamThemeProvider } from '../../../lambdas/providers/themes/upstream-theme-provider.js';
 import { startThemeUpstream, UPSTREAM_CATALOG, type ThemeUpstream } from '../../support/theme-upstream.js';
 
 /** The core with a real upstream provider over loopback HTTP. */
@@ -62,4 +62,29 @@ it('reports an unusable body or an unreachable provider as upstream_failed', asy
 it('checks the query before calling the upstream', async () => {
   await expect(chooseTheme({ platform: 'console' }, deps())).rejects.toMatchObject({ kind: 'invalid_request' });
   expect(upstream.requests).toBe(0);
+});
+
+it('keeps a catalog read for cacheMs, then asks again; a failure is not kept', async () => {
+  let clock = 0;
+  const provider = upstreamThemeProvider(upstream.url, send, { cacheMs: 1_000, now: () => clock });
+  const signal = new AbortController().signal;
+  await provider.fetchCatalog(signal);
+  upstream.status = 500;
+  clock = 999;
+  await expect(provider.fetchCatalog(signal)).resolves.toMatchObject({ provider: 'loopback-themes' });
+  expect(upstream.requests).toBe(1);
+  clock = 1_000;
+  await expect(provider.fetchCatalog(signal)).rejects.toMatchObject({ kind: 'upstream_failed' });
+  upstream.status = 200;
+  await provider.fetchCatalog(signal);
+  expect(upstream.requests).toBe(3);
+});
+
+it('refuses a catalog over MAX_CATALOG_BYTES as upstream_failed without reading it all', async () => {
+  upstream.body = {
+    themes: [{ id: 'huge', name: 'Huge', platform: 'game', weight: 1, content: 'x'.repeat(MAX_CATALOG_BYTES) }],
+  };
+  const error = await chooseTheme({}, deps()).catch((caught: unknown) => caught);
+  expect(error).toMatchObject({ kind: 'upstream_failed' });
+  expect((error as Error).message).toContain(`more than ${MAX_CATALOG_BYTES} bytes`);
 });
