@@ -91,6 +91,8 @@ export interface DayDelta {
   costMicroUsd: number;
   unpricedRequests: number;
   unpricedTokens: number;
+  /** Units of non-token work (searches, characters, songs, seconds, credits) this delta adds. */
+  units: Partial<Record<UsageUnit, number>>;
 }
 
 /** One delta per account, day, model and route, however many entries share it. */
@@ -101,7 +103,7 @@ export function dayDeltas(entries: readonly UsageEntry[]): DayDelta[] {
     const id = `${entry.accountId}\n${day}\n${entry.model}\n${entry.route}`;
     let sum = merged.get(id);
     if (!sum) {
-      sum = { accountId: entry.accountId, day, model: entry.model, route: entry.route, ...ZERO };
+      sum = { accountId: entry.accountId, day, model: entry.model, route: entry.route, ...ZERO, units: {} };
       merged.set(id, sum);
     }
     sum.requests += 1;
@@ -109,6 +111,7 @@ export function dayDeltas(entries: readonly UsageEntry[]): DayDelta[] {
     sum.promptTokens += entry.promptTokens;
     sum.completionTokens += entry.completionTokens;
     sum.costMicroUsd += entry.costMicroUsd;
+    if (entry.unit !== undefined) sum.units[entry.unit] = (sum.units[entry.unit] ?? 0) + (entry.quantity ?? 0);
     if (!entry.priced) {
       sum.unpricedRequests += 1;
       sum.unpricedTokens += tokensOf(entry);
@@ -138,17 +141,23 @@ export function ledgerPut(entry: UsageEntry): TransactWriteItem {
   };
 }
 
+/** The day-total attribute counting one unit: `units_characters`, `units_search`, ... */
+export const unitsAttribute = (unit: UsageUnit) => `units_${unit}`;
+
 export function dayUpdate(delta: DayDelta): TransactWriteItem {
+  const units = Object.entries(delta.units) as [UsageUnit, number][];
   return {
     Update: {
       TableName: tableName('usage'),
       Key: toItem({ pk: accountPk(delta.accountId), sk: daySk(delta.day, delta.model, delta.route) }),
       UpdateExpression:
         'ADD requests :requests, tokens :tokens, promptTokens :prompt, completionTokens :completion, ' +
-        'costMicroUsd :cost, unpricedRequests :unpricedRequests, unpricedTokens :unpricedTokens ' +
-        'SET #type = :type, accountId = :account, #day = :day, model = :model, #route = :route',
+        'costMicroUsd :cost, unpricedRequests :unpricedRequests, unpricedTokens :unpricedTokens' +
+        units.map(([unit]) => `, ${unitsAttribute(unit)} :${unitsAttribute(unit)}`).join('') +
+        ' SET #type = :type, accountId = :account, #day = :day, model = :model, #route = :route',
       ExpressionAttributeNames: { '#type': 'type', '#day': 'day', '#route': 'route' },
       ExpressionAttributeValues: toItem({
+        ...Object.fromEntries(units.map(([unit, quantity]) => [`:${unitsAttribute(unit)}`, quantity])),
         ':requests': delta.requests,
         ':tokens': delta.tokens,
         ':prompt': delta.promptTokens,

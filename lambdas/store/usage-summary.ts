@@ -1,5 +1,7 @@
 import { fromItem, type Item } from './dynamo.js';
-import { UNATTRIBUTED_ROUTE } from './usage-items.js';
+import { UNATTRIBUTED_ROUTE, unitsAttribute, type UsageUnit } from './usage-items.js';
+
+const USAGE_UNITS: readonly UsageUnit[] = ['search', 'characters', 'songs', 'seconds', 'credits'];
 
 export interface UsageTotals {
   requests: number;
@@ -8,6 +10,8 @@ export interface UsageTotals {
   /** Requests (and their tokens) of models the catalog has no price for: counted at cost 0. */
   unpricedRequests: number;
   unpricedTokens: number;
+  /** Non-token work by unit (searches, characters, songs, seconds, credits); absent units are 0. */
+  units: Partial<Record<UsageUnit, number>>;
 }
 
 /** The totals, and the same usage split by model and, separately, by route: each split sums to the totals. */
@@ -22,7 +26,14 @@ interface Counted extends UsageTotals {
   readonly route: string;
 }
 
-const zero = (): UsageTotals => ({ requests: 0, tokens: 0, costMicroUsd: 0, unpricedRequests: 0, unpricedTokens: 0 });
+const zero = (): UsageTotals => ({
+  requests: 0,
+  tokens: 0,
+  costMicroUsd: 0,
+  unpricedRequests: 0,
+  unpricedTokens: 0,
+  units: {},
+});
 
 export const emptySummary = (): UsageSummary => ({ ...zero(), byModel: {}, byRoute: {} });
 
@@ -39,14 +50,32 @@ export function addDayItem(summary: UsageSummary, item: Item): void {
     costMicroUsd: day.costMicroUsd,
     unpricedRequests: day.unpricedRequests ?? 0,
     unpricedTokens: day.unpricedTokens ?? 0,
+    units: dayUnits(item),
   });
+}
+
+/** The `units_<unit>` counters of a day-total item. */
+function dayUnits(item: Item): Partial<Record<UsageUnit, number>> {
+  const counters = fromItem<Record<string, unknown>>(item);
+  const units: Partial<Record<UsageUnit, number>> = {};
+  for (const unit of USAGE_UNITS) {
+    const quantity = counters[unitsAttribute(unit)];
+    if (typeof quantity === 'number') units[unit] = quantity;
+  }
+  return units;
 }
 
 /** Adds one ledger entry: one request. */
 export function addLedgerItem(summary: UsageSummary, item: Item): void {
-  const entry = fromItem<{ model: string; route: string; totalTokens: number; costMicroUsd: number; priced?: boolean }>(
-    item,
-  );
+  const entry = fromItem<{
+    model: string;
+    route: string;
+    totalTokens: number;
+    costMicroUsd: number;
+    priced?: boolean;
+    unit?: UsageUnit;
+    quantity?: number;
+  }>(item);
   // Entries written before `priced` existed carry no flag: they were metered as priced.
   const unpriced = entry.priced === false;
   add(summary, {
@@ -57,6 +86,7 @@ export function addLedgerItem(summary: UsageSummary, item: Item): void {
     costMicroUsd: entry.costMicroUsd,
     unpricedRequests: unpriced ? 1 : 0,
     unpricedTokens: unpriced ? entry.totalTokens : 0,
+    units: entry.unit === undefined ? {} : { [entry.unit]: entry.quantity ?? 0 },
   });
 }
 
@@ -69,5 +99,8 @@ function add(summary: UsageSummary, counted: Counted): void {
     totals.costMicroUsd += counted.costMicroUsd;
     totals.unpricedRequests += counted.unpricedRequests;
     totals.unpricedTokens += counted.unpricedTokens;
+    for (const [unit, quantity] of Object.entries(counted.units) as [UsageUnit, number][]) {
+      totals.units[unit] = (totals.units[unit] ?? 0) + quantity;
+    }
   }
 }

@@ -44,7 +44,8 @@ const unpriced = (totals: UsageTotals) => ({ requests: totals.unpricedRequests, 
 /**
  * The usage record of spec 2.7 for one account and period, plus `unpriced`: the requests and
  * tokens of models without a catalog price, which `cost` counts as 0 (overall and per model),
- * and `byRoute`: the same usage split by the route (manifest id) it came through.
+ * `byRoute`: the same usage split by the route (manifest id) it came through, and `units`
+ * (overall and in each split, only where there was any): the non-token work by unit.
  */
 export async function usageReport(accountId: string, period: Period) {
   const summary = await summarizeUsage(accountId, period.fromMs, period.toMs);
@@ -57,20 +58,34 @@ export async function usageReport(accountId: string, period: Period) {
     byModel: breakdown(summary.byModel),
     byRoute: breakdown(summary.byRoute),
     unpriced: unpriced(summary),
+    ...unitsOf(summary),
   };
 }
 
 function breakdown(totalsByName: Readonly<Record<string, UsageTotals>>) {
-  const figures: Record<string, { requests: number; tokens: number; cost: number; unpriced: Unpriced }> = {};
+  const figures: Record<string, Figures> = {};
   for (const [name, totals] of Object.entries(totalsByName)) {
     figures[name] = {
       requests: totals.requests,
       tokens: totals.tokens,
       cost: usd(totals.costMicroUsd),
       unpriced: unpriced(totals),
+      ...unitsOf(totals),
     };
   }
   return figures;
 }
+
+interface Figures {
+  requests: number;
+  tokens: number;
+  cost: number;
+  unpriced: Unpriced;
+  units?: UsageTotals['units'];
+}
+
+/** `units` only where there was non-token work: token-only usage keeps exactly spec 2.7's shape. */
+const unitsOf = (totals: UsageTotals): { units?: UsageTotals['units'] } =>
+  Object.keys(totals.units).length > 0 ? { units: { ...totals.units } } : {};
 
 type Unpriced = ReturnType<typeof unpriced>;

@@ -301,6 +301,13 @@ describe('usage', () => {
     expect(report.body.data.byModel['exa/neural'].requests).toBeGreaterThan(0);
     expect(report.body.data.byRoute.search.tokens).toBe(0);
     expect(report.body.data.byRoute.search.cost).toBeGreaterThan(0);
+    // Every entry of the search route is one search, in the units as in the requests.
+    expect(report.body.data.byRoute.search.units).toEqual({ search: report.body.data.byRoute.search.requests });
+    expect(report.body.data.units.search).toBeGreaterThanOrEqual(report.body.data.byRoute.search.requests);
+    // The whole of today is read from the day totals, which count the units as the entries do.
+    const today = new Date().toISOString().slice(0, 10);
+    const fromDays = await call(gateway.url(`/api/v1/usage?from=${today}&to=${today}`), { headers: bearer(key) });
+    expect(fromDays.body.data.byRoute.search.units).toEqual({ search: fromDays.body.data.byRoute.search.requests });
   });
 
   it('never logs the provider key', async () => {

@@ -27,8 +27,15 @@ test('day totals and ledger entries are split by route as well as by model', () 
   addDayItem(summary, dayItem({ model: 'gpt-5', route: 'battle', requests: 2, tokens: 20, costMicroUsd: 200 }));
   addLedgerItem(summary, ledgerItem({ model: 'claude-sonnet-4-5', route: 'battle', totalTokens: 7, costMicroUsd: 70 }));
   expect(summary.byRoute).toEqual({
-    'chat-completions': { requests: 3, tokens: 30, costMicroUsd: 300, unpricedRequests: 0, unpricedTokens: 0 },
-    battle: { requests: 3, tokens: 27, costMicroUsd: 270, unpricedRequests: 0, unpricedTokens: 0 },
+    'chat-completions': {
+      requests: 3,
+      tokens: 30,
+      costMicroUsd: 300,
+      unpricedRequests: 0,
+      unpricedTokens: 0,
+      units: {},
+    },
+    battle: { requests: 3, tokens: 27, costMicroUsd: 270, unpricedRequests: 0, unpricedTokens: 0, units: {} },
   });
   expect(summary.byModel['gpt-5']).toMatchObject({ requests: 5, tokens: 50 });
   expect(totalsOf(summary)).toMatchObject({ requests: 6, tokens: 57, costMicroUsd: 570 });
@@ -39,7 +46,7 @@ test('a day total written before routes were kept is counted as unattributed', (
   // Such an item may also predate the unpriced counts: it has neither attribute.
   addDayItem(summary, toItem({ type: 'day', model: 'gpt-5', requests: 4, tokens: 40, costMicroUsd: 400 }));
   expect(summary.byRoute).toEqual({
-    unattributed: { requests: 4, tokens: 40, costMicroUsd: 400, unpricedRequests: 0, unpricedTokens: 0 },
+    unattributed: { requests: 4, tokens: 40, costMicroUsd: 400, unpricedRequests: 0, unpricedTokens: 0, units: {} },
   });
   expect(summary.byModel['gpt-5']).toEqual(summary.byRoute['unattributed']);
 });
@@ -72,4 +79,39 @@ test('by model and by route each sum to the totals, exactly', () => {
       expect(summary.requests).toBe(days.reduce((sum, d) => sum + d.requests, 0) + entries.length);
     }),
   );
+});
+
+test('units of non-token work add up from day totals and ledger entries, by model, by route and overall', () => {
+  const summary = emptySummary();
+  addDayItem(
+    summary,
+    dayItem({
+      model: 'minimax/speech-2.6-hd',
+      route: 'media-speech',
+      requests: 2,
+      tokens: 0,
+      costMicroUsd: 50,
+      units_characters: 500,
+    }),
+  );
+  addDayItem(
+    summary,
+    dayItem({ model: 'exa/auto', route: 'search', requests: 3, tokens: 0, costMicroUsd: 21, units_search: 3 }),
+  );
+  addLedgerItem(
+    summary,
+    ledgerItem({
+      model: 'minimax/speech-2.6-hd',
+      route: 'media-speech',
+      totalTokens: 0,
+      costMicroUsd: 10,
+      unit: 'characters',
+      quantity: 100,
+    }),
+  );
+  addLedgerItem(summary, ledgerItem({ model: 'gpt-5', route: 'chat-completions', totalTokens: 9, costMicroUsd: 9 }));
+  expect(summary.units).toEqual({ characters: 600, search: 3 });
+  expect(summary.byModel['minimax/speech-2.6-hd']!.units).toEqual({ characters: 600 });
+  expect(summary.byRoute['search']!.units).toEqual({ search: 3 });
+  expect(summary.byRoute['chat-completions']!.units).toEqual({});
 });
