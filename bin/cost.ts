@@ -1,0 +1,34 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { costReport, DEFAULT_ASSUMPTIONS, type Template } from '../lib/cost/cost-model.js';
+
+/**
+ * `npm run cost [-- --template cdk.out/X.template.json] [--duration-ms 2000]`: prints the idle
+ * cost per month and the infrastructure cost per million gateway requests of the stack. With
+ * no template it synthesizes one first (`cdk synth`, offline, with this checkout's context).
+ */
+const { values } = parseArgs({
+  options: { template: { type: 'string' }, 'duration-ms': { type: 'string' } },
+  strict: true,
+});
+
+const durationMs = values['duration-ms'] === undefined ? DEFAULT_ASSUMPTIONS.durationMs : Number(values['duration-ms']);
+if (!Number.isFinite(durationMs) || durationMs <= 0 || durationMs > 900_000) {
+  console.error("--duration-ms: a number of milliseconds, above 0 and at most 900000 (Lambda's limit)");
+  process.exit(2);
+}
+
+const template = JSON.parse(readFileSync(values.template ?? synthesizedTemplate(), 'utf8')) as Template;
+console.log(costReport(template, { ...DEFAULT_ASSUMPTIONS, durationMs }));
+
+function synthesizedTemplate(): string {
+  const outdir = mkdtempSync(join(tmpdir(), 'gateway-cost-'));
+  process.on('exit', () => rmSync(outdir, { recursive: true, force: true }));
+  execFileSync('npx', ['cdk', 'synth', '--quiet', '--output', outdir], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const templates = readdirSync(outdir).filter((name) => name.endsWith('.template.json'));
+  if (templates.length !== 1) throw new Error(`expected one stack template in ${outdir}, found ${templates.length}`);
+  return join(outdir, templates[0]!);
+}
