@@ -78,14 +78,34 @@ export const GATEWAY_RESPONSES: readonly GatewayResponseSpec[] = [
 ];
 
 /**
- * CORS on gateway responses when the API has CORS origins: the caller's Origin is echoed (a
- * gateway response cannot check it against a list), which exposes only these fixed error bodies.
+ * CORS on gateway responses. A gateway response cannot check the caller's Origin against a
+ * list, so it echoes it, which exposes only these fixed error bodies (and `Retry-After`, so a
+ * throttled page can back off). With CORS origins configured, credentials are allowed as the
+ * dashboard's own requests need; without any, an API with publishable-key routes (called from
+ * partners' pages) still echoes the origin, without credentials, so those pages can read a 429
+ * or 404 instead of seeing an opaque network error.
  */
 export const GATEWAY_RESPONSE_CORS_HEADERS: Readonly<Record<string, string>> = {
   'Access-Control-Allow-Origin': 'method.request.header.Origin',
   'Access-Control-Allow-Credentials': "'true'",
+  'Access-Control-Expose-Headers': "'Retry-After'",
   Vary: "'Origin'",
 };
+
+export const GATEWAY_RESPONSE_PUBLIC_CORS_HEADERS: Readonly<Record<string, string>> = {
+  'Access-Control-Allow-Origin': 'method.request.header.Origin',
+  'Access-Control-Expose-Headers': "'Retry-After'",
+  Vary: "'Origin'",
+};
+
+/** Which CORS headers the API's gateway responses carry. */
+export function gatewayResponseCors(
+  hasCorsOrigins: boolean,
+  hasPublishableKeyRoutes: boolean,
+): Readonly<Record<string, string>> {
+  if (hasCorsOrigins) return GATEWAY_RESPONSE_CORS_HEADERS;
+  return hasPublishableKeyRoutes ? GATEWAY_RESPONSE_PUBLIC_CORS_HEADERS : {};
+}
 
 export function gatewayResponse(type: GatewayResponseType): GatewayResponseSpec {
   const spec = GATEWAY_RESPONSES.find((candidate) => candidate.type === type);

@@ -1,10 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import {
-  GATEWAY_RESPONSE_CORS_HEADERS,
-  gatewayResponse,
-  gatewayResponseTemplate,
-  type GatewayResponseType,
-} from '../lib/gateway-responses.js';
+import { gatewayResponse, gatewayResponseTemplate, type GatewayResponseType } from '../lib/gateway-responses.js';
 import type { RouteSpec } from '../lib/routes.js';
 import { errorBody } from '../lambdas/http/error-body.js';
 import { HttpError } from '../lambdas/http/errors.js';
@@ -20,13 +15,13 @@ export function sendGatewayResponse(
   req: IncomingMessage,
   res: ServerResponse,
   type: GatewayResponseType,
-  corsEnabled: boolean,
+  cors: Readonly<Record<string, string>>,
 ): void {
   const spec = gatewayResponse(type);
   if (spec.status === undefined || spec.message === undefined) {
     throw new Error(`gateway response ${type} depends on API Gateway's own status or message`);
   }
-  const headers = resolveHeaders(req, { ...(corsEnabled ? GATEWAY_RESPONSE_CORS_HEADERS : {}), ...spec.headers });
+  const headers = resolveHeaders(req, { ...cors, ...spec.headers });
   res.writeHead(spec.status, { 'Content-Type': 'application/json', ...headers }).end(gatewayResponseTemplate(spec));
 }
 
@@ -39,14 +34,14 @@ export function sendEventTooLarge(
   res: ServerResponse,
   route: RouteSpec,
   limit: number,
-  corsEnabled: boolean,
+  cors: Readonly<Record<string, string>>,
 ): void {
   const error = new HttpError(
     413,
     'PAYLOAD_TOO_LARGE',
     `Request too large: with its headers it exceeds the ${limit}-byte payload limit of a Lambda invocation`,
   );
-  const headers = resolveHeaders(req, corsEnabled ? GATEWAY_RESPONSE_CORS_HEADERS : {});
+  const headers = resolveHeaders(req, cors);
   res
     .writeHead(413, { 'Content-Type': 'application/json; charset=utf-8', ...headers })
     .end(JSON.stringify(errorBody(route.errorStyle, error)));

@@ -6,7 +6,9 @@ import {
   CORS_MAX_AGE_SECONDS,
   DEPLOYMENT_CORS_METHODS,
   publishableKeyMethods,
+  publishableKeyResources,
 } from '../lib/cors-preflight.js';
+import { gatewayResponseCors } from '../lib/gateway-responses.js';
 import type { RouteSpec } from '../lib/routes.js';
 import { installLambdaStreamingGlobals, isStreamingHandler, ResponseStream } from './lambda-streaming.js';
 import { LAMBDA_MAX_EVENT_BYTES, sendEventTooLarge, sendGatewayResponse } from './gateway-answers.js';
@@ -43,6 +45,7 @@ export interface GatewayServer extends Server {
 export function createGatewayServer(options: GatewayServerOptions): GatewayServer {
   installLambdaStreamingGlobals();
   const table = new RouteTable(options.routes);
+  const hasPublishableKeyRoutes = publishableKeyResources(options.routes).size > 0;
   const handlers = new Map<string, Promise<unknown>>();
   const loadHandler = (route: RouteSpec) => {
     let handler = handlers.get(route.id);
@@ -74,7 +77,7 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
     const url = new URL(req.url ?? '/', 'http://localhost');
     const method = (req.method ?? 'GET').toUpperCase();
     if (method === 'OPTIONS') return preflight(req, res, url.pathname);
-    const cors = options.allowedOrigins().length > 0;
+    const cors = gatewayResponseCors(options.allowedOrigins().length > 0, hasPublishableKeyRoutes);
     const match = table.match(method, url.pathname);
     // A REST API answers an unknown path and a known path with another method alike.
     if (match === undefined || match === 'methodMismatch') {

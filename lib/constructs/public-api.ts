@@ -17,8 +17,8 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
 import {
-  GATEWAY_RESPONSE_CORS_HEADERS,
   GATEWAY_RESPONSES,
+  gatewayResponseCors,
   gatewayResponseTemplate,
   type GatewayResponseSpec,
 } from '../gateway-responses.js';
@@ -123,7 +123,8 @@ export class PublicApi extends Construct {
     this.preflights = { corsOrigins, publishableKeyResources: publishableKeyResources(props.routes ?? []) };
     addPreflight(this.api.root, this.preflights);
 
-    for (const spec of GATEWAY_RESPONSES) this.addGatewayResponse(spec, corsOrigins.length > 0);
+    const cors = gatewayResponseCors(corsOrigins.length > 0, this.preflights.publishableKeyResources.size > 0);
+    for (const spec of GATEWAY_RESPONSES) this.addGatewayResponse(spec, cors);
 
     // RestApi always adds an output with a hashed name; the stack publishes the URL as `ApiUrl` instead.
     this.api.node.tryRemoveChild('Endpoint');
@@ -177,11 +178,11 @@ export class PublicApi extends Construct {
   }
 
   /** API Gateway's own answers in the project's error shape (lib/gateway-responses.ts). */
-  private addGatewayResponse(spec: GatewayResponseSpec, cors: boolean): void {
+  private addGatewayResponse(spec: GatewayResponseSpec, cors: Readonly<Record<string, string>>): void {
     this.api.addGatewayResponse(spec.type, {
       type: ResponseType.of(spec.type),
       statusCode: spec.status === undefined ? undefined : String(spec.status),
-      responseHeaders: { ...(cors ? GATEWAY_RESPONSE_CORS_HEADERS : {}), ...spec.headers },
+      responseHeaders: { ...cors, ...spec.headers },
       templates: { 'application/json': gatewayResponseTemplate(spec) },
     });
   }

@@ -2,7 +2,7 @@ import { Match } from 'aws-cdk-lib/assertions';
 import { routes } from '../../lib/routes.js';
 import { CORS_ALLOW_HEADERS, publishableKeyResources } from '../../lib/cors-preflight.js';
 import { GATEWAY_RESPONSE_CORS_HEADERS } from '../../lib/gateway-responses.js';
-import { apiMethods as methods, build, functionLogicalId, type Built } from './support.js';
+import { apiMethods as methods, build, functionLogicalId, manifestRoutes, type Built } from './support.js';
 
 type Resources = Record<string, { Type: string; Properties: Record<string, any> }>;
 
@@ -168,8 +168,23 @@ describe('public API without CORS origins', () => {
     built.template.hasResourceProperties('AWS::ApiGateway::Stage', { StageName: 'prod' });
   });
 
-  test('gateway responses carry no CORS headers', () => {
+  test('gateway responses echo the origin without credentials, for the publishable-key pages', () => {
     for (const response of Object.values(gatewayResponses(built))) {
+      expect(response.ResponseParameters).toMatchObject({
+        'gatewayresponse.header.Access-Control-Allow-Origin': 'method.request.header.Origin',
+        'gatewayresponse.header.Access-Control-Expose-Headers': "'Retry-After'",
+        'gatewayresponse.header.Vary': "'Origin'",
+      });
+      expect(response.ResponseParameters).not.toHaveProperty('gatewayresponse.header.Access-Control-Allow-Credentials');
+    }
+  });
+
+  test('an API without publishable-key routes or CORS origins gives gateway responses no CORS headers', () => {
+    const secretOnly = build({
+      corsOrigins: [],
+      routes: manifestRoutes.filter((r) => !r.auth.includes('publishableKey')),
+    });
+    for (const response of Object.values(gatewayResponses(secretOnly))) {
       const headers = Object.keys(response.ResponseParameters ?? {}).map((name) =>
         name.replace('gatewayresponse.header.', ''),
       );

@@ -4,6 +4,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createGatewayServer, type GatewayServer } from '../../../local/gateway-server.js';
 import { gatewayResponse, gatewayResponseTemplate } from '../../../lib/gateway-responses.js';
 import type { RouteSpec } from '../../../lib/routes.js';
+import { publishableKeyRoute } from '../../fixtures/publishable-key-route.js';
 import { errorRoute } from '../../fixtures/streaming-routes.js';
 
 /**
@@ -19,9 +20,9 @@ const ORIGIN = 'https://app.example.com';
 const openaiRoute: RouteSpec = { ...errorRoute, id: 'fixture-openai', path: '/fixture/openai', errorStyle: 'openai' };
 
 const servers: GatewayServer[] = [];
-async function start(origins: string[]): Promise<string> {
+async function start(origins: string[], routes: readonly RouteSpec[] = [errorRoute, openaiRoute]): Promise<string> {
   const server = createGatewayServer({
-    routes: [errorRoute, openaiRoute],
+    routes,
     loadHandler: (route) => import(pathToFileURL(resolve(ROOT_DIR, route.entry)).href),
     allowedOrigins: () => origins,
     maxBodyBytes: MAX_BODY_BYTES,
@@ -126,5 +127,14 @@ describe("API Gateway's own answers", () => {
     expect(answer.status).toBe(404);
     expect(await answer.json()).toEqual(expectedBody('MISSING_AUTHENTICATION_TOKEN'));
     expect(answer.headers.get('access-control-allow-origin')).toBeNull();
+  });
+
+  test('without CORS origins but with publishable-key routes, the origin is echoed without credentials', async () => {
+    const bare = await start([], [errorRoute, publishableKeyRoute]);
+    const answer = await fetch(`${bare}/fixture/nowhere`, { headers: { Origin: ORIGIN } });
+    expect(answer.status).toBe(404);
+    expect(answer.headers.get('access-control-allow-origin')).toBe(ORIGIN);
+    expect(answer.headers.get('access-control-expose-headers')).toBe('Retry-After');
+    expect(answer.headers.get('access-control-allow-credentials')).toBeNull();
   });
 });
