@@ -28,6 +28,7 @@ new GatewayStack(app, context.stackName, {
   imageDescriberModel: context.imageDescriberModel,
   stageThrottle: context.stageThrottle,
   reservedConcurrency: context.reservedConcurrency,
+  customDomain: context.customDomain,
 });
 
 Validations.of(app).addPlugins(new AwsSolutionsChecks(app));

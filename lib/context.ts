@@ -1,6 +1,10 @@
 import type { Node } from 'constructs';
 import { listFamilies } from '../lambdas/catalog/index.js';
+import type { CustomDomainProps } from './constructs/custom-domain.js';
 import { DEFAULT_STAGE_THROTTLE, type StageThrottle } from './constructs/public-api.js';
+
+/** The API's own host name: what the CustomDomain construct needs besides the API. */
+export type CustomDomainConfig = Omit<CustomDomainProps, 'api'>;
 
 /** A Bedrock guardrail the chat function applies for `content_moderation`. */
 export interface BedrockGuardrailConfig {
@@ -29,6 +33,7 @@ export interface GatewayContext {
   readonly stageThrottle: StageThrottle;
   /** Route id to reserved concurrency; routes not named reserve none. */
   readonly reservedConcurrency: Readonly<Record<string, number>>;
+  readonly customDomain?: CustomDomainConfig;
 }
 
 export interface ContextDefaults {
@@ -71,7 +76,56 @@ export function readGatewayContext(node: Node, defaults: ContextDefaults): Gatew
       burstLimit: positiveInteger(node, 'throttleBurstLimit') ?? DEFAULT_STAGE_THROTTLE.burstLimit,
     },
     reservedConcurrency: parseReservedConcurrency(node.tryGetContext('reservedConcurrency')),
+    customDomain: parseCustomDomain(region, {
+      domainName: stringContext(node, 'domainName'),
+      certificateArn: stringContext(node, 'certificateArn'),
+      hostedZoneId: stringContext(node, 'hostedZoneId'),
+      hostedZoneName: stringContext(node, 'hostedZoneName'),
+    }),
   };
+}
+
+const HOST_NAME = /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
+
+/**
+ * `domainName` with `certificateArn` (an ACM certificate in the stack's region, as a regional
+ * API requires), and optionally `hostedZoneId` with `hostedZoneName` for the alias records.
+ * Half a configuration is refused rather than half deployed.
+ */
+export function parseCustomDomain(
+  region: string,
+  raw: { domainName?: string; certificateArn?: string; hostedZoneId?: string; hostedZoneName?: string },
+): CustomDomainConfig | undefined {
+  const { domainName, certificateArn, hostedZoneId, hostedZoneName } = raw;
+  if (
+    domainName === undefined &&
+    certificateArn === undefined &&
+    hostedZoneId === undefined &&
+    hostedZoneName === undefined
+  ) {
+    return undefined;
+  }
+  if (domainName === undefined || certificateArn === undefined) {
+    throw new Error('context domainName and certificateArn go together: set both, or neither');
+  }
+  if (!HOST_NAME.test(domainName)) throw new Error(`context domainName "${domainName}" is not a lower-case host name`);
+  const arn = /^arn:aws[a-z-]*:acm:([a-z0-9-]+):\d{12}:certificate\/[0-9a-f-]{36}$/.exec(certificateArn);
+  if (!arn) throw new Error(`context certificateArn "${certificateArn}" is not an ACM certificate ARN`);
+  if (arn[1] !== region) {
+    throw new Error(
+      `context certificateArn is in ${arn[1]}, but a regional API in ${region} needs a certificate there`,
+    );
+  }
+  if ((hostedZoneId === undefined) !== (hostedZoneName === undefined)) {
+    throw new Error('context hostedZoneId and hostedZoneName go together: set both, or neither');
+  }
+  if (hostedZoneId === undefined || hostedZoneName === undefined) return { domainName, certificateArn };
+  if (!/^Z[A-Z0-9]{1,32}$/.test(hostedZoneId))
+    throw new Error(`context hostedZoneId "${hostedZoneId}" is not a Route 53 zone id`);
+  if (!HOST_NAME.test(hostedZoneName) || !`.${domainName}`.endsWith(`.${hostedZoneName}`)) {
+    throw new Error(`context hostedZoneName "${hostedZoneName}" must be a zone that contains ${domainName}`);
+  }
+  return { domainName, certificateArn, hostedZone: { id: hostedZoneId, name: hostedZoneName } };
 }
 
 /** A whole number of at least 1, from cdk.json (a number) or `-c` (a string). */

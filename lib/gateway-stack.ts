@@ -4,7 +4,8 @@ import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { ENV } from '../lambdas/config/environment.js';
-import type { BedrockGuardrailConfig } from './context.js';
+import type { BedrockGuardrailConfig, CustomDomainConfig } from './context.js';
+import { CustomDomain } from './constructs/custom-domain.js';
 import { EncryptionKey } from './constructs/encryption-key.js';
 import { endpointAccess, RUNTIME_ENV } from './constructs/endpoint-access.js';
 import { EndpointFunction } from './constructs/endpoint-function.js';
@@ -56,6 +57,11 @@ export interface GatewayStackProps extends StackProps {
    * @default - none: every function draws on the account's unreserved pool
    */
   readonly reservedConcurrency?: Readonly<Record<string, number>>;
+  /**
+   * The API under the operator's own host name (lib/constructs/custom-domain.ts).
+   * @default - none: the execute-api URL only
+   */
+  readonly customDomain?: CustomDomainConfig;
 }
 
 /** The route whose function describes images (lambdas/gateway/image-descriptions.ts). */
@@ -100,6 +106,7 @@ export class GatewayStack extends Stack {
       webAclArn: props.webAclArn,
       throttle: props.stageThrottle,
     });
+    if (props.customDomain) new CustomDomain(this, 'CustomDomain', { api: this.api.api, ...props.customDomain });
 
     const shared = {
       [ENV.allowedOrigins]: corsOrigins.join(','),
