@@ -3,7 +3,7 @@ import { ENV, optionalEnv, requireEnv } from '../config/environment.js';
 import { forbidden, HttpError, invalidCredential, unauthorized } from '../http/errors.js';
 import type { GatewayRequest } from '../http/request.js';
 import { getLiveSession } from '../store/sessions.js';
-import { readSecret } from '../store/secret-values.js';
+import { readSecret, rereadSecret } from '../store/secret-values.js';
 import { parseKey, secretsEqual, verifyKey } from './api-key-format.js';
 import type { ApiKeyRecord } from '../store/api-keys.js';
 import { findApiKey } from './key-directory.js';
@@ -59,8 +59,7 @@ function bearerToken(req: GatewayRequest): string | undefined {
 
 async function authenticateAdmin(token: string | undefined): Promise<Principal> {
   if (token === undefined) throw unauthorized('Missing admin token: send Authorization: Bearer <admin token>');
-  const expected = await readSecret(requireEnv(ENV.adminTokenSecretId));
-  if (secretsEqual(token, expected)) return { kind: 'admin' };
+  if (await isCurrentAdminToken(token)) return { kind: 'admin' };
   if (await isUsableKey(token)) throw forbidden('API keys cannot reach the admin API: send the admin token');
   throw invalidCredential('Invalid admin token');
 }
@@ -72,7 +71,19 @@ async function authenticateAdmin(token: string | undefined): Promise<Principal> 
  */
 async function isAdminToken(token: string): Promise<boolean> {
   if (parseKey(token)) return false;
-  return secretsEqual(token, await readSecret(requireEnv(ENV.adminTokenSecretId)));
+  return isCurrentAdminToken(token);
+}
+
+/**
+ * How often a non-matching token may make an instance read the admin token afresh: a rotated
+ * token works everywhere within seconds, not after the secret cache's five minutes.
+ */
+const ADMIN_TOKEN_REREAD_MS = 5_000;
+
+async function isCurrentAdminToken(token: string): Promise<boolean> {
+  const secretId = requireEnv(ENV.adminTokenSecretId);
+  if (secretsEqual(token, await readSecret(secretId))) return true;
+  return secretsEqual(token, await rereadSecret(secretId, ADMIN_TOKEN_REREAD_MS));
 }
 
 /** Whether the token is a working API key; store failures still propagate. */
