@@ -1,27 +1,18 @@
-import type { UsageUnit } from '../../catalog/unit-prices.js';
+import type { MeteredWork } from '../../gateway/metering.js';
 import { MEDIA_PROVIDERS } from '../../catalog/media-providers.js';
 import { VIDEO_MODELS } from './video-models.js';
 import type { VideoRequest } from './video-request.js';
 import type { VideoTaskState } from './video-task.js';
 
 /**
- * The ledger entry of a finished video task, in the shape of the meter's `work` item: seconds
- * of video, priced per upstream model and resolution (`minimax/MiniMax-Hailuo-2.3/1080P`,
- * catalog/unit-prices.ts). A failed task made nothing and counts 0 seconds.
+ * The meter's `work` item for a finished video task: seconds of video, priced per upstream
+ * model and resolution (`minimax/MiniMax-Hailuo-2.3/1080P`, catalog/unit-prices.ts). A failed
+ * task made nothing and counts 0 seconds.
  */
-export interface VideoWork {
-  readonly model: string;
-  readonly provider: string;
-  readonly unit: UsageUnit;
-  readonly quantity: number;
-  readonly status: number;
-  readonly outcome: string;
-}
-
 export function videoWorkOf(
   request: Pick<VideoRequest, 'model' | 'duration' | 'resolution'>,
   finished: VideoTaskState,
-): VideoWork {
+): MeteredWork {
   const provider = MEDIA_PROVIDERS.minimax.id;
   const succeeded = finished.status === 'Success';
   return {
