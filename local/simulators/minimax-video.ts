@@ -9,12 +9,14 @@ import {
   VIDEO_FILENAME,
   videoOf,
 } from './video-files.js';
+import { verifyCallback, walkWithCallbacks, type StatusAnswer } from './video-callbacks.js';
 import { acceptVideoTask, FRAME_SIZES } from './video-models.js';
 import { createTask, pollTask, taskOf, type SimVideoTask } from './video-tasks.js';
 
 /**
  * The MiniMax fake's video routes (upstreams.md §6.4): create a task, poll it along its walk
- * (video-tasks.ts), retrieve its file's download link and download it (video-files.ts).
+ * (video-tasks.ts) or follow it through `callback_url` pushes (video-callbacks.ts), retrieve
+ * its file's download link and download it (video-files.ts).
  * A task id or file id the key did not create, or that never existed, is answered with 2013
  * "invalid params" inside HTTP 200 (MiniMax's behaviour here is unconfirmed; this is the code
  * it gives for other unusable parameters).
@@ -26,16 +28,25 @@ const ownerOf = (x: SimExchange): string => String(x.headers.authorization ?? ''
 async function createVideoTask(x: SimExchange): Promise<void> {
   const accepted = acceptVideoTask(x.body);
   if ('refusal' in accepted) return x.send(businessError(2013, accepted.refusal));
-  const task = createTask(ownerOf(x), accepted);
+  const { callbackUrl } = accepted;
+  if (callbackUrl !== undefined && !(await verifyCallback(callbackUrl)))
+    return x.send(businessError(2013, 'invalid params, callback_url did not echo the challenge'));
+  const task = createTask(ownerOf(x), accepted, callbackUrl !== undefined);
+  if (callbackUrl !== undefined) walkWithCallbacks(task, callbackUrl, statusAnswer);
   return x.send(minimaxAnswer({ task_id: task.taskId }));
 }
 
 async function queryVideoTask(x: SimExchange): Promise<void> {
   const task = taskOf(ownerOf(x), x.url.searchParams.get('task_id') ?? '');
   if (!task) return x.send(businessError(2013, 'invalid params, task not found'));
-  const status = pollTask(task);
-  return x.send(minimaxAnswer(statusFields(task, status), status === 'Fail' ? task.failCode : 0));
+  const { fields, code } = statusAnswer(task, pollTask(task));
+  return x.send(minimaxAnswer(fields, code));
 }
+
+const statusAnswer: StatusAnswer = (task, status) => ({
+  fields: statusFields(task, status),
+  code: status === 'Fail' ? task.failCode : 0,
+});
 
 function statusFields(task: SimVideoTask, status: string): Record<string, unknown> {
   if (status !== 'Success') return { task_id: task.taskId, status };

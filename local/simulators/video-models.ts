@@ -84,6 +84,8 @@ export function acceptVideoTask(body: unknown): AcceptedVideoTask | { readonly r
   if (typeof duration !== 'number' || !offered.includes(duration))
     return { refusal: `invalid params, duration ${String(duration)} is not offered at ${String(resolution)}` };
   const callbackUrl = fields['callback_url'];
+  if (callbackUrl !== undefined && (typeof callbackUrl !== 'string' || !/^https?:\/\//.test(callbackUrl)))
+    return { refusal: 'invalid params, callback_url must be an http(s) URL' };
   return {
     model,
     prompt,

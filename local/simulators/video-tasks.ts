@@ -14,6 +14,7 @@ import { numericId, remember } from './video-store.js';
  * - `[sim:walk=S1,S2,...]` exactly these statuses, one per poll (e.g. `Preparing,Unknown,Failed`,
  *   the spellings the official CLI also knows); a walk ending `Success` yields a file
  * - `[sim:url_ttl_ms=N]` the file's download links expire after N ms (default one hour)
+ * - `[sim:step_ms=N]` a task with a `callback_url` takes a step every N ms (default 100)
  */
 
 export interface SimVideoTask {
@@ -25,18 +26,25 @@ export interface SimVideoTask {
   /** `base_resp.status_code` of a `Fail` step. */
   readonly failCode: number;
   readonly urlTtlMs: number;
-  /** Polls answered so far. */
-  polls: number;
+  /** Steps of the walk reached so far (0: none yet). */
+  step: number;
+  /**
+   * A task with a verified `callback_url` walks on its own, one step every `stepMs`
+   * (video-callbacks.ts); polls then read its step without moving it.
+   */
+  readonly selfPaced: boolean;
+  readonly stepMs: number;
 }
 
 export const DEFAULT_WALK_POLLS = 4;
 const MAX_WALK_POLLS = 100;
 export const DEFAULT_URL_TTL_MS = 60 * 60 * 1000;
+const DEFAULT_STEP_MS = 100;
 const EARLY_STEPS = ['Preparing', 'Queueing', 'Processing'] as const;
 
 const tasks = new Map<string, SimVideoTask>();
 
-export function createTask(owner: string, accepted: AcceptedVideoTask): SimVideoTask {
+export function createTask(owner: string, accepted: AcceptedVideoTask, selfPaced = false): SimVideoTask {
   const directives = directivesOf(accepted.prompt);
   const failCode = directives.has('fail') ? (boundedInteger(directives.get('fail'), 0, 99_999) ?? 0) : undefined;
   const task: SimVideoTask = {
@@ -46,7 +54,9 @@ export function createTask(owner: string, accepted: AcceptedVideoTask): SimVideo
     walk: explicitWalk(directives.get('walk')) ?? walkOf(pollsOf(directives.get('polls')), failCode),
     failCode: failCode ?? 0,
     urlTtlMs: boundedInteger(directives.get('url_ttl_ms'), 1, 7 * 24 * 60 * 60 * 1000) ?? DEFAULT_URL_TTL_MS,
-    polls: 0,
+    step: selfPaced ? 1 : 0,
+    selfPaced,
+    stepMs: boundedInteger(directives.get('step_ms'), 1, 60_000) ?? DEFAULT_STEP_MS,
   };
   remember(tasks, task.taskId, task);
   return task;
@@ -60,9 +70,18 @@ export function taskOf(owner: string, taskId: string): SimVideoTask | undefined 
 
 /** Counts a poll and answers the status it shows. */
 export function pollTask(task: SimVideoTask): string {
-  task.polls = Math.min(task.polls + 1, task.walk.length);
-  return task.walk[task.polls - 1]!;
+  return task.selfPaced ? currentStatus(task) : advance(task);
 }
+
+/** Moves the task one step (the last step repeats) and answers its status. */
+export function advance(task: SimVideoTask): string {
+  task.step = Math.min(task.step + 1, task.walk.length);
+  return currentStatus(task);
+}
+
+export const currentStatus = (task: SimVideoTask): string => task.walk[Math.max(task.step, 1) - 1]!;
+
+export const isFinished = (task: SimVideoTask): boolean => task.step >= task.walk.length;
 
 function walkOf(polls: number, failCode: number | undefined): string[] {
   const early = Array.from({ length: polls - 1 }, (_, i) => EARLY_STEPS[Math.min(i, EARLY_STEPS.length - 1)]!);

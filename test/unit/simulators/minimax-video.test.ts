@@ -1,3 +1,5 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { startSimulator, type RunningSimulator } from '../../../local/simulators/harness.js';
 import { minimaxSimulator } from '../../../local/simulators/minimax.js';
 import { MP4_TIMESCALE } from '../../../local/simulators/video-mp4.js';
@@ -204,6 +206,67 @@ describe('GET /v1/files/retrieve and the download link', () => {
     expect(codeOf(await retrieve(fileId, 'another-key'))).toBe(2013);
     expect(codeOf(await retrieve('123'))).toBe(2013);
     expect(codeOf(await retrieve(fileId))).toBe(0);
+  });
+});
+
+describe('callback_url', () => {
+  let receiver: Server;
+  let receiverUrl: string;
+  let received: any[];
+  let echo: (challenge: string) => string;
+  beforeAll(async () => {
+    receiver = createServer((req, res) => {
+      let text = '';
+      req.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      req.on('end', () => {
+        const body = JSON.parse(text);
+        received.push(body);
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(body.challenge === undefined ? {} : { challenge: echo(body.challenge) }));
+      });
+    });
+    await new Promise<void>((done) => receiver.listen(0, '127.0.0.1', done));
+    receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/minimax`;
+  });
+  afterAll(() => new Promise((done) => receiver.close(done)));
+  beforeEach(() => {
+    received = [];
+    echo = (challenge) => challenge;
+  });
+
+  async function pushesUntil(last: string) {
+    for (let i = 0; i < 300 && received.at(-1)?.status !== last; i++) await new Promise((done) => setTimeout(done, 10));
+    return received;
+  }
+
+  it('sends a challenge first, then lower-case pushes as the task walks on its own', async () => {
+    const taskId = await taskIdOf({ prompt: 'a cat [sim:step_ms=20]', callback_url: receiverUrl });
+    const pushes = await pushesUntil('success');
+    expect(Object.keys(pushes[0])).toEqual(['challenge']);
+    expect(pushes.slice(1).map((push) => push.status)).toEqual(['processing', 'success']);
+    expect(pushes[2]).toMatchObject({
+      task_id: taskId,
+      file_id: expect.stringMatching(/^\d+$/),
+      base_resp: { status_code: 0 },
+    });
+    // Polls read the walk without moving it: the file is the pushed one.
+    expect((await query(taskId)).body).toMatchObject({ status: 'Success', file_id: pushes[2].file_id });
+  });
+
+  it('pushes failed with the business code of a failing task', async () => {
+    await taskIdOf({ prompt: 'a cat [sim:step_ms=20] [sim:fail=1027]', callback_url: receiverUrl });
+    const pushes = await pushesUntil('failed');
+    expect(pushes.at(-1)).toMatchObject({ status: 'failed', base_resp: { status_code: 1027 } });
+  });
+
+  it('refuses the task with 2013 when the challenge is not echoed', async () => {
+    echo = () => 'something else';
+    const refused = await create({ callback_url: receiverUrl });
+    expect(refused.body.base_resp).toEqual({
+      status_code: 2013,
+      status_msg: 'invalid params, callback_url did not echo the challenge',
+    });
+    expect(received).toHaveLength(1);
   });
 });
 
