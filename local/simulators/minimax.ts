@@ -2,6 +2,7 @@ import type { SimulatorDefinition } from './harness.js';
 import { MINIMAX_AUDIO_ROUTES } from './minimax-audio.js';
 import { authenticateMinimax, httpError, namedBusinessErrors } from './minimax-wire.js';
 import { MINIMAX_VIDEO_ROUTES } from './minimax-video.js';
+import { isDownloadPath } from './video-files.js';
 
 /**
  * The MiniMax fake (upstreams.md §6 and its Simulator checklist): speech and music
@@ -19,6 +20,7 @@ export const minimaxSimulator: SimulatorDefinition = {
     return typeof model === 'string' ? model : undefined;
   },
   errorFor: (status) => httpError(status),
-  authenticate: authenticateMinimax,
+  // Download links are signed in their query, as a CDN's are: they carry no key.
+  authenticate: (x) => (isDownloadPath(x.url) ? undefined : authenticateMinimax(x)),
   namedErrors: namedBusinessErrors,
 };

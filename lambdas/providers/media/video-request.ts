@@ -1,0 +1,137 @@
+import { normalizeCameraCommands } from './video-camera.js';
+import { invalidVideo } from './video-errors.js';
+import {
+  DEFAULT_VIDEO_DURATION,
+  DEFAULT_VIDEO_MODEL,
+  DURATIONS_AT,
+  MADE_AT,
+  MAX_FIRST_FRAME_URL_CHARS,
+  MAX_VIDEO_PROMPT_CHARS,
+  RESOLUTION_PREFERENCE,
+  VIDEO_DURATIONS,
+  VIDEO_MODEL_IDS,
+  VIDEO_MODELS,
+  VIDEO_RESOLUTIONS,
+  type MadeResolution,
+  type VideoDuration,
+  type VideoModelId,
+  type VideoResolution,
+} from './video-models.js';
+
+/**
+ * The video submit body (spec 4.9) checked and translated for MiniMax before any upstream
+ * call: every refusal is a VideoRequestError naming the field. The result is plain data, so it
+ * can be kept in a job record and submitted later.
+ */
+export interface VideoRequest {
+  readonly model: VideoModelId;
+  /** Camera commands in MiniMax's spelling. */
+  readonly prompt: string;
+  readonly duration: VideoDuration;
+  /** What will be made (a 720P request is made at 768P). */
+  readonly resolution: MadeResolution;
+  readonly promptOptimizer: boolean;
+  /** An extension: the http(s) URL of the first frame, which `-Fast` requires. */
+  readonly firstFrameImage?: string;
+}
+
+const FIELDS: ReadonlySet<string> = new Set([
+  'prompt',
+  'model',
+  'duration',
+  'resolution',
+  'prompt_optimizer',
+  'first_frame_image',
+]);
+
+export function parseVideoRequest(body: unknown): VideoRequest {
+  if (body === null || typeof body !== 'object' || Array.isArray(body))
+    throw invalidVideo('body', 'must be a JSON object');
+  const fields = body as Record<string, unknown>;
+  const unknown = Object.keys(fields).find((name) => !FIELDS.has(name));
+  if (unknown !== undefined) throw invalidVideo(unknown, 'is not a field of a video request');
+  const model = modelOf(fields['model']);
+  const firstFrameImage = firstFrameOf(fields['first_frame_image'], model);
+  const duration = durationOf(fields['duration']);
+  return {
+    model,
+    prompt: promptOf(fields['prompt']),
+    duration,
+    resolution: resolutionOf(fields['resolution'], duration),
+    promptOptimizer: booleanOf(fields['prompt_optimizer'], 'prompt_optimizer', true),
+    ...(firstFrameImage === undefined ? {} : { firstFrameImage }),
+  };
+}
+
+function promptOf(value: unknown): string {
+  if (value === undefined) throw invalidVideo('prompt', 'is required');
+  if (typeof value !== 'string') throw invalidVideo('prompt', 'must be a string');
+  if (value.trim() === '') throw invalidVideo('prompt', 'must not be blank');
+  // Code points, not UTF-16 units; the first test bounds the count's work.
+  if (value.length > 2 * MAX_VIDEO_PROMPT_CHARS || [...value].length > MAX_VIDEO_PROMPT_CHARS)
+    throw invalidVideo('prompt', `must be at most ${MAX_VIDEO_PROMPT_CHARS} characters`);
+  return normalizeCameraCommands(value);
+}
+
+function modelOf(value: unknown): VideoModelId {
+  if (value === undefined) return DEFAULT_VIDEO_MODEL;
+  if (!VIDEO_MODEL_IDS.includes(value as VideoModelId))
+    throw invalidVideo('model', `must be one of ${VIDEO_MODEL_IDS.join(', ')}`);
+  return value as VideoModelId;
+}
+
+/**
+ * Only http(s) URLs: a data: URL would not fit the job record (DynamoDB items hold 400 KB)
+ * nor the Step Functions input (256 KB) that carry the request to the upstream.
+ */
+function firstFrameOf(value: unknown, model: VideoModelId): string | undefined {
+  if (value === undefined) {
+    if (VIDEO_MODELS[model].needsFirstFrame)
+      throw invalidVideo('first_frame_image', `is required with ${model}, which makes video from an image only`);
+    return undefined;
+  }
+  if (typeof value !== 'string' || value.length > MAX_FIRST_FRAME_URL_CHARS || !isHttpUrl(value))
+    throw invalidVideo(
+      'first_frame_image',
+      `must be an http(s) URL of at most ${MAX_FIRST_FRAME_URL_CHARS} characters`,
+    );
+  return value;
+}
+
+function isHttpUrl(text: string): boolean {
+  try {
+    const url = new URL(text);
+    return (url.protocol === 'https:' || url.protocol === 'http:') && url.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
+function durationOf(value: unknown): VideoDuration {
+  if (value === undefined) return DEFAULT_VIDEO_DURATION;
+  if (!VIDEO_DURATIONS.includes(value as VideoDuration))
+    throw invalidVideo('duration', `must be one of ${VIDEO_DURATIONS.join(', ')} (seconds)`);
+  return value as VideoDuration;
+}
+
+function resolutionOf(value: unknown, duration: VideoDuration): MadeResolution {
+  if (value === undefined) return RESOLUTION_PREFERENCE.find((made) => DURATIONS_AT[made].includes(duration))!;
+  if (!VIDEO_RESOLUTIONS.includes(value as VideoResolution))
+    throw invalidVideo('resolution', `must be one of ${VIDEO_RESOLUTIONS.join(', ')}`);
+  const made = MADE_AT[value as VideoResolution];
+  if (!DURATIONS_AT[made].includes(duration))
+    throw invalidVideo(
+      'duration',
+      `${duration} s is not offered at ${value as string}, only at ${resolutionsOffering(duration).join(', ')}`,
+    );
+  return made;
+}
+
+const resolutionsOffering = (duration: VideoDuration) =>
+  VIDEO_RESOLUTIONS.filter((resolution) => DURATIONS_AT[MADE_AT[resolution]].includes(duration));
+
+function booleanOf(value: unknown, field: string, fallback: boolean): boolean {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'boolean') throw invalidVideo(field, 'must be true or false');
+  return value;
+}

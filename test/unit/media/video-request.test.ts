@@ -1,0 +1,137 @@
+import fc from 'fast-check';
+import { CAMERA_COMMANDS } from '../../../lambdas/providers/media/video-camera.js';
+import { VideoRequestError } from '../../../lambdas/providers/media/video-errors.js';
+import { parseVideoRequest } from '../../../lambdas/providers/media/video-request.js';
+import { videoGenerationBody } from '../../../lambdas/providers/media/video-task.js';
+
+/**
+ * The video submit body (spec 4.9) checked and translated for MiniMax: defaults, the
+ * translations the adapter makes, and one refusal per rule naming its field.
+ */
+const refusalOf = (body: unknown) => {
+  try {
+    parseVideoRequest(body);
+  } catch (error) {
+    expect(error).toBeInstanceOf(VideoRequestError);
+    return { field: (error as VideoRequestError).field, message: (error as VideoRequestError).message };
+  }
+  throw new Error('accepted');
+};
+
+test('defaults: minimax-video-2.3, 6 s at the spec’s 1080P, prompt optimizer on', () => {
+  const request = parseVideoRequest({ prompt: 'a cat on a wall' });
+  expect(request).toEqual({
+    model: 'minimax-video-2.3',
+    prompt: 'a cat on a wall',
+    duration: 6,
+    resolution: '1080P',
+    promptOptimizer: true,
+  });
+  expect(videoGenerationBody(request)).toEqual({
+    model: 'MiniMax-Hailuo-2.3',
+    prompt: 'a cat on a wall',
+    duration: 6,
+    resolution: '1080P',
+    prompt_optimizer: true,
+  });
+});
+
+test('translations: 10 s without a resolution is made at 768P, 720P is made at 768P, -Fast takes a first frame', () => {
+  expect(parseVideoRequest({ prompt: 'p', duration: 10 }).resolution).toBe('768P');
+  expect(parseVideoRequest({ prompt: 'p', resolution: '720P', duration: 10 }).resolution).toBe('768P');
+  expect(parseVideoRequest({ prompt: 'p', resolution: '768P' }).resolution).toBe('768P');
+  // The limit counts characters, not UTF-16 units.
+  expect(parseVideoRequest({ prompt: '🎬'.repeat(2000) }).prompt).toHaveLength(4000);
+  const fast = parseVideoRequest({
+    prompt: 'p',
+    model: 'minimax-video-2.3-Fast',
+    first_frame_image: 'https://img.test/a.png',
+    prompt_optimizer: false,
+  });
+  expect(videoGenerationBody(fast)).toMatchObject({
+    model: 'MiniMax-Hailuo-2.3-Fast',
+    first_frame_image: 'https://img.test/a.png',
+    prompt_optimizer: false,
+  });
+});
+
+test('camera commands are written in MiniMax’s spelling; other bracketed text passes unchanged', () => {
+  const { prompt } = parseVideoRequest({
+    prompt: '[push IN] a cat [ pan  left ,zoom out, Shake] at [sunset] [sim:polls=2] [Static shot]',
+  });
+  expect(prompt).toBe('[Push in] a cat [Pan left,Zoom out,Shake] at [sunset] [sim:polls=2] [Static shot]');
+  for (const command of CAMERA_COMMANDS)
+    expect(parseVideoRequest({ prompt: `[${command}]` }).prompt).toBe(`[${command}]`);
+});
+
+test.each([
+  ['a body that is not an object', [], 'body'],
+  ['an unknown field', { prompt: 'p', resolutoin: '768P' }, 'resolutoin'],
+  ['no prompt', {}, 'prompt'],
+  ['a prompt that is not a string', { prompt: 42 }, 'prompt'],
+  ['a blank prompt', { prompt: ' \n ' }, 'prompt'],
+  ['a prompt over 2,000 characters', { prompt: 'x'.repeat(2001) }, 'prompt'],
+  ['a prompt over 2,000 characters of astral plane', { prompt: '🎬'.repeat(2001) }, 'prompt'],
+  ['an unknown camera command', { prompt: '[Pan up] a cat' }, 'prompt'],
+  ['four commands in one bracket', { prompt: '[Pan left,Zoom in,Tilt up,Shake] a cat' }, 'prompt'],
+  ['an unknown model', { prompt: 'p', model: 'MiniMax-Hailuo-2.3' }, 'model'],
+  ['-Fast without a first frame', { prompt: 'p', model: 'minimax-video-2.3-Fast' }, 'first_frame_image'],
+  [
+    'a first frame that is a data URL',
+    { prompt: 'p', first_frame_image: 'data:image/png;base64,AAAA' },
+    'first_frame_image',
+  ],
+  ['a first frame that is not a string', { prompt: 'p', first_frame_image: 7 }, 'first_frame_image'],
+  [
+    'a first frame URL over 2,048 characters',
+    { prompt: 'p', first_frame_image: `https://a.test/${'x'.repeat(2040)}` },
+    'first_frame_image',
+  ],
+  ['a duration of 8', { prompt: 'p', duration: 8 }, 'duration'],
+  ['a duration as a string', { prompt: 'p', duration: '6' }, 'duration'],
+  ['10 s at 1080P', { prompt: 'p', duration: 10, resolution: '1080P' }, 'duration'],
+  ['an unknown resolution', { prompt: 'p', resolution: '4K' }, 'resolution'],
+  ['a prompt_optimizer that is not a boolean', { prompt: 'p', prompt_optimizer: 'yes' }, 'prompt_optimizer'],
+])('refuses %s, naming the field', (_, body, field) => {
+  const refusal = refusalOf(body);
+  expect(refusal.field).toBe(field);
+  expect(refusal.message.startsWith(`${field}: `)).toBe(true);
+});
+
+test('the 1080P refusal says where 10 s is offered', () => {
+  expect(refusalOf({ prompt: 'p', duration: 10, resolution: '1080P' }).message).toBe(
+    'duration: 10 s is not offered at 1080P, only at 720P, 768P',
+  );
+});
+
+test('property: any JSON value is a request or a VideoRequestError, never anything else', () => {
+  const field = fc.constantFrom('prompt', 'model', 'duration', 'resolution', 'prompt_optimizer', 'first_frame_image');
+  const likely = fc.oneof(
+    fc.constantFrom(
+      'minimax-video-2.3',
+      'minimax-video-2.3-Fast',
+      '720P',
+      '1080P',
+      6,
+      10,
+      true,
+      'https://a.test/i.png',
+    ),
+    fc.string({ unit: fc.constantFrom('[', ']', ',', 'Pan left', 'Zoom', ' ', 'x', '🎬') }),
+  );
+  const body = fc.oneof(
+    fc.jsonValue(),
+    fc.dictionary(fc.oneof(field, fc.string()), fc.oneof(likely, fc.jsonValue())),
+    fc.dictionary(field, likely),
+  );
+  fc.assert(
+    fc.property(body, (value) => {
+      try {
+        parseVideoRequest(value);
+      } catch (error) {
+        if (!(error instanceof VideoRequestError)) throw error;
+      }
+    }),
+    { numRuns: 2000 },
+  );
+});
