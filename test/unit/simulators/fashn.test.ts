@@ -56,7 +56,7 @@ async function walk(id: string) {
 const inject = (fault: string) => fetch(`${sim.url}/__sim/faults`, { method: 'POST', body: JSON.stringify({ fault }) });
 
 test('a missing or bad key is the 401 UnauthorizedAccess body', async () => {
-  for (const headers of [{}, { authorization: 'Bearer bad-key' }]) {
+  for (const headers of [{}, { authorization: 'Bearer bad-key' }] as Record<string, string>[]) {
     expect(await run(tryon(), '', headers)).toEqual({
       status: 401,
       body: { error: 'UnauthorizedAccess', message: 'Unauthorized: Invalid token' },
