@@ -6,6 +6,7 @@ import {
 import { IdempotencyError } from '../../../lambdas/store/idempotency.js';
 import { HttpError } from '../../../lambdas/http/errors.js';
 import { fashionErrorReply, fashionMeta, fashionReply } from '../../../lambdas/http/fashion-reply.js';
+import { fashionStatusData } from '../../../lambdas/http/fashion-bodies.js';
 
 /** Fashion responses carry meta; domain errors map to the statuses of spec 7 and the README. */
 const meta = fashionMeta('0b7e7f4e-8a41-4c52-9f0e-3c8e3f3a8b11', new Date('2026-11-24T10:00:00Z'));
@@ -88,4 +89,16 @@ test('an HttpError (the caller-limit 429) keeps its headers; anything else is re
   ]);
   const bug = new TypeError('oops');
   expect(() => fashionErrorReply(bug, meta)).toThrow(bug);
+});
+
+test('status data: a failed prediction keeps its error, output null', () => {
+  expect(
+    fashionStatusData({
+      id: 'p',
+      status: 'failed',
+      output: null,
+      error: { name: 'PoseError', message: 'm' },
+      creditsUsed: 0,
+    }),
+  ).toEqual({ prediction_id: 'p', status: 'failed', output: null, error: { name: 'PoseError', message: 'm' } });
 });

@@ -227,3 +227,15 @@ test('outputs expire: CDN URLs after 72 h, base64 results after 60 minutes', asy
   expect((await fetch(url)).status).toBe(404);
   expect((await poll(cdnId)).status).toBe(404);
 });
+
+test('over the run QPS limit the answer is 429 RateLimitExceeded; the control API can lift it', async () => {
+  await fetch(`${sim.url}/__sim/limits`, { method: 'POST', body: JSON.stringify({ qps: 1, route: 'run' }) });
+  const models = [{ model_name: 'model-create', inputs: { prompt: 'p' } }];
+  expect((await run(models[0])).status).toBe(200);
+  expect(await run(models[0])).toEqual({
+    status: 429,
+    body: { error: 'RateLimitExceeded', message: expect.any(String) },
+  });
+  await fetch(`${sim.url}/__sim/limits`, { method: 'POST', body: JSON.stringify({ qps: null }) });
+  expect((await run(models[0])).status).toBe(200);
+});
