@@ -1,3 +1,4 @@
+import { parseJsonObject, readBoundedText } from '../bounded-answer.js';
 import type { TransportRequest, TransportResponse } from '../http-transport.js';
 import type { ProviderEndpoint } from '../provider-config.js';
 import { retryAfterFromHeaders, UpstreamError } from '../upstream-failure.js';
@@ -138,12 +139,14 @@ async function callFashn(
       body: body === undefined ? undefined : JSON.stringify(body),
       signal: deps.signal,
     });
-    text = await boundedText(response);
+    text = await readBoundedText(response.body, MAX_FASHN_ANSWER_BYTES, () =>
+      unreadable(`answer over ${MAX_FASHN_ANSWER_BYTES} bytes`),
+    );
   } catch (error) {
     if (error instanceof UpstreamError) throw new FashionError('upstream_failed', `FASHN: ${error.message}`);
     throw error;
   }
-  const parsed = parseObject(text);
+  const parsed = parseJsonObject(text);
   if (response.status < 200 || response.status > 299) throw apiError(response, parsed);
   if (!parsed) throw unreadable(`unreadable answer (HTTP ${response.status})`);
   return { body: parsed, headers: response.headers };
@@ -165,25 +168,3 @@ function apiError(response: TransportResponse, body: Record<string, unknown> | u
 }
 
 const unreadable = (what: string) => new FashionError('upstream_failed', `FASHN: ${what}`);
-
-async function boundedText(response: TransportResponse): Promise<string> {
-  const chunks: Buffer[] = [];
-  let bytes = 0;
-  for await (const chunk of response.body) {
-    bytes += chunk.length;
-    if (bytes > MAX_FASHN_ANSWER_BYTES) throw unreadable(`answer over ${MAX_FASHN_ANSWER_BYTES} bytes`);
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-function parseObject(text: string): Record<string, unknown> | undefined {
-  try {
-    const value: unknown = JSON.parse(text);
-    return value !== null && typeof value === 'object' && !Array.isArray(value)
-      ? (value as Record<string, unknown>)
-      : undefined;
-  } catch {
-    return undefined;
-  }
-}

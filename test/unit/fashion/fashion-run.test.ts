@@ -1,7 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { startLocalDynamoDb, type LocalDynamoDb } from '../../../local/dynamodb.js';
+import { useLocalDynamoDb } from '../../support/local-dynamodb.js';
 import { createFashnSimulator } from '../../../local/simulators/fashn.js';
 import { startSimulator, type RunningSimulator } from '../../../local/simulators/harness.js';
 import { submitFashionRun } from '../../../lambdas/http/fashion-run.js';
@@ -10,28 +7,13 @@ import { send } from '../../../lambdas/providers/http-transport.js';
 import { IdempotencyError } from '../../../lambdas/store/idempotency.js';
 
 /** Submitting a run against the FASHN fake, with Idempotency-Key records in dynalite. */
-let dataDir: string;
-let db: LocalDynamoDb;
 let sim: RunningSimulator;
 
+useLocalDynamoDb('frun');
 beforeAll(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), 'fashion-run-'));
-  db = await startLocalDynamoDb({ dataDir, tablePrefix: 'frun' });
   sim = await startSimulator(createFashnSimulator({ concurrency: 100 }));
-  Object.assign(process.env, {
-    AWS_REGION: 'us-east-1',
-    AWS_ACCESS_KEY_ID: 'test',
-    AWS_SECRET_ACCESS_KEY: 'test',
-    AWS_ENDPOINT_URL_DYNAMODB: db.endpoint,
-    CACHE_TABLE: db.tableNames.cache,
-  });
-}, 30_000);
-
-afterAll(async () => {
-  await sim.close();
-  await db.stop();
-  rmSync(dataDir, { recursive: true, force: true });
 });
+afterAll(() => sim.close());
 
 const deps = () => ({
   send,

@@ -1,32 +1,12 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { startLocalDynamoDb, type LocalDynamoDb } from '../../../local/dynamodb.js';
+import { useLocalDynamoDb } from '../../support/local-dynamodb.js';
 import { lease } from '../../../lambdas/store/rate-limit-windows.js';
 import { admitFashionRequest, fashionLimitError } from '../../../lambdas/http/fashion-rate-limits.js';
 
 /** Spec 8's fashion limits per key, counted in the shared window store (dynalite), on a fake clock. */
-let dataDir: string;
-let db: LocalDynamoDb;
 let now = 1_800_000_000_000;
 const deps = { lease, now: () => now };
 
-beforeAll(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), 'fashion-limits-'));
-  db = await startLocalDynamoDb({ dataDir, tablePrefix: 'flimits' });
-  Object.assign(process.env, {
-    AWS_REGION: 'us-east-1',
-    AWS_ACCESS_KEY_ID: 'test',
-    AWS_SECRET_ACCESS_KEY: 'test',
-    AWS_ENDPOINT_URL_DYNAMODB: db.endpoint,
-    CACHE_TABLE: db.tableNames.cache,
-  });
-}, 30_000);
-
-afterAll(async () => {
-  await db.stop();
-  rmSync(dataDir, { recursive: true, force: true });
-});
+useLocalDynamoDb('flimits');
 
 async function admitMany(endpoint: 'run' | 'subscribe' | 'status', key: string, count: number) {
   const results = [];

@@ -1,7 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { startLocalDynamoDb, type LocalDynamoDb } from '../../../local/dynamodb.js';
+import { useLocalDynamoDb } from '../../support/local-dynamodb.js';
 import { CLAIM_MS, claimIdempotencyKey, IDEMPOTENCY_TTL_MS } from '../../../lambdas/store/idempotency-keys.js';
 import {
   IdempotencyError,
@@ -11,25 +8,8 @@ import {
 } from '../../../lambdas/store/idempotency.js';
 
 /** Idempotency-Key → the first result, per account, 24 h; against dynalite. */
-let dataDir: string;
-let db: LocalDynamoDb;
 
-beforeAll(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), 'idempotency-'));
-  db = await startLocalDynamoDb({ dataDir, tablePrefix: 'idem' });
-  Object.assign(process.env, {
-    AWS_REGION: 'us-east-1',
-    AWS_ACCESS_KEY_ID: 'test',
-    AWS_SECRET_ACCESS_KEY: 'test',
-    AWS_ENDPOINT_URL_DYNAMODB: db.endpoint,
-    CACHE_TABLE: db.tableNames.cache,
-  });
-}, 30_000);
-
-afterAll(async () => {
-  await db.stop();
-  rmSync(dataDir, { recursive: true, force: true });
-});
+useLocalDynamoDb('idem');
 
 let n = 0;
 const freshKey = () => `key-${++n}-${Date.now()}`;
