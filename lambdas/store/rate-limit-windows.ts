@@ -14,8 +14,8 @@ export interface Lease {
 export const WINDOW_MS = 60_000;
 
 /**
- * Leases up to `wanted` requests from a fixed one-minute window that starts with the bucket's
- * first request. Counted with conditional writes, so every instance shares one exact count and
+ * Leases up to `wanted` requests from a fixed window (one minute unless `windowMs` says
+ * otherwise) that starts with the bucket's first request. Counted with conditional writes, so every instance shares one exact count and
  * the window never grants more than `limit` in total. Starting the window at the first request
  * (not at wall-clock minutes) means a burst is never split across two windows.
  * `windowEnded`: the caller saw this bucket's last window end, so opening a new one is tried
@@ -27,13 +27,14 @@ export async function lease(
   wanted: number,
   now = Date.now(),
   windowEnded = false,
+  windowMs = WINDOW_MS,
 ): Promise<Lease> {
   let want = Math.max(1, Math.min(wanted, limit));
   for (let round = 0; round < 4; round++) {
     const granted =
       windowEnded && round === 0
-        ? ((await openWindow(bucket, want, now)) ?? (await addToOpenWindow(bucket, limit, want, now)))
-        : ((await addToOpenWindow(bucket, limit, want, now)) ?? (await openWindow(bucket, want, now)));
+        ? ((await openWindow(bucket, want, now, windowMs)) ?? (await addToOpenWindow(bucket, limit, want, now)))
+        : ((await addToOpenWindow(bucket, limit, want, now)) ?? (await openWindow(bucket, want, now, windowMs)));
     if (granted) return granted;
     // Full, or too full for `want`, or opened by someone else just now: look, then ask for what is left.
     const current = await readWindow(bucket);
@@ -43,7 +44,7 @@ export async function lease(
     want = Math.min(want, available);
   }
   const current = await readWindow(bucket);
-  return { granted: 0, count: current?.count ?? limit, resetAtMs: current?.resetAtMs ?? now + WINDOW_MS };
+  return { granted: 0, count: current?.count ?? limit, resetAtMs: current?.resetAtMs ?? now + windowMs };
 }
 
 const windowKey = (bucket: string) => toItem({ pk: `RATE#${bucket}`, sk: 'WINDOW' });
@@ -61,8 +62,8 @@ function addToOpenWindow(bucket: string, limit: number, want: number, now: numbe
   });
 }
 
-function openWindow(bucket: string, want: number, now: number): Promise<Lease | undefined> {
-  const resetAtMs = now + WINDOW_MS;
+function openWindow(bucket: string, want: number, now: number, windowMs: number): Promise<Lease | undefined> {
+  const resetAtMs = now + windowMs;
   return attempt(want, {
     TableName: tableName('cache'),
     Key: windowKey(bucket),

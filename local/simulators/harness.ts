@@ -19,7 +19,8 @@ export type { CapturedRequest } from './capture.js';
 export interface SimResponse {
   readonly status: number;
   readonly headers?: Record<string, string>;
-  readonly body: string;
+  /** Text, or bytes for files a fake serves (images, video). */
+  readonly body: string | Uint8Array;
 }
 
 export interface SimStream {
@@ -213,7 +214,7 @@ function createExchange(
   faults: RequestFaults,
   captured: CapturedRequest,
 ): SimExchange {
-  const write = (data: string) => {
+  const write = (data: string | Uint8Array) => {
     if (data.length > 0) captured.firstByteAt ??= epochMs();
     return writeFragmented(res, data, faults.fragmentBytes);
   };
@@ -325,8 +326,12 @@ async function resetAfterDelivery(res: ServerResponse): Promise<void> {
 }
 
 /** Splits a write into pieces that reach the peer as separate reads. */
-async function writeFragmented(res: ServerResponse, data: string, pieceBytes: number | undefined): Promise<void> {
-  const bytes = Buffer.from(data);
+async function writeFragmented(
+  res: ServerResponse,
+  data: string | Uint8Array,
+  pieceBytes: number | undefined,
+): Promise<void> {
+  const bytes = typeof data === 'string' ? Buffer.from(data) : Buffer.from(data.buffer, data.byteOffset, data.length);
   if (!pieceBytes || bytes.length <= pieceBytes) {
     res.write(bytes);
     return;

@@ -12,6 +12,7 @@ import {
 } from '../../lambdas/catalog/index.js';
 import { anthropicSimulator } from './anthropic.js';
 import { exaSimulator } from './exa.js';
+import { fashnSimulator } from './fashn.js';
 import { geminiSimulator } from './gemini.js';
 import { minimaxSimulator } from './minimax.js';
 import type { RunningSimulator, SimulatorDefinition } from './harness.js';
@@ -30,8 +31,10 @@ const DEFINITIONS: Record<ProviderId, SimulatorDefinition> = {
 
 const SEARCH_DEFINITIONS: Record<SearchProviderId, SimulatorDefinition> = { exa: exaSimulator };
 
-// FASHN's fake joins when it is built (issue 11).
-const MEDIA_DEFINITIONS: Partial<Record<MediaProviderId, SimulatorDefinition>> = { minimax: minimaxSimulator };
+const MEDIA_DEFINITIONS: Record<MediaProviderId, SimulatorDefinition> = {
+  minimax: minimaxSimulator,
+  fashn: fashnSimulator,
+};
 
 type SimulatedId = ProviderId | SearchProviderId | MediaProviderId;
 
@@ -74,9 +77,8 @@ export async function startSimulators(env: NodeJS.ProcessEnv): Promise<Simulated
   }
   for (const provider of MEDIA_PROVIDER_IDS) {
     const { envStem, defaultBaseUrl } = MEDIA_PROVIDERS[provider];
-    const definition = MEDIA_DEFINITIONS[provider];
-    if (env[`${envStem}_API_KEY`] !== undefined || !definition) continue;
-    await simulate(provider, envStem, defaultBaseUrl, definition);
+    if (env[`${envStem}_API_KEY`] !== undefined) continue;
+    await simulate(provider, envStem, defaultBaseUrl, MEDIA_DEFINITIONS[provider]);
   }
   return { urls, environment, close: async () => void (await Promise.all(running.map((s) => s.close()))) };
 }

@@ -9,6 +9,7 @@ import type {
   GenerationConfig,
 } from './gemini-wire.js';
 import type { ChatMessage, ChatRequest, ContentPart, TextPart, ToolCall, ToolChoice } from './types.js';
+import { parseJsonObject } from '../bounded-answer.js';
 
 /**
  * Canonical (OpenAI-shaped) request → Gemini `GenerateContentRequest` (upstreams.md §3.3).
@@ -96,7 +97,7 @@ function functionCallPart(call: ToolCall): GeminiPart {
 
 function argumentsObject(text: string): Record<string, unknown> {
   if (text.trim() === '') return {};
-  return parseObject(text) ?? { arguments: text };
+  return parseJsonObject(text) ?? { arguments: text };
 }
 
 function functionResponsePart(
@@ -112,18 +113,7 @@ function functionResponsePart(
   }
   const text =
     typeof message.content === 'string' ? message.content : message.content.map((part) => part.text).join('');
-  return { functionResponse: { name, response: parseObject(text) ?? { content: text } } };
-}
-
-function parseObject(text: string): Record<string, unknown> | undefined {
-  try {
-    const value: unknown = JSON.parse(text);
-    return value !== null && typeof value === 'object' && !Array.isArray(value)
-      ? (value as Record<string, unknown>)
-      : undefined;
-  } catch {
-    return undefined;
-  }
+  return { functionResponse: { name, response: parseJsonObject(text) ?? { content: text } } };
 }
 
 const DATA_URL = /^data:([^;,]*)((?:;[^;,]*)*),(.*)$/s;

@@ -1,3 +1,4 @@
+import { parseJsonObject, readBoundedText } from '../bounded-answer.js';
 import type { ProviderEndpoint } from '../provider-config.js';
 import type { TransportRequest, TransportResponse } from '../http-transport.js';
 import { bodySnippet, UpstreamError, upstreamFailure, type FailureKind } from '../upstream-failure.js';
@@ -89,8 +90,12 @@ export async function callMinimax(
     body: request.body === undefined ? undefined : JSON.stringify(request.body),
     signal: deps.signal,
   });
-  const text = await boundedText(response);
-  const body = parseObject(text);
+  const text = await readBoundedText(
+    response.body,
+    MAX_MINIMAX_ANSWER_BYTES,
+    () => new UpstreamError(upstreamFailure('malformed', `MiniMax answer over ${MAX_MINIMAX_ANSWER_BYTES} bytes`)),
+  );
+  const body = parseJsonObject(text);
   const traceId = response.headers.get('trace-id') ?? stringField(body, 'trace_id');
   const baseResp = body?.['base_resp'] as { status_code?: unknown; status_msg?: unknown } | undefined;
   const code = typeof baseResp?.status_code === 'number' ? baseResp.status_code : undefined;
@@ -112,30 +117,6 @@ function failure(kind: FailureKind, status: number, code: number | undefined, me
       ...(code === undefined ? {} : { providerCode: String(code) }),
     }),
   );
-}
-
-async function boundedText(response: TransportResponse): Promise<string> {
-  const chunks: Buffer[] = [];
-  let bytes = 0;
-  for await (const chunk of response.body) {
-    bytes += chunk.length;
-    if (bytes > MAX_MINIMAX_ANSWER_BYTES) {
-      throw new UpstreamError(upstreamFailure('malformed', `MiniMax answer over ${MAX_MINIMAX_ANSWER_BYTES} bytes`));
-    }
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-function parseObject(text: string): Record<string, unknown> | undefined {
-  try {
-    const value: unknown = JSON.parse(text);
-    return value !== null && typeof value === 'object' && !Array.isArray(value)
-      ? (value as Record<string, unknown>)
-      : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 const stringField = (body: Record<string, unknown> | undefined, name: string): string | undefined =>

@@ -1,0 +1,267 @@
+import fc from 'fast-check';
+import { FashionError } from '../../../lambdas/providers/fashion/fashion-errors.js';
+import { MAX_DATA_URI_CHARS } from '../../../lambdas/providers/fashion/fashion-images.js';
+import { FASHION_MODEL_NAMES, FASHION_MODELS } from '../../../lambdas/providers/fashion/fashion-models.js';
+import { parseFashionRequest, parsePredictionId } from '../../../lambdas/providers/fashion/fashion-request.js';
+
+/** Every rule of spec 4.10 refused with a domain error naming the field; valid bodies pass unchanged. */
+const IMG = 'https://images.example.com/a.jpg';
+const DATA = `data:image/png;base64,${'iVBORw0KGgo'.padEnd(64, 'A')}`;
+
+/** A minimal valid body per model: its required inputs. */
+const MINIMAL: Readonly<Record<string, Record<string, unknown>>> = {
+  'tryon-v1.6': { model_image: IMG, garment_image: IMG },
+  'product-to-model': { product_image: IMG },
+  'face-to-model': { face_image: IMG },
+  'model-create': { prompt: 'a model in a studio' },
+  'model-variation': { model_image: IMG },
+  'model-swap': { model_image: IMG },
+  reframe: { image: IMG },
+  'background-change': { image: IMG, prompt: 'a beach' },
+  'background-remove': { image: IMG },
+  'image-to-video': { image: IMG },
+};
+
+const body = (model: string, inputs: Record<string, unknown> = {}) => ({
+  model_name: model,
+  inputs: { ...MINIMAL[model], ...inputs },
+});
+
+function refusal(input: unknown): { field?: string; message: string } {
+  try {
+    parseFashionRequest(input);
+  } catch (error) {
+    expect(error).toBeInstanceOf(FashionError);
+    const e = error as FashionError;
+    expect(e.kind).toBe('invalid_request');
+    expect(e.message.startsWith(`${e.details.field}: `)).toBe(true);
+    return { field: e.details.field, message: e.message };
+  }
+  throw new Error(`accepted: ${JSON.stringify(input).slice(0, 200)}`);
+}
+
+test('the table covers exactly the ten models of spec 4.10', () => {
+  expect([...FASHION_MODEL_NAMES].sort()).toEqual(Object.keys(MINIMAL).sort());
+});
+
+test.each(Object.keys(MINIMAL))('%s: its required inputs alone pass, unchanged', (model) => {
+  expect(parseFashionRequest(body(model))).toEqual({ model: FASHION_MODELS[model], inputs: MINIMAL[model] });
+});
+
+test.each(Object.entries(MINIMAL).flatMap(([model, inputs]) => Object.keys(inputs).map((field) => [model, field])))(
+  '%s without %s: 400 naming inputs.%s',
+  (model, field) => {
+    const inputs = { ...MINIMAL[model] };
+    delete inputs[field];
+    expect(refusal({ model_name: model, inputs }).field).toBe(`inputs.${field}`);
+  },
+);
+
+test('model_name: missing, unknown, or not a string', () => {
+  expect(refusal({ inputs: {} })).toEqual({ field: 'model_name', message: 'model_name: is required' });
+  expect(refusal({ model_name: 'tryon-v1.5', inputs: {} }).message).toMatch(/must be one of tryon-v1\.6, /);
+  expect(refusal({ model_name: 7, inputs: {} }).field).toBe('model_name');
+  expect(refusal({ model_name: 'edit', inputs: {} }).field).toBe('model_name');
+});
+
+test('inputs: missing or not an object; the body must be an object without unknown fields', () => {
+  expect(refusal({ model_name: 'reframe' }).field).toBe('inputs');
+  expect(refusal({ model_name: 'reframe', inputs: [IMG] }).field).toBe('inputs');
+  expect(refusal({ model_name: 'reframe', inputs: 'x' }).field).toBe('inputs');
+  expect(refusal([]).field).toBe('body');
+  expect(refusal(null).field).toBe('body');
+  expect(refusal({ ...body('reframe'), webhook_url: IMG }).field).toBe('webhook_url');
+});
+
+test('an input the model does not take is refused, naming it', () => {
+  expect(refusal(body('tryon-v1.6', { num_sample: 2 })).field).toBe('inputs.num_sample');
+  expect(refusal(body('background-remove', { seed: 1 })).field).toBe('inputs.seed');
+  expect(refusal(body('face-to-model', { num_images: 2 })).field).toBe('inputs.num_images');
+});
+
+/** Every enum of 4.10: [model, field, a valid value]; an unknown value is refused naming the field. */
+const ENUMS: readonly [string, string, string][] = [
+  ['tryon-v1.6', 'category', 'one-pieces'],
+  ['tryon-v1.6', 'mode', 'quality'],
+  ['tryon-v1.6', 'garment_photo_type', 'flat-lay'],
+  ['tryon-v1.6', 'moderation_level', 'permissive'],
+  ['tryon-v1.6', 'output_format', 'jpeg'],
+  ['product-to-model', 'aspect_ratio', '16:9'],
+  ['product-to-model', 'resolution', '4k'],
+  ['product-to-model', 'output_format', 'png'],
+  ['face-to-model', 'aspect_ratio', '2:3'],
+  ['face-to-model', 'output_format', 'jpeg'],
+  ['model-create', 'reference_type', 'silhouette'],
+  ['model-create', 'aspect_ratio', '5:4'],
+  ['model-create', 'output_format', 'png'],
+  ['model-variation', 'variation_strength', 'strong'],
+  ['model-variation', 'output_format', 'jpeg'],
+  ['model-swap', 'output_format', 'jpeg'],
+  ['reframe', 'mode', 'direction'],
+  ['reframe', 'target_aspect_ratio', '9:16'],
+  ['reframe', 'target_direction', 'down'],
+  ['reframe', 'output_format', 'png'],
+  ['background-change', 'output_format', 'jpeg'],
+  ['image-to-video', 'resolution', '720p'],
+];
+
+test.each(ENUMS)('%s %s: %s passes; an unknown value is refused', (model, field, valid) => {
+  expect(parseFashionRequest(body(model, { [field]: valid })).inputs[field]).toBe(valid);
+  const refused = refusal(body(model, { [field]: 'webp' }));
+  expect(refused.field).toBe(`inputs.${field}`);
+  expect(refused.message).toContain(valid);
+  expect(refusal(body(model, { [field]: 3 })).field).toBe(`inputs.${field}`);
+});
+
+test("face-to-model's aspect ratios are its five, not product-to-model's nine", () => {
+  expect(refusal(body('face-to-model', { aspect_ratio: '16:9' })).field).toBe('inputs.aspect_ratio');
+});
+
+test.each([
+  ['tryon-v1.6', 'num_samples'],
+  ['product-to-model', 'num_images'],
+  ['model-create', 'num_images'],
+  ['model-swap', 'num_images'],
+  ['reframe', 'num_images'],
+])('%s %s: 1 to 4', (model, field) => {
+  for (const ok of [1, 4]) expect(parseFashionRequest(body(model, { [field]: ok })).inputs[field]).toBe(ok);
+  for (const bad of [0, 5, 2.5, '2', -1]) {
+    expect(refusal(body(model, { [field]: bad }))).toEqual({
+      field: `inputs.${field}`,
+      message: `inputs.${field}: must be an integer from 1 to 4`,
+    });
+  }
+});
+
+test.each(FASHION_MODEL_NAMES.filter((m) => FASHION_MODELS[m]!.inputs['seed']))('%s seed: 0 to 2^32-1', (model) => {
+  for (const ok of [0, 2 ** 32 - 1]) expect(parseFashionRequest(body(model, { seed: ok })).inputs['seed']).toBe(ok);
+  for (const bad of [-1, 2 ** 32, 1.5, '42']) expect(refusal(body(model, { seed: bad })).field).toBe('inputs.seed');
+});
+
+test('image-to-video duration: 5 or 10', () => {
+  expect(parseFashionRequest(body('image-to-video', { duration: 10 })).inputs['duration']).toBe(10);
+  for (const bad of [7, 0, '5', 5.5]) {
+    expect(refusal(body('image-to-video', { duration: bad }))).toEqual({
+      field: 'inputs.duration',
+      message: 'inputs.duration: must be one of 5, 10',
+    });
+  }
+});
+
+test.each([
+  ['tryon-v1.6', 'segmentation_free'],
+  ['tryon-v1.6', 'return_base64'],
+  ['model-create', 'disable_prompt_enhancement'],
+  ['model-swap', 'background_change'],
+  ['background-remove', 'return_base64'],
+])('%s %s: a boolean', (model, field) => {
+  expect(parseFashionRequest(body(model, { [field]: false })).inputs[field]).toBe(false);
+  expect(refusal(body(model, { [field]: 'true' })).field).toBe(`inputs.${field}`);
+});
+
+test('text inputs: strings of at most 2,000 characters', () => {
+  expect(refusal(body('model-create', { prompt: 'x'.repeat(2_001) })).field).toBe('inputs.prompt');
+  expect(refusal(body('model-create', { prompt: '' })).field).toBe('inputs.prompt');
+  expect(refusal(body('image-to-video', { negative_prompt: 5 })).field).toBe('inputs.negative_prompt');
+});
+
+/** Every image input of every model. */
+const IMAGE_FIELDS = FASHION_MODEL_NAMES.flatMap((model) =>
+  Object.entries(FASHION_MODELS[model]!.inputs)
+    .filter(([, spec]) => spec.type === 'image')
+    .map(([field]) => [model, field] as const),
+);
+
+test.each(IMAGE_FIELDS)('%s %s: a public https URL or a prefixed data URI', (model, field) => {
+  expect(parseFashionRequest(body(model, { [field]: IMG })).inputs[field]).toBe(IMG);
+  expect(parseFashionRequest(body(model, { [field]: DATA })).inputs[field]).toBe(DATA);
+  for (const bad of [
+    'http://images.example.com/a.jpg',
+    'ftp://images.example.com/a.jpg',
+    'https://localhost/a.jpg',
+    'https://127.0.0.1/a.jpg',
+    'https://10.0.0.8/a.jpg',
+    'https://192.168.1.2/a.jpg',
+    'https://169.254.169.254/latest/meta-data',
+    'https://[::1]/a.jpg',
+    'https://[fd00::1]/a.jpg',
+    'https://[::ffff:127.0.0.1]/a.jpg',
+    'https://intranet/a.jpg',
+    'https://files.corp.internal/a.jpg',
+    'https://user:pw@images.example.com/a.jpg',
+    `https://images.example.com/${'a'.repeat(2_100)}`,
+    'not a url',
+    'data:text/plain;base64,aGVsbG8=',
+    'data:image/png,rawbytes',
+    'data:image/png;base64,not base64!',
+    `data:image/png;base64,${'A'.repeat(MAX_DATA_URI_CHARS)}`,
+    '',
+    42,
+  ]) {
+    expect(refusal(body(model, { [field]: bad })).field).toBe(`inputs.${field}`);
+  }
+});
+
+test('base64 without its data: prefix passes through, for the upstream to fail as ImageLoadError', () => {
+  const bare = 'iVBORw0KGgo'.padEnd(120, 'A');
+  expect(parseFashionRequest(body('reframe', { image: bare })).inputs['image']).toBe(bare);
+});
+
+test('lora_url: a public https URL of a .safetensors file', () => {
+  const lora = 'https://weights.example.com/style.safetensors';
+  expect(parseFashionRequest(body('model-variation', { lora_url: lora })).inputs['lora_url']).toBe(lora);
+  for (const bad of ['https://weights.example.com/style.bin', 'http://weights.example.com/a.safetensors', DATA]) {
+    expect(refusal(body('model-create', { lora_url: bad })).field).toBe('inputs.lora_url');
+  }
+});
+
+test('a null optional input counts as absent; a null required one as missing', () => {
+  expect(parseFashionRequest(body('reframe', { seed: null })).inputs).toEqual({ image: IMG });
+  expect(refusal(body('reframe', { image: null })).field).toBe('inputs.image');
+});
+
+test('an unknown field name is cut short in the message', () => {
+  const { field } = refusal(body('reframe', { ['k'.repeat(10_000)]: 1 }));
+  expect(field!.length).toBeLessThan(80);
+});
+
+test('prediction ids: letters, digits, - and _', () => {
+  expect(parsePredictionId('7b1f2c3d-4e5f-4a6b-9c8d-simpred0001-u1')).toBe('7b1f2c3d-4e5f-4a6b-9c8d-simpred0001-u1');
+  for (const bad of ['', '../run', 'a/b', 'a'.repeat(200), 5, '%2e%2e']) {
+    expect(() => parsePredictionId(bad)).toThrow(expect.objectContaining({ kind: 'invalid_request' }));
+  }
+});
+
+test('over arbitrary JSON, parseFashionRequest throws nothing but the validation error', () => {
+  const image = fc.oneof(
+    fc.constant(IMG),
+    fc.constant(DATA),
+    fc.webUrl(),
+    fc.string(),
+    fc.base64String({ minLength: 60 }),
+  );
+  const inputs = fc.dictionary(
+    fc.oneof(
+      fc.constantFrom(...new Set(IMAGE_FIELDS.map(([, f]) => f)), 'prompt', 'seed', 'num_samples', 'duration'),
+      fc.string(),
+    ),
+    fc.oneof(image, fc.jsonValue()),
+  );
+  const bodies = fc.oneof(
+    fc.jsonValue(),
+    fc.record({ model_name: fc.oneof(fc.constantFrom(...FASHION_MODEL_NAMES), fc.string()), inputs }),
+    fc.record({ model_name: fc.constantFrom(...FASHION_MODEL_NAMES), inputs: fc.jsonValue() }, { requiredKeys: [] }),
+  );
+  fc.assert(
+    fc.property(bodies, (candidate) => {
+      try {
+        const parsed = parseFashionRequest(candidate);
+        expect(FASHION_MODEL_NAMES).toContain(parsed.model.name);
+      } catch (error) {
+        expect(error).toBeInstanceOf(FashionError);
+        expect((error as FashionError).kind).toBe('invalid_request');
+      }
+    }),
+    { numRuns: 2_000 },
+  );
+});
