@@ -1,5 +1,5 @@
 import { badRequest } from '../http/errors.js';
-import { summarizeUsage, type UsageTotals } from '../store/usage-ledger.js';
+import { summarizeUsage, type UsageSummary, type UsageTotals } from '../store/usage-ledger.js';
 
 const DAY_MS = 86_400_000;
 const DEFAULT_DAYS = 30;
@@ -47,7 +47,11 @@ const unpriced = (totals: UsageTotals) => ({ requests: totals.unpricedRequests, 
  * and `byRoute`: the same usage split by the route (manifest id) it came through.
  */
 export async function usageReport(accountId: string, period: Period) {
-  const summary = await summarizeUsage(accountId, period.fromMs, period.toMs);
+  return reportOf(await summarizeUsage(accountId, period.fromMs, period.toMs), period);
+}
+
+/** The usage record of a summary, however it was added up (the table, or an export of it). */
+export function reportOf(summary: UsageSummary, period: Period) {
   return {
     totalRequests: summary.requests,
     totalTokens: summary.tokens,
