@@ -1,4 +1,5 @@
 import type { ExportTableToPointInTimeCommandInput } from '@aws-sdk/client-dynamodb';
+import { parseIsoInstant } from '../lambdas/usage/iso-instant.js';
 
 /**
  * `npm run usage:export`: the arguments, and the ExportTableToPointInTime request they make.
@@ -32,8 +33,6 @@ const MINUTE_MS = 60_000;
 const DAY_MS = 86_400_000;
 /** Point-in-time recovery keeps 35 days. */
 const RECOVERY_WINDOW_MS = 35 * DAY_MS;
-const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
-const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})$/;
 const VALUE_FLAGS = ['--from', '--to', '--stack', '--table-arn', '--bucket', '--kms-key-arn'];
 export const DEFAULT_STACK = 'AiGateway';
 
@@ -86,11 +85,10 @@ function checkIncrementalWindow(fromMs: number | undefined, toMs: number): void 
 }
 
 function instant(flag: string, value: string, edge: 'start' | 'end'): number {
-  const isDate = DATE_ONLY.test(value);
-  const ms = isDate || DATE_TIME.test(value) ? Date.parse(isDate ? `${value}T00:00:00Z` : value) : NaN;
-  if (Number.isNaN(ms) || (isDate && new Date(ms).toISOString().slice(0, 10) !== value))
+  const parsed = parseIsoInstant(value);
+  if (!parsed)
     throw new UsageExportArgumentError(`${flag}: must be an ISO 8601 date (YYYY-MM-DD) or date-time, got ${value}`);
-  return isDate && edge === 'end' ? ms + DAY_MS : ms;
+  return parsed.isDate && edge === 'end' ? parsed.ms + DAY_MS : parsed.ms;
 }
 
 export const EXPORT_PREFIXES = { full: 'full', incremental: 'incremental' } as const;
