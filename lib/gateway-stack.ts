@@ -12,6 +12,7 @@ import { EndpointFunction } from './constructs/endpoint-function.js';
 import { PublicApi, type StageThrottle } from './constructs/public-api.js';
 import { GatewaySecrets } from './constructs/secrets.js';
 import { Tables } from './constructs/tables.js';
+import { UsageExports, type UsageExportsProps } from './constructs/usage-exports.js';
 import { DashboardUserPool } from './constructs/user-pool.js';
 import { routes as manifestRoutes, type RouteSpec } from './routes.js';
 
@@ -62,6 +63,8 @@ export interface GatewayStackProps extends StackProps {
    * @default - none: the execute-api URL only
    */
   readonly customDomain?: CustomDomainConfig;
+  /** Schedule, retention and query limits of the usage exports. @default - UsageExportsProps' defaults */
+  readonly usageExports?: Omit<UsageExportsProps, 'table' | 'encryptionKey'>;
 }
 
 /** The route whose function describes images (lambdas/gateway/image-descriptions.ts). */
@@ -73,6 +76,8 @@ export class GatewayStack extends Stack {
   readonly tables: Tables;
   readonly secrets: GatewaySecrets;
   readonly dashboard: DashboardUserPool;
+  /** The usage table's exports to S3 for finance, and the Athena tables over them. */
+  readonly usageExports: UsageExports;
   /**
    * Name prefix of the secrets holding callers' own provider keys (`<stack name>/provider-keys/`):
    * created at runtime, one per key, under the stack's KMS key.
@@ -97,6 +102,11 @@ export class GatewayStack extends Stack {
     const secrets = (this.secrets = new GatewaySecrets(this, 'Secrets', { encryptionKey }));
     const dashboard = (this.dashboard = new DashboardUserPool(this, 'Dashboard', {
       threatProtection: props.threatProtection,
+    }));
+    const usageExports = (this.usageExports = new UsageExports(this, 'UsageExports', {
+      ...props.usageExports,
+      table: tables.get('usage').table,
+      encryptionKey,
     }));
     const providerKeySecretPrefix = (this.providerKeySecretPrefix = `${this.stackName}/provider-keys/`);
     this.api = new PublicApi(this, 'PublicApi', {
@@ -164,6 +174,12 @@ export class GatewayStack extends Stack {
     });
     new CfnOutput(this, 'UserPoolId', { value: dashboard.userPool.userPoolId });
     new CfnOutput(this, 'UserPoolClientId', { value: dashboard.client.userPoolClientId });
+    new CfnOutput(this, 'UsageTableArn', { value: tables.get('usage').table.tableArn });
+    new CfnOutput(this, 'UsageExportBucketName', { value: usageExports.bucket.bucketName });
+    new CfnOutput(this, 'UsageExportKeyArn', { value: encryptionKey.keyArn });
+    new CfnOutput(this, 'UsageGlueDatabase', { value: usageExports.databaseName });
+    new CfnOutput(this, 'UsageAthenaWorkGroup', { value: usageExports.workGroupName });
+    new CfnOutput(this, 'UsageExportStateMachineArn', { value: usageExports.stateMachine.stateMachineArn });
     for (const { schema, table } of tables.all) {
       new CfnOutput(this, `${pascal(schema.name)}TableName`, { value: table.tableName });
     }

@@ -1,12 +1,11 @@
 import { badRequest } from '../http/errors.js';
-import { summarizeUsage, type UsageTotals } from '../store/usage-ledger.js';
+import { parseIsoInstant } from './iso-instant.js';
+import { summarizeUsage, type UsageSummary, type UsageTotals } from '../store/usage-ledger.js';
 
 const DAY_MS = 86_400_000;
 const DEFAULT_DAYS = 30;
 /** A bound on one query's work; longer periods are asked for in pieces. */
 const MAX_DAYS = 400;
-const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
-const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})$/;
 
 export interface Period {
   readonly fromMs: number;
@@ -30,12 +29,9 @@ export function parsePeriod(query: Readonly<Record<string, string>>, now = Date.
 }
 
 function parseInstant(field: string, value: string, edge: 'start' | 'end'): number {
-  const isDate = DATE_ONLY.test(value);
-  const ms = isDate || DATE_TIME.test(value) ? Date.parse(isDate ? `${value}T00:00:00Z` : value) : NaN;
-  if (Number.isNaN(ms) || (isDate && new Date(ms).toISOString().slice(0, 10) !== value)) {
-    throw badRequest(field, `${field}: must be an ISO 8601 date (YYYY-MM-DD) or date-time`);
-  }
-  return isDate && edge === 'end' ? ms + DAY_MS - 1 : ms;
+  const parsed = parseIsoInstant(value);
+  if (!parsed) throw badRequest(field, `${field}: must be an ISO 8601 date (YYYY-MM-DD) or date-time`);
+  return parsed.isDate && edge === 'end' ? parsed.ms + DAY_MS - 1 : parsed.ms;
 }
 
 const usd = (microUsd: number) => microUsd / 1e6;
@@ -48,7 +44,11 @@ const unpriced = (totals: UsageTotals) => ({ requests: totals.unpricedRequests, 
  * (overall and in each split, only where there was any): the non-token work by unit.
  */
 export async function usageReport(accountId: string, period: Period) {
-  const summary = await summarizeUsage(accountId, period.fromMs, period.toMs);
+  return reportOf(await summarizeUsage(accountId, period.fromMs, period.toMs), period);
+}
+
+/** The usage record of a summary, however it was added up (the table, or an export of it). */
+export function reportOf(summary: UsageSummary, period: Period) {
   return {
     totalRequests: summary.requests,
     totalTokens: summary.tokens,

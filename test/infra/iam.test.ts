@@ -165,10 +165,18 @@ function actionsOnTable(statements: Statement[], tableId: string): string[] {
   return [...new Set(onTable.flatMap(actionsOf))].sort();
 }
 
+/**
+ * Every statement in the stack except the usage export role's: its wildcards (the export's
+ * objects, the export ARN, log delivery) are reviewed in usage-exports.test.ts.
+ */
 function allIamStatements(built: Built): Statement[] {
   const resources = built.template.toJSON().Resources as Record<string, { Type: string; Properties: any }>;
+  const exportRole = logicalIdOf(built.stack.usageExports.stateMachine.role);
   return Object.values(resources).flatMap((resource) => {
-    if (resource.Type === 'AWS::IAM::Policy') return resource.Properties.PolicyDocument.Statement;
+    if (resource.Type === 'AWS::IAM::Policy') {
+      const roles = (resource.Properties.Roles ?? []) as { Ref?: string }[];
+      return roles.some((role) => role.Ref === exportRole) ? [] : resource.Properties.PolicyDocument.Statement;
+    }
     if (resource.Type === 'AWS::IAM::Role') {
       return (resource.Properties.Policies ?? []).flatMap((p: any) => p.PolicyDocument.Statement);
     }

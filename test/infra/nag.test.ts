@@ -3,7 +3,15 @@ import { AttributeType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { Policy, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
-import { build, endpointOf, manifestRoutes, PROVIDER_KEY_SECRETS_ARN, REGION, STACK_NAME } from './support.js';
+import {
+  build,
+  endpointOf,
+  logicalIdOf,
+  manifestRoutes,
+  PROVIDER_KEY_SECRETS_ARN,
+  REGION,
+  STACK_NAME,
+} from './support.js';
 
 // The manifest has a streaming route (chat completions) and provider-key routes, so it exercises every construct.
 const fullProps = {
@@ -137,6 +145,10 @@ describe('cdk-nag AwsSolutions', () => {
         'AwsSolutions-IAM5[Resource::*]',
         PROVIDER_KEY_FINDING,
         'AwsSolutions-SMG4',
+        // The usage exports: the access log bucket logs nowhere, and DynamoDB names an export's objects and ARN.
+        'AwsSolutions-S1',
+        `AwsSolutions-IAM5[Resource::<${logicalIdOf(stack.usageExports.bucket)}.Arn>/incremental/*]`,
+        `AwsSolutions-IAM5[Resource::<${logicalIdOf(stack.tables.get('usage').table)}.Arn>/export/*]`,
       ].sort(),
     );
     for (const [where, reason] of acks) {
@@ -145,7 +157,9 @@ describe('cdk-nag AwsSolutions', () => {
     // The X-Ray acknowledgement sits only on the X-Ray default policies, never on a whole function or the stack.
     const pathsOf = (rule: string) =>
       [...acks.keys()].filter((key) => key.split(' ')[1] === rule).map((key) => key.split(' ')[0]!);
-    const xrayPaths = pathsOf('AwsSolutions-IAM5[Resource::*]');
+    const exportPolicy = stack.usageExports.stateMachine.role.node.tryFindChild('DefaultPolicy')!.node.path;
+    const xrayPaths = pathsOf('AwsSolutions-IAM5[Resource::*]').filter((path) => path !== exportPolicy);
+    expect(pathsOf('AwsSolutions-IAM5[Resource::*]')).toContain(exportPolicy);
     expect(xrayPaths.length).toBe(fullProps.routes.length);
     for (const path of xrayPaths) expect(path).toMatch(/\/Role\/DefaultPolicy$/);
     // The provider-key prefix acknowledgement sits on the role resource of exactly the routes that hold that grant.
@@ -154,6 +168,8 @@ describe('cdk-nag AwsSolutions', () => {
       providerKeyRoutes.map((route) => endpointOf(stack, route.id).role.node.defaultChild!.node.path).sort(),
     );
     for (const path of pathsOf(PROVIDER_KEY_FINDING)) expect(path).toMatch(/\/Role\/Resource$/);
+    // The S1 acknowledgement sits on the access log bucket alone; the exports bucket is logged.
+    expect(pathsOf('AwsSolutions-S1')).toEqual([stack.usageExports.accessLogBucket.node.path]);
     for (const route of providerKeyRoutes) {
       const reason = acks.get(
         `${endpointOf(stack, route.id).role.node.defaultChild!.node.path} ${PROVIDER_KEY_FINDING}`,

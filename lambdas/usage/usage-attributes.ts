@@ -1,0 +1,72 @@
+import type { UsageEntry } from '../store/usage-items.js';
+
+/**
+ * The attributes of the usage table's items and their DynamoDB types: what a line of the
+ * table's export to S3 carries. Data only: the Glue table's columns are built from it, and
+ * docs/finance.md describes each one.
+ */
+export type AttributeType = 'S' | 'N' | 'BOOL';
+
+/** `satisfies` makes a new UsageEntry field a compile error until it is declared here, so exports cannot lose it. */
+const ENTRY_ATTRIBUTES = {
+  requestId: 'S',
+  sequence: 'N',
+  accountId: 'S',
+  keyId: 'S',
+  route: 'S',
+  model: 'S',
+  provider: 'S',
+  promptTokens: 'N',
+  completionTokens: 'N',
+  costMicroUsd: 'N',
+  priced: 'BOOL',
+  estimated: 'BOOL',
+  cached: 'BOOL',
+  status: 'N',
+  outcome: 'S',
+  at: 'S',
+  sessionId: 'S',
+  round: 'N',
+  agent: 'S',
+  purpose: 'S',
+  unit: 'S',
+  quantity: 'N',
+} as const satisfies Record<keyof UsageEntry, AttributeType>;
+
+/** What ledgerItem (store/usage-items.ts) writes next to the entry's own fields. */
+const LEDGER_DERIVED_ATTRIBUTES = {
+  pk: 'S',
+  sk: 'S',
+  type: 'S',
+  totalTokens: 'N',
+  costUsd: 'N',
+  day: 'S',
+} as const satisfies Record<string, AttributeType>;
+
+/** What dayUpdate (store/usage-items.ts) keeps on a day-total item. */
+const DAY_ATTRIBUTES = {
+  pk: 'S',
+  sk: 'S',
+  type: 'S',
+  accountId: 'S',
+  day: 'S',
+  model: 'S',
+  route: 'S',
+  requests: 'N',
+  tokens: 'N',
+  promptTokens: 'N',
+  completionTokens: 'N',
+  costMicroUsd: 'N',
+  unpricedRequests: 'N',
+  unpricedTokens: 'N',
+} as const satisfies Record<string, AttributeType>;
+
+/** Every attribute of either item kind; an attribute both kinds carry has the same type in each. */
+export const USAGE_ATTRIBUTES: Readonly<Record<string, AttributeType>> = Object.freeze({
+  ...ENTRY_ATTRIBUTES,
+  ...LEDGER_DERIVED_ATTRIBUTES,
+  ...DAY_ATTRIBUTES,
+});
+
+/** The table's key attributes: an incremental export line's `Keys`. */
+export const KEY_ATTRIBUTES: Readonly<Record<string, AttributeType>> = Object.freeze({ pk: 'S', sk: 'S' });

@@ -1,0 +1,69 @@
+/**
+ * Athena's named queries for finance, over the incremental export table. Every query reads the
+ * ledger (one row per metered event), never the day totals: a day total is rewritten by every
+ * request of its day, so it appears in several exports. A ledger entry is written once, but an
+ * export re-run over an overlapping window carries it again: `ledger` keeps one copy per key.
+ */
+export interface UsageQuery {
+  readonly name: string;
+  readonly description: string;
+  readonly sql: string;
+}
+
+const ledger = (table: string) => `WITH ledger AS (
+  SELECT item FROM (
+    SELECT newimage AS item,
+      row_number() OVER (
+        PARTITION BY newimage.pk.s, newimage.sk.s
+        ORDER BY CAST(metadata.writetimestampmicros.n AS bigint) DESC
+      ) AS copy
+    FROM ${table}
+    WHERE newimage.type.s = 'ledger'
+  )
+  WHERE copy = 1
+)`;
+
+const COST_USD = 'CAST(sum(CAST(item.costmicrousd.n AS bigint)) AS decimal(20, 6)) / 1000000 AS cost_usd';
+
+export function usageQueries(database: string, table: string): UsageQuery[] {
+  const from = `${ledger(`"${database}"."${table}"`)}\n`;
+  return [
+    {
+      name: 'cost-by-account-and-model-per-month',
+      description: 'Requests, tokens and cost (USD) per account, model and calendar month (UTC)',
+      sql: `${from}SELECT item.accountid.s AS account_id, item.model.s AS model, substr(item.day.s, 1, 7) AS month,
+  count(*) AS requests,
+  sum(CAST(item.totaltokens.n AS bigint)) AS tokens,
+  ${COST_USD},
+  count_if(item.priced.bool = false) AS unpriced_requests
+FROM ledger
+GROUP BY item.accountid.s, item.model.s, substr(item.day.s, 1, 7)
+ORDER BY month, account_id, model`,
+    },
+    {
+      name: 'tokens-and-units-by-key-per-day',
+      description: 'Tokens and non-token units (searches, characters, songs, seconds, credits) per API key and day',
+      sql: `${from}SELECT item.accountid.s AS account_id, item.keyid.s AS key_id, item.day.s AS day,
+  coalesce(item.unit.s, 'tokens') AS unit,
+  count(*) AS requests,
+  sum(CAST(item.prompttokens.n AS bigint)) AS prompt_tokens,
+  sum(CAST(item.completiontokens.n AS bigint)) AS completion_tokens,
+  sum(CAST(coalesce(item.quantity.n, '0') AS double)) AS units,
+  ${COST_USD}
+FROM ledger
+GROUP BY item.accountid.s, item.keyid.s, item.day.s, coalesce(item.unit.s, 'tokens')
+ORDER BY day, account_id, key_id, unit`,
+    },
+    {
+      name: 'cost-by-route',
+      description: 'Requests, tokens and cost (USD) per route (the manifest id the calls came through) and month',
+      sql: `${from}SELECT item.route.s AS route, substr(item.day.s, 1, 7) AS month,
+  count(*) AS requests,
+  sum(CAST(item.totaltokens.n AS bigint)) AS tokens,
+  ${COST_USD}
+FROM ledger
+GROUP BY item.route.s, substr(item.day.s, 1, 7)
+ORDER BY month, cost_usd DESC`,
+    },
+  ];
+}
