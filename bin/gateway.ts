@@ -28,6 +28,7 @@ new GatewayStack(app, context.stackName, {
   imageDescriberModel: context.imageDescriberModel,
   stageThrottle: context.stageThrottle,
   reservedConcurrency: context.reservedConcurrency,
+  alarmEmail: context.alarmEmail,
 });
 
 Validations.of(app).addPlugins(new AwsSolutionsChecks(app));

@@ -29,6 +29,8 @@ export interface GatewayContext {
   readonly stageThrottle: StageThrottle;
   /** Route id to reserved concurrency; routes not named reserve none. */
   readonly reservedConcurrency: Readonly<Record<string, number>>;
+  /** Where alarm notifications are e-mailed (an SNS e-mail subscription). */
+  readonly alarmEmail?: string;
 }
 
 export interface ContextDefaults {
@@ -71,6 +73,7 @@ export function readGatewayContext(node: Node, defaults: ContextDefaults): Gatew
       burstLimit: positiveInteger(node, 'throttleBurstLimit') ?? DEFAULT_STAGE_THROTTLE.burstLimit,
     },
     reservedConcurrency: parseReservedConcurrency(node.tryGetContext('reservedConcurrency')),
+    alarmEmail: parseAlarmEmail(stringContext(node, 'alarmEmail')),
   };
 }
 
@@ -192,6 +195,16 @@ export function parseImageDescriberModel(raw: string | undefined): string | unde
     );
   }
   return alias;
+}
+
+/** One plain address: SNS sends it a confirmation mail, and a typo would only show as silence. */
+export function parseAlarmEmail(raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined;
+  const email = raw.trim();
+  if (!/^[^\s@,;]+@[^\s@,;]+\.[^\s@,;]+$/.test(email)) {
+    throw new Error(`context alarmEmail "${raw}" is not an e-mail address like ops@example.com`);
+  }
+  return email;
 }
 
 export function parseOrigins(raw: unknown): string[] {
