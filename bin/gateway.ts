@@ -29,6 +29,7 @@ new GatewayStack(app, context.stackName, {
   stageThrottle: context.stageThrottle,
   reservedConcurrency: context.reservedConcurrency,
   customDomain: context.customDomain,
+  alarmEmail: context.alarmEmail,
 });
 
 Validations.of(app).addPlugins(new AwsSolutionsChecks(app));

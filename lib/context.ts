@@ -34,6 +34,8 @@ export interface GatewayContext {
   /** Route id to reserved concurrency; routes not named reserve none. */
   readonly reservedConcurrency: Readonly<Record<string, number>>;
   readonly customDomain?: CustomDomainConfig;
+  /** Where alarm notifications are e-mailed (an SNS e-mail subscription). */
+  readonly alarmEmail?: string;
 }
 
 export interface ContextDefaults {
@@ -82,6 +84,7 @@ export function readGatewayContext(node: Node, defaults: ContextDefaults): Gatew
       hostedZoneId: stringContext(node, 'hostedZoneId'),
       hostedZoneName: stringContext(node, 'hostedZoneName'),
     }),
+    alarmEmail: parseAlarmEmail(stringContext(node, 'alarmEmail')),
   };
 }
 
@@ -246,6 +249,16 @@ export function parseImageDescriberModel(raw: string | undefined): string | unde
     );
   }
   return alias;
+}
+
+/** One plain address: SNS sends it a confirmation mail, and a typo would only show as silence. */
+export function parseAlarmEmail(raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined;
+  const email = raw.trim();
+  if (!/^[^\s@,;]+@[^\s@,;]+\.[^\s@,;]+$/.test(email)) {
+    throw new Error(`context alarmEmail "${raw}" is not an e-mail address like ops@example.com`);
+  }
+  return email;
 }
 
 export function parseOrigins(raw: unknown): string[] {

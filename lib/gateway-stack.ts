@@ -3,17 +3,20 @@ import type { StandardThreatProtectionMode } from 'aws-cdk-lib/aws-cognito';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { PROVIDER_IDS, SEARCH_PROVIDER_IDS } from '../lambdas/catalog/index.js';
 import { ENV } from '../lambdas/config/environment.js';
 import type { BedrockGuardrailConfig, CustomDomainConfig } from './context.js';
 import { CustomDomain } from './constructs/custom-domain.js';
 import { EncryptionKey } from './constructs/encryption-key.js';
 import { endpointAccess, RUNTIME_ENV } from './constructs/endpoint-access.js';
 import { EndpointFunction } from './constructs/endpoint-function.js';
+import { Monitoring } from './constructs/monitoring.js';
 import { PublicApi, type StageThrottle } from './constructs/public-api.js';
 import { GatewaySecrets } from './constructs/secrets.js';
 import { Tables } from './constructs/tables.js';
 import { UsageExports, type UsageExportsProps } from './constructs/usage-exports.js';
 import { DashboardUserPool } from './constructs/user-pool.js';
+import { pascal } from './names.js';
 import { routes as manifestRoutes, type RouteSpec } from './routes.js';
 
 export interface GatewayStackProps extends StackProps {
@@ -65,6 +68,8 @@ export interface GatewayStackProps extends StackProps {
   readonly customDomain?: CustomDomainConfig;
   /** Schedule, retention and query limits of the usage exports. @default - UsageExportsProps' defaults */
   readonly usageExports?: Omit<UsageExportsProps, 'table' | 'encryptionKey'>;
+  /** Subscribed to the alarm topic. @default - none: subscribe to the AlarmTopicArn output later */
+  readonly alarmEmail?: string;
 }
 
 /** The route whose function describes images (lambdas/gateway/image-descriptions.ts). */
@@ -86,6 +91,8 @@ export class GatewayStack extends Stack {
   readonly api: PublicApi;
   /** Keyed by route id. */
   readonly endpoints: ReadonlyMap<string, EndpointFunction>;
+  /** Alarms, their topic and the dashboard; job and export constructs attach their own alarms. */
+  readonly monitoring: Monitoring;
 
   constructor(scope: Construct, id: string, props: GatewayStackProps = {}) {
     super(scope, id, props);
@@ -157,6 +164,16 @@ export class GatewayStack extends Stack {
       }
     }
     this.endpoints = endpoints;
+    const monitoring = (this.monitoring = new Monitoring(this, 'Monitoring', {
+      api: this.api.api,
+      encryptionKey,
+      functions: new Map([...endpoints].map(([routeId, endpoint]) => [routeId, endpoint.fn])),
+      providers: [...PROVIDER_IDS, ...SEARCH_PROVIDER_IDS],
+      alarmEmail: props.alarmEmail,
+    }));
+    monitoring.monitorAlarm(usageExports.failureAlarm);
+    // Last, after every construct that attaches alarms (monitorStateMachine, monitorAlarm).
+    monitoring.addAlarmStatus();
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Gateway base URL' });
     new CfnOutput(this, 'AdminTokenSecretArn', { value: secrets.adminToken.secretArn });
@@ -171,6 +188,10 @@ export class GatewayStack extends Stack {
     new CfnOutput(this, 'ProviderKeySecretPrefix', {
       value: providerKeySecretPrefix,
       description: "Name prefix of the secrets holding callers' own provider keys (created at runtime)",
+    });
+    new CfnOutput(this, 'AlarmTopicArn', {
+      value: monitoring.topic.topicArn,
+      description: 'SNS topic every alarm notifies',
     });
     new CfnOutput(this, 'UserPoolId', { value: dashboard.userPool.userPoolId });
     new CfnOutput(this, 'UserPoolClientId', { value: dashboard.client.userPoolClientId });
@@ -199,12 +220,4 @@ function assertUniqueRoutes(routes: readonly RouteSpec[]): void {
 function assertKnownRoutes(routes: readonly RouteSpec[], ids: readonly string[], setting: string): void {
   const unknown = ids.filter((id) => !routes.some((route) => route.id === id));
   if (unknown.length > 0) throw new Error(`${setting} names routes that do not exist: ${unknown.join(', ')}`);
-}
-
-function pascal(id: string): string {
-  return id
-    .split(/[^A-Za-z0-9]+/)
-    .filter(Boolean)
-    .map((part) => part[0]!.toUpperCase() + part.slice(1))
-    .join('');
 }

@@ -10,6 +10,7 @@ import {
 } from '../lib/cors-preflight.js';
 import { gatewayResponseCors } from '../lib/gateway-responses.js';
 import type { RouteSpec } from '../lib/routes.js';
+import type { InvocationScope } from './invocation-scope.js';
 import { installLambdaStreamingGlobals, isStreamingHandler, ResponseStream } from './lambda-streaming.js';
 import { LAMBDA_MAX_EVENT_BYTES, sendEventTooLarge, sendGatewayResponse } from './gateway-answers.js';
 import { RouteTable } from './route-table.js';
@@ -24,6 +25,8 @@ export interface GatewayServerOptions {
   readonly maxBodyBytes?: number;
   /** Largest event a function is invoked with: Lambda's synchronous payload limit (6 MB). */
   readonly maxEventBytes?: number;
+  /** Runs each invocation in its own scope (local/invocation-scope.ts). @default none: shared */
+  readonly invocationScope?: InvocationScope;
 }
 
 const API_GATEWAY_MAX_BODY_BYTES = 10 * 1024 * 1024;
@@ -95,11 +98,13 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
     }
     const handler = await loadHandler(match.route);
     const context = lambdaContext(match.route);
+    const scoped = options.invocationScope ?? ((_id, invoke) => invoke());
     if (isStreamingHandler(handler)) {
-      await handler(event, new ResponseStream(res), context);
+      await scoped(context.awsRequestId, () => handler(event, new ResponseStream(res), context));
       return;
     }
-    const result = await (handler as (e: unknown, c: unknown) => Promise<APIGatewayProxyResult>)(event, context);
+    const buffered = handler as (e: unknown, c: unknown) => Promise<APIGatewayProxyResult>;
+    const result = await scoped(context.awsRequestId, () => buffered(event, context));
     res.writeHead(result.statusCode, result.headers as Record<string, string>);
     res.end(result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body);
   }

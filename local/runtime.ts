@@ -9,6 +9,7 @@ import { startLocalDynamoDb } from './dynamodb.js';
 import { createGatewayServer } from './gateway-server.js';
 import { drainOnStop } from './graceful-stop.js';
 import { loadRouteHandler } from './handler-modules.js';
+import { concurrentInvocations } from './invocation-scope.js';
 import { handlerEnvironment, LOCAL_REGION } from './runtime-config.js';
 import { startLocalServices } from './services.js';
 import { holdHealthUntilReady } from './startup-gate.js';
@@ -61,6 +62,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     const origins: string[] = [...(options.extraOrigins ?? [])];
     const server = createGatewayServer({
       routes,
+      invocationScope: await concurrentInvocations(),
       loadHandler: quietClientDisconnects(loadRouteHandler),
       allowedOrigins: () => origins,
     });

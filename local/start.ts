@@ -2,11 +2,14 @@
  * `npm start`: the whole gateway on this machine, with no AWS account and no provider keys.
  * Environment: PORT (default 8787), GATEWAY_DATA_DIR (default .local/), GATEWAY_ORIGINS
  * (extra comma-separated origins for CORS and dashboard cookies), POWERTOOLS_LOG_LEVEL,
+ * POWERTOOLS_METRICS_DISABLED (default true: no EMF lines on the console),
  * GATEWAY_DYNAMODB_LATENCY_MS (each embedded DynamoDB call waits this long, as in AWS; default 0).
  */
 import { startLocalRuntime } from './runtime.js';
 
 process.env['POWERTOOLS_LOG_LEVEL'] ??= 'WARN';
+// EMF metric lines would flood the console; POWERTOOLS_METRICS_DISABLED=false shows them.
+process.env['POWERTOOLS_METRICS_DISABLED'] ??= 'true';
 
 const port = Number(process.env['PORT'] ?? 8787);
 const dataDir = process.env['GATEWAY_DATA_DIR'] || '.local';

@@ -1,14 +1,15 @@
 import { Logger } from '@aws-lambda-powertools/logger';
+import { redact } from './redact.js';
+
+export { redact } from './redact.js';
 
 /**
  * The structured logger. Handlers log ids and outcomes, never headers or bodies, so keys,
- * tokens and cookies cannot reach the logs; `redact` below is the backstop for anything
- * that looks like one of our credentials.
+ * tokens and cookies cannot reach the logs; every string value of every line also passes
+ * through `redact`, the backstop for anything shaped like a credential. Per-call keys (request
+ * id, route, account) are added by the observability middleware and cleared between calls.
  */
-export const logger = new Logger({ serviceName: 'ai-gateway' });
-
-const CREDENTIAL = /\b(sk|pk)_[a-z2-7]{20}_[A-Za-z0-9_-]{43}\b/g;
-
-export function redact(text: string): string {
-  return text.replace(CREDENTIAL, '$1_[redacted]');
-}
+export const logger = new Logger({
+  serviceName: 'ai-gateway',
+  jsonReplacerFn: (_key: string, value: unknown) => (typeof value === 'string' ? redact(value) : value),
+});

@@ -37,7 +37,7 @@ import {
 import type { DescribeContext } from './image-descriptions.js';
 import { hasImages } from './image-descriptions.js';
 import type { LoadBalancer } from './load-balancer.js';
-import { Meter, type UsageSink, type UsageTags } from './metering.js';
+import { Meter, type MeterObserver, type UsageSink, type UsageTags } from './metering.js';
 import { applyPrompt, type ApplyPromptDeps } from './prompts/apply-prompt.js';
 import type { CachePolicy } from './response-cache.js';
 import {
@@ -85,6 +85,8 @@ export interface ChatDeps {
   now(): number;
   readonly upstream: UpstreamCaller;
   readonly recordUsage: UsageSink;
+  /** Sees each metered entry as it is made (metrics in a deployment). @default none */
+  readonly observeUsage?: MeterObserver;
   readAnswer(accountId: string, hash: string): Promise<CachedAnswer | undefined>;
   storeAnswer(
     accountId: string,
@@ -157,6 +159,7 @@ async function prepare(input: ChatInput, deps: ChatDeps): Promise<ChatPlan> {
   const meter = new Meter(
     { requestId: input.requestId, accountId, keyId, route: input.route, at: input.startedAt, tags: input.usageTags },
     deps.recordUsage,
+    deps.observeUsage,
   );
   input.defer(() => meter.flush());
   const routerDeps: RouterDeps = {

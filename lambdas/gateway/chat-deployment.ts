@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { adapterFor } from '../providers/chat/adapters.js';
 import { completeOnce, streamOnce } from '../providers/chat/upstream-call.js';
+import { publishUsageMetrics } from '../observability/metrics.js';
 import { defaultPromptServiceClient } from '../providers/prompts/prompt-service-client.js';
 import { recordUsageBatched } from '../store/usage-ledger.js';
 import type { ChatDeps } from './chat-core.js';
@@ -12,7 +13,7 @@ import { readAnswer, storeAnswer } from './response-cache.js';
 
 /**
  * The chat core's dependencies in a deployment: the callers' stored provider keys, the real
- * adapters, the usage ledger, the shared response cache, the configured moderator. One per
+ * adapters, the usage ledger and its metrics, the shared response cache, the configured moderator. One per
  * instance: round-robin positions and latency averages live as long as the instance.
  */
 export const deploymentChatDeps: ChatDeps = {
@@ -23,6 +24,7 @@ export const deploymentChatDeps: ChatDeps = {
   now: Date.now,
   upstream: { complete: completeOnce, stream: streamOnce },
   recordUsage: recordUsageBatched,
+  observeUsage: publishUsageMetrics,
   readAnswer: (accountId, hash) => readAnswer(accountId, hash),
   storeAnswer: (accountId, hash, answer, ttlSeconds) => storeAnswer(accountId, hash, answer, ttlSeconds),
   moderator: deploymentModerator,

@@ -41,7 +41,9 @@ export async function* chatStreamChunks(
     if (metered) return;
     metered = true;
     const usage = routed.usage();
-    meter.attempt({ target: routed.target, durationMs: shape.now() - routed.startedAt, usage, failure, outcome }, () =>
+    const durationMs = shape.now() - routed.startedAt;
+    const firstTokenMs = routed.firstTokenAt - routed.startedAt;
+    meter.attempt({ target: routed.target, durationMs, firstTokenMs, usage, failure, outcome }, () =>
       estimate(shape.messages, streamedText),
     );
   };

@@ -53,6 +53,19 @@ const WRITE_TRIES = 3;
 /** Where finished entries go: the usage ledger in a deployment, a list in a test. */
 export type UsageSink = (entry: UsageEntry) => Promise<void>;
 
+/** How long an upstream attempt took; ledger entries do not keep it, metrics do. */
+export interface AttemptTiming {
+  readonly durationMs: number;
+  /** Streams that answered: until the first chunk of substance. */
+  readonly firstTokenMs?: number;
+}
+
+/**
+ * Sees every entry as it is metered (with the attempt's timing, for upstream attempts): the
+ * deployment turns them into metrics; the core only calls it.
+ */
+export type MeterObserver = (entry: UsageEntry, timing?: AttemptTiming) => void;
+
 /**
  * Collects one ledger entry per upstream attempt or cache hit of a request, then writes them
  * after the response. Entries are keyed by request id and sequence, and the ledger writer
@@ -65,18 +78,23 @@ export class Meter {
   constructor(
     private readonly context: MeterContext,
     private readonly sink: UsageSink = recordUsageBatched,
+    private readonly observe: MeterObserver = () => {},
   ) {}
 
   attempt(attempt: Attempt, estimate?: () => MeteredUsage): void {
     const usage = attempt.usage ? fromProvider(attempt.usage) : (estimate?.() ?? NONE);
-    this.add({
-      model: attempt.target.model,
-      provider: attempt.target.provider,
-      usage,
-      cached: false,
-      status: attempt.failure ? (attempt.failure.status ?? 0) : 200,
-      outcome: attempt.outcome ?? (attempt.failure ? attempt.failure.kind : 'ok'),
-    });
+    const timing = { durationMs: attempt.durationMs, firstTokenMs: attempt.firstTokenMs };
+    this.add(
+      {
+        model: attempt.target.model,
+        provider: attempt.target.provider,
+        usage,
+        cached: false,
+        status: attempt.failure ? (attempt.failure.status ?? 0) : 200,
+        outcome: attempt.outcome ?? (attempt.failure ? attempt.failure.kind : 'ok'),
+      },
+      timing,
+    );
   }
 
   /**
@@ -135,17 +153,20 @@ export class Meter {
     await Promise.all(this.entries.splice(0).map((entry) => writeEntry(entry, this.sink)));
   }
 
-  private add(item: {
-    model: string;
-    provider: string;
-    usage: MeteredUsage;
-    cached: boolean;
-    status: number;
-    outcome: string;
-    /** A cost known otherwise: a cache hit is free by rule, a search costs what the provider says. */
-    cost?: Cost;
-    unit?: { unit: UsageUnit; quantity: number };
-  }): void {
+  private add(
+    item: {
+      model: string;
+      provider: string;
+      usage: MeteredUsage;
+      cached: boolean;
+      status: number;
+      outcome: string;
+      /** A cost known otherwise: a cache hit is free by rule, a search costs what the provider says. */
+      cost?: Cost;
+      unit?: { unit: UsageUnit; quantity: number };
+    },
+    timing?: AttemptTiming,
+  ): void {
     const { usage } = item;
     // A model the catalog cannot price is metered at 0, but flagged, so reports can say how
     // much usage has no cost.
@@ -156,7 +177,7 @@ export class Meter {
         completionTokens: usage.completionTokens,
         cachedTokens: usage.cachedTokens,
       });
-    this.entries.push({
+    const entry: UsageEntry = {
       requestId: this.context.requestId,
       sequence: this.entries.length,
       accountId: this.context.accountId,
@@ -175,7 +196,9 @@ export class Meter {
       at: this.context.at.toISOString(),
       ...definedTags(this.context.tags),
       ...item.unit,
-    });
+    };
+    this.entries.push(entry);
+    this.observe(entry, timing);
   }
 }
 

@@ -15,6 +15,8 @@ export interface Attempt {
   readonly durationMs: number;
   readonly failure?: UpstreamFailure;
   readonly usage?: Usage;
+  /** Streams that answered: from the request to the first chunk of substance. */
+  readonly firstTokenMs?: number;
   /** Overrides the recorded outcome (e.g. `client_closed`: the caller left mid-stream). */
   readonly outcome?: string;
 }
@@ -65,6 +67,8 @@ export interface RoutedStream extends RoutingOutcome {
   readonly rest: AsyncIterator<ChatCompletionChunk>;
   usage(): Usage | undefined;
   readonly startedAt: number;
+  /** When the first chunk of substance arrived (same clock as `startedAt`). */
+  readonly firstTokenAt: number;
 }
 
 type AttemptResult<T> = { ok: true; value: T } | { ok: false; failure: UpstreamFailure };
@@ -114,8 +118,9 @@ export function routeStream(options: RouteOptions, deps: RouterDeps): Promise<Ro
         head.push(next.value);
         if (hasSubstance(next.value)) break;
       }
-      deps.balancer.observe(targetKey(target), deps.now() - started);
-      return { ok: true, value: { head, rest, usage: stream.usage, startedAt: started } };
+      const firstTokenAt = deps.now();
+      deps.balancer.observe(targetKey(target), firstTokenAt - started);
+      return { ok: true, value: { head, rest, usage: stream.usage, startedAt: started, firstTokenAt } };
     } catch (error) {
       const failure = failureOf(error, options.signal, () =>
         deps.onAttempt({ target, durationMs: deps.now() - started, outcome: 'client_closed', usage: usage?.() }),

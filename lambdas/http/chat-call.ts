@@ -4,6 +4,8 @@ import type { GatewayChatRequest } from '../gateway/chat-request.js';
 import { parseGuardrails } from '../gateway/guardrails/index.js';
 import { cachePolicy } from '../gateway/response-cache.js';
 import type { AccountPrincipal } from '../identity/principal.js';
+import { routingMetrics } from '../observability/call-metrics.js';
+import { publishMetrics } from '../observability/metrics.js';
 import type { GatewayCall } from './call.js';
 import { chatReply } from './chat-reply.js';
 import { endedByTimeout } from './middlewares/request-context.js';
@@ -32,5 +34,7 @@ export async function answerChat(call: GatewayCall<unknown>, request: GatewayCha
     },
     deploymentChatDeps,
   );
+  const cache = result.kind === 'whole' ? result.cache : undefined;
+  publishMetrics(routingMetrics(call.route.id, { ...result.routing, cache }));
   return chatReply(result, call.signal);
 }

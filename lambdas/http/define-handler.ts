@@ -1,5 +1,6 @@
 import middy from '@middy/core';
 import { executionModeStreamifyResponse } from '@middy/core/StreamifyResponse';
+import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import { routes, type RouteSpec } from '../../lib/routes.js';
 import type { GatewayCall } from './call.js';
 import type { Reply } from './reply.js';
@@ -9,8 +10,10 @@ import { bodyValidation } from './middlewares/body-validation.js';
 import { rateLimit } from './middlewares/rate-limit.js';
 import { requestContext } from './middlewares/request-context.js';
 import { responseWriter } from './middlewares/response-writer.js';
+import { callLogKeys, principalLogKeys } from './middlewares/observability.js';
 import { callOf, type GatewayMiddleware, type GatewayMiddyRequest } from './middlewares/state.js';
 import { logger } from '../config/logger.js';
+import { tracer } from '../observability/tracer.js';
 
 export interface HandlerDefinition<Body> {
   /** Validates and types the JSON body; omit for routes without one. */
@@ -19,17 +22,20 @@ export interface HandlerDefinition<Body> {
 }
 
 /**
- * Builds a route's Lambda handler from its manifest entry: request id, authentication, rate
- * limit, body validation, then the handler, then the single response writer. Streaming
+ * Builds a route's Lambda handler from its manifest entry: the trace, request id and log keys,
+ * authentication, rate limit, body validation, then the handler, then the single response writer. Streaming
  * routes run in middy's streamify mode so the same code serves API Gateway STREAM
  * integrations, function URLs and the local runtime.
  */
 export function defineHandler<Body = undefined>(routeOrId: string | RouteSpec, definition: HandlerDefinition<Body>) {
   const route = typeof routeOrId === 'string' ? routeById(routeOrId) : routeOrId;
   const middlewares: GatewayMiddleware[] = [
+    captureLambdaHandler(tracer, { captureResponse: false }) as GatewayMiddleware,
     requestContext(route),
+    callLogKeys(),
     responseWriter(route),
     authentication(),
+    principalLogKeys(),
     rateLimit(),
   ];
   if (definition.body) middlewares.push(bodyValidation(definition.body));

@@ -1,8 +1,10 @@
 import { Meter } from '../gateway/metering.js';
+import { publishUsageMetrics } from '../observability/metrics.js';
 import { search } from '../providers/search/search.js';
 import { deploymentSearchDeps } from '../providers/search/search-deployment.js';
 import { SearchError } from '../providers/search/search-errors.js';
 import { searchOptionsOf, type SearchRequestBody } from '../providers/search/search-request.js';
+import { recordUsageBatched } from '../store/usage-ledger.js';
 import type { SearchAnswer } from '../providers/search/search-types.js';
 import type { GatewayCall } from './call.js';
 import { accountOf } from './chat-call.js';
@@ -14,7 +16,11 @@ import { searchHttpError } from './search-error-mapping.js';
  * after the response (failed calls too, at their cost of 0), the answer in spec 2.8's shape.
  */
 export async function answerSearch(call: GatewayCall<SearchRequestBody>): Promise<Reply> {
-  const meter = new Meter({ ...accountOf(call), requestId: call.requestId, route: call.route.id, at: call.startedAt });
+  const meter = new Meter(
+    { ...accountOf(call), requestId: call.requestId, route: call.route.id, at: call.startedAt },
+    recordUsageBatched,
+    publishUsageMetrics,
+  );
   call.afterResponse.push(() => meter.flush());
   try {
     const answer = await search(

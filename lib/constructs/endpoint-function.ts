@@ -12,11 +12,12 @@ import {
   type FunctionUrl,
 } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
-import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { LAMBDA_BUNDLING } from '../bundling.js';
 import type { RouteSpec } from '../routes.js';
 import type { NagAcknowledgement } from './endpoint-access.js';
+import { retainedLogGroup } from './retained-log-group.js';
 
 /** The repository root: manifest entries are relative to it, whatever the current directory. */
 export const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -54,7 +55,7 @@ export class EndpointFunction extends Construct {
     const { route } = props;
     const projectRoot = props.projectRoot ?? PROJECT_ROOT;
 
-    const logGroup = new LogGroup(this, 'Logs', { retention: props.logRetention ?? RetentionDays.ONE_MONTH });
+    const logGroup = retainedLogGroup(this, 'Logs', props.logRetention);
 
     // An own role instead of the default one, which attaches the AWS-managed
     // AWSLambdaBasicExecutionRole (log writes to every log group in the account).

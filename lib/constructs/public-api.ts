@@ -13,7 +13,7 @@ import {
   RestApi,
 } from 'aws-cdk-lib/aws-apigateway';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
-import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
 import {
@@ -25,6 +25,7 @@ import {
 import { acceptsPublishableKey, publishableKeyResources } from '../cors-preflight.js';
 import type { RouteSpec } from '../routes.js';
 import { addPreflight, type PreflightPolicy } from './cors-preflights.js';
+import { retainedLogGroup } from './retained-log-group.js';
 
 // One JSON line per request, with the latency and integration fields that 5xx and timeout triage
 // needs. No headers or bodies (they carry API keys, cookies and prompts) and no free-text client
@@ -95,9 +96,7 @@ export class PublicApi extends Construct {
   constructor(scope: Construct, id: string, props: PublicApiProps = {}) {
     super(scope, id);
     const corsOrigins = [...(props.corsOrigins ?? [])];
-    const accessLogs = new LogGroup(this, 'AccessLogs', {
-      retention: props.accessLogRetention ?? RetentionDays.THREE_MONTHS,
-    });
+    const accessLogs = retainedLogGroup(this, 'AccessLogs', props.accessLogRetention ?? RetentionDays.THREE_MONTHS);
 
     this.api = new RestApi(this, 'Api', {
       description: 'AI gateway public API',

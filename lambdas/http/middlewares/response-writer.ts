@@ -6,6 +6,8 @@ import { ArenaError } from '../../arena/arena-errors.js';
 import { arenaHttpError } from '../arena-error-mapping.js';
 import { HttpError } from '../errors.js';
 import { logger, redact } from '../../config/logger.js';
+import { callMetrics } from '../../observability/call-metrics.js';
+import { publishMetrics } from '../../observability/metrics.js';
 import { bare, type Reply } from '../reply.js';
 import { toProxyResult, toStreamResult } from '../response-writer.js';
 import type { GatewayCall } from '../call.js';
@@ -24,14 +26,14 @@ export function responseWriter(route: RouteSpec): GatewayMiddleware {
       const call = callOf(request)!;
       const reply = request.response as Reply;
       request.response = write(route, call, reply);
-      logCall(call, replyStatus(reply));
+      recordCall(call, replyStatus(reply));
     },
     onError: (request) => {
       const call = callOf(request);
       const error = toHttpError(request, call);
       const reply = bare(errorBody(route.errorStyle, error), error.status, { ...error.headers });
       request.response = write(route, call, reply);
-      if (call) logCall(call, error.status, error.status >= 500 ? undefined : error.code);
+      if (call) recordCall(call, error.status, error.status >= 500 ? undefined : error.code);
     },
   };
 }
@@ -62,6 +64,12 @@ function toHttpError(request: GatewayMiddyRequest, call: GatewayCall | undefined
 
 function replyStatus(reply: Reply): number {
   return reply.kind === 'sse' ? 200 : reply.status;
+}
+
+/** The call's metrics (requests, status class, duration by route) and its log line. */
+function recordCall(call: GatewayCall, status: number, code?: string): void {
+  publishMetrics(callMetrics(call.route.id, status, Date.now() - call.startedAt.getTime()));
+  logCall(call, status, code);
 }
 
 /**

@@ -9,6 +9,7 @@ import { adapterFor } from '../../../lambdas/providers/chat/adapters.js';
 import type { ChatCompletion, ChatCompletionChunk, Usage } from '../../../lambdas/providers/chat/types.js';
 import { UpstreamError, type UpstreamFailure } from '../../../lambdas/providers/upstream-failure.js';
 import type { CachedAnswer } from '../../../lambdas/store/response-cache.js';
+import type { AttemptTiming } from '../../../lambdas/gateway/metering.js';
 import type { UsageEntry } from '../../../lambdas/store/usage-ledger.js';
 
 /**
@@ -283,6 +284,30 @@ describe('metering', () => {
     ]);
     expect(h.ledger.map((e) => e.sequence)).toEqual([0, 1, 2, 3]);
     expect(h.ledger.at(-1)).toMatchObject({ accountId: 'acct-1', keyId: 'key-1', requestId: 'req-1', promptTokens: 7 });
+  });
+
+  test('the observer sees each entry as it is metered, with its duration and, for streams, its first chunk', async () => {
+    const h = harness({ 'gpt-5': [{ fail: overload }, { answer: 'ok' }, { deltas: ['a', 'b'] }] });
+    const observed: Array<[string, AttemptTiming | undefined]> = [];
+    let clock = 0;
+    // Every reading of the clock is 10 ms after the last one.
+    Object.assign(h.deps, {
+      now: () => (clock += 10),
+      observeUsage: (entry: UsageEntry, timing?: AttemptTiming) => observed.push([entry.outcome!, timing]),
+    });
+    await h.run({ retries: 1 });
+    expect(observed).toEqual([
+      ['overload', { durationMs: 10, firstTokenMs: undefined }],
+      ['ok', { durationMs: 10, firstTokenMs: undefined }],
+    ]);
+    expect(h.ledger).toEqual([]); // seen before the ledger write, which waits for the answer
+    const streamed = await h.run({ stream: true });
+    if (streamed.kind !== 'stream') throw new Error('expected a stream');
+    await collect(streamed.chunks);
+    const [outcome, timing] = observed.at(-1)!;
+    expect(outcome).toBe('ok');
+    expect(timing!.firstTokenMs).toBe(10);
+    expect(timing!.durationMs).toBeGreaterThan(timing!.firstTokenMs!);
   });
 
   test('a request that fails still writes the entries of its attempts', async () => {

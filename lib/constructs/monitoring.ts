@@ -1,0 +1,233 @@
+import { Duration } from 'aws-cdk-lib';
+import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
+import {
+  Alarm,
+  AlarmStatusWidget,
+  ComparisonOperator,
+  Dashboard,
+  GraphWidget,
+  MathExpression,
+  Metric,
+  TreatMissingData,
+  type IMetric,
+} from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
+import { Topic } from 'aws-cdk-lib/aws-sns';
+import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
+import { Construct } from 'constructs';
+import { DIMENSION, METRIC, METRICS_NAMESPACE } from '../../lambdas/observability/metric-names.js';
+import { pascal } from '../names.js';
+
+/** The `service` dimension Powertools adds to every metric the functions emit. */
+const SERVICE = 'ai-gateway';
+const PERIOD = Duration.minutes(5);
+
+export interface MonitoringProps {
+  readonly api: RestApi;
+  /** Encrypts the alarm topic; CloudWatch is allowed to use it for publishing. */
+  readonly encryptionKey: IKey;
+  /** The endpoint functions, by route id: throttle alarms and the dashboard. */
+  readonly functions: ReadonlyMap<string, IFunction>;
+  /** Upstream providers that get an error-rate alarm each. */
+  readonly providers: readonly string[];
+  /** Subscribed to the alarm topic when set. @default - none: subscribe after deploy */
+  readonly alarmEmail?: string;
+  /** Alarm thresholds. @default DEFAULT_THRESHOLDS */
+  readonly thresholds?: Partial<AlarmThresholds>;
+}
+
+export interface AlarmThresholds {
+  /** Percentage of API requests answered 5xx, over 5 minutes. */
+  readonly serverErrorPercent: number;
+  /** Percentage of one provider's upstream attempts that failed, over 5 minutes. */
+  readonly upstreamErrorPercent: number;
+  /** p99 of the time until the response (headers, for a stream), over 5 minutes. */
+  readonly p99LatencyMs: number;
+}
+
+export const DEFAULT_THRESHOLDS: AlarmThresholds = {
+  serverErrorPercent: 5,
+  upstreamErrorPercent: 20,
+  p99LatencyMs: 15_000,
+};
+
+/**
+ * The operator's view: an SNS topic (KMS-encrypted, TLS only, e-mail from context) that every
+ * alarm notifies, the alarms, and one dashboard with the main figures. Constructs added later
+ * (job state machines, the usage export) attach through `monitorStateMachine` / `monitorAlarm`.
+ */
+export class Monitoring extends Construct {
+  readonly topic: Topic;
+  readonly dashboard: Dashboard;
+  readonly alarms: Alarm[] = [];
+  private readonly action: SnsAction;
+
+  constructor(scope: Construct, id: string, props: MonitoringProps) {
+    super(scope, id);
+    const thresholds = { ...DEFAULT_THRESHOLDS, ...props.thresholds };
+    this.topic = new Topic(this, 'AlarmTopic', {
+      displayName: 'AI gateway alarms',
+      masterKey: props.encryptionKey,
+      enforceSSL: true,
+    });
+    // CloudWatch publishes to an encrypted topic only if the key lets it.
+    props.encryptionKey.grant(new ServicePrincipal('cloudwatch.amazonaws.com'), 'kms:Decrypt', 'kms:GenerateDataKey*');
+    if (props.alarmEmail) this.topic.addSubscription(new EmailSubscription(props.alarmEmail));
+    this.action = new SnsAction(this.topic);
+
+    const serverErrorRate = percentOf(
+      props.api.metricServerError({ period: PERIOD, statistic: 'Sum' }),
+      props.api.metricCount({ period: PERIOD, statistic: 'Sum' }),
+      'API 5xx %',
+    );
+    this.alarm('ApiServerErrorRate', serverErrorRate, thresholds.serverErrorPercent, 'API Gateway 5xx rate (%)');
+
+    const p99 = gatewayMetric(METRIC.requestDuration, {}, 'p99');
+    this.alarm('LatencyP99', p99, thresholds.p99LatencyMs, 'p99 time to response (ms), all routes');
+
+    const upstreamRates = props.providers.map((provider) => {
+      const dimensions = { [DIMENSION.provider]: provider };
+      const rate = percentOf(
+        gatewayMetric(METRIC.upstreamErrors, dimensions, 'Sum'),
+        gatewayMetric(METRIC.upstreamRequests, dimensions, 'Sum'),
+        provider,
+        provider.replace(/[^a-z0-9]/g, '_'),
+      );
+      this.alarm(
+        `UpstreamErrorRate${pascal(provider)}`,
+        rate,
+        thresholds.upstreamErrorPercent,
+        `${provider} upstream error rate (%)`,
+      );
+      return rate;
+    });
+
+    const throttles = [...props.functions].map(([routeId, fn]) => {
+      const metric = fn.metricThrottles({ period: PERIOD, statistic: 'Sum' });
+      this.alarm(`Throttles${pascal(routeId)}`, metric, 1, `${routeId} function throttled`);
+      return metric.with({ label: routeId });
+    });
+
+    this.dashboard = new Dashboard(this, 'Dashboard', { defaultInterval: Duration.hours(3) });
+    this.dashboard.addWidgets(
+      graph('Requests and 5xx', [
+        props.api.metricCount({ period: PERIOD }),
+        props.api.metricServerError({ period: PERIOD }),
+      ]),
+      graph('Latency (ms)', [
+        props.api.metricLatency({ period: PERIOD, statistic: 'p50' }),
+        props.api.metricLatency({ period: PERIOD, statistic: 'p99' }),
+        p99,
+      ]),
+      graph('Upstream error rate by provider (%)', upstreamRates),
+    );
+    const byModel = [DIMENSION.provider, DIMENSION.model];
+    this.dashboard.addWidgets(
+      graph('Tokens by model and type', [gatewaySearch(METRIC.tokenUsage, [...byModel, DIMENSION.tokenType], 'Sum')]),
+      graph('Cost by model (micro-USD)', [gatewaySearch(METRIC.costMicroUsd, byModel, 'Sum')]),
+      graph('p99 time to first chunk by model (s)', [gatewaySearch(METRIC.timeToFirstChunk, byModel, 'p99')]),
+    );
+    this.dashboard.addWidgets(
+      graph('Throttles', throttles),
+      graph('Cache, retries, fallbacks', [
+        gatewayTotal(METRIC.cacheHits, 'cache hits'),
+        gatewayTotal(METRIC.cacheMisses, 'cache misses'),
+        gatewayTotal(METRIC.retries, 'retries'),
+        gatewayTotal(METRIC.fallbacks, 'fallbacks'),
+      ]),
+    );
+  }
+
+  /** Failed, timed-out or aborted executions of a job state machine raise an alarm. */
+  monitorStateMachine(id: string, machine: IStateMachine): Alarm {
+    const failures = new MathExpression({
+      expression: 'failed + timedOut + aborted',
+      usingMetrics: {
+        failed: machine.metricFailed({ period: PERIOD, statistic: 'Sum' }),
+        timedOut: machine.metricTimedOut({ period: PERIOD, statistic: 'Sum' }),
+        aborted: machine.metricAborted({ period: PERIOD, statistic: 'Sum' }),
+      },
+      period: PERIOD,
+      label: `${id} failed executions`,
+    });
+    return this.alarm(`FailedExecutions${pascal(id)}`, failures, 1, `${id}: failed job executions`);
+  }
+
+  /** An alarm made elsewhere (e.g. the usage export's) notifies the same topic. */
+  monitorAlarm(alarm: Alarm): void {
+    alarm.addAlarmAction(this.action);
+    this.alarms.push(alarm);
+  }
+
+  private alarm(id: string, metric: IMetric, threshold: number, description: string): Alarm {
+    const alarm = new Alarm(this, id, {
+      metric,
+      threshold,
+      alarmDescription: `AI gateway: ${description}`,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      evaluationPeriods: 1,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    });
+    this.monitorAlarm(alarm);
+    return alarm;
+  }
+
+  /** A widget of every alarm's state, added last so it lists the ones attached later too. */
+  addAlarmStatus(): void {
+    this.dashboard.addWidgets(new AlarmStatusWidget({ title: 'Alarms', alarms: this.alarms, width: 24 }));
+  }
+}
+
+function gatewayMetric(name: string, dimensions: Record<string, string>, statistic: string, label?: string): Metric {
+  return new Metric({
+    namespace: METRICS_NAMESPACE,
+    metricName: name,
+    dimensionsMap: { service: SERVICE, ...dimensions },
+    statistic,
+    period: PERIOD,
+    label,
+  });
+}
+
+/**
+ * Every series of a metric filed under these dimensions (dashboards may search; alarms may
+ * not). Dimension names are quoted: they contain dots.
+ */
+function gatewaySearch(name: string, dimensions: readonly string[], statistic: string): MathExpression {
+  const schema = [METRICS_NAMESPACE, ...[...dimensions, 'service'].map((key) => `"${key}"`)].join(',');
+  return new MathExpression({
+    expression: `SEARCH('{${schema}} MetricName="${name}"', '${statistic}', ${PERIOD.toSeconds()})`,
+    period: PERIOD,
+  });
+}
+
+/** A per-route count summed over every route. */
+function gatewayTotal(name: string, label: string): MathExpression {
+  return new MathExpression({
+    expression: `SUM(${gatewaySearch(name, [DIMENSION.route], 'Sum').expression})`,
+    label,
+    period: PERIOD,
+  });
+}
+
+/**
+ * 100 × part / whole, and 0 (not missing) when there was nothing to divide. `key` names the
+ * inputs: one graph showing several rates needs distinct ids for them.
+ */
+function percentOf(part: IMetric, whole: IMetric, label: string, key = 'all'): MathExpression {
+  const [p, w] = [`${key}_part`, `${key}_whole`];
+  return new MathExpression({
+    expression: `IF(${w} > 0, 100 * ${p} / ${w}, 0)`,
+    usingMetrics: { [p]: part, [w]: whole },
+    period: PERIOD,
+    label,
+  });
+}
+
+function graph(title: string, left: IMetric[]): GraphWidget {
+  return new GraphWidget({ title, left, width: 8 });
+}

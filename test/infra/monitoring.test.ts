@@ -1,0 +1,148 @@
+import { Duration, Validations } from 'aws-cdk-lib';
+import { Match } from 'aws-cdk-lib/assertions';
+import { Alarm, Metric } from 'aws-cdk-lib/aws-cloudwatch';
+import { DefinitionBody, LogLevel, Pass, StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { retainedLogGroup } from '../../lib/constructs/retained-log-group.js';
+import { parseAlarmEmail } from '../../lib/context.js';
+import { build, logicalIdOf, manifestRoutes } from './support.js';
+
+type Resources = Record<string, { Type: string; Properties: Record<string, any> }>;
+
+function alarmsOf(resources: Resources) {
+  return Object.values(resources).filter((resource) => resource.Type === 'AWS::CloudWatch::Alarm');
+}
+
+describe('monitoring', () => {
+  const { stack, template } = build({ routes: manifestRoutes });
+  const resources = template.toJSON().Resources as Resources;
+  const topicId = logicalIdOf(stack.monitoring.topic);
+
+  test('every log group has a retention, and every function logs to its own and traces with X-Ray', () => {
+    const groups = Object.values(resources).filter((resource) => resource.Type === 'AWS::Logs::LogGroup');
+    expect(groups.length).toBeGreaterThan(manifestRoutes.length); // one per function plus access logs
+    for (const group of groups) expect(group.Properties.RetentionInDays).toBeGreaterThan(0);
+    const functions = Object.values(resources).filter((resource) => resource.Type === 'AWS::Lambda::Function');
+    for (const fn of functions) {
+      expect(fn.Properties.TracingConfig).toEqual({ Mode: 'Active' });
+      expect(fn.Properties.LoggingConfig.LogGroup).toBeDefined();
+    }
+  });
+
+  test('the alarm topic is KMS-encrypted and refuses plain HTTP; CloudWatch may use the key', () => {
+    template.hasResourceProperties('AWS::SNS::Topic', { KmsMasterKeyId: Match.anyValue() });
+    template.hasResourceProperties('AWS::SNS::TopicPolicy', {
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+        ]),
+      },
+    });
+    template.hasResourceProperties('AWS::KMS::Key', {
+      KeyPolicy: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Principal: { Service: 'cloudwatch.amazonaws.com' },
+            Action: Match.arrayWith(['kms:Decrypt', 'kms:GenerateDataKey*']),
+          }),
+        ]),
+      },
+    });
+    template.resourceCountIs('AWS::SNS::Subscription', 0);
+  });
+
+  test('alarms: API 5xx rate, p99 latency, upstream error rate per provider, throttles per function; all notify the topic', () => {
+    const alarms = alarmsOf(resources);
+    const descriptions = alarms.map((alarm) => alarm.Properties.AlarmDescription as string);
+    expect(descriptions).toEqual(
+      expect.arrayContaining([
+        'AI gateway: API Gateway 5xx rate (%)',
+        'AI gateway: p99 time to response (ms), all routes',
+        ...['openai', 'anthropic', 'google', 'xai', 'openrouter', 'exa'].map(
+          (provider) => `AI gateway: ${provider} upstream error rate (%)`,
+        ),
+        ...manifestRoutes.map((route) => `AI gateway: ${route.id} function throttled`),
+      ]),
+    );
+    for (const alarm of alarms) expect(alarm.Properties.AlarmActions).toEqual([{ Ref: topicId }]);
+
+    // The upstream rate reads the functions' EMF metrics under the names and dimensions they emit.
+    const openai = alarms.find((alarm) => alarm.Properties.AlarmDescription.includes('openai'))!;
+    const metrics = (openai.Properties.Metrics as any[]).filter((query) => query.MetricStat);
+    expect(metrics.map((query) => query.MetricStat.Metric)).toEqual(
+      expect.arrayContaining([
+        {
+          Namespace: 'AiGateway',
+          MetricName: 'gateway.upstream.errors',
+          Dimensions: expect.arrayContaining([
+            { Name: 'gen_ai.provider.name', Value: 'openai' },
+            { Name: 'service', Value: 'ai-gateway' },
+          ]),
+        },
+      ]),
+    );
+  });
+
+  test('a dashboard shows the main figures and every alarm', () => {
+    const dashboards = Object.values(resources).filter((resource) => resource.Type === 'AWS::CloudWatch::Dashboard');
+    expect(dashboards).toHaveLength(1);
+    const body = JSON.stringify(dashboards[0]!.Properties.DashboardBody);
+    for (const figure of [
+      '5xx',
+      'Latency',
+      'Upstream error rate',
+      'Tokens',
+      'Cost',
+      'time to first chunk',
+      'Throttles',
+      'Alarms',
+    ]) {
+      expect(body).toContain(figure);
+    }
+    expect(body).toContain('gen_ai.client.token.usage');
+  });
+
+  test('alarmEmail subscribes an address; a malformed one is refused', () => {
+    const withEmail = build({ routes: manifestRoutes, alarmEmail: 'ops@example.com' }).template;
+    withEmail.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'ops@example.com' });
+    expect(parseAlarmEmail(' ops@example.com ')).toBe('ops@example.com');
+    expect(() => parseAlarmEmail('ops@example')).toThrow(/alarmEmail/);
+    expect(() => parseAlarmEmail('a@b.c,d@e.f')).toThrow(/alarmEmail/);
+  });
+
+  test('state machines and alarms made elsewhere attach to the topic, and cdk-nag stays clean', () => {
+    const attached = build(
+      { routes: manifestRoutes },
+      {
+        mutate: (gateway) => {
+          const machine = new StateMachine(gateway, 'Jobs', {
+            definitionBody: DefinitionBody.fromChainable(new Pass(gateway, 'Done')),
+            tracingEnabled: true,
+            logs: { destination: retainedLogGroup(gateway, 'JobLogs'), level: LogLevel.ALL },
+          });
+          Validations.of(machine).acknowledge({
+            id: 'AwsSolutions-IAM5[Resource::*]',
+            reason: 'test fixture: X-Ray and log delivery',
+          });
+          gateway.monitoring.monitorStateMachine('video-jobs', machine);
+          const exportAlarm = new Alarm(gateway, 'ExportFailed', {
+            metric: new Metric({ namespace: 'Test', metricName: 'ExportFailures', period: Duration.hours(1) }),
+            threshold: 1,
+            evaluationPeriods: 1,
+          });
+          gateway.monitoring.monitorAlarm(exportAlarm);
+        },
+      },
+    );
+    const alarms = alarmsOf(attached.template.toJSON().Resources as Resources);
+    const topic = { Ref: logicalIdOf(attached.stack.monitoring.topic) };
+    const jobs = alarms.find(
+      (alarm) => alarm.Properties.AlarmDescription === 'AI gateway: video-jobs: failed job executions',
+    );
+    expect(jobs?.Properties.AlarmActions).toEqual([topic]);
+    const exported = alarms.find((alarm) => alarm.Properties.MetricName === 'ExportFailures');
+    expect(exported?.Properties.AlarmActions).toEqual([topic]);
+    expect(new AwsSolutionsChecks().validateScope(attached.stack).violations).toEqual([]);
+    expect(new AwsSolutionsChecks().validateScope(stack).violations).toEqual([]);
+  });
+});

@@ -1,0 +1,132 @@
+import { adminKey, createKey, login, provisionAccount } from './support/accounts.js';
+import { bearer, call } from './support/http.js';
+import { SimulatorControl } from './support/simulators.js';
+import { LocalGateway } from '../../local/child-runtime.js';
+import { SIMULATOR_API_KEY } from '../../local/simulators/index.js';
+
+/**
+ * A representative run over HTTP (keys, provider keys, dashboard sessions, admin calls, chat
+ * whole, streamed and failing over, search), logged at DEBUG with metrics on, then the whole
+ * output of the runtime scanned for every credential the run used.
+ */
+let gateway: LocalGateway;
+
+beforeAll(async () => {
+  gateway = await LocalGateway.start({ POWERTOOLS_LOG_LEVEL: 'DEBUG', POWERTOOLS_METRICS_DISABLED: 'false' });
+  await SimulatorControl.of(gateway, 'exa').limits(null);
+});
+afterAll(() => gateway.dispose());
+
+const OWN_PROVIDER_KEY = 'sk-own-openai-key-for-the-log-scan-4242';
+/** Has our key's shape, but no record: refused, and logged as a refusal. */
+const FORGED_KEY = `sk_${'a'.repeat(20)}_${'B'.repeat(43)}`;
+const chat = (key: string, body: Record<string, unknown>) =>
+  call(gateway.url('/api/v1/chat/completions'), {
+    headers: { ...bearer(key), 'X-Cache': 'no-cache' },
+    body: { model: 'gpt', messages: [{ role: 'user', content: 'log scan' }], ...body },
+  });
+
+async function representativeRun() {
+  const account = await provisionAccount(gateway, 'logscan');
+  const sessionId = account.cookie.slice('gw_session='.length);
+  const dashboardKey = await createKey(gateway, account, { name: 'scan' });
+  const secret = await adminKey(gateway, { accountId: account.accountId, type: 'secret' });
+  const publishable = await adminKey(gateway, {
+    accountId: account.accountId,
+    type: 'publishable',
+    allowedOrigins: ['https://scan.example'],
+  });
+  const openai = SimulatorControl.of(gateway, 'openai');
+  const statuses: number[] = [];
+  const record = async (answer: Promise<{ status: number; text: string }>) => statuses.push((await answer).status);
+
+  await record(chat(secret.key, {}));
+  await record(chat(secret.key, { stream: true }));
+  await openai.fault('status:500', 1);
+  await record(chat(secret.key, { model: 'gpt', fallback: ['claude'] }));
+  await record(chat(FORGED_KEY, {}));
+  await record(
+    call(gateway.url('/api/v1/chat/completions'), {
+      headers: { ...bearer(publishable.key), Origin: 'https://scan.example' },
+      // Publishable keys serve the chat modes only: a refusal, logged as one.
+      body: { model: 'gpt', messages: [{ role: 'user', content: 'publishable' }] },
+    }),
+  );
+  await record(call(gateway.url('/api/v1/search'), { headers: bearer(secret.key), body: { query: 'log scan' } }));
+  const stored = await call(gateway.url('/api/v1/provider-keys'), {
+    headers: account.session,
+    body: { provider: 'openai', slug: 'scan', apiKey: OWN_PROVIDER_KEY },
+  });
+  statuses.push(stored.status);
+  await record(chat(secret.key, {}));
+  await record(call(gateway.url('/api/v1/provider-keys'), { headers: { Cookie: account.cookie } }));
+  await record(
+    call(gateway.url(`/api/v1/provider-keys/${stored.body.data.id}`), { method: 'DELETE', headers: account.session }),
+  );
+  await record(call(gateway.url('/api/v1/keys'), { headers: { Cookie: account.cookie } }));
+  await record(call(gateway.url('/api/v1/keys'), { headers: bearer(gateway.info.adminToken) }));
+  await record(call(gateway.url(`/api/v1/keys/${dashboardKey.keyId}`), { method: 'DELETE', headers: account.session }));
+  await record(call(gateway.url('/api/v1/usage'), { headers: bearer(gateway.info.apiKey) }));
+  await record(
+    call(gateway.url(`/api/admin/v1/usage?accountId=${account.accountId}`), {
+      headers: bearer(gateway.info.adminToken),
+    }),
+  );
+  await record(call(gateway.url('/api/v1/auth/session'), { headers: { Cookie: account.cookie } }));
+  const second = await login(gateway, account.email, account.password);
+  await record(
+    call(gateway.url('/api/v1/auth/logout'), {
+      method: 'POST',
+      headers: { Cookie: second, Origin: gateway.info.baseUrl },
+    }),
+  );
+  await record(call(gateway.url('/api/v1/auth/session'), { headers: { Cookie: second } }));
+  // After-response work (usage, cache) lands within the write-behind window.
+  await new Promise((done) => setTimeout(done, 300));
+
+  const credentials = {
+    'first API key': gateway.info.apiKey,
+    'dashboard-created key': dashboardKey.key,
+    'admin-created secret key': secret.key,
+    'publishable key': publishable.key,
+    'forged key': FORGED_KEY,
+    'admin token': gateway.info.adminToken,
+    "caller's provider key": OWN_PROVIDER_KEY,
+    'platform provider key': SIMULATOR_API_KEY,
+    'session id': sessionId,
+    'second session id': second.slice('gw_session='.length),
+  };
+  return { statuses, credentials, accountId: account.accountId };
+}
+
+test('a full run logs no API key, provider key, admin token or session id', async () => {
+  const { statuses, credentials, accountId } = await representativeRun();
+  expect(statuses).toEqual([200, 200, 200, 401, 403, 200, 201, 200, 200, 204, 200, 403, 204, 200, 200, 200, 204, 401]);
+
+  // `npm start` prints its own first key in the banner on purpose; everything else is logs.
+  const output = gateway.output
+    .split('\n')
+    .filter((line) => !line.startsWith('  API key ') && !line.startsWith('  curl -H '))
+    .join('\n');
+  for (const [name, credential] of Object.entries(credentials)) {
+    // The whole credential, and its random part alone: a line that dropped a prefix still leaks.
+    for (const part of new Set([credential, credential.slice(-24)])) {
+      expect([name, output.includes(part)]).toEqual([name, false]);
+    }
+  }
+
+  // The scan saw real logs: request lines carry the call's keys, and metrics were written.
+  const lines = output
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+  const chatLines = lines.filter((line) => line['message'] === 'request' && line['route'] === 'chat-completions');
+  expect(chatLines.length).toBeGreaterThanOrEqual(6);
+  expect(chatLines.filter((line) => line['accountId'] === accountId).length).toBe(4);
+  for (const line of chatLines) {
+    expect(line).toEqual(
+      expect.objectContaining({ requestId: expect.any(String), function_request_id: expect.any(String) }),
+    );
+  }
+  expect(lines.some((line) => '_aws' in line)).toBe(true);
+}, 60_000);
