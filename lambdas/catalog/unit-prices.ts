@@ -7,7 +7,9 @@
  */
 
 /** What a non-token ledger entry counts. */
-export type UsageUnit = 'search' | 'characters' | 'songs' | 'seconds' | 'credits';
+export const USAGE_UNITS = ['search', 'characters', 'songs', 'seconds', 'credits'] as const;
+
+export type UsageUnit = (typeof USAGE_UNITS)[number];
 
 export interface UnitPrice {
   readonly unit: UsageUnit;

@@ -1,7 +1,6 @@
 import { fromItem, type Item } from './dynamo.js';
+import { USAGE_UNITS } from '../catalog/unit-prices.js';
 import { UNATTRIBUTED_ROUTE, unitsAttribute, type UsageUnit } from './usage-items.js';
-
-const USAGE_UNITS: readonly UsageUnit[] = ['search', 'characters', 'songs', 'seconds', 'credits'];
 
 export interface UsageTotals {
   requests: number;

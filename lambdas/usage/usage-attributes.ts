@@ -1,4 +1,5 @@
-import type { UsageEntry } from '../store/usage-items.js';
+import { USAGE_UNITS } from '../catalog/unit-prices.js';
+import { unitsAttribute, type UsageEntry } from '../store/usage-items.js';
 
 /**
  * The attributes of the usage table's items and their DynamoDB types: what a line of the
@@ -59,6 +60,8 @@ const DAY_ATTRIBUTES = {
   costMicroUsd: 'N',
   unpricedRequests: 'N',
   unpricedTokens: 'N',
+  // One counter per unit of non-token work: units_search, units_characters, ...
+  ...(Object.fromEntries(USAGE_UNITS.map((unit) => [unitsAttribute(unit), 'N'])) as Record<string, 'N'>),
 } as const satisfies Record<string, AttributeType>;
 
 /** Every attribute of either item kind; an attribute both kinds carry has the same type in each. */
