@@ -19,7 +19,8 @@ export type { CapturedRequest } from './capture.js';
 export interface SimResponse {
   readonly status: number;
   readonly headers?: Record<string, string>;
-  readonly body: string;
+  /** Text is sent as UTF-8; bytes (an audio file) as they are. */
+  readonly body: string | Uint8Array;
 }
 
 export interface SimStream {
@@ -65,6 +66,8 @@ export interface SimRoute {
   readonly faultable: boolean;
   /** The upstream's default QPS limit on this route, under a name the control API uses. */
   readonly limit?: { readonly name: string; readonly qps: number };
+  /** Served without the provider's credential check (a signed download URL, as a CDN serves it). */
+  readonly anonymous?: boolean;
   handle(exchange: SimExchange): Promise<void>;
 }
 
@@ -133,7 +136,7 @@ export async function startSimulator(definition: SimulatorDefinition, port = 0):
     const limited = route.limit !== undefined && !limits.admit(route.limit.name);
     const drawn = route.faultable && !limited ? faults.draw(model) : {};
     const exchange = createExchange(req, res, url, params, body, rawBody, drawn, captured);
-    const refusal = definition.authenticate(exchange);
+    const refusal = route.anonymous ? undefined : definition.authenticate(exchange);
     if (refusal) return exchange.send(refusal);
     if (limited) return exchange.send(overLimit(limits.qpsOf(route.limit!.name) ?? 0, exchange));
     if (drawn.status !== undefined) return exchange.send(definition.errorFor(drawn.status, exchange));
@@ -213,7 +216,7 @@ function createExchange(
   faults: RequestFaults,
   captured: CapturedRequest,
 ): SimExchange {
-  const write = (data: string) => {
+  const write = (data: string | Uint8Array) => {
     if (data.length > 0) captured.firstByteAt ??= epochMs();
     return writeFragmented(res, data, faults.fragmentBytes);
   };
@@ -325,7 +328,11 @@ async function resetAfterDelivery(res: ServerResponse): Promise<void> {
 }
 
 /** Splits a write into pieces that reach the peer as separate reads. */
-async function writeFragmented(res: ServerResponse, data: string, pieceBytes: number | undefined): Promise<void> {
+async function writeFragmented(
+  res: ServerResponse,
+  data: string | Uint8Array,
+  pieceBytes: number | undefined,
+): Promise<void> {
   const bytes = Buffer.from(data);
   if (!pieceBytes || bytes.length <= pieceBytes) {
     res.write(bytes);
