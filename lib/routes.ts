@@ -157,6 +157,30 @@ export const routes: readonly RouteSpec[] = [
     timeoutSeconds: 30,
     grants: [...KEY_READS, 'usage:write', 'platformKeys:read'],
   }),
+  // Speech and music through the platform's MiniMax key (the platform keys secret's `minimax`).
+  // Both stream: audio as it is synthesized, and a song's JSON after minutes of generation
+  // (beyond API Gateway's 29 s buffered limit), kept alive by leading whitespace.
+  route({
+    id: 'media-speech',
+    method: 'POST',
+    path: '/api/v1/media/speech',
+    auth: API_KEY_AUTH,
+    rateLimited: true,
+    streaming: true,
+    timeoutSeconds: 900,
+    memoryMb: 512,
+    grants: [...KEY_READS, 'usage:write', 'platformKeys:read'],
+  }),
+  route({
+    id: 'media-music',
+    method: 'POST',
+    path: '/api/v1/media/music',
+    auth: API_KEY_AUTH,
+    rateLimited: true,
+    streaming: true,
+    timeoutSeconds: 900,
+    grants: [...KEY_READS, 'usage:write', 'platformKeys:read'],
+  }),
   // Design systems from the configured theme provider, else the embedded catalog (spec 4.5).
   route({
     id: 'themes-get',

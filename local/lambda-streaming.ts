@@ -93,6 +93,15 @@ export class ResponseStream extends Writable {
     this.res.uncork();
   }
 
+  /**
+   * A handler whose body fails mid-stream: Lambda ends such a response without its last chunk,
+   * so the client sees it cut, never complete. The same here: the connection is cut.
+   */
+  override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
+    if (error && !this.res.writableEnded) this.res.destroy();
+    callback(error);
+  }
+
   override _final(callback: (error?: Error | null) => void): void {
     this.sendHeadOnce();
     this.releaseCork();

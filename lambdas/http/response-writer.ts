@@ -69,7 +69,10 @@ export function toStreamResult(reply: Reply, headers: Record<string, string>, op
       return {
         statusCode: reply.status,
         headers: { ...headers, 'Content-Type': reply.contentType, ...reply.headers },
-        body: reply.body instanceof Uint8Array ? Readable.from([Buffer.from(reply.body)]) : Readable.from(reply.body),
+        body:
+          reply.body instanceof Uint8Array
+            ? Readable.from([Buffer.from(reply.body)])
+            : closingAtOnce(Readable.from(endingWith(reply.body, options.onClose)), options.onClose),
       };
     case 'sse':
       return {
@@ -97,6 +100,15 @@ function closingAtOnce(body: Readable, onClose: (() => void) | undefined): Reada
     destroy(error, callback);
   };
   return body;
+}
+
+/** The body's bytes, then `onClose` however the body ends. */
+async function* endingWith(body: AsyncIterable<Uint8Array>, onClose: (() => void) | undefined) {
+  try {
+    yield* body;
+  } finally {
+    onClose?.();
+  }
 }
 
 export function formatSseFrame(frame: SseFrame): string {

@@ -66,6 +66,8 @@ export interface SimRoute {
   readonly faultable: boolean;
   /** The upstream's default QPS limit on this route, under a name the control API uses. */
   readonly limit?: { readonly name: string; readonly qps: number };
+  /** Served without the provider's credential check (a signed download URL, as a CDN serves it). */
+  readonly anonymous?: boolean;
   handle(exchange: SimExchange): Promise<void>;
 }
 
@@ -134,7 +136,7 @@ export async function startSimulator(definition: SimulatorDefinition, port = 0):
     const limited = route.limit !== undefined && !limits.admit(route.limit.name);
     const drawn = route.faultable && !limited ? faults.draw(model) : {};
     const exchange = createExchange(req, res, url, params, body, rawBody, drawn, captured);
-    const refusal = definition.authenticate(exchange);
+    const refusal = route.anonymous ? undefined : definition.authenticate(exchange);
     if (refusal) return exchange.send(refusal);
     if (limited) return exchange.send(overLimit(limits.qpsOf(route.limit!.name) ?? 0, exchange));
     if (drawn.status !== undefined) return exchange.send(definition.errorFor(drawn.status, exchange));

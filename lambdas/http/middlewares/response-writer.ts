@@ -40,7 +40,9 @@ export function responseWriter(route: RouteSpec): GatewayMiddleware {
 
 function write(route: RouteSpec, call: GatewayCall | undefined, reply: Reply) {
   const headers = call ? { ...call.responseHeaders, ...corsHeaders(call) } : {};
-  if (reply.kind === 'sse' && route.streaming) {
+  // A body still being produced (SSE frames, streamed audio) keeps the call's work alive until
+  // it ends or the client leaves; finishing here would abort the upstream call feeding it.
+  if (route.streaming && isProduced(reply)) {
     return toStreamResult(reply, headers, { heartbeatMs: HEARTBEAT_MS, onClose: call?.finish });
   }
   call?.finish();
@@ -48,6 +50,9 @@ function write(route: RouteSpec, call: GatewayCall | undefined, reply: Reply) {
     ? toStreamResult(reply, headers, { heartbeatMs: HEARTBEAT_MS })
     : toProxyResult(reply, headers);
 }
+
+const isProduced = (reply: Reply) =>
+  reply.kind === 'sse' || (reply.kind === 'binary' && !(reply.body instanceof Uint8Array));
 
 function toHttpError(request: GatewayMiddyRequest, call: GatewayCall | undefined): HttpError {
   const error = request.error;

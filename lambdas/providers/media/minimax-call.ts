@@ -90,22 +90,26 @@ export async function callMinimax(
     body: request.body === undefined ? undefined : JSON.stringify(request.body),
     signal: deps.signal,
   });
-  const text = await readBoundedText(
-    response.body,
-    MAX_MINIMAX_ANSWER_BYTES,
-    () => new UpstreamError(upstreamFailure('malformed', `MiniMax answer over ${MAX_MINIMAX_ANSWER_BYTES} bytes`)),
-  );
+  return readMinimaxEnvelope(response.status, await boundedText(response), response.headers.get('trace-id'));
+}
+
+/**
+ * One MiniMax answer read against its envelope: the body, or the UpstreamError its HTTP status
+ * or `base_resp.status_code` classifies. Also reads each event of a streamed answer, whose
+ * `base_resp` reports a failure mid-stream the same way.
+ */
+export function readMinimaxEnvelope(status: number, text: string, traceHeader?: string | null): MinimaxAnswer {
   const body = parseJsonObject(text);
-  const traceId = response.headers.get('trace-id') ?? stringField(body, 'trace_id');
+  const traceId = traceHeader ?? stringField(body, 'trace_id');
   const baseResp = body?.['base_resp'] as { status_code?: unknown; status_msg?: unknown } | undefined;
   const code = typeof baseResp?.status_code === 'number' ? baseResp.status_code : undefined;
-  if (response.status < 200 || response.status > 299) {
-    throw failure(KIND_OF_STATUS(response.status), response.status, code, baseResp?.status_msg ?? bodySnippet(text));
+  if (status < 200 || status > 299) {
+    throw failure(KIND_OF_STATUS(status), status, code, baseResp?.status_msg ?? bodySnippet(text));
   }
   if (body === undefined || code === undefined) {
-    throw failure('malformed', response.status, undefined, `unreadable MiniMax answer: ${bodySnippet(text)}`);
+    throw failure('malformed', status, undefined, `unreadable MiniMax answer: ${bodySnippet(text)}`);
   }
-  if (code !== 0) throw failure(KIND_OF_CODE[code] ?? 'overload', response.status, code, baseResp?.status_msg);
+  if (code !== 0) throw failure(KIND_OF_CODE[code] ?? 'overload', status, code, baseResp?.status_msg);
   return { body, ...(traceId ? { traceId } : {}) };
 }
 
@@ -116,6 +120,15 @@ function failure(kind: FailureKind, status: number, code: number | undefined, me
       status,
       ...(code === undefined ? {} : { providerCode: String(code) }),
     }),
+  );
+}
+
+/** The whole answer as text, refused as malformed beyond MAX_MINIMAX_ANSWER_BYTES. */
+export function boundedText(response: TransportResponse): Promise<string> {
+  return readBoundedText(
+    response.body,
+    MAX_MINIMAX_ANSWER_BYTES,
+    () => new UpstreamError(upstreamFailure('malformed', `MiniMax answer over ${MAX_MINIMAX_ANSWER_BYTES} bytes`)),
   );
 }
 

@@ -1,0 +1,24 @@
+import type { UsageUnit } from '../catalog/unit-prices.js';
+import { Meter } from '../gateway/metering.js';
+import type { AudioAttempt } from '../providers/media/audio-deployment.js';
+import type { GatewayCall } from './call.js';
+import { accountOf } from './chat-call.js';
+
+/**
+ * A media call's meter, flushed after the response like search's, and how one MiniMax
+ * attempt becomes a ledger entry: model `minimax/<model>` priced per unit from the catalog.
+ */
+export function mediaMeter(call: GatewayCall<unknown>, unit: UsageUnit): (attempt: AudioAttempt) => void {
+  const meter = new Meter({ ...accountOf(call), requestId: call.requestId, route: call.route.id, at: call.startedAt });
+  call.afterResponse.push(() => meter.flush());
+  return (attempt) =>
+    meter.work({
+      model: `minimax/${attempt.model}`,
+      provider: 'minimax',
+      unit,
+      quantity: attempt.quantity,
+      status: attempt.status,
+      outcome: attempt.outcome,
+      estimated: attempt.estimated,
+    });
+}
