@@ -104,6 +104,8 @@ const CHAT_MODE = {
 
 export const routes: readonly RouteSpec[] = [
   route({ id: 'health', method: 'GET', path: '/api/health', auth: [], grants: ['platformKeys:read'] }),
+  // The OpenAPI document of the whole interface (lambdas/openapi/): public, as health is.
+  route({ id: 'openapi-get', method: 'GET', path: '/api/v1/openapi.json', auth: [], grants: [] }),
   route({
     id: 'models-list',
     method: 'GET',

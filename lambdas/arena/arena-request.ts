@@ -84,20 +84,26 @@ const bodyProperties = {
 };
 
 /** POST /api/v1/battle and /api/v1/fight: `mode` is not required and is ignored. */
-export const arenaRequestValidator = compileConditional<ArenaRequestBody>({
+export const arenaRequestSchema = {
   type: 'object',
   required: ['message'],
   properties: bodyProperties,
-});
+};
+
+export const arenaRequestValidator = compileConditional<ArenaRequestBody>(arenaRequestSchema);
 
 export type LegacyMode = 'chat' | ArenaMode;
 
 /** POST /api/chat: the same body with a required `mode`. */
-export const legacyChatRequestValidator = compileConditional<ArenaRequestBody & { mode: LegacyMode }>({
+export const legacyChatRequestSchema = {
   type: 'object',
   required: ['message', 'mode'],
   properties: { ...bodyProperties, mode: { enum: ['chat', 'battle', 'fight'] } },
-});
+};
+
+export const legacyChatRequestValidator = compileConditional<ArenaRequestBody & { mode: LegacyMode }>(
+  legacyChatRequestSchema,
+);
 
 /** One agent of a session: a neutral label for what peers see, a model, its sampling. */
 export interface ArenaAgent {

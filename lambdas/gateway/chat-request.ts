@@ -168,7 +168,7 @@ const tool = {
  * Spec 2.2's fields are checked strictly; other OpenAI fields an SDK may send (`store`,
  * `metadata`, `logprobs`, ...) are accepted and ignored, so ordinary clients work unchanged.
  */
-export const chatRequestValidator = compileConditional<GatewayChatRequest>({
+export const chatRequestSchema = {
   type: 'object',
   required: ['model', 'messages'],
   properties: {
@@ -277,4 +277,6 @@ export const chatRequestValidator = compileConditional<GatewayChatRequest>({
     prompt_version: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
     prompt_variables: { type: 'object' },
   },
-});
+};
+
+export const chatRequestValidator = compileConditional<GatewayChatRequest>(chatRequestSchema);

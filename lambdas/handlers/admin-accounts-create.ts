@@ -4,22 +4,14 @@ import { envelope } from '../http/reply.js';
 import { compile } from '../schema/compile.js';
 import { createDashboardUser } from '../identity/user-directory.js';
 import { createAccount, deleteAccount, EmailTakenError } from '../store/accounts.js';
-import { EMAIL } from '../identity/account-schemas.js';
+import { CREATE_ACCOUNT_BODY } from '../identity/account-schemas.js';
 
 interface CreateAccountBody {
   email: string;
   name: string;
 }
 
-const body = compile<CreateAccountBody>({
-  type: 'object',
-  properties: {
-    email: EMAIL,
-    name: { type: 'string', minLength: 1, maxLength: 100 },
-  },
-  required: ['email', 'name'],
-  additionalProperties: false,
-});
+const body = compile<CreateAccountBody>(CREATE_ACCOUNT_BODY);
 
 /**
  * Creates the account and its dashboard user. The user's first password is returned once,

@@ -4,7 +4,7 @@ import { envelope } from '../http/reply.js';
 import { compile } from '../schema/compile.js';
 import type { KeyType } from '../identity/api-key-format.js';
 import { assertOriginsFitType, describeIssuedKey, issueKey } from '../identity/issue-key.js';
-import { ALLOWED_ORIGINS, KEY_NAME, KEY_TYPE, RATE_LIMIT } from '../identity/key-schemas.js';
+import { ADMIN_CREATE_KEY_BODY } from '../identity/key-schemas.js';
 import { getAccount } from '../store/accounts.js';
 
 interface AdminCreateKeyBody {
@@ -15,18 +15,7 @@ interface AdminCreateKeyBody {
   allowedOrigins?: string[];
 }
 
-const body = compile<AdminCreateKeyBody>({
-  type: 'object',
-  properties: {
-    accountId: { type: 'string', minLength: 1, maxLength: 100 },
-    type: KEY_TYPE,
-    name: { ...KEY_NAME, nullable: true },
-    rateLimit: { ...RATE_LIMIT, nullable: true },
-    allowedOrigins: { ...ALLOWED_ORIGINS, nullable: true },
-  },
-  required: ['accountId', 'type'],
-  additionalProperties: false,
-} as never);
+const body = compile<AdminCreateKeyBody>(ADMIN_CREATE_KEY_BODY as never);
 
 export const handler = defineHandler<AdminCreateKeyBody>('admin-keys-create', {
   body,

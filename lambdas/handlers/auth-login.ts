@@ -8,22 +8,14 @@ import { checkPassword } from '../identity/user-directory.js';
 import { getAccountIdByEmail } from '../store/accounts.js';
 import { nowSeconds } from '../store/dynamo.js';
 import { putSession } from '../store/sessions.js';
-import { EMAIL } from '../identity/account-schemas.js';
+import { LOGIN_BODY } from '../identity/account-schemas.js';
 
 interface LoginBody {
   email: string;
   password: string;
 }
 
-const body = compile<LoginBody>({
-  type: 'object',
-  properties: {
-    email: EMAIL,
-    password: { type: 'string', minLength: 1, maxLength: 256 },
-  },
-  required: ['email', 'password'],
-  additionalProperties: false,
-});
+const body = compile<LoginBody>(LOGIN_BODY);
 
 const wrongCredentials = () => new HttpError(401, 'UNAUTHORIZED', 'Incorrect email or password');
 

@@ -3,7 +3,7 @@ import { envelope } from '../http/reply.js';
 import { compile } from '../schema/compile.js';
 import type { KeyType } from '../identity/api-key-format.js';
 import { describeIssuedKey, issueKey } from '../identity/issue-key.js';
-import { ALLOWED_ORIGINS, KEY_NAME, KEY_TYPE, RATE_LIMIT } from '../identity/key-schemas.js';
+import { CREATE_KEY_BODY } from '../identity/key-schemas.js';
 import { accountIdOf } from '../identity/principal.js';
 
 interface CreateKeyBody {
@@ -14,16 +14,7 @@ interface CreateKeyBody {
   allowedOrigins?: string[];
 }
 
-const body = compile<CreateKeyBody>({
-  type: 'object',
-  properties: {
-    name: { ...KEY_NAME, nullable: true },
-    rateLimit: { ...RATE_LIMIT, nullable: true },
-    type: { ...KEY_TYPE, nullable: true },
-    allowedOrigins: { ...ALLOWED_ORIGINS, nullable: true },
-  },
-  additionalProperties: false,
-} as never);
+const body = compile<CreateKeyBody>(CREATE_KEY_BODY as never);
 
 export const handler = defineHandler<CreateKeyBody>('keys-create', {
   body,

@@ -3,20 +3,11 @@ import { notFound } from '../http/errors.js';
 import { envelope } from '../http/reply.js';
 import { compile } from '../schema/compile.js';
 import { forgetApiKey } from '../identity/key-directory.js';
-import { KEY_NAME, RATE_LIMIT } from '../identity/key-schemas.js';
+import { UPDATE_KEY_BODY } from '../identity/key-schemas.js';
 import { accountIdOf } from '../identity/principal.js';
 import { updateApiKey, type ApiKeyChanges } from '../store/api-keys.js';
 
-const body = compile<ApiKeyChanges>({
-  type: 'object',
-  properties: {
-    name: { ...KEY_NAME, nullable: true },
-    rateLimit: { ...RATE_LIMIT, nullable: true },
-    enabled: { type: 'boolean', nullable: true },
-  },
-  minProperties: 1,
-  additionalProperties: false,
-} as never);
+const body = compile<ApiKeyChanges>(UPDATE_KEY_BODY as never);
 
 export const handler = defineHandler<ApiKeyChanges>('keys-update', {
   body,

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { PROVIDER_IDS, type ProviderId } from '../catalog/index.js';
+import type { ProviderId } from '../catalog/index.js';
 import { forgetStoredKeys } from '../gateway/provider-credentials.js';
 import { defineHandler } from '../http/define-handler.js';
 import { conflict } from '../http/errors.js';
 import { envelope } from '../http/reply.js';
 import { compile } from '../schema/compile.js';
 import { accountIdOf } from '../identity/principal.js';
+import { CREATE_PROVIDER_KEY_BODY } from '../identity/provider-key-schemas.js';
 import { describeProviderKey } from '../identity/provider-key-view.js';
 import { createProviderKeySecret } from '../store/provider-key-secrets.js';
 import {
@@ -23,17 +24,7 @@ interface CreateProviderKeyBody {
   displayName?: string;
 }
 
-const body = compile<CreateProviderKeyBody>({
-  type: 'object',
-  properties: {
-    provider: { type: 'string', enum: [...PROVIDER_IDS] },
-    slug: { type: 'string', pattern: '^[a-z0-9-]{2,50}$' },
-    apiKey: { type: 'string', minLength: 8, maxLength: 4096, pattern: '^\\S+$' },
-    displayName: { type: 'string', minLength: 1, maxLength: 100, nullable: true },
-  },
-  required: ['provider', 'slug', 'apiKey'],
-  additionalProperties: false,
-} as never);
+const body = compile<CreateProviderKeyBody>(CREATE_PROVIDER_KEY_BODY as never);
 
 /**
  * Stores a caller's own provider key: slug claimed first (unique per account), then the

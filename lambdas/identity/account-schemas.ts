@@ -5,3 +5,24 @@ export const EMAIL = {
   maxLength: 254,
   pattern: '^[^@\\s]+@[^@\\s]+\\.[^@\\s]+$',
 } as const;
+
+/** Request bodies of provisioning and sign-in, compiled by their handlers and documented as they are. */
+export const CREATE_ACCOUNT_BODY = {
+  type: 'object',
+  properties: {
+    email: EMAIL,
+    name: { type: 'string', minLength: 1, maxLength: 100 },
+  },
+  required: ['email', 'name'],
+  additionalProperties: false,
+} as const;
+
+export const LOGIN_BODY = {
+  type: 'object',
+  properties: {
+    email: EMAIL,
+    password: { type: 'string', minLength: 1, maxLength: 256 },
+  },
+  required: ['email', 'password'],
+  additionalProperties: false,
+} as const;

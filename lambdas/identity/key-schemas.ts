@@ -10,3 +10,43 @@ export const ALLOWED_ORIGINS = {
   uniqueItems: true,
   items: { type: 'string', pattern: '^https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?$', maxLength: 200 },
 } as const;
+
+/**
+ * Request bodies of the key routes, compiled by their handlers and documented in the OpenAPI
+ * document (lambdas/openapi/route-docs.ts) as these very objects. `nullable` marks what ajv's
+ * typed schemas call optional.
+ */
+export const CREATE_KEY_BODY = {
+  type: 'object',
+  properties: {
+    name: { ...KEY_NAME, nullable: true },
+    rateLimit: { ...RATE_LIMIT, nullable: true },
+    type: { ...KEY_TYPE, nullable: true },
+    allowedOrigins: { ...ALLOWED_ORIGINS, nullable: true },
+  },
+  additionalProperties: false,
+} as const;
+
+export const UPDATE_KEY_BODY = {
+  type: 'object',
+  properties: {
+    name: { ...KEY_NAME, nullable: true },
+    rateLimit: { ...RATE_LIMIT, nullable: true },
+    enabled: { type: 'boolean', nullable: true },
+  },
+  minProperties: 1,
+  additionalProperties: false,
+} as const;
+
+export const ADMIN_CREATE_KEY_BODY = {
+  type: 'object',
+  properties: {
+    accountId: { type: 'string', minLength: 1, maxLength: 100 },
+    type: KEY_TYPE,
+    name: { ...KEY_NAME, nullable: true },
+    rateLimit: { ...RATE_LIMIT, nullable: true },
+    allowedOrigins: { ...ALLOWED_ORIGINS, nullable: true },
+  },
+  required: ['accountId', 'type'],
+  additionalProperties: false,
+} as const;

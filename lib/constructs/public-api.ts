@@ -157,7 +157,8 @@ export class PublicApi extends Construct {
       'Every function authenticates its own requests (sk_/pk_ API keys checked ' +
       'against hashed records, the dashboard session cookie, or the admin token from Secrets Manager), ' +
       'because one route accepts several schemes that no single API Gateway authorizer covers; CORS ' +
-      'preflight (OPTIONS) must stay unauthenticated.';
+      'preflight (OPTIONS), GET /api/health and GET /api/v1/openapi.json (the interface description) ' +
+      'are public by design.';
     Validations.of(this.api).acknowledge(
       { id: 'AwsSolutions-APIG4', reason: selfAuthenticated },
       {

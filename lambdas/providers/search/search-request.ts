@@ -44,7 +44,7 @@ function monthsBack(date: Date, months: number): void {
  * Unknown fields are refused (a misspelt `numResults` would otherwise silently give ten
  * results); every bound is the spec's (section 8).
  */
-export const searchRequestValidator = compileConditional<SearchRequestBody>({
+export const searchRequestSchema = {
   type: 'object',
   required: ['query'],
   additionalProperties: false,
@@ -73,7 +73,9 @@ export const searchRequestValidator = compileConditional<SearchRequestBody>({
       'x-message': { pattern: 'must be <N><d|w|m|y>, e.g. 7d, 2w, 1m, 1y', maxLength: 'must be <N><d|w|m|y>' },
     },
   },
-});
+};
+
+export const searchRequestValidator = compileConditional<SearchRequestBody>(searchRequestSchema);
 
 /** The validated body as search options, defaults filled in. */
 export function searchOptionsOf(body: SearchRequestBody): SearchOptions {

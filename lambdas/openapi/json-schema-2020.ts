@@ -1,0 +1,84 @@
+/**
+ * The handlers' ajv schemas (JSON Schema draft-07 plus ajv's `nullable`) as OpenAPI 3.1 reads
+ * them (JSON Schema 2020-12). The translation is mechanical, so the document shows the schema a
+ * handler validates with and no hand-kept copy of it:
+ * - `nullable: true` (ajv) becomes `null` among the types (and among the `enum` values);
+ * - `definitions` becomes `$defs` (and `$ref`s into it follow);
+ * - an `items` array (a tuple) becomes `prefixItems`, and `additionalItems` becomes `items`.
+ * The input is never changed: the handlers compile the same objects.
+ */
+
+export type JsonSchema = Readonly<Record<string, unknown>>;
+
+/** Keywords whose value is a map of names to schemas: the names are data, not keywords. */
+const SCHEMA_MAPS = new Set(['properties', 'patternProperties', 'definitions', '$defs', 'dependentSchemas']);
+/** Keywords whose value is one schema, or a list of schemas. */
+const SCHEMA_VALUES = new Set([
+  'items',
+  'additionalItems',
+  'prefixItems',
+  'additionalProperties',
+  'unevaluatedProperties',
+  'unevaluatedItems',
+  'propertyNames',
+  'contains',
+  'not',
+  'if',
+  'then',
+  'else',
+  'allOf',
+  'anyOf',
+  'oneOf',
+]);
+
+export function toJsonSchema2020(schema: JsonSchema): JsonSchema {
+  return translate(schema) as JsonSchema;
+}
+
+function translate(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(translate);
+  if (!isObject(node)) return node;
+  const out: Record<string, unknown> = {};
+  for (const [keyword, value] of Object.entries(node)) {
+    if (keyword === 'nullable') continue;
+    out[keyword] = translateKeyword(keyword, value);
+  }
+  renameTuple(out);
+  if ('definitions' in out) {
+    out['$defs'] = out['definitions'];
+    delete out['definitions'];
+  }
+  if (typeof out['$ref'] === 'string') out['$ref'] = out['$ref'].replace('#/definitions/', '#/$defs/');
+  if (node['nullable'] === true) allowNull(out);
+  return out;
+}
+
+function translateKeyword(keyword: string, value: unknown): unknown {
+  if (SCHEMA_MAPS.has(keyword) && isObject(value))
+    return Object.fromEntries(Object.entries(value).map(([name, schema]) => [name, translate(schema)]));
+  if (SCHEMA_VALUES.has(keyword)) return translate(value);
+  // enum, const, default, examples, required...: values, not schemas.
+  return value;
+}
+
+/** Draft-07's tuple form `items: [..]` (+ `additionalItems`) is 2020-12's `prefixItems` (+ `items`). */
+function renameTuple(schema: Record<string, unknown>): void {
+  if (!Array.isArray(schema['items'])) return;
+  schema['prefixItems'] = schema['items'];
+  delete schema['items'];
+  if ('additionalItems' in schema) {
+    schema['items'] = schema['additionalItems'];
+    delete schema['additionalItems'];
+  }
+}
+
+function allowNull(schema: Record<string, unknown>): void {
+  const type = schema['type'];
+  if (typeof type === 'string') schema['type'] = [type, 'null'];
+  else if (Array.isArray(type) && !type.includes('null')) schema['type'] = [...type, 'null'];
+  const values = schema['enum'];
+  if (Array.isArray(values) && !values.includes(null)) schema['enum'] = [...values, null];
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);

@@ -1,0 +1,306 @@
+import { PROVIDER_IDS } from '../catalog/index.js';
+import { THEME_PLATFORMS } from '../providers/themes/theme-types.js';
+import type { JsonSchema } from './json-schema-2020.js';
+import { dateTime, integer, nullableText, record, ref, text } from './schema-ref.js';
+
+/**
+ * The resources the routes answer with (spec section 2), written once, here: handlers do not
+ * validate what they answer, so these are the documentation's own. Additions beyond the spec
+ * (`byRoute`, `unpriced`, `units`, `maskedKey`...) are the gateway's, as README.md describes them.
+ */
+
+const usage = record({
+  prompt_tokens: integer(),
+  completion_tokens: integer(),
+  total_tokens: integer(),
+});
+
+const toolCall = record({
+  id: text(),
+  type: { const: 'function' },
+  function: record({ name: text(), arguments: text('The arguments as a JSON text') }),
+});
+
+const FINISH_REASONS = ['stop', 'length', 'tool_calls', 'content_filter', 'error'];
+
+const chatCompletion = {
+  ...record({
+    id: text(),
+    object: { const: 'chat.completion' },
+    created: integer('Unix seconds'),
+    model: text('The concrete model that answered'),
+    choices: {
+      type: 'array',
+      items: record({
+        index: integer(),
+        message: {
+          type: 'object',
+          required: ['role', 'content'],
+          properties: {
+            role: { const: 'assistant' },
+            content: { type: ['string', 'null'] },
+            tool_calls: { type: 'array', items: ref('ToolCall') },
+            refusal: { type: ['string', 'null'] },
+          },
+        },
+        finish_reason: { enum: FINISH_REASONS },
+      }),
+    },
+    usage: ref('Usage'),
+  }),
+  description: 'Spec 2.3: the OpenAI chat completion.',
+};
+
+const chatCompletionChunk = {
+  type: 'object',
+  description: 'One event of a chat completion stream (spec 6.2): the OpenAI chat.completion.chunk.',
+  required: ['id', 'object', 'created', 'model', 'choices'],
+  properties: {
+    id: text(),
+    object: { const: 'chat.completion.chunk' },
+    created: integer('Unix seconds'),
+    model: text(),
+    choices: {
+      type: 'array',
+      items: record({
+        index: integer(),
+        delta: {
+          type: 'object',
+          properties: {
+            role: { const: 'assistant' },
+            content: { type: ['string', 'null'] },
+            tool_calls: {
+              type: 'array',
+              items: {
+                type: 'object',
+                required: ['index'],
+                properties: {
+                  index: integer(),
+                  id: text(),
+                  type: { const: 'function' },
+                  function: { type: 'object', properties: { name: text(), arguments: text() } },
+                },
+              },
+            },
+            refusal: { type: ['string', 'null'] },
+          },
+        },
+        finish_reason: { enum: [...FINISH_REASONS, null] },
+      }),
+    },
+    usage: {
+      description: 'Present only when the request set stream_options.include_usage (null until the last chunk)',
+      anyOf: [ref('Usage'), { type: 'null' }],
+    },
+  },
+};
+
+const model = record(
+  {
+    id: text('The family default model id'),
+    object: { const: 'model' },
+    created: integer('Unix seconds'),
+    owned_by: text('`gateway/<provider>`'),
+    _service: record({ name: text(), aliases: { type: 'array', items: text() } }),
+  },
+  'Spec 2.4: one model family, addressed by its id or any of its aliases.',
+);
+
+const apiKey = {
+  type: 'object',
+  description: 'Spec 2.5: a service API key as listings show it, never the secret.',
+  required: ['id', 'name', 'type', 'maskedKey', 'createdAt', 'enabled', 'rateLimit'],
+  properties: {
+    id: text(),
+    name: text(),
+    type: { enum: ['secret', 'publishable'] },
+    maskedKey: text('`sk_<id>_••••` (or `pk_`)'),
+    createdAt: dateTime(),
+    enabled: { type: 'boolean' },
+    rateLimit: { ...integer('Requests per minute'), minimum: 1, maximum: 10000 },
+    allowedOrigins: { type: 'array', items: text(), description: 'Publishable keys only' },
+  },
+};
+
+const issuedApiKey = {
+  description: 'A new key: the listing fields, the owner, and the full key, shown this once.',
+  allOf: [
+    ref('ApiKey'),
+    record({
+      keyId: text(),
+      accountId: text(),
+      key: text('The full key; it cannot be read again'),
+      message: text(),
+    }),
+  ],
+};
+
+const providerKey = record(
+  {
+    id: text(),
+    provider: { enum: [...PROVIDER_IDS] },
+    slug: text(),
+    displayName: { type: ['string', 'null'] },
+    apiKey: text('Masked: `••••` and the last four characters'),
+    createdAt: dateTime(),
+  },
+  "Spec 2.6: a caller's own provider key, as answered.",
+);
+
+const unpricedUsage = record(
+  { requests: integer(), tokens: integer() },
+  'Usage of models the catalog has no price for (counted at cost 0).',
+);
+
+const usageUnits = {
+  type: 'object',
+  description: 'Work that is not tokens, by unit (`search`, `characters`, `songs`, `seconds`, `credits`).',
+  additionalProperties: { type: 'number' },
+};
+
+const usageFigures = {
+  type: 'object',
+  required: ['requests', 'tokens', 'cost', 'unpriced'],
+  properties: {
+    requests: integer(),
+    tokens: integer(),
+    cost: { type: 'number', description: 'Estimated USD' },
+    unpriced: ref('UnpricedUsage'),
+    units: ref('UsageUnits'),
+  },
+};
+
+const usageRecord = {
+  type: 'object',
+  description: 'Spec 2.7, plus `byRoute`, `unpriced` and `units` (present only where there was such work).',
+  required: ['totalRequests', 'totalTokens', 'totalCost', 'from', 'to', 'byModel', 'byRoute', 'unpriced'],
+  properties: {
+    totalRequests: integer(),
+    totalTokens: integer(),
+    totalCost: { type: 'number', description: 'Estimated USD' },
+    from: dateTime(),
+    to: dateTime(),
+    byModel: { type: 'object', additionalProperties: ref('UsageFigures') },
+    byRoute: {
+      type: 'object',
+      description: 'Keyed by the route (manifest id) the usage came through',
+      additionalProperties: ref('UsageFigures'),
+    },
+    unpriced: ref('UnpricedUsage'),
+    units: ref('UsageUnits'),
+  },
+};
+
+const citation = {
+  type: 'object',
+  description: 'Spec 2.9: a source an agent cites.',
+  required: ['url', 'title', 'snippet'],
+  properties: { url: text(), title: text(), snippet: text(), publishedDate: text(), score: { type: 'number' } },
+};
+
+const searchResult = record(
+  {
+    url: text(),
+    title: text(),
+    snippet: { ...text('At most 500 characters'), maxLength: 500 },
+    score: { type: 'number', minimum: 0, maximum: 1 },
+    published_date: nullableText('ISO date, when detected'),
+    author: nullableText('When known'),
+    favicon: nullableText('When known'),
+  },
+  'Spec 2.8: one search result.',
+);
+
+const searchAnswer = record({
+  query: text(),
+  results: { type: 'array', items: ref('SearchResult') },
+  auto_prompt: nullableText("The provider's rewritten query, when it gave one"),
+  cost_usd: { type: 'number' },
+  request_id: text("The provider's id for the search, else the gateway's"),
+});
+
+const battleResponse = {
+  type: 'object',
+  description: 'Spec 2.10: a battle answered as JSON (`stream: false`); `errors` lists agents that failed.',
+  required: ['id', 'mode', 'responses', 'created_at'],
+  properties: {
+    id: text('The session id'),
+    mode: { const: 'battle' },
+    responses: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['agent', 'model', 'message'],
+        properties: {
+          agent: text(),
+          model: text(),
+          message: text(),
+          citations: { type: 'array', items: ref('Citation') },
+        },
+      },
+    },
+    created_at: integer('Unix seconds'),
+    errors: { type: 'array', items: record({ agent: text(), code: text(), error: text() }) },
+  },
+};
+
+const theme = record(
+  {
+    id: text('A slug'),
+    name: text(),
+    platform: { enum: [...THEME_PLATFORMS] },
+    weight: { type: 'number' },
+    content: text('Markdown wrapped in `<design-system>…</design-system>`'),
+    source: record({ provider: text(), url: text(), theme_url: text() }),
+  },
+  'Spec 2.11: one design system.',
+);
+
+const health = record({
+  status: { enum: ['healthy', 'degraded'] },
+  version: text(),
+  timestamp: dateTime(),
+  uptime: { type: 'number', description: 'Seconds' },
+  services: {
+    type: 'array',
+    items: record({ name: text('A model family alias'), status: { enum: ['up', 'unconfigured'] } }),
+  },
+});
+
+const account = record({
+  accountId: text(),
+  email: text(),
+  name: text(),
+  createdAt: dateTime(),
+  dashboard: record({ email: text(), initialPassword: text('Shown once') }),
+});
+
+export const RESOURCE_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
+  Usage: usage,
+  ToolCall: toolCall,
+  ChatCompletion: chatCompletion,
+  ChatCompletionChunk: chatCompletionChunk,
+  Model: model,
+  ModelList: record({ object: { const: 'list' }, data: { type: 'array', items: ref('Model') } }),
+  ApiKey: apiKey,
+  IssuedApiKey: issuedApiKey,
+  ApiKeyList: record({ keys: { type: 'array', items: ref('ApiKey') } }),
+  ApiKeyUpdate: record({ keyId: text(), updated: { type: 'boolean' } }),
+  ProviderKey: providerKey,
+  ProviderKeyList: record({ keys: { type: 'array', items: ref('ProviderKey') } }),
+  UnpricedUsage: unpricedUsage,
+  UsageUnits: usageUnits,
+  UsageFigures: usageFigures,
+  UsageRecord: usageRecord,
+  AccountUsageRecord: { allOf: [ref('UsageRecord'), record({ accountId: text() })] },
+  Citation: citation,
+  SearchResult: searchResult,
+  SearchAnswer: searchAnswer,
+  BattleResponse: battleResponse,
+  Theme: theme,
+  Health: health,
+  SignedIn: record({ accountId: text(), email: text(), expiresAt: dateTime('When the session ends') }),
+  DashboardSession: record({ accountId: text(), email: text(), name: { type: ['string', 'null'] } }),
+  Account: account,
+  OpenApiDocument: { type: 'object', description: 'This document: OpenAPI 3.1.' },
+};

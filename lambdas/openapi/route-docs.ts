@@ -1,0 +1,308 @@
+import { legacyChatRequestSchema, arenaRequestSchema } from '../arena/arena-request.js';
+import { chatRequestSchema } from '../gateway/chat-request.js';
+import { CREATE_ACCOUNT_BODY, LOGIN_BODY } from '../identity/account-schemas.js';
+import { ADMIN_CREATE_KEY_BODY, CREATE_KEY_BODY, UPDATE_KEY_BODY } from '../identity/key-schemas.js';
+import { CREATE_PROVIDER_KEY_BODY } from '../identity/provider-key-schemas.js';
+import { searchRequestSchema } from '../providers/search/search-request.js';
+import { THEME_PLATFORMS } from '../providers/themes/theme-types.js';
+import { ARENA_STREAM_FRAMING, CHAT_STREAM_FRAMING } from './event-schemas.js';
+import type { JsonSchema } from './json-schema-2020.js';
+import { enveloped, ref } from './schema-ref.js';
+
+/**
+ * What the OpenAPI document says about each route beyond the manifest (lib/routes.ts), keyed
+ * by route id. The manifest gives the path, method, security, rate headers and error shape;
+ * an entry here gives the words, the request body (the very schema object the handler compiles),
+ * the query and header parameters, and the success answer. Adding a route's docs is one entry:
+ *
+ *   'media-speech': {
+ *     tag: 'Media',
+ *     summary: 'Text to speech',
+ *     request: { name: 'SpeechRequest', schema: speechRequestSchema },
+ *     success: { status: 200, description: 'The audio', binary: ['audio/mpeg', 'audio/wav'] },
+ *   },
+ *
+ * test/unit/openapi/document.test.ts names every manifest route without an entry.
+ */
+
+export interface ParameterDoc {
+  readonly name: string;
+  readonly in: 'query' | 'header';
+  readonly description: string;
+  readonly required?: boolean;
+  readonly schema: JsonSchema;
+}
+
+export interface SuccessDoc {
+  readonly status: 200 | 201 | 202 | 204;
+  readonly description: string;
+  /** An `application/json` answer. */
+  readonly json?: JsonSchema;
+  /** A `text/event-stream` answer: the schema of one event's `data` (the framing is in the description). */
+  readonly events?: JsonSchema;
+  /** Binary answers: their content types. */
+  readonly binary?: readonly string[];
+  /** Response headers beyond X-Request-ID and the rate headers (names in RESPONSE_HEADERS). */
+  readonly headers?: readonly string[];
+}
+
+export interface RouteDoc {
+  /** One of TAGS. */
+  readonly tag: string;
+  readonly summary: string;
+  readonly description?: string;
+  readonly deprecated?: true;
+  /** The request body: a name for components.schemas, and the schema the handler validates with. */
+  readonly request?: { readonly name: string; readonly schema: JsonSchema };
+  readonly parameters?: readonly ParameterDoc[];
+  /** Descriptions of the path's `{name}` parameters. */
+  readonly pathParameters?: Readonly<Record<string, string>>;
+  readonly success: SuccessDoc;
+  /** Errors particular to the route, beyond those the manifest implies (400, 401, 403, 404, 413, 429). */
+  readonly errors?: Readonly<Record<number, string>>;
+}
+
+export const TAGS: Readonly<Record<string, string>> = {
+  Health: 'Service status, unauthenticated',
+  Documentation: 'This document',
+  Gateway: 'OpenAI-compatible chat completions and the model list',
+  'Chat modes': 'Battle, fight and multi-instance sessions (spec 4.3)',
+  Search: 'Web search through the platform’s search provider',
+  Themes: 'Design systems (spec 4.5)',
+  Dashboard: 'Dashboard sign-in, service API keys and provider keys (session cookie)',
+  Usage: 'Usage and estimated cost',
+  Admin: 'Partner provisioning with the admin token',
+};
+
+const query = (name: string, description: string, schema: JsonSchema = { type: 'string' }): ParameterDoc => ({
+  name,
+  in: 'query',
+  description,
+  schema,
+});
+const requestHeader = (name: string, description: string, schema: JsonSchema): ParameterDoc => ({
+  name,
+  in: 'header',
+  description,
+  schema,
+});
+
+const PERIOD: readonly ParameterDoc[] = [
+  query('from', 'ISO 8601 date (whole UTC day) or date-time; default 30 days before `to`'),
+  query('to', 'ISO 8601 date (inclusive) or date-time; default now; at most 400 days after `from`'),
+];
+
+const CHAT_HEADERS: readonly ParameterDoc[] = [
+  requestHeader('X-Cache', '`no-cache` skips the cache read', { enum: ['no-cache'] }),
+  requestHeader('X-Cache-TTL', 'Seconds a non-streaming answer is cached (default 3600)', {
+    type: 'integer',
+    minimum: 1,
+    maximum: 86400,
+  }),
+  requestHeader('X-Guardrails', 'Comma-separated `pii`, `content_moderation`, `schema_validation`', {
+    type: 'string',
+  }),
+];
+const CHAT_ANSWER_HEADERS = ['X-Model-Used', 'X-Retry-Count', 'X-Fallback-From', 'X-Cache', 'X-Guardrail-Status'];
+
+const KEY_ID = { id: 'The key id (`keyId`)' };
+
+export const routeDocs: Readonly<Record<string, RouteDoc>> = {
+  health: {
+    tag: 'Health',
+    summary: 'Service status',
+    description: 'A family is `up` when one of its routes has a configured provider; overall `healthy` when any is.',
+    success: { status: 200, description: 'The status', json: enveloped(ref('Health')) },
+  },
+  'openapi-get': {
+    tag: 'Documentation',
+    summary: 'This OpenAPI document',
+    success: { status: 200, description: 'The OpenAPI 3.1 document', json: ref('OpenApiDocument') },
+  },
+  'models-list': {
+    tag: 'Gateway',
+    summary: 'List models',
+    success: { status: 200, description: 'The model families (spec 2.4)', json: ref('ModelList') },
+  },
+  'chat-completions': {
+    tag: 'Gateway',
+    summary: 'Chat completion',
+    description:
+      'Spec 2.2: the OpenAI request plus fallback, retries, timeout, load balancing, guardrails and prompt templates.',
+    request: { name: 'ChatCompletionRequest', schema: chatRequestSchema },
+    parameters: CHAT_HEADERS,
+    success: {
+      status: 200,
+      description: `The completion as JSON, or with \`stream: true\` a stream. ${CHAT_STREAM_FRAMING}`,
+      json: ref('ChatCompletion'),
+      events: ref('ChatStreamEvent'),
+      headers: CHAT_ANSWER_HEADERS,
+    },
+    errors: { 503: 'Every target failed (`SERVICE_UNAVAILABLE`)' },
+  },
+  battle: {
+    tag: 'Chat modes',
+    summary: 'Battle: two models side by side',
+    request: { name: 'ChatModeRequest', schema: arenaRequestSchema },
+    success: {
+      status: 200,
+      description: `A stream (default), or with \`stream: false\` the battle response. ${ARENA_STREAM_FRAMING}`,
+      json: ref('BattleResponse'),
+      events: ref('ArenaEvent'),
+      headers: ['X-Session-ID'],
+    },
+    errors: { 503: 'No agent could answer (`stream: false`)' },
+  },
+  fight: {
+    tag: 'Chat modes',
+    summary: 'Fight: 2 to 8 models answer, see each other and vote',
+    description: '`stream: false` is refused with 400 `STREAMING_REQUIRED`.',
+    request: { name: 'ChatModeRequest', schema: arenaRequestSchema },
+    success: {
+      status: 200,
+      description: `The session. ${ARENA_STREAM_FRAMING}`,
+      events: ref('ArenaEvent'),
+      headers: ['X-Session-ID'],
+    },
+  },
+  'chat-legacy': {
+    tag: 'Chat modes',
+    summary: 'Legacy chat (deprecated): `mode` picks chat, battle or fight',
+    description: 'Migrate to the v1 route of the mode and drop `mode`; headers, auth, body and answers are the same.',
+    deprecated: true,
+    request: { name: 'LegacyChatRequest', schema: legacyChatRequestSchema },
+    parameters: CHAT_HEADERS,
+    success: {
+      status: 200,
+      description: `As the v1 route of the mode: JSON, or a stream of that route's events. ${ARENA_STREAM_FRAMING} ${CHAT_STREAM_FRAMING}`,
+      json: { oneOf: [ref('ChatCompletion'), ref('BattleResponse')] },
+      events: { oneOf: [ref('ArenaEvent'), ref('ChatStreamEvent')] },
+      headers: [...CHAT_ANSWER_HEADERS, 'X-Session-ID'],
+    },
+    errors: { 503: 'No model could answer' },
+  },
+  search: {
+    tag: 'Search',
+    summary: 'Web search',
+    request: { name: 'SearchRequest', schema: searchRequestSchema },
+    success: { status: 200, description: 'The results (spec 2.8)', json: enveloped(ref('SearchAnswer')) },
+    errors: {
+      500: 'The deployment has no search provider (`INTERNAL_ERROR`)',
+      503: 'The search provider failed or did not answer (`SERVICE_UNAVAILABLE`)',
+    },
+  },
+  'themes-get': {
+    tag: 'Themes',
+    summary: 'One design system',
+    parameters: [
+      query('id', 'A theme slug; takes precedence over `platform`'),
+      query('platform', 'Biases the random draw', { enum: [...THEME_PLATFORMS] }),
+    ],
+    success: { status: 200, description: 'The theme (spec 2.11)', json: enveloped(ref('Theme')) },
+    errors: { 503: 'The theme provider failed (`SERVICE_UNAVAILABLE`)' },
+  },
+  'auth-login': {
+    tag: 'Dashboard',
+    summary: 'Sign in to the dashboard',
+    request: { name: 'LoginRequest', schema: LOGIN_BODY },
+    success: {
+      status: 200,
+      description: 'Signed in; the cookie is set',
+      json: enveloped(ref('SignedIn')),
+      headers: ['Set-Cookie'],
+    },
+  },
+  'auth-logout': {
+    tag: 'Dashboard',
+    summary: 'Sign out',
+    success: { status: 204, description: 'Signed out; the cookie is cleared', headers: ['Set-Cookie'] },
+  },
+  'auth-session': {
+    tag: 'Dashboard',
+    summary: 'The signed-in session',
+    success: { status: 200, description: 'Who is signed in', json: enveloped(ref('DashboardSession')) },
+  },
+  'keys-create': {
+    tag: 'Dashboard',
+    summary: 'Create a service API key',
+    request: { name: 'CreateKeyRequest', schema: CREATE_KEY_BODY },
+    success: { status: 201, description: 'The key, shown in full this once', json: enveloped(ref('IssuedApiKey')) },
+  },
+  'keys-list': {
+    tag: 'Dashboard',
+    summary: 'List service API keys',
+    success: { status: 200, description: 'The keys, masked', json: enveloped(ref('ApiKeyList')) },
+  },
+  'keys-update': {
+    tag: 'Dashboard',
+    summary: 'Rename, re-limit, enable or disable a key',
+    request: { name: 'UpdateKeyRequest', schema: UPDATE_KEY_BODY },
+    pathParameters: KEY_ID,
+    success: { status: 200, description: 'Updated', json: enveloped(ref('ApiKeyUpdate')) },
+  },
+  'keys-delete': {
+    tag: 'Dashboard',
+    summary: 'Revoke a key (permanent)',
+    pathParameters: KEY_ID,
+    success: { status: 204, description: 'Revoked' },
+  },
+  'provider-keys-create': {
+    tag: 'Dashboard',
+    summary: 'Store a provider key',
+    request: { name: 'CreateProviderKeyRequest', schema: CREATE_PROVIDER_KEY_BODY },
+    success: { status: 201, description: 'Stored', json: enveloped(ref('ProviderKey')) },
+    errors: { 409: 'The slug is already used (`CONFLICT`)' },
+  },
+  'provider-keys-list': {
+    tag: 'Dashboard',
+    summary: 'List provider keys',
+    success: {
+      status: 200,
+      description: 'The keys, masked to their last four characters',
+      json: enveloped(ref('ProviderKeyList')),
+    },
+  },
+  'provider-keys-delete': {
+    tag: 'Dashboard',
+    summary: 'Delete a provider key',
+    pathParameters: { id: 'The provider key id' },
+    success: { status: 204, description: 'Deleted' },
+  },
+  'usage-get': {
+    tag: 'Usage',
+    summary: 'Usage and estimated cost',
+    parameters: PERIOD,
+    success: { status: 200, description: 'The usage record (spec 2.7)', json: enveloped(ref('UsageRecord')) },
+  },
+  'admin-accounts-create': {
+    tag: 'Admin',
+    summary: 'Provision an account and its dashboard user',
+    request: { name: 'CreateAccountRequest', schema: CREATE_ACCOUNT_BODY },
+    success: {
+      status: 201,
+      description: 'The account; the initial password is shown once',
+      json: enveloped(ref('Account')),
+    },
+    errors: { 409: 'An account with this email exists (`CONFLICT`)' },
+  },
+  'admin-keys-create': {
+    tag: 'Admin',
+    summary: 'Mint a secret or publishable key for an account',
+    request: { name: 'AdminCreateKeyRequest', schema: ADMIN_CREATE_KEY_BODY },
+    success: { status: 201, description: 'The key, shown in full this once', json: enveloped(ref('IssuedApiKey')) },
+    errors: { 404: 'No such account (`NOT_FOUND`)' },
+  },
+  'admin-keys-delete': {
+    tag: 'Admin',
+    summary: 'Revoke a key (permanent)',
+    pathParameters: KEY_ID,
+    success: { status: 204, description: 'Revoked' },
+  },
+  'admin-usage-get': {
+    tag: 'Admin',
+    summary: 'An account’s usage',
+    parameters: [{ ...query('accountId', 'The account'), required: true }, ...PERIOD],
+    success: { status: 200, description: 'The usage record', json: enveloped(ref('AccountUsageRecord')) },
+    errors: { 404: 'No such account (`NOT_FOUND`)' },
+  },
+};

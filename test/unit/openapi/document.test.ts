@@ -1,0 +1,173 @@
+import { createConfig, lintFromString } from '@redocly/openapi-core';
+import { routes } from '../../../lib/routes.js';
+import { installLambdaStreamingGlobals } from '../../../local/lambda-streaming.js';
+import { loadRouteHandler } from '../../../local/handler-modules.js';
+import { buildOpenApiDocument, INTERFACE_VERSION } from '../../../lambdas/openapi/document.js';
+import { toJsonSchema2020 } from '../../../lambdas/openapi/json-schema-2020.js';
+import { routeDocs } from '../../../lambdas/openapi/route-docs.js';
+import { documentSchemas } from '../../support/openapi-schemas.js';
+
+type Operation = Record<string, any>;
+
+const document = buildOpenApiDocument();
+const paths = document['paths'] as Record<string, Record<string, Operation>>;
+const operationOf = (id: string): Operation => {
+  const route = routes.find((candidate) => candidate.id === id)!;
+  return paths[route.path]![route.method.toLowerCase()]!;
+};
+
+/**
+ * Redocly CLI's `recommended` rules, as `redocly lint` runs them. Rules turned off here, and why:
+ * - info-license: the repository declares no license yet; the document will name it when it does.
+ */
+const LINT_RULES = { 'info-license': 'off' } as const;
+
+/**
+ * Findings that are wrong for this document, each at one place only. The chat request requires
+ * `json_schema` in the `then` of an if/then whose enclosing schema defines that property; valid
+ * JSON Schema, but the rule only looks inside the `then`.
+ */
+const FALSE_POSITIVES = [
+  'no-required-schema-properties-undefined #/components/schemas/ChatCompletionRequest/properties/response_format/then/required/0',
+];
+
+async function lintProblems(candidate: object): Promise<string[]> {
+  const config = await createConfig({ extends: ['recommended'], rules: LINT_RULES });
+  const problems = await lintFromString({ source: JSON.stringify(candidate), absoluteRef: 'openapi.json', config });
+  return problems
+    .map((problem) => `${problem.ruleId} ${problem.location.map((where) => where.pointer).join(' ')}`)
+    .filter((finding) => !FALSE_POSITIVES.includes(finding));
+}
+
+describe('the OpenAPI document', () => {
+  test('is OpenAPI 3.1 of interface version 2.1.0', () => {
+    expect(document['openapi']).toBe('3.1.0');
+    expect((document['info'] as { version: string }).version).toBe('2.1.0');
+    expect(INTERFACE_VERSION).toBe('2.1.0');
+  });
+
+  test("passes Redocly's recommended rules with no problem, warnings included", async () => {
+    expect(await lintProblems(document)).toEqual([]);
+  }, 60_000);
+
+  test('the lint validates structure: a broken document is reported', async () => {
+    const broken = structuredClone(document) as Record<string, any>;
+    delete broken['info'].version;
+    broken['paths']['/api/v1/models'].get.responses = 'none';
+    const problems = await lintProblems(broken);
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^struct #\/info/),
+        expect.stringMatching(/^struct #\/paths\/~1api~1v1~1models\/get\/responses/),
+      ]),
+    );
+  }, 60_000);
+
+  test('every named schema is valid JSON Schema 2020-12', () => {
+    expect(documentSchemas(document).metaSchemaProblems()).toEqual({});
+  });
+});
+
+describe('the document and the manifest', () => {
+  test('every manifest route has docs (a missing entry is named here)', () => {
+    const undocumented = routes.filter((route) => !routeDocs[route.id]).map((route) => route.id);
+    expect({ undocumented }).toEqual({ undocumented: [] });
+  });
+
+  test('every documented route is in the manifest', () => {
+    const unknown = Object.keys(routeDocs).filter((id) => !routes.some((route) => route.id === id));
+    expect({ unknown }).toEqual({ unknown: [] });
+  });
+
+  test('the document holds exactly the manifest’s operations', () => {
+    const documented = Object.entries(paths).flatMap(([path, methods]) =>
+      Object.entries(methods).map(
+        ([method, operation]) => `${method.toUpperCase()} ${path} ${operation['operationId']}`,
+      ),
+    );
+    expect(documented.sort()).toEqual(routes.map((route) => `${route.method} ${route.path} ${route.id}`).sort());
+  });
+
+  test('security follows the manifest’s auth schemes; unauthenticated routes say so', () => {
+    expect(operationOf('health')['security']).toEqual([]);
+    expect(operationOf('openapi-get')['security']).toEqual([]);
+    expect(operationOf('models-list')['security']).toEqual([{ secretKey: [] }, { secretKeyHeader: [] }]);
+    expect(operationOf('battle')['security']).toEqual([
+      { secretKey: [] },
+      { secretKeyHeader: [] },
+      { publishableKey: [] },
+    ]);
+    expect(operationOf('usage-get')['security']).toEqual([{ secretKey: [] }, { secretKeyHeader: [] }, { session: [] }]);
+    expect(operationOf('admin-usage-get')['security']).toEqual([{ adminToken: [] }]);
+  });
+
+  test('rate-limited routes document the rate headers, others do not', () => {
+    for (const route of routes) {
+      const responses = operationOf(route.id)['responses'] as Record<string, { headers: Record<string, unknown> }>;
+      const success = Object.entries(responses).find(([status]) => status.startsWith('2'))![1];
+      expect([route.id, 'X-RateLimit-Remaining' in success.headers]).toEqual([route.id, route.rateLimited]);
+      expect([route.id, Object.keys(responses['429']!.headers)]).toEqual([
+        route.id,
+        expect.arrayContaining(['Retry-After', ...(route.rateLimited ? ['X-RateLimit-Reset'] : [])]),
+      ]);
+    }
+  });
+
+  test('errors are in the route’s error style', () => {
+    for (const route of routes) {
+      const responses = operationOf(route.id)['responses'] as Record<string, Operation>;
+      const expected = route.errorStyle === 'openai' ? 'OpenAIError' : 'EnvelopeError';
+      for (const [status, response] of Object.entries(responses).filter(([status]) => /^[45]/.test(status)))
+        expect([route.id, status, response['content']['application/json'].schema.$ref]).toEqual([
+          route.id,
+          status,
+          `#/components/schemas/${expected}`,
+        ]);
+    }
+  });
+
+  test('streaming routes document their events as components with text/event-stream', () => {
+    const schemas = (document['components'] as { schemas: Record<string, any> }).schemas;
+    expect(operationOf('fight')['responses']['200'].content['text/event-stream'].schema).toEqual({
+      $ref: '#/components/schemas/ArenaEvent',
+    });
+    expect(operationOf('chat-completions')['responses']['200'].content['text/event-stream'].schema).toEqual({
+      $ref: '#/components/schemas/ChatStreamEvent',
+    });
+    expect(Object.keys(schemas['ArenaEvent'].discriminator.mapping).sort()).toEqual(
+      [
+        'agent_complete',
+        'agent_delta',
+        'agent_start',
+        'error',
+        'leaderboard_update',
+        'round_complete',
+        'round_start',
+        'search_complete',
+        'search_content',
+        'search_start',
+        'session_complete',
+        'session_start',
+        'vote_update',
+        'voting_complete',
+        'voting_start',
+      ].sort(),
+    );
+  });
+});
+
+describe('documented request schemas are the ones the handlers validate with', () => {
+  beforeAll(() => installLambdaStreamingGlobals());
+
+  test.each(routes.map((route) => [route.id, route] as const))('%s', async (id, route) => {
+    const { handler } = (await loadRouteHandler(route)) as { handler: { bodySchema?: Record<string, unknown> } };
+    const documented = routeDocs[id]?.request;
+    expect(documented?.schema).toBe(handler.bodySchema);
+    if (!documented) return;
+    const schemas = (document['components'] as { schemas: Record<string, unknown> }).schemas;
+    expect(schemas[documented.name]).toEqual(toJsonSchema2020(handler.bodySchema!));
+    expect(operationOf(id)['requestBody'].content['application/json'].schema).toEqual({
+      $ref: `#/components/schemas/${documented.name}`,
+    });
+  });
+});
