@@ -256,6 +256,17 @@ const theme = record(
   'Spec 2.11: one design system.',
 );
 
+const musicResult = record(
+  {
+    status: { type: 'integer', description: "MiniMax's status: 1 in progress, 2 complete (a finished call answers 2)" },
+    audio: text('A URL (valid 24 hours) or the audio as hex, per `output_format`'),
+    duration: { type: 'number', description: 'Seconds' },
+    sample_rate: { type: 'number' },
+    format: text('`mp3`'),
+  },
+  'Spec 2.13: a generated song.',
+);
+
 const health = record({
   status: { enum: ['healthy', 'degraded'] },
   version: text(),
@@ -298,6 +309,7 @@ export const RESOURCE_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
   SearchAnswer: searchAnswer,
   BattleResponse: battleResponse,
   Theme: theme,
+  MusicResult: musicResult,
   Health: health,
   SignedIn: record({ accountId: text(), email: text(), expiresAt: dateTime('When the session ends') }),
   DashboardSession: record({ accountId: text(), email: text(), name: { type: ['string', 'null'] } }),

@@ -3,6 +3,8 @@ import { chatRequestSchema } from '../gateway/chat-request.js';
 import { CREATE_ACCOUNT_BODY, LOGIN_BODY } from '../identity/account-schemas.js';
 import { ADMIN_CREATE_KEY_BODY, CREATE_KEY_BODY, UPDATE_KEY_BODY } from '../identity/key-schemas.js';
 import { CREATE_PROVIDER_KEY_BODY } from '../identity/provider-key-schemas.js';
+import { musicRequestSchema } from '../providers/media/music-request.js';
+import { speechRequestSchema } from '../providers/media/speech-request.js';
 import { searchRequestSchema } from '../providers/search/search-request.js';
 import { THEME_PLATFORMS } from '../providers/themes/theme-types.js';
 import { ARENA_STREAM_FRAMING, CHAT_STREAM_FRAMING } from './event-schemas.js';
@@ -69,6 +71,7 @@ export const TAGS: Readonly<Record<string, string>> = {
   'Chat modes': 'Battle, fight and multi-instance sessions (spec 4.3)',
   Search: 'Web search through the platform’s search provider',
   Themes: 'Design systems (spec 4.5)',
+  Media: 'Speech, music and video generation (spec 4.9)',
   Dashboard: 'Dashboard sign-in, service API keys and provider keys (session cookie)',
   Usage: 'Usage and estimated cost',
   Admin: 'Partner provisioning with the admin token',
@@ -190,6 +193,30 @@ export const routeDocs: Readonly<Record<string, RouteDoc>> = {
       500: 'The deployment has no search provider (`INTERNAL_ERROR`)',
       503: 'The search provider failed or did not answer (`SERVICE_UNAVAILABLE`)',
     },
+  },
+  'media-speech': {
+    tag: 'Media',
+    summary: 'Text to speech',
+    description:
+      'The audio itself, streamed as it is synthesized. A failure before the first byte is a JSON error; ' +
+      'after it the response is cut, so it never looks complete.',
+    request: { name: 'SpeechRequest', schema: speechRequestSchema },
+    success: {
+      status: 200,
+      description: 'The audio in the asked format (raw PCM: 16-bit little-endian mono)',
+      binary: ['audio/mpeg', 'audio/wav', 'audio/flac', 'audio/pcm'],
+    },
+    errors: { 503: 'MiniMax is not configured, or failed (`SERVICE_UNAVAILABLE`)' },
+  },
+  'media-music': {
+    tag: 'Media',
+    summary: 'Generate a song',
+    description:
+      'Songs take minutes: while one is pending the body starts with a space every 10 s (JSON allows ' +
+      'leading whitespace); a failure after that arrives as `{success:false, error}` in the 200 body.',
+    request: { name: 'MusicRequest', schema: musicRequestSchema },
+    success: { status: 200, description: 'The song (spec 2.13)', json: enveloped(ref('MusicResult')) },
+    errors: { 503: 'MiniMax is not configured, or failed (`SERVICE_UNAVAILABLE`)' },
   },
   'themes-get': {
     tag: 'Themes',

@@ -41,7 +41,8 @@ const text = (max: number) => ({
   },
 });
 
-export const musicRequestValidator = compileConditional<MusicRequestBody>({
+/** The body of POST /api/v1/media/music (spec 4.9); the OpenAPI document shows this object. */
+export const musicRequestSchema = {
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -60,7 +61,9 @@ export const musicRequestValidator = compileConditional<MusicRequestBody>({
       'x-message': { enum: `must be one of ${MUSIC_OUTPUT_FORMATS.join(', ')}` },
     },
   },
-});
+};
+
+export const musicRequestValidator = compileConditional<MusicRequestBody>(musicRequestSchema);
 
 /** MiniMax's spelling of each structure tag, by its name folded (lower case, no spaces or hyphens). */
 const TAGS: Readonly<Record<string, string>> = Object.fromEntries(

@@ -26,7 +26,8 @@ const oneOf = (values: readonly (string | number)[]) => ({
   'x-message': { enum: `must be one of ${values.join(', ')}` },
 });
 
-export const speechRequestValidator = compileConditional<SpeechRequestBody>({
+/** The body of POST /api/v1/media/speech (spec 4.9); the OpenAPI document shows this object. */
+export const speechRequestSchema = {
   type: 'object',
   required: ['text'],
   additionalProperties: false,
@@ -73,7 +74,9 @@ export const speechRequestValidator = compileConditional<SpeechRequestBody>({
       },
     },
   },
-});
+};
+
+export const speechRequestValidator = compileConditional<SpeechRequestBody>(speechRequestSchema);
 
 /** A validated request with the spec's defaults filled in. */
 export interface SpeechRequest {
