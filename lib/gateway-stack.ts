@@ -8,6 +8,7 @@ import type { BedrockGuardrailConfig } from './context.js';
 import { EncryptionKey } from './constructs/encryption-key.js';
 import { endpointAccess, RUNTIME_ENV } from './constructs/endpoint-access.js';
 import { EndpointFunction } from './constructs/endpoint-function.js';
+import { JOB_TASK_GRANTS, JobPoller } from './constructs/job-poller.js';
 import { PublicApi, type StageThrottle } from './constructs/public-api.js';
 import { GatewaySecrets } from './constructs/secrets.js';
 import { Tables } from './constructs/tables.js';
@@ -75,6 +76,8 @@ export class GatewayStack extends Stack {
   readonly api: PublicApi;
   /** Keyed by route id. */
   readonly endpoints: ReadonlyMap<string, EndpointFunction>;
+  /** The state machine that polls video and fashion jobs, and its task functions. */
+  readonly jobPoller: JobPoller;
 
   constructor(scope: Construct, id: string, props: GatewayStackProps = {}) {
     super(scope, id, props);
@@ -105,18 +108,27 @@ export class GatewayStack extends Stack {
       [ENV.allowedOrigins]: corsOrigins.join(','),
       [ENV.gatewayVersion]: props.gatewayVersion ?? 'unknown',
     };
+    const resources = {
+      encryptionKey,
+      tables,
+      secrets,
+      dashboard,
+      providerKeySecretPrefix,
+      promptServiceUrl: props.promptServiceUrl,
+      themesProviderUrl: props.themesProviderUrl,
+      guardrail: props.guardrail,
+    };
+    const jobPoller = (this.jobPoller = new JobPoller(this, 'JobPoller', {
+      taskAccess: endpointAccess(JOB_TASK_GRANTS, resources),
+      logRetention: props.logRetention,
+      environment: shared,
+    }));
     const endpointScope = new Construct(this, 'Endpoints');
     const endpoints = new Map<string, EndpointFunction>();
     for (const route of routes) {
       const access = endpointAccess(route.grants, {
-        encryptionKey,
-        tables,
-        secrets,
-        dashboard,
-        providerKeySecretPrefix,
-        promptServiceUrl: props.promptServiceUrl,
-        themesProviderUrl: props.themesProviderUrl,
-        guardrail: props.guardrail,
+        ...resources,
+        jobPollerArn: jobPoller.stateMachine.stateMachineArn,
       });
       const describer: Record<string, string> =
         route.id === IMAGE_DESCRIBER_ROUTE && props.imageDescriberModel !== undefined
@@ -155,6 +167,7 @@ export class GatewayStack extends Stack {
       value: providerKeySecretPrefix,
       description: "Name prefix of the secrets holding callers' own provider keys (created at runtime)",
     });
+    new CfnOutput(this, 'JobStateMachineArn', { value: jobPoller.stateMachine.stateMachineArn });
     new CfnOutput(this, 'UserPoolId', { value: dashboard.userPool.userPoolId });
     new CfnOutput(this, 'UserPoolClientId', { value: dashboard.client.userPoolClientId });
     for (const { schema, table } of tables.all) {

@@ -3,6 +3,7 @@ import { AttributeType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { Policy, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
+import { JOB_TASK_FUNCTIONS } from '../../lib/constructs/job-poller.js';
 import { build, endpointOf, manifestRoutes, PROVIDER_KEY_SECRETS_ARN, REGION, STACK_NAME } from './support.js';
 
 // The manifest has a streaming route (chat completions) and provider-key routes, so it exercises every construct.
@@ -142,11 +143,12 @@ describe('cdk-nag AwsSolutions', () => {
     for (const [where, reason] of acks) {
       expect([where, reason.length >= 80]).toEqual([where, true]);
     }
-    // The X-Ray acknowledgement sits only on the X-Ray default policies, never on a whole function or the stack.
+    // The X-Ray acknowledgement sits only on the X-Ray default policies, never on a whole function or the stack:
+    // one per route function, one per job task function, and the job poller machine's (X-Ray and log delivery).
     const pathsOf = (rule: string) =>
       [...acks.keys()].filter((key) => key.split(' ')[1] === rule).map((key) => key.split(' ')[0]!);
     const xrayPaths = pathsOf('AwsSolutions-IAM5[Resource::*]');
-    expect(xrayPaths.length).toBe(fullProps.routes.length);
+    expect(xrayPaths.length).toBe(fullProps.routes.length + Object.keys(JOB_TASK_FUNCTIONS).length + 1);
     for (const path of xrayPaths) expect(path).toMatch(/\/Role\/DefaultPolicy$/);
     // The provider-key prefix acknowledgement sits on the role resource of exactly the routes that hold that grant.
     expect(providerKeyRoutes.length).toBeGreaterThan(0);
