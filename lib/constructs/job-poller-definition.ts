@@ -13,6 +13,25 @@
  * stayed unavailable, a function that kept failing) is caught and ends the job failed.
  */
 
+import type { FunctionSource } from './endpoint-function.js';
+
+/**
+ * The task functions the poller calls: a small manifest of their own (they are not API
+ * routes). The stack builds them (job-poller.ts); the local runtime loads the same entries.
+ */
+export const JOB_TASK_FUNCTIONS = {
+  poll: { id: 'job-poll', entry: 'lambdas/handlers/job-poll.ts', memoryMb: 512, timeoutSeconds: 30 },
+  markFailed: {
+    id: 'job-mark-failed',
+    entry: 'lambdas/handlers/job-mark-failed.ts',
+    memoryMb: 256,
+    timeoutSeconds: 30,
+  },
+} as const satisfies Record<string, FunctionSource & { id: string }>;
+
+/** A day: longer than any kind's own deadline, so it only stops an execution gone wrong. */
+export const DEFAULT_JOB_EXECUTION_TIMEOUT_SECONDS = 86_400;
+
 export interface JobPollerFunctionArns {
   readonly poll: string;
   readonly markFailed: string;

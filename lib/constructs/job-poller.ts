@@ -5,27 +5,16 @@ import { DefinitionBody, LogLevel, StateMachine, StateMachineType } from 'aws-cd
 import { Construct } from 'constructs';
 import type { EndpointAccess } from './endpoint-access.js';
 import { EndpointFunction, type FunctionSource } from './endpoint-function.js';
-import { jobPollerDefinition } from './job-poller-definition.js';
-
-/**
- * The task functions the poller calls: a small manifest of their own (they are not API
- * routes). The local runtime loads the same entries for its Step Functions stand-in.
- */
-export const JOB_TASK_FUNCTIONS = {
-  poll: { id: 'job-poll', entry: 'lambdas/handlers/job-poll.ts', memoryMb: 512, timeoutSeconds: 30 },
-  markFailed: {
-    id: 'job-mark-failed',
-    entry: 'lambdas/handlers/job-mark-failed.ts',
-    memoryMb: 256,
-    timeoutSeconds: 30,
-  },
-} as const satisfies Record<string, FunctionSource & { id: string }>;
+import {
+  DEFAULT_JOB_EXECUTION_TIMEOUT_SECONDS,
+  JOB_TASK_FUNCTIONS,
+  jobPollerDefinition,
+} from './job-poller-definition.js';
 
 /** What the task functions need: job records, the ledger, and the platform's provider keys. */
 export const JOB_TASK_GRANTS = ['jobs:read', 'jobs:write', 'usage:write', 'platformKeys:read'] as const;
 
-/** A day: longer than any kind's own deadline, so it only stops an execution gone wrong. */
-export const DEFAULT_JOB_EXECUTION_TIMEOUT = Duration.hours(24);
+export const DEFAULT_JOB_EXECUTION_TIMEOUT = Duration.seconds(DEFAULT_JOB_EXECUTION_TIMEOUT_SECONDS);
 
 export interface JobPollerProps {
   /** Statements and environment for the task functions (from JOB_TASK_GRANTS). */

@@ -3,7 +3,7 @@ import { AttributeType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { Policy, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
-import { JOB_TASK_FUNCTIONS } from '../../lib/constructs/job-poller.js';
+import { JOB_TASK_FUNCTIONS } from '../../lib/constructs/job-poller-definition.js';
 import { build, endpointOf, manifestRoutes, PROVIDER_KEY_SECRETS_ARN, REGION, STACK_NAME } from './support.js';
 
 // The manifest has a streaming route (chat completions) and provider-key routes, so it exercises every construct.
