@@ -3,21 +3,22 @@ import { nowSeconds } from '../store/dynamo.js';
 import type { JobEnd } from './job-driver.js';
 import type { JobDrivers } from './job-drivers.js';
 import { jobExecutionInput, type JobExecutionInput } from './job-execution.js';
-import { JOB_TTL_SECONDS, type JobRecord, type JsonObject } from './job-record.js';
+import { JOB_TTL_SECONDS, type JobRecord } from './job-record.js';
 
 /** What a submit route knows once its upstream has accepted the job. */
-export interface NewJob {
-  readonly kind: string;
-  readonly accountId: string;
-  readonly keyId?: string;
-  readonly requestId: string;
-  readonly route: string;
-  readonly provider: string;
-  readonly model: string;
-  readonly upstreamJobId: string;
-  readonly upstreamStatus?: string;
-  readonly details?: JsonObject;
-}
+export type NewJob = Pick<
+  JobRecord,
+  | 'kind'
+  | 'accountId'
+  | 'keyId'
+  | 'requestId'
+  | 'route'
+  | 'provider'
+  | 'model'
+  | 'upstreamJobId'
+  | 'upstreamStatus'
+  | 'details'
+>;
 
 export interface StartJobDeps {
   readonly drivers: JobDrivers;
