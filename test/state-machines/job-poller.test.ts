@@ -30,7 +30,7 @@ beforeAll(async () => {
   poller = synthesizedJobPoller();
   tables = await startJobTables('job-machine');
   upstream = await startJobUpstream();
-}, 60_000);
+}, 300_000); // Synthesizing the stack takes minutes when the suite loads both cores.
 
 afterAll(async () => {
   await upstream.close();
