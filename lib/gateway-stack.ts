@@ -11,6 +11,7 @@ import { EncryptionKey } from './constructs/encryption-key.js';
 import { endpointAccess, RUNTIME_ENV } from './constructs/endpoint-access.js';
 import { EndpointFunction } from './constructs/endpoint-function.js';
 import { Monitoring } from './constructs/monitoring.js';
+import { JOB_TASK_GRANTS, JobPoller } from './constructs/job-poller.js';
 import { PublicApi, type StageThrottle } from './constructs/public-api.js';
 import { GatewaySecrets } from './constructs/secrets.js';
 import { Tables } from './constructs/tables.js';
@@ -93,6 +94,8 @@ export class GatewayStack extends Stack {
   readonly endpoints: ReadonlyMap<string, EndpointFunction>;
   /** Alarms, their topic and the dashboard; job and export constructs attach their own alarms. */
   readonly monitoring: Monitoring;
+  /** The state machine that polls video and fashion jobs, and its task functions. */
+  readonly jobPoller: JobPoller;
 
   constructor(scope: Construct, id: string, props: GatewayStackProps = {}) {
     super(scope, id, props);
@@ -129,18 +132,27 @@ export class GatewayStack extends Stack {
       [ENV.allowedOrigins]: corsOrigins.join(','),
       [ENV.gatewayVersion]: props.gatewayVersion ?? 'unknown',
     };
+    const resources = {
+      encryptionKey,
+      tables,
+      secrets,
+      dashboard,
+      providerKeySecretPrefix,
+      promptServiceUrl: props.promptServiceUrl,
+      themesProviderUrl: props.themesProviderUrl,
+      guardrail: props.guardrail,
+    };
+    const jobPoller = (this.jobPoller = new JobPoller(this, 'JobPoller', {
+      taskAccess: endpointAccess(JOB_TASK_GRANTS, resources),
+      logRetention: props.logRetention,
+      environment: shared,
+    }));
     const endpointScope = new Construct(this, 'Endpoints');
     const endpoints = new Map<string, EndpointFunction>();
     for (const route of routes) {
       const access = endpointAccess(route.grants, {
-        encryptionKey,
-        tables,
-        secrets,
-        dashboard,
-        providerKeySecretPrefix,
-        promptServiceUrl: props.promptServiceUrl,
-        themesProviderUrl: props.themesProviderUrl,
-        guardrail: props.guardrail,
+        ...resources,
+        jobPollerArn: jobPoller.stateMachine.stateMachineArn,
       });
       const describer: Record<string, string> =
         route.id === IMAGE_DESCRIBER_ROUTE && props.imageDescriberModel !== undefined
@@ -172,6 +184,7 @@ export class GatewayStack extends Stack {
       alarmEmail: props.alarmEmail,
     }));
     monitoring.monitorAlarm(usageExports.failureAlarm);
+    monitoring.monitorStateMachine('JobPoller', jobPoller.stateMachine);
     // Last, after every construct that attaches alarms (monitorStateMachine, monitorAlarm).
     monitoring.addAlarmStatus();
 
@@ -193,6 +206,7 @@ export class GatewayStack extends Stack {
       value: monitoring.topic.topicArn,
       description: 'SNS topic every alarm notifies',
     });
+    new CfnOutput(this, 'JobStateMachineArn', { value: jobPoller.stateMachine.stateMachineArn });
     new CfnOutput(this, 'UserPoolId', { value: dashboard.userPool.userPoolId });
     new CfnOutput(this, 'UserPoolClientId', { value: dashboard.client.userPoolClientId });
     new CfnOutput(this, 'UsageTableArn', { value: tables.get('usage').table.tableArn });

@@ -12,6 +12,8 @@ import { loadRouteHandler } from './handler-modules.js';
 import { concurrentInvocations } from './invocation-scope.js';
 import { handlerEnvironment, LOCAL_REGION } from './runtime-config.js';
 import { startLocalServices } from './services.js';
+import { LOCAL_JOB_STATE_MACHINE_ARN, startLocalStepFunctions } from './standins/step-functions-local.js';
+import { ENV } from '../lambdas/config/environment.js';
 import { holdHealthUntilReady } from './startup-gate.js';
 
 const HEALTH_PATH = routes.find((route) => route.id === 'health')!.path;
@@ -26,6 +28,8 @@ export interface LocalRuntimeOptions {
   readonly extraOrigins?: readonly string[];
   /** `$GATEWAY_DYNAMODB_LATENCY_MS`: each embedded DynamoDB call waits this long, as in AWS. */
   readonly dynamoDbLatencyMs?: number;
+  /** `$GATEWAY_JOB_WAIT_MS`: every job poller Wait and retry pause. @default DEFAULT_LOCAL_JOB_WAIT_MS */
+  readonly jobWaitMs?: number;
 }
 
 /** The contract other tooling reads from `$GATEWAY_DATA_DIR/runtime.json`. */
@@ -88,6 +92,13 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       ),
       services.environment,
     );
+    // After the handlers' environment is set: executions resumed from the data dir poll at once.
+    const stepFunctions = await startLocalStepFunctions(dataDir, options.jobWaitMs);
+    stops.push(() => stepFunctions.close());
+    Object.assign(process.env, {
+      AWS_ENDPOINT_URL_SFN: stepFunctions.url,
+      [ENV.jobStateMachineArn]: LOCAL_JOB_STATE_MACHINE_ARN,
+    });
     const adminToken = await ensureSecrets(services.secretsManager);
     const first = await ensureFirstAccount(dataDir, baseUrl, adminToken);
     const info: RuntimeInfo = {
@@ -103,6 +114,8 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       dynamodb: dynamodb.endpoint,
       secretsManager: services.secretsManager,
       cognito: services.cognito,
+      stepFunctions: stepFunctions.url,
+      jobStateMachineArn: LOCAL_JOB_STATE_MACHINE_ARN,
       tables: dynamodb.tableNames,
     });
     startup.ready();

@@ -3,7 +3,8 @@
  * Environment: PORT (default 8787), GATEWAY_DATA_DIR (default .local/), GATEWAY_ORIGINS
  * (extra comma-separated origins for CORS and dashboard cookies), POWERTOOLS_LOG_LEVEL,
  * POWERTOOLS_METRICS_DISABLED (default true: no EMF lines on the console),
- * GATEWAY_DYNAMODB_LATENCY_MS (each embedded DynamoDB call waits this long, as in AWS; default 0).
+ * GATEWAY_DYNAMODB_LATENCY_MS (each embedded DynamoDB call waits this long, as in AWS; default 0),
+ * GATEWAY_JOB_WAIT_MS (each job poller wait and retry pause; default 1000).
  */
 import { startLocalRuntime } from './runtime.js';
 
@@ -20,7 +21,10 @@ const extraOrigins = (process.env['GATEWAY_ORIGINS'] ?? '')
 
 const dynamoDbLatencyMs = Number(process.env['GATEWAY_DYNAMODB_LATENCY_MS'] || 0);
 
-const runtime = await startLocalRuntime({ dataDir, port, extraOrigins, dynamoDbLatencyMs });
+const jobWait = Number(process.env['GATEWAY_JOB_WAIT_MS'] || Number.NaN);
+const jobWaitMs = Number.isFinite(jobWait) && jobWait >= 0 ? jobWait : undefined;
+
+const runtime = await startLocalRuntime({ dataDir, port, extraOrigins, dynamoDbLatencyMs, jobWaitMs });
 const { info } = runtime;
 
 console.log(

@@ -25,6 +25,8 @@ export const ENV = {
   storeWriteBehindMs: 'STORE_WRITE_BEHIND_MS',
   /** Base URL of an upstream theme provider; unset, GET /api/v1/themes answers from the embedded catalog. */
   themesProviderUrl: 'THEMES_PROVIDER_URL',
+  /** ARN of the job poller state machine that submit routes start (lambdas/jobs/start-job.ts). */
+  jobStateMachineArn: 'JOB_STATE_MACHINE_ARN',
 } as const;
 
 export type EnvName = (typeof ENV)[keyof typeof ENV];

@@ -25,6 +25,8 @@ export interface EndpointResources {
   readonly themesProviderUrl?: string;
   /** @default - none: `guardrails:apply` grants nothing */
   readonly guardrail?: BedrockGuardrailConfig;
+  /** The job poller state machine, for `jobs:start`. @default - none: a route with `jobs:start` is refused */
+  readonly jobPollerArn?: string;
 }
 
 /**
@@ -83,6 +85,12 @@ const GRANTS: Record<Grant, (acc: Accumulator) => void> = {
     acc.table('cache', [...TABLE_ACTIONS.readWrite, 'dynamodb:BatchGetItem', 'dynamodb:BatchWriteItem'], false),
   // The arena's session records (ballots for audits): written once per session, never read here.
   'arenaSessions:write': (acc) => acc.table('jobs', ['dynamodb:PutItem'], false),
+  // Job records (lambdas/jobs/job-repository.ts): owner-scoped GetItem, owner-index queries.
+  'jobs:read': (acc) => acc.table('jobs', TABLE_ACTIONS.read, true),
+  // Conditional creates and transitions only; jobs are never deleted here (TTL expires them).
+  'jobs:write': (acc) => acc.table('jobs', ['dynamodb:PutItem', 'dynamodb:UpdateItem'], false),
+  // Submit routes start the poller (execution name = job id); nothing else on the machine.
+  'jobs:start': (acc) => acc.jobPoller(),
   'adminToken:read': (acc) => acc.secret(ENV.adminTokenSecretId, 'adminToken'),
   'platformKeys:read': (acc) => acc.secret(ENV.platformKeysSecretId, 'platformKeys'),
   // The key secret always (it exists whether or not a service is configured); the URL when configured.
@@ -127,6 +135,7 @@ class Accumulator {
   /** KMS actions Secrets Manager performs with the stack key on the function's behalf. */
   private readonly secretKeyActions = new Set<string>();
   private readonly guardrailArns = new Set<string>();
+  private readonly stateMachineArns = new Set<string>();
   private tableWrites = false;
   private readonly environment: Record<string, string> = {};
 
@@ -176,6 +185,13 @@ class Accumulator {
     );
     this.environment[RUNTIME_ENV.guardrailId] = guardrail.id;
     if (guardrail.version !== undefined) this.environment[RUNTIME_ENV.guardrailVersion] = guardrail.version;
+  }
+
+  jobPoller(): void {
+    const arn = this.resources.jobPollerArn;
+    if (arn === undefined) throw new Error('jobs:start needs the job poller state machine (jobPollerArn)');
+    this.stateMachineArns.add(arn);
+    this.environment[ENV.jobStateMachineArn] = arn;
   }
 
   providerKeys(actions: readonly string[], keyActions: readonly string[]): void {
@@ -262,6 +278,11 @@ class Accumulator {
     }
     if (this.guardrailArns.size > 0) {
       statements.push(new PolicyStatement({ actions: ['bedrock:ApplyGuardrail'], resources: [...this.guardrailArns] }));
+    }
+    if (this.stateMachineArns.size > 0) {
+      statements.push(
+        new PolicyStatement({ actions: ['states:StartExecution'], resources: [...this.stateMachineArns] }),
+      );
     }
     return { statements, environment: { ...this.environment }, acknowledgements };
   }

@@ -22,8 +22,14 @@ import { retainedLogGroup } from './retained-log-group.js';
 /** The repository root: manifest entries are relative to it, whatever the current directory. */
 export const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
+/** What a function is built from: a manifest route, or a task function's own spec (no HTTP side). */
+export type FunctionSource = Pick<RouteSpec, 'entry' | 'memoryMb' | 'timeoutSeconds'> &
+  Partial<Pick<RouteSpec, 'method' | 'path' | 'streaming'>>;
+
 export interface EndpointFunctionProps {
-  readonly route: RouteSpec;
+  readonly route: FunctionSource;
+  /** @default `AI gateway <method> <path>` */
+  readonly description?: string;
   /** Least-privilege statements derived from the route's grants. */
   readonly statements?: readonly PolicyStatement[];
   readonly environment?: Record<string, string>;
@@ -54,6 +60,7 @@ export class EndpointFunction extends Construct {
     super(scope, id);
     const { route } = props;
     const projectRoot = props.projectRoot ?? PROJECT_ROOT;
+    const description = props.description ?? `AI gateway ${route.method} ${route.path}`;
 
     const logGroup = retainedLogGroup(this, 'Logs', props.logRetention);
 
@@ -61,7 +68,7 @@ export class EndpointFunction extends Construct {
     // AWSLambdaBasicExecutionRole (log writes to every log group in the account).
     this.role = new Role(this, 'Role', {
       assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
-      description: `AI gateway ${route.method} ${route.path}`,
+      description,
       inlinePolicies: {
         Access: new PolicyDocument({
           statements: [
@@ -90,7 +97,7 @@ export class EndpointFunction extends Construct {
       memorySize: route.memoryMb,
       timeout: Duration.seconds(route.timeoutSeconds),
       reservedConcurrentExecutions: props.reservedConcurrency,
-      description: `AI gateway ${route.method} ${route.path}`,
+      description,
       role: this.role,
       logGroup,
       loggingFormat: LoggingFormat.JSON,

@@ -32,6 +32,8 @@ export interface AwsJsonServerOptions {
   readonly operations: Readonly<Record<string, AwsJsonOperation>>;
   /** 0 (the default) picks a free port. */
   readonly port?: number;
+  /** The service's JSON protocol version (Step Functions speaks 1.0). @default '1.1' */
+  readonly jsonVersion?: '1.0' | '1.1';
 }
 
 export interface AwsJsonServer {
@@ -40,15 +42,15 @@ export interface AwsJsonServer {
   close(): Promise<void>;
 }
 
-const CONTENT_TYPE = 'application/x-amz-json-1.1';
 // The largest real payload is a 64 KiB secret; anything far beyond that is a client bug.
 const MAX_BODY_BYTES = 1024 * 1024;
 
 export async function startAwsJsonServer(options: AwsJsonServerOptions): Promise<AwsJsonServer> {
+  const contentType = `application/x-amz-json-${options.jsonVersion ?? '1.1'}`;
   const server = createServer((req, res) => {
-    handle(options, req, res).catch((err: unknown) => {
+    handle(options, contentType, req, res).catch((err: unknown) => {
       const failure = err instanceof AwsJsonError ? err : new AwsJsonError('InternalFailure', String(err), 500);
-      send(res, failure.status, { __type: failure.type, message: failure.message }, failure.type);
+      send(res, contentType, failure.status, { __type: failure.type, message: failure.message }, failure.type);
     });
   });
   await new Promise<void>((resolve, reject) => {
@@ -70,7 +72,12 @@ export async function startAwsJsonServer(options: AwsJsonServerOptions): Promise
   };
 }
 
-async function handle(options: AwsJsonServerOptions, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function handle(
+  options: AwsJsonServerOptions,
+  contentType: string,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
   if (req.method !== 'POST') throw new AwsJsonError('UnknownOperationException', `method ${req.method} not supported`);
   const target = String(req.headers['x-amz-target'] ?? '');
   const dot = target.lastIndexOf('.');
@@ -81,7 +88,7 @@ async function handle(options: AwsJsonServerOptions, req: IncomingMessage, res: 
   }
   const input = parseBody(await readBody(req));
   const output = await operation(input);
-  send(res, 200, output ?? {});
+  send(res, contentType, 200, output ?? {});
 }
 
 function parseBody(raw: string): AwsJsonInput {
@@ -108,11 +115,11 @@ async function readBody(req: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-function send(res: ServerResponse, status: number, body: unknown, errorType?: string): void {
+function send(res: ServerResponse, contentType: string, status: number, body: unknown, errorType?: string): void {
   if (res.headersSent) return;
   const payload = JSON.stringify(body);
   res.writeHead(status, {
-    'content-type': CONTENT_TYPE,
+    'content-type': contentType,
     'content-length': Buffer.byteLength(payload),
     'x-amzn-requestid': randomBytes(16).toString('hex'),
     ...(errorType ? { 'x-amzn-errortype': errorType } : {}),

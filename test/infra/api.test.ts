@@ -1,3 +1,4 @@
+import { JOB_TASK_FUNCTIONS } from '../../lib/constructs/job-poller-definition.js';
 import { Match } from 'aws-cdk-lib/assertions';
 import { routes } from '../../lib/routes.js';
 import { CORS_ALLOW_HEADERS, publishableKeyResources } from '../../lib/cors-preflight.js';
@@ -37,7 +38,8 @@ describe('public API from the route manifest', () => {
       (m) => m.method !== 'OPTIONS' && !expected.has(`${m.method} ${m.path}`),
     );
     expect(extra).toEqual([]);
-    built.template.resourceCountIs('AWS::Lambda::Function', routes.length);
+    // One function per route, plus the job poller's task functions (not API routes).
+    built.template.resourceCountIs('AWS::Lambda::Function', routes.length + Object.keys(JOB_TASK_FUNCTIONS).length);
   });
 
   test('the endpoint is REGIONAL (EDGE would cut idle streams after 30 s)', () => {

@@ -1,3 +1,4 @@
+import type { CfnElement } from 'aws-cdk-lib';
 import { tableSchemas, type TableName } from '../../lambdas/store/table-schema.js';
 import type { GatewayStackProps } from '../../lib/gateway-stack.js';
 import type { Grant, RouteSpec } from '../../lib/routes.js';
@@ -42,9 +43,38 @@ const TABLE_ACTIONS: Partial<Record<Grant, [TableName, string[]]>> = {
   ],
   // Session records are written once, never read or changed by the functions.
   'arenaSessions:write': ['jobs', ['dynamodb:PutItem']],
+  // Job records: owner-scoped reads; conditional creates and transitions, never deletes.
+  'jobs:read': ['jobs', READ],
+  'jobs:write': ['jobs', ['dynamodb:PutItem', 'dynamodb:UpdateItem']],
 };
 const XRAY = ['xray:PutTelemetryRecords', 'xray:PutTraceSegments'];
-const TABLE_WRITES: readonly Grant[] = ['identity:write', 'usage:write', 'cache:write', 'arenaSessions:write'];
+// Step Functions' logging (CloudWatch vended-log delivery) and tracing: no resource-level permissions exist.
+const STATE_MACHINE_UNSCOPED = [
+  ...XRAY,
+  'xray:GetSamplingRules',
+  'xray:GetSamplingTargets',
+  'logs:CreateLogDelivery',
+  'logs:DeleteLogDelivery',
+  'logs:DescribeLogGroups',
+  'logs:DescribeResourcePolicies',
+  'logs:GetLogDelivery',
+  'logs:ListLogDeliveries',
+  'logs:PutResourcePolicy',
+  'logs:UpdateLogDelivery',
+];
+
+/** The logical id of the job poller state machine role's default policy. */
+function jobPollerPolicyId(built: Built): string {
+  const policy = built.stack.jobPoller.stateMachine.role.node.findChild('DefaultPolicy').node.defaultChild;
+  return built.stack.getLogicalId(policy as CfnElement);
+}
+const TABLE_WRITES: readonly Grant[] = [
+  'identity:write',
+  'usage:write',
+  'cache:write',
+  'arenaSessions:write',
+  'jobs:write',
+];
 // Callers' own provider keys: one secret per key under the name prefix, created at runtime.
 const PROVIDER_KEY_ACTIONS: Partial<Record<Grant, string[]>> = {
   'providerKeys:read': ['secretsmanager:GetSecretValue'],
@@ -81,6 +111,7 @@ function expectedServices(route: RouteSpec, props: Partial<GatewayStackProps>): 
   if (has(SECRET_READS)) services.push('secretsmanager', 'kms');
   if (has(['providerKeys:delete'])) services.push('secretsmanager');
   if (has(['userPool:login', 'userPool:admin'])) services.push('cognito-idp');
+  if (has(['jobs:start'])) services.push('states');
   if (expectedGuardrailArns(route, props).length > 0) services.push('bedrock');
   return [...new Set(services)].sort();
 }
@@ -93,6 +124,9 @@ const EVERY_GRANT: Record<Grant, true> = {
   'usage:write': true,
   'cache:write': true,
   'arenaSessions:write': true,
+  'jobs:read': true,
+  'jobs:write': true,
+  'jobs:start': true,
   'adminToken:read': true,
   'platformKeys:read': true,
   'providerKeys:read': true,
@@ -324,11 +358,17 @@ describe.each<[string, readonly RouteSpec[], Partial<GatewayStackProps>]>([
     },
   );
 
-  test('no statement anywhere allows Resource "*" except X-Ray trace writes', () => {
+  test('no statement anywhere allows Resource "*" except X-Ray trace writes (and the job poller\'s log delivery)', () => {
     const wildcard = allIamStatements(built).filter((s) => resourcesOf(s).includes('*'));
     expect(wildcard.length).toBeGreaterThan(0);
+    const machinePolicy = built.template.toJSON().Resources[jobPollerPolicyId(built)].Properties.PolicyDocument;
+    const onMachine = new Set((machinePolicy.Statement as Statement[]).map((s) => JSON.stringify(s)));
     for (const statement of wildcard) {
-      expect(actionsOf(statement).sort()).toEqual(XRAY);
+      if (onMachine.has(JSON.stringify(statement))) {
+        expect(actionsOf(statement).filter((a) => !STATE_MACHINE_UNSCOPED.includes(a))).toEqual([]);
+      } else {
+        expect(actionsOf(statement).sort()).toEqual(XRAY);
+      }
     }
   });
 

@@ -3,6 +3,7 @@ import { AttributeType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { Policy, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
+import { JOB_TASK_FUNCTIONS } from '../../lib/constructs/job-poller-definition.js';
 import {
   build,
   endpointOf,
@@ -154,13 +155,14 @@ describe('cdk-nag AwsSolutions', () => {
     for (const [where, reason] of acks) {
       expect([where, reason.length >= 80]).toEqual([where, true]);
     }
-    // The X-Ray acknowledgement sits only on the X-Ray default policies, never on a whole function or the stack.
+    // The X-Ray acknowledgement sits only on the X-Ray default policies, never on a whole function or the stack:
+    // one per route function, one per job task function, and the job poller machine's (X-Ray and log delivery).
     const pathsOf = (rule: string) =>
       [...acks.keys()].filter((key) => key.split(' ')[1] === rule).map((key) => key.split(' ')[0]!);
     const exportPolicy = stack.usageExports.stateMachine.role.node.tryFindChild('DefaultPolicy')!.node.path;
     const xrayPaths = pathsOf('AwsSolutions-IAM5[Resource::*]').filter((path) => path !== exportPolicy);
     expect(pathsOf('AwsSolutions-IAM5[Resource::*]')).toContain(exportPolicy);
-    expect(xrayPaths.length).toBe(fullProps.routes.length);
+    expect(xrayPaths.length).toBe(fullProps.routes.length + Object.keys(JOB_TASK_FUNCTIONS).length + 1);
     for (const path of xrayPaths) expect(path).toMatch(/\/Role\/DefaultPolicy$/);
     // The provider-key prefix acknowledgement sits on the role resource of exactly the routes that hold that grant.
     expect(providerKeyRoutes.length).toBeGreaterThan(0);

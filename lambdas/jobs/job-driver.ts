@@ -1,0 +1,51 @@
+import type { MeteredWork } from '../gateway/metering.js';
+import type { TransportRequest, TransportResponse } from '../providers/http-transport.js';
+import { isEnded, type EndPhase, type JobError, type JobRecord, type JsonObject } from './job-record.js';
+
+/**
+ * The plug-in contract of a job kind (video, fashion...): how to ask its upstream how far a
+ * job got, and what an ended job costs. The platform does the rest (the record, the state
+ * machine, retries, the end transition, metering exactly once).
+ */
+export interface JobDriver {
+  /** The `kind` of the records it serves; unique in the registry. */
+  readonly kind: string;
+  /** The wait between polls (the state machine's Wait). */
+  readonly pollIntervalSeconds: number;
+  /** Total time a job may take before it is failed as timed out (`Job.TimedOut`). */
+  readonly maxWaitSeconds: number;
+  /** @default ceil(maxWaitSeconds / pollIntervalSeconds) + 1 */
+  readonly maxPolls?: number;
+  /**
+   * Asks the upstream once. Throws UpstreamError on a failed call: a retryable kind is retried
+   * by the state machine with backoff; any other kind ends the job failed.
+   */
+  poll(job: JobRecord, deps: JobPollDeps): Promise<JobProgress>;
+  /**
+   * What the ended job is billed (one ledger entry), or undefined for nothing. Called with the
+   * job's end however it came (the upstream's answer, a timeout, a permanent error); the
+   * platform writes it at most once.
+   */
+  usage(job: JobRecord, end: JobEnd): MeteredWork | undefined;
+}
+
+export interface JobPollDeps {
+  readonly send: (request: TransportRequest) => Promise<TransportResponse>;
+  readonly signal: AbortSignal;
+}
+
+export type JobProgress = JobUnderway | JobEnd;
+
+export interface JobUnderway {
+  readonly phase: 'queued' | 'running';
+  readonly upstreamStatus: string;
+}
+
+export type JobEnd =
+  | { readonly phase: Extract<EndPhase, 'succeeded'>; readonly upstreamStatus: string; readonly result: JsonObject }
+  | { readonly phase: Extract<EndPhase, 'failed'>; readonly upstreamStatus?: string; readonly error: JobError };
+
+export const maxPollsOf = (driver: JobDriver): number =>
+  driver.maxPolls ?? Math.ceil(driver.maxWaitSeconds / driver.pollIntervalSeconds) + 1;
+
+export const isJobEnd = (progress: JobProgress): progress is JobEnd => isEnded(progress.phase);

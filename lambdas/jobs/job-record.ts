@@ -1,0 +1,55 @@
+/**
+ * One long-running upstream job (a video generation, a fashion prediction) as the gateway
+ * keeps it in the jobs table: who asked, what the upstream calls it, and how far it got.
+ * Kind-specific inputs and results stay opaque JSON here; the kind's driver reads them.
+ */
+
+export type JobPhase = 'queued' | 'running' | 'succeeded' | 'failed';
+export type EndPhase = Extract<JobPhase, 'succeeded' | 'failed'>;
+
+export type JsonObject = { readonly [key: string]: unknown };
+
+export interface JobError {
+  /** A stable name a client can branch on (`Job.TimedOut`, a provider's failure kind, ...). */
+  readonly name: string;
+  readonly message: string;
+}
+
+export interface JobRecord {
+  /** The id the caller sees; also the Step Functions execution name. */
+  readonly jobId: string;
+  /** The driver that polls and prices it (lambdas/jobs/job-drivers.ts). */
+  readonly kind: string;
+  readonly accountId: string;
+  readonly keyId?: string;
+  /** The submitting request: usage is keyed by it, so the job is metered once whatever the retries. */
+  readonly requestId: string;
+  /** The submit route's id, which usage is reported under. */
+  readonly route: string;
+  readonly provider: string;
+  /** The upstream model (or product) the job runs on. */
+  readonly model: string;
+  readonly upstreamJobId: string;
+  readonly phase: JobPhase;
+  /** The upstream's own last status word, as it said it (`Processing`, `starting`, ...). */
+  readonly upstreamStatus?: string;
+  /** What the kind needs to poll and price it (resolution, duration, credits asked for...). */
+  readonly details?: JsonObject;
+  readonly result?: JsonObject;
+  readonly error?: JobError;
+  /** ISO 8601; also the time the job's usage entry carries. */
+  readonly createdAt: string;
+  readonly updatedAt: string;
+  readonly endedAt?: string;
+  /** Polls recorded so far (the state machine's attempt number, so replays do not add). */
+  readonly polls: number;
+  /** Epoch seconds: the table's TTL attribute; reads treat a job past it as gone. */
+  readonly expiresAt: number;
+}
+
+/** Kept 30 days, then left to TTL: long enough to fetch a result, short enough to hold no archive. */
+export const JOB_TTL_SECONDS = 30 * 86_400;
+
+export const ACTIVE_PHASES: readonly JobPhase[] = ['queued', 'running'];
+
+export const isEnded = (phase: JobPhase): phase is EndPhase => phase === 'succeeded' || phase === 'failed';

@@ -1,0 +1,110 @@
+import { dynamo, fromItem, isConditionFailure, nowSeconds, tableName, toItem } from '../store/dynamo.js';
+import { accountPk } from '../store/usage-items.js';
+import type { JobEnd, JobUnderway } from './job-driver.js';
+import { ACTIVE_PHASES, type JobRecord } from './job-record.js';
+
+/**
+ * The jobs table's job items: one item per job under `JOB#<id>`, in the owner index under its
+ * account, newest last. Only single-item conditional writes, so it runs on dynalite as on
+ * DynamoDB. Every read is owner-scoped: another account's job and an unknown id look the same.
+ */
+
+const jobKey = (jobId: string) => toItem({ pk: `JOB#${jobId}`, sk: 'JOB' });
+export const jobOwnerSk = (job: Pick<JobRecord, 'createdAt' | 'jobId'>) => `JOB#${job.createdAt}#${job.jobId}`;
+
+/** The condition every transition shares: the item is this owner's job and has not ended. */
+const STILL_ACTIVE = 'attribute_exists(pk) AND accountId = :owner AND #phase IN (:queued, :running)';
+const activeValues = (job: Pick<JobRecord, 'accountId'>) => ({
+  ':owner': job.accountId,
+  ':queued': ACTIVE_PHASES[0],
+  ':running': ACTIVE_PHASES[1],
+});
+
+/** Writes a new job; false (and nothing written) when the id is taken. */
+export async function createJob(job: JobRecord): Promise<boolean> {
+  try {
+    await dynamo().putItem({
+      TableName: tableName('jobs'),
+      Item: toItem({
+        ...fromItem<Record<string, unknown>>(jobKey(job.jobId)),
+        type: 'job',
+        ownerPk: accountPk(job.accountId),
+        ownerSk: jobOwnerSk(job),
+        ...job,
+      }),
+      ConditionExpression: 'attribute_not_exists(pk)',
+    });
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}
+
+/** The caller's own job, or undefined for an unknown, expired or another account's id. */
+export async function getOwnedJob(accountId: string, jobId: string, now = Date.now()): Promise<JobRecord | undefined> {
+  const { Item } = await dynamo().getItem({ TableName: tableName('jobs'), Key: jobKey(jobId), ConsistentRead: true });
+  if (!Item) return undefined;
+  const {
+    pk: _pk,
+    sk: _sk,
+    ownerPk: _ownerPk,
+    ownerSk: _ownerSk,
+    type,
+    ...record
+  } = fromItem<Record<string, unknown>>(Item);
+  const job = record as unknown as JobRecord;
+  if (type !== 'job' || job.accountId !== accountId || job.expiresAt <= nowSeconds(now)) return undefined;
+  return job;
+}
+
+/**
+ * Records a poll that found the job still underway. Never moves an ended job (false then);
+ * replaying it writes the same phase and status again.
+ */
+export async function recordProgress(job: JobRecord, progress: JobUnderway, now = new Date()): Promise<boolean> {
+  return conditionalUpdate(job, {
+    UpdateExpression: 'SET #phase = :phase, upstreamStatus = :status, updatedAt = :now ADD polls :one',
+    values: { ':phase': progress.phase, ':status': progress.upstreamStatus, ':now': now.toISOString(), ':one': 1 },
+  });
+}
+
+/**
+ * Ends the job (succeeded or failed) unless it has already ended: true when this call ended
+ * it, false when another had (a replay, a racing poll, the Catch after a late success).
+ */
+export async function endJob(job: JobRecord, end: JobEnd, now = new Date()): Promise<boolean> {
+  const outcome = end.phase === 'succeeded' ? { result: end.result } : { error: end.error };
+  const fields: Record<string, unknown> = {
+    ...outcome,
+    ...(end.upstreamStatus !== undefined ? { upstreamStatus: end.upstreamStatus } : {}),
+    endedAt: now.toISOString(),
+    updatedAt: now.toISOString(),
+  };
+  const names = Object.keys(fields);
+  return conditionalUpdate(job, {
+    UpdateExpression: `SET #phase = :phase, ${names.map((_name, i) => `#f${i} = :f${i}`).join(', ')}`,
+    values: { ':phase': end.phase, ...Object.fromEntries(names.map((name, i) => [`:f${i}`, fields[name]])) },
+    names: Object.fromEntries(names.map((name, i) => [`#f${i}`, name])),
+  });
+}
+
+async function conditionalUpdate(
+  job: JobRecord,
+  update: { UpdateExpression: string; values: Record<string, unknown>; names?: Record<string, string> },
+): Promise<boolean> {
+  try {
+    await dynamo().updateItem({
+      TableName: tableName('jobs'),
+      Key: jobKey(job.jobId),
+      UpdateExpression: update.UpdateExpression,
+      ConditionExpression: STILL_ACTIVE,
+      ExpressionAttributeNames: { '#phase': 'phase', ...update.names },
+      ExpressionAttributeValues: toItem({ ...activeValues(job), ...update.values }),
+    });
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}

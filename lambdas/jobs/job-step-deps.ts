@@ -1,0 +1,19 @@
+import { send } from '../providers/http-transport.js';
+import { recordUsage } from '../store/usage-ledger.js';
+import { JOB_DRIVERS } from './job-drivers.js';
+import { endJob, getOwnedJob, recordProgress } from './job-repository.js';
+import type { JobStepDeps } from './poll-step.js';
+
+/** One upstream poll may take this long; the task functions' 30 s timeout leaves room for the writes. */
+export const POLL_CALL_TIMEOUT_MS = 20_000;
+
+/** The deployed status step's dependencies: the registered drivers, the jobs table, the ledger. */
+export function jobStepDeps(): JobStepDeps {
+  return {
+    drivers: JOB_DRIVERS,
+    jobs: { getOwnedJob, recordProgress, endJob },
+    recordUsage,
+    upstream: { send, signal: AbortSignal.timeout(POLL_CALL_TIMEOUT_MS) },
+    now: () => new Date(),
+  };
+}

@@ -1,0 +1,51 @@
+/**
+ * The local runtime's Step Functions: the job poller's definition (the one the stack
+ * synthesizes, from lib/constructs/job-poller-definition.ts) with local ARNs, its task
+ * functions run in the gateway process from the same handler modules Lambda would run.
+ * It lives in the gateway process, not the services child, because its tasks are handlers:
+ * here, as for routes, the gateway process plays Lambda.
+ */
+import { join } from 'node:path';
+import {
+  DEFAULT_JOB_EXECUTION_TIMEOUT_SECONDS,
+  JOB_TASK_FUNCTIONS,
+  jobPollerDefinition,
+} from '../../lib/constructs/job-poller-definition.js';
+import { loadRouteHandler } from '../handler-modules.js';
+import { LOCAL_REGION } from '../runtime-config.js';
+import { startStepFunctionsStandIn, type StepFunctionsStandIn } from './step-functions.js';
+import type { TaskHandler } from './step-functions-runner.js';
+
+const LOCAL_ACCOUNT = '000000000000';
+export const LOCAL_JOB_STATE_MACHINE_ARN = `arn:aws:states:${LOCAL_REGION}:${LOCAL_ACCOUNT}:stateMachine:gateway-jobs`;
+/** Waits and retry pauses of local executions when GATEWAY_JOB_WAIT_MS is not set. */
+export const DEFAULT_LOCAL_JOB_WAIT_MS = 1_000;
+
+const functionArn = (id: string) => `arn:aws:lambda:${LOCAL_REGION}:${LOCAL_ACCOUNT}:function:gateway-${id}`;
+
+export function startLocalStepFunctions(
+  dataDir: string,
+  waitMs = DEFAULT_LOCAL_JOB_WAIT_MS,
+): Promise<StepFunctionsStandIn> {
+  const taskHandlers: Record<string, TaskHandler> = {};
+  for (const task of Object.values(JOB_TASK_FUNCTIONS)) {
+    taskHandlers[functionArn(task.id)] = async (input) => {
+      const { handler } = await loadRouteHandler(task);
+      return (handler as TaskHandler)(input);
+    };
+  }
+  return startStepFunctionsStandIn({
+    dataDir: join(dataDir, 'stepfunctions'),
+    waitMs,
+    stateMachines: [
+      {
+        arn: LOCAL_JOB_STATE_MACHINE_ARN,
+        definition: jobPollerDefinition(
+          { poll: functionArn(JOB_TASK_FUNCTIONS.poll.id), markFailed: functionArn(JOB_TASK_FUNCTIONS.markFailed.id) },
+          { timeoutSeconds: DEFAULT_JOB_EXECUTION_TIMEOUT_SECONDS },
+        ),
+        taskHandlers,
+      },
+    ],
+  });
+}
