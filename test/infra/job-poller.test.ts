@@ -20,10 +20,12 @@ test('the synthesized definition is exactly jobPollerDefinition with the task fu
   );
 });
 
-test('one Standard machine, logging ALL events to its own log group, with X-Ray tracing', () => {
+test('a Standard machine, logging ALL events to its own log group, with X-Ray tracing', () => {
   const template: Template = built.template;
-  template.resourceCountIs('AWS::StepFunctions::StateMachine', 1);
-  const [machine] = Object.values(template.findResources('AWS::StepFunctions::StateMachine'));
+  const machine =
+    template.toJSON().Resources[
+      built.stack.getLogicalId(built.stack.jobPoller.stateMachine.node.defaultChild as never)
+    ];
   expect(machine!['Properties']).toMatchObject({
     StateMachineType: 'STANDARD',
     TracingConfiguration: { Enabled: true },

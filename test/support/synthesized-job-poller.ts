@@ -14,11 +14,13 @@ export interface SynthesizedJobPoller {
 /** Synthesizes the stack (no bundling) and reads the job poller's definition out of the template. */
 export function synthesizedJobPoller(): SynthesizedJobPoller {
   const { stack, template } = build();
-  const machines = Object.values(template.findResources('AWS::StepFunctions::StateMachine'));
-  if (machines.length !== 1) throw new Error(`expected one state machine, found ${machines.length}`);
-  const logicalId = (fn: { node: { defaultChild: unknown } }) => stack.getLogicalId(fn.node.defaultChild as CfnElement);
+  const logicalId = (construct: { node: { defaultChild: unknown } }) =>
+    stack.getLogicalId(construct.node.defaultChild as CfnElement);
+  // The stack has other machines (the usage export); the job poller is found by its own id.
+  const machine = template.toJSON().Resources[logicalId(stack.jobPoller.stateMachine)];
+  if (!machine) throw new Error('the template has no job poller state machine');
   return {
-    definition: JSON.parse(resolve(machines[0]!['Properties']['DefinitionString'])) as Record<string, unknown>,
+    definition: JSON.parse(resolve(machine['Properties']['DefinitionString'])) as Record<string, unknown>,
     pollArn: functionArn(logicalId(stack.jobPoller.poll.fn)),
     markFailedArn: functionArn(logicalId(stack.jobPoller.markFailed.fn)),
   };
