@@ -27,7 +27,16 @@ console.log(costReport(template, { ...DEFAULT_ASSUMPTIONS, durationMs }));
 function synthesizedTemplate(): string {
   const outdir = mkdtempSync(join(tmpdir(), 'gateway-cost-'));
   process.on('exit', () => rmSync(outdir, { recursive: true, force: true }));
-  execFileSync('npx', ['cdk', 'synth', '--quiet', '--output', outdir], { stdio: ['ignore', 'ignore', 'inherit'] });
+  try {
+    // Bundling reports every function on stderr: shown only if the synth fails.
+    execFileSync('npx', ['cdk', 'synth', '--quiet', '--output', outdir], {
+      stdio: 'pipe',
+      maxBuffer: 64 * 1024 * 1024,
+    });
+  } catch (error) {
+    process.stderr.write(String((error as { stderr?: Buffer }).stderr ?? error));
+    throw new Error('cdk synth failed', { cause: error });
+  }
   const templates = readdirSync(outdir).filter((name) => name.endsWith('.template.json'));
   if (templates.length !== 1) throw new Error(`expected one stack template in ${outdir}, found ${templates.length}`);
   return join(outdir, templates[0]!);
