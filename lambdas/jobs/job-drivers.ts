@@ -1,3 +1,4 @@
+import { videoJobDriver } from './drivers/video.js';
 import type { JobDriver } from './job-driver.js';
 
 export type JobDrivers = ReadonlyMap<string, JobDriver>;
@@ -16,4 +17,4 @@ export function jobDrivers(drivers: readonly JobDriver[]): JobDrivers {
  * The job kinds the deployment runs: the poll functions serve exactly these. A kind registers
  * by adding its driver here (and its submit route calls startJob with `kind: driver.kind`).
  */
-export const JOB_DRIVERS: JobDrivers = jobDrivers([]);
+export const JOB_DRIVERS: JobDrivers = jobDrivers([videoJobDriver]);
