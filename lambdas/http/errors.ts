@@ -36,3 +36,6 @@ export const rateLimited = (retryAfterSeconds: number): HttpError =>
   new HttpError(429, 'RATE_LIMIT_EXCEEDED', `Rate limit exceeded; retry after ${retryAfterSeconds} s`, undefined, {
     'Retry-After': String(retryAfterSeconds),
   });
+
+/** A wait as `Retry-After` gives it: whole seconds, rounded up, at least 1. */
+export const retryAfterSeconds = (ms: number): number => Math.max(1, Math.ceil(ms / 1000));

@@ -1,6 +1,6 @@
 import { FashionError, type FashionErrorKind } from '../providers/fashion/fashion-errors.js';
 import { IdempotencyError, IDEMPOTENCY_HEADER, type IdempotencyErrorKind } from '../store/idempotency.js';
-import { HttpError } from './errors.js';
+import { HttpError, retryAfterSeconds } from './errors.js';
 
 /**
  * The one translation of fashion failures into HTTP (spec 4.10 and 7). The upstream's own
@@ -45,7 +45,7 @@ export function fashionHttpError(error: FashionError): HttpError {
   }
   const retryMs = DEFAULT_RETRY_MS[error.kind];
   if (retryMs === undefined) return new HttpError(shape.status, shape.code, shape.message ?? error.message);
-  const seconds = String(Math.max(1, Math.ceil((error.details.retryAfterMs ?? retryMs) / 1000)));
+  const seconds = String(retryAfterSeconds(error.details.retryAfterMs ?? retryMs));
   return new HttpError(shape.status, shape.code, `${shape.message}; retry after ${seconds} s`, undefined, {
     'Retry-After': seconds,
   });

@@ -1,5 +1,5 @@
 import { lease, type Lease } from '../store/rate-limit-windows.js';
-import { HttpError } from './errors.js';
+import { HttpError, retryAfterSeconds } from './errors.js';
 
 /**
  * The fashion endpoints' own per-key limits (spec 8): run and subscribe 30 requests per 60 s
@@ -59,7 +59,7 @@ export async function admitFashionRequest(
     'X-RateLimit-Remaining': String(Math.max(0, limit - granted.count)),
     'X-RateLimit-Reset': String(Math.ceil(granted.resetAtMs / 1000)),
   };
-  if (!allowed) headers['Retry-After'] = String(Math.max(1, Math.ceil((granted.resetAtMs - now) / 1000)));
+  if (!allowed) headers['Retry-After'] = String(retryAfterSeconds(granted.resetAtMs - now));
   return { allowed, limit, remaining: Math.max(0, limit - granted.count), resetAtMs: granted.resetAtMs, headers };
 }
 

@@ -1,5 +1,5 @@
 import type { AudioError } from '../providers/media/audio-errors.js';
-import { HttpError } from './errors.js';
+import { HttpError, retryAfterSeconds } from './errors.js';
 
 /**
  * The one translation of speech and music failures into HTTP (spec 7): the caller's input 400
@@ -11,7 +11,7 @@ export function mediaHttpError(error: AudioError): HttpError {
     case 'refused':
       return new HttpError(400, 'BAD_REQUEST', error.message, error.details.field);
     case 'rate_limited': {
-      const seconds = String(Math.max(1, Math.ceil((error.details.retryAfterMs ?? 1000) / 1000)));
+      const seconds = String(retryAfterSeconds(error.details.retryAfterMs ?? 1000));
       return new HttpError(429, 'RATE_LIMIT_EXCEEDED', `${error.message}; retry after ${seconds} s`, undefined, {
         'Retry-After': seconds,
       });

@@ -1,5 +1,5 @@
 import type { SearchError } from '../providers/search/search-errors.js';
-import { HttpError } from './errors.js';
+import { HttpError, retryAfterSeconds } from './errors.js';
 
 /** The one translation of search failures into HTTP (spec 4.4 and 7). */
 export function searchHttpError(error: SearchError): HttpError {
@@ -9,7 +9,7 @@ export function searchHttpError(error: SearchError): HttpError {
     case 'not_configured':
       return new HttpError(500, 'INTERNAL_ERROR', error.message);
     case 'rate_limited': {
-      const seconds = String(Math.max(1, Math.ceil((error.details.retryAfterMs ?? 1000) / 1000)));
+      const seconds = String(retryAfterSeconds(error.details.retryAfterMs ?? 1000));
       return new HttpError(429, 'RATE_LIMIT_EXCEEDED', `${error.message}; retry after ${seconds} s`, undefined, {
         'Retry-After': seconds,
       });

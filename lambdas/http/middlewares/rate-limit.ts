@@ -1,4 +1,4 @@
-import { rateLimited } from '../errors.js';
+import { rateLimited, retryAfterSeconds } from '../errors.js';
 import { RateAllowances } from '../rate-allowance.js';
 import type { Principal } from '../../identity/principal.js';
 import { requireCall, type GatewayMiddleware } from './state.js';
@@ -27,7 +27,7 @@ export function rateLimit(): GatewayMiddleware {
         'X-RateLimit-Remaining': String(Math.max(0, bucket.limit - admission.position)),
         'X-RateLimit-Reset': String(Math.ceil(admission.resetAtMs / 1000)),
       });
-      if (!admission.allowed) throw rateLimited(Math.max(1, Math.ceil((admission.resetAtMs - Date.now()) / 1000)));
+      if (!admission.allowed) throw rateLimited(retryAfterSeconds(admission.resetAtMs - Date.now()));
       call.afterResponse.push(leaseAhead);
     },
   };
