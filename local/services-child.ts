@@ -4,13 +4,15 @@
  * gateway process then holds only the gateway, as a Lambda instance would, so its CPU and
  * memory can be measured on their own. Protocol: argv[2] is JSON `{dataDir}`; once ready the
  * child sends its endpoints over IPC; it stops on SIGTERM/SIGINT or when its parent goes away.
+ * The simulators keep their ports and the fakes' job state under `<dataDir>/simulators/`, so
+ * a restart finds the upstream jobs the gateway still polls, as a real upstream outlives it.
  */
 import { join } from 'node:path';
 import { LOCAL_USER_POOL_CLIENT_ID, LOCAL_USER_POOL_ID } from './runtime-config.js';
 import { startCognitoStandIn } from './standins/cognito.js';
 import { startSecretsManagerStandIn } from './standins/secrets-manager.js';
-import { startSimulators } from './simulators/index.js';
-import { startPromptService } from './simulators/prompt-service.js';
+import { simulatorStateDir, startSimulators } from './simulators/index.js';
+import { PROMPT_SEED_DIR, startPromptService } from './simulators/prompt-service.js';
 
 export interface LocalServicesReady {
   readonly secretsManager: string;
@@ -29,8 +31,8 @@ const cognito = await startCognitoStandIn({
   userPoolId: LOCAL_USER_POOL_ID,
   clientId: LOCAL_USER_POOL_CLIENT_ID,
 });
-const simulators = await startSimulators(process.env);
-const prompts = await startPromptService(process.env);
+const simulators = await startSimulators(process.env, { dataDir });
+const prompts = await startPromptService(process.env, PROMPT_SEED_DIR, simulatorStateDir(dataDir));
 
 const ready: LocalServicesReady = {
   secretsManager: secrets.url,
@@ -45,6 +47,8 @@ async function stop(): Promise<void> {
   if (stopping) return;
   stopping = true;
   setTimeout(() => process.exit(1), 5_000).unref();
+  // simulators.close() writes the fakes' pending job state synchronously, before this waits
+  // for anything: the timer above cannot cut it short.
   await Promise.allSettled([secrets.close(), cognito.close(), simulators.close(), prompts.close()]);
   process.exit(0);
 }

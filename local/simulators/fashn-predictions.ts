@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { FakeModel } from './fashn-models.js';
+import { fakeModelOf, type FakeModel } from './fashn-models.js';
+import { changeListeners, type SimulatorState } from './persisted-state.js';
 
 /**
  * The FASHN fake's predictions: each walks `starting → in_queue → processing` over its polls
@@ -39,6 +40,12 @@ export const BASE64_RETENTION_MS = 60 * 60_000;
 /** A prediction nobody polls still finishes upstream: after this it no longer counts as in flight. */
 export const ABANDONED_AFTER_MS = 5 * 60_000;
 const MAX_PREDICTIONS = 10_000;
+/**
+ * Input strings longer than this are not kept in a snapshot: after `create` only the inputs'
+ * presence and small options are read (outputs, credits), and a base64 image would make
+ * every write megabytes.
+ */
+const MAX_STORED_INPUT_CHARS = 1024;
 
 const RUNNING: readonly Stage[] = ['starting', 'in_queue', 'processing'];
 const TERMINAL: ReadonlySet<Stage> = new Set(['completed', 'failed', 'canceled', 'time_out']);
@@ -64,13 +71,37 @@ export function directive(inputs: Readonly<Record<string, unknown>>, name: strin
   return undefined;
 }
 
-export class PredictionBook {
+/** A prediction as a snapshot holds it: its model by name, long inputs left out. */
+type StoredPrediction = Omit<Prediction, 'model'>;
+
+export class PredictionBook implements SimulatorState {
   private readonly predictions = new Map<string, Prediction>();
+  private readonly changes = changeListeners();
 
   constructor(
     private readonly now: () => number,
     readonly concurrency: number = DEFAULT_CONCURRENCY,
   ) {}
+
+  /** The predictions, for a restart over the same data folder (persisted-state.ts). */
+  snapshot(): StoredPrediction[] {
+    return [...this.predictions.values()].map(({ model: _model, ...stored }) => ({
+      ...stored,
+      inputs: storedInputs(stored.inputs),
+    }));
+  }
+
+  restore(snapshot: unknown): void {
+    const saved = snapshot ?? [];
+    if (!Array.isArray(saved)) throw new Error('not a list of predictions');
+    const restored = saved.slice(-MAX_PREDICTIONS).map(restoredPrediction);
+    this.predictions.clear();
+    for (const prediction of restored) this.predictions.set(prediction.id, prediction);
+  }
+
+  onChange(listener: () => void): () => void {
+    return this.changes.onChange(listener);
+  }
 
   /** Predictions not yet ended and not abandoned: what the concurrency cap counts. */
   inFlight(): number {
@@ -105,6 +136,7 @@ export class PredictionBook {
       stage: 'starting',
     };
     this.predictions.set(prediction.id, prediction);
+    this.changes.notify();
     return prediction;
   }
 
@@ -121,6 +153,7 @@ export class PredictionBook {
       prediction.stage =
         RUNNING[Math.min(2, Math.floor(((prediction.polled - 1) * 3) / Math.max(1, prediction.polls)))]!;
     }
+    this.changes.notify();
     return prediction;
   }
 
@@ -146,6 +179,33 @@ export class PredictionBook {
     for (const [id, p] of this.predictions)
       if (this.expired(p) || this.predictions.size >= MAX_PREDICTIONS) this.predictions.delete(id);
   }
+}
+
+function storedInputs(inputs: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(inputs).map(([field, value]) => [
+      field,
+      typeof value === 'string' && value.length > MAX_STORED_INPUT_CHARS ? `(${value.length} characters)` : value,
+    ]),
+  );
+}
+
+function restoredPrediction(value: unknown): Prediction {
+  const stored = value as Partial<StoredPrediction> | null;
+  const model = fakeModelOf(stored?.modelName);
+  if (
+    !model ||
+    typeof stored?.id !== 'string' ||
+    typeof stored.inputs !== 'object' ||
+    stored.inputs === null ||
+    typeof stored.createdAt !== 'number' ||
+    typeof stored.polls !== 'number' ||
+    typeof stored.polled !== 'number' ||
+    typeof stored.stage !== 'string' ||
+    typeof stored.end?.stage !== 'string'
+  )
+    throw new Error('not a prediction');
+  return { ...(stored as StoredPrediction), model };
 }
 
 function endOf(model: FakeModel, inputs: Readonly<Record<string, unknown>>): Prediction['end'] {

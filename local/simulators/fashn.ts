@@ -17,6 +17,9 @@ import { apiError, authenticateFashn, fashnJson, namedApiErrors, statusError } f
  * Named faults (`error:<name>`): RateLimitExceeded, ConcurrencyLimitExceeded, OutOfCredits,
  * InternalServerError, BadRequest, UnauthorizedAccess, NotFound. The model of a request, for
  * faults scoped to one, is its `model_name` (for status polls, the prediction's).
+ *
+ * Started over a state folder, the predictions outlive a restart (persisted-state.ts): a walk
+ * goes on where it was, and outputs handed out before are still served until they expire.
  */
 
 export interface FashnSimulatorOptions {
@@ -98,6 +101,7 @@ export function createFashnSimulator(options: FashnSimulatorOptions = {}): Simul
     authenticate: authenticateFashn,
     overLimit: () => apiError('RateLimitExceeded'),
     namedErrors: namedApiErrors,
+    state: book,
   };
 }
 

@@ -1,10 +1,12 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { capture, epochMs, keepCaptured, type CapturedRequest } from './capture.js';
 import { FaultQueue, parseFault, type RequestFaults } from './faults.js';
 import { parseLimit, QpsLimits } from './limits.js';
 import { MAX_ANSWER_PACING_MS, NO_PACING, type Pacing } from './pacing.js';
+import { persistState, type SimulatorState } from './persisted-state.js';
 
 /**
  * The common harness of every upstream simulator: an HTTP server on loopback with the
@@ -84,6 +86,19 @@ export interface SimulatorDefinition {
   overLimit?(qps: number, exchange: SimExchange): SimResponse;
   /** Errors the `error:<name>` fault can inject, by name (faults.ts). */
   readonly namedErrors?: Readonly<Record<string, (exchange: SimExchange) => SimResponse>>;
+  /**
+   * The job state a real upstream keeps across a client's restart (tasks, predictions, files):
+   * started with a `stateDir`, it is restored from and kept in `<stateDir>/<name>.json`.
+   */
+  readonly state?: SimulatorState;
+}
+
+export interface SimulatorStartOptions {
+  /**
+   * Folder for the definition's `state` (persisted-state.ts). Without one the simulator keeps
+   * everything in memory only, as unit tests want.
+   */
+  readonly stateDir?: string;
 }
 
 export interface RunningSimulator {
@@ -92,10 +107,15 @@ export interface RunningSimulator {
   readonly url: string;
   readonly faults: FaultQueue;
   readonly requests: CapturedRequest[];
+  /** Writes the definition's pending state at once (synchronously), then closes the server. */
   close(): Promise<void>;
 }
 
-export async function startSimulator(definition: SimulatorDefinition, port = 0): Promise<RunningSimulator> {
+export async function startSimulator(
+  definition: SimulatorDefinition,
+  port = 0,
+  options: SimulatorStartOptions = {},
+): Promise<RunningSimulator> {
   const faults = new FaultQueue();
   const limits = new QpsLimits(
     Object.fromEntries(definition.routes.flatMap((r) => (r.limit ? [[r.limit.name, r.limit.qps]] : []))),
@@ -191,7 +211,13 @@ export async function startSimulator(definition: SimulatorDefinition, port = 0):
     return sendJson(res, 200, { limits: limits.list() });
   }
 
-  await new Promise<void>((done) => server.listen(port, '127.0.0.1', () => done()));
+  await listen(server, port);
+  // Restored in the same turn as the listen completes, so before any request is read (and
+  // only once the port is ours: a taken one is retried elsewhere); a stop writes what changed.
+  const persisted =
+    options.stateDir !== undefined && definition.state
+      ? persistState(join(options.stateDir, `${definition.name}.json`), definition.state)
+      : undefined;
   const { port: bound } = server.address() as AddressInfo;
   return {
     name: definition.name,
@@ -200,10 +226,22 @@ export async function startSimulator(definition: SimulatorDefinition, port = 0):
     requests,
     close: () =>
       new Promise<void>((done) => {
+        persisted?.close();
         for (const socket of sockets) socket.destroy();
         server.close(() => done());
       }),
   };
+}
+
+/** Listens on loopback; a port already taken rejects (EADDRINUSE) instead of crashing. */
+function listen(server: Server, port: number): Promise<void> {
+  return new Promise((done, fail) => {
+    server.once('error', fail);
+    server.listen(port, '127.0.0.1', () => {
+      server.off('error', fail);
+      done();
+    });
+  });
 }
 
 function createExchange(

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import {
   MEDIA_PROVIDERS,
   MEDIA_PROVIDER_IDS,
@@ -16,9 +17,9 @@ import { fashnSimulator } from './fashn.js';
 import { geminiSimulator } from './gemini.js';
 import { minimaxSimulator } from './minimax.js';
 import type { RunningSimulator, SimulatorDefinition } from './harness.js';
-import { startSimulator } from './harness.js';
 import { openAiSimulator } from './openai.js';
 import { openRouterSimulator } from './openrouter.js';
+import { startOnKeptPort } from './simulator-ports.js';
 import { xaiSimulator } from './xai.js';
 
 const DEFINITIONS: Record<ProviderId, SimulatorDefinition> = {
@@ -41,6 +42,18 @@ type SimulatedId = ProviderId | SearchProviderId | MediaProviderId;
 /** The key the local runtime hands the gateway for a simulated provider. */
 export const SIMULATOR_API_KEY = 'sim-local-key';
 
+export interface SimulatorsOptions {
+  /**
+   * The runtime's data folder: the simulators then keep their ports and the fakes' job state
+   * under `<dataDir>/simulators/` across restarts (simulator-ports.ts, persisted-state.ts).
+   * Without one, free ports and memory only.
+   */
+  readonly dataDir?: string;
+}
+
+/** Where the simulators keep what outlives a restart of the local runtime. */
+export const simulatorStateDir = (dataDir: string): string => join(dataDir, 'simulators');
+
 export interface SimulatedProviders {
   /** Root URL per simulated provider, chat, search and media (the control API lives under it). */
   readonly urls: Partial<Record<SimulatedId, string>>;
@@ -54,13 +67,18 @@ export interface SimulatedProviders {
  * (`OPENAI_API_KEY`, `EXA_API_KEY`, ...): with a real key the gateway calls the real provider
  * instead. A search provider's key set to the empty string means "none": no simulator and no
  * key, so the runtime is a deployment without search (the endpoint answers 500).
+ * `close()` writes the fakes' pending state synchronously, before it waits for anything.
  */
-export async function startSimulators(env: NodeJS.ProcessEnv): Promise<SimulatedProviders> {
+export async function startSimulators(
+  env: NodeJS.ProcessEnv,
+  options: SimulatorsOptions = {},
+): Promise<SimulatedProviders> {
+  const stateDir = options.dataDir === undefined ? undefined : simulatorStateDir(options.dataDir);
   const running: RunningSimulator[] = [];
   const urls: Partial<Record<SimulatedId, string>> = {};
   const environment: Record<string, string> = {};
   const simulate = async (id: SimulatedId, envStem: string, base: string, definition: SimulatorDefinition) => {
-    const simulator = await startSimulator(definition);
+    const simulator = await startOnKeptPort(id, definition, stateDir);
     running.push(simulator);
     urls[id] = simulator.url;
     environment[`${envStem}_BASE_URL`] = simulator.url + apiPrefix(base);

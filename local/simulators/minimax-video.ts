@@ -1,5 +1,6 @@
 import type { SimExchange, SimRoute } from './harness.js';
 import { businessError, minimaxAnswer } from './minimax-wire.js';
+import { combinedState, type SimulatorState } from './persisted-state.js';
 import {
   downloadAnswer,
   downloadUrlOf,
@@ -7,11 +8,12 @@ import {
   fileForTask,
   fileOf,
   VIDEO_FILENAME,
+  videoFileState,
   videoOf,
 } from './video-files.js';
 import { verifyCallback, walkWithCallbacks, type StatusAnswer } from './video-callbacks.js';
 import { acceptVideoTask, FRAME_SIZES } from './video-models.js';
-import { createTask, pollTask, taskOf, type SimVideoTask } from './video-tasks.js';
+import { createTask, pollTask, selfPacedUnfinished, taskOf, videoTaskState, type SimVideoTask } from './video-tasks.js';
 
 /**
  * The MiniMax fake's video routes (upstreams.md §6.4): create a task, poll it along its walk
@@ -71,6 +73,23 @@ async function retrieveFile(x: SimExchange): Promise<void> {
     }),
   );
 }
+
+const storedVideo = combinedState({ tasks: videoTaskState, files: videoFileState });
+
+/**
+ * The video half's state across a restart (tasks, files, the links' signing key). A task
+ * that walks on its own takes up its walk again, as the upstream's would have gone on.
+ */
+export const MINIMAX_VIDEO_STATE: SimulatorState = {
+  ...storedVideo,
+  restore(snapshot) {
+    storedVideo.restore(snapshot);
+    for (const task of selfPacedUnfinished()) {
+      const { callbackUrl } = task.accepted;
+      if (callbackUrl !== undefined) walkWithCallbacks(task, callbackUrl, statusAnswer);
+    }
+  },
+};
 
 export const MINIMAX_VIDEO_ROUTES: readonly SimRoute[] = [
   { method: 'POST', path: /^\/v1\/video_generation$/, faultable: true, handle: createVideoTask },

@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PROMPT_SERVICE_KEY, PROMPT_SERVICE_URL } from '../../lambdas/providers/prompts/prompt-service-client.js';
 import { parseTemplate, type PromptTemplate } from '../../lambdas/providers/prompts/prompt-template.js';
-import { startSimulator, type SimExchange, type SimResponse, type SimulatorDefinition } from './harness.js';
+import type { SimExchange, SimResponse, SimulatorDefinition } from './harness.js';
+import { startOnKeptPort } from './simulator-ports.js';
 
 /**
  * The prompt-template service stand-in: the wire API documented in
@@ -151,14 +152,16 @@ export const PROMPT_SIMULATOR_KEY = 'sim-local-key';
 
 /**
  * The local runtime's default: a simulator unless `PROMPT_SERVICE_URL` points at a real
- * service. `environment` is what to add to the gateway's environment.
+ * service. `environment` is what to add to the gateway's environment. With `stateDir` it
+ * keeps its port across restarts, as the provider simulators do (simulator-ports.ts).
  */
 export async function startPromptService(
   env: NodeJS.ProcessEnv,
   seedDir = PROMPT_SEED_DIR,
+  stateDir?: string,
 ): Promise<{ url?: string; environment: Record<string, string>; close(): Promise<void> }> {
   if (env[PROMPT_SERVICE_URL]) return { environment: {}, close: async () => undefined };
-  const sim = await startSimulator(promptServiceSimulator(seedDir));
+  const sim = await startOnKeptPort('prompts', promptServiceSimulator(seedDir), stateDir);
   return {
     url: sim.url,
     environment: { [PROMPT_SERVICE_URL]: sim.url, [PROMPT_SERVICE_KEY]: PROMPT_SIMULATOR_KEY },

@@ -1,5 +1,6 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { SimExchange, SimResponse } from './harness.js';
+import { changeListeners, type SimulatorState } from './persisted-state.js';
 import { minimalMp4 } from './video-mp4.js';
 import { numericId, remember } from './video-store.js';
 import type { SimVideoTask } from './video-tasks.js';
@@ -26,7 +27,30 @@ export const DOWNLOAD_PATH = /^\/cdn\/video\/(?<fileId>\d+)\/output_aigc\.mp4$/;
 
 const files = new Map<string, SimVideoFile>();
 const fileOfTask = new Map<string, string>();
-const signingKey = randomBytes(32);
+let signingKey = randomBytes(32);
+const changes = changeListeners();
+
+/**
+ * The files and the key that signs their links, for a restart over the same data folder
+ * (persisted-state.ts): a link handed out before the restart still verifies until it expires.
+ */
+export const videoFileState: SimulatorState = {
+  snapshot: () => ({ signingKey: signingKey.toString('hex'), files: [...files.values()] }),
+  restore(snapshot) {
+    const saved = (snapshot ?? { signingKey: randomBytes(32).toString('hex'), files: [] }) as {
+      signingKey?: unknown;
+      files?: unknown;
+    };
+    const key = typeof saved.signingKey === 'string' ? Buffer.from(saved.signingKey, 'hex') : Buffer.alloc(0);
+    if (key.length !== 32 || !Array.isArray(saved.files) || !saved.files.every(isFile))
+      throw new Error('not a video file store');
+    signingKey = key;
+    files.clear();
+    fileOfTask.clear();
+    for (const file of saved.files) keep(file);
+  },
+  onChange: changes.onChange,
+};
 
 /** The file a succeeded task produced, made on its first `Success` answer. */
 export function fileForTask(task: SimVideoTask): SimVideoFile {
@@ -40,9 +64,14 @@ export function fileForTask(task: SimVideoTask): SimVideoFile {
     urlTtlMs: task.urlTtlMs,
     createdAt: Date.now(),
   };
-  remember(files, file.fileId, file);
-  remember(fileOfTask, task.taskId, file.fileId);
+  keep(file);
+  changes.notify();
   return file;
+}
+
+function keep(file: SimVideoFile): void {
+  remember(files, file.fileId, file);
+  remember(fileOfTask, file.taskId, file.fileId);
 }
 
 /** The file as `owner` may see it. `file_id` arrives as a string or an int64 number. */
@@ -86,6 +115,18 @@ function validSignature(fileId: string, expires: string, signature: string): boo
   const expected = Buffer.from(signatureOf(fileId, expires));
   const given = Buffer.from(signature);
   return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+function isFile(value: unknown): value is SimVideoFile {
+  const file = value as Partial<SimVideoFile> | null;
+  return (
+    typeof file?.fileId === 'string' &&
+    typeof file.owner === 'string' &&
+    typeof file.taskId === 'string' &&
+    typeof file.durationSeconds === 'number' &&
+    typeof file.urlTtlMs === 'number' &&
+    typeof file.createdAt === 'number'
+  );
 }
 
 function cdnError(status: number, code: string, message: string): SimResponse {

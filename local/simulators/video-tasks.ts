@@ -1,3 +1,4 @@
+import { changeListeners, type SimulatorState } from './persisted-state.js';
 import type { AcceptedVideoTask } from './video-models.js';
 import { numericId, remember } from './video-store.js';
 
@@ -43,6 +44,23 @@ const DEFAULT_STEP_MS = 100;
 const EARLY_STEPS = ['Preparing', 'Queueing', 'Processing'] as const;
 
 const tasks = new Map<string, SimVideoTask>();
+const changes = changeListeners();
+
+/** The tasks, for a restart over the same data folder (persisted-state.ts): oldest first. */
+export const videoTaskState: SimulatorState = {
+  snapshot: () => [...tasks.values()],
+  restore(snapshot) {
+    const saved = snapshot ?? [];
+    if (!Array.isArray(saved) || !saved.every(isTask)) throw new Error('not a list of video tasks');
+    tasks.clear();
+    for (const task of saved) remember(tasks, task.taskId, task);
+  },
+  onChange: changes.onChange,
+};
+
+/** Tasks still walking on their own, e.g. after a restore (their timers did not survive it). */
+export const selfPacedUnfinished = (): SimVideoTask[] =>
+  [...tasks.values()].filter((task) => task.selfPaced && !isFinished(task));
 
 export function createTask(owner: string, accepted: AcceptedVideoTask, selfPaced = false): SimVideoTask {
   const directives = directivesOf(accepted.prompt);
@@ -59,6 +77,7 @@ export function createTask(owner: string, accepted: AcceptedVideoTask, selfPaced
     stepMs: boundedInteger(directives.get('step_ms'), 1, 60_000) ?? DEFAULT_STEP_MS,
   };
   remember(tasks, task.taskId, task);
+  changes.notify();
   return task;
 }
 
@@ -75,13 +94,29 @@ export function pollTask(task: SimVideoTask): string {
 
 /** Moves the task one step (the last step repeats) and answers its status. */
 export function advance(task: SimVideoTask): string {
-  task.step = Math.min(task.step + 1, task.walk.length);
+  const step = Math.min(task.step + 1, task.walk.length);
+  if (step !== task.step) {
+    task.step = step;
+    changes.notify();
+  }
   return currentStatus(task);
 }
 
 export const currentStatus = (task: SimVideoTask): string => task.walk[Math.max(task.step, 1) - 1]!;
 
 export const isFinished = (task: SimVideoTask): boolean => task.step >= task.walk.length;
+
+function isTask(value: unknown): value is SimVideoTask {
+  const task = value as Partial<SimVideoTask> | null;
+  return (
+    typeof task?.taskId === 'string' &&
+    typeof task.owner === 'string' &&
+    typeof task.accepted?.resolution === 'string' &&
+    Array.isArray(task.walk) &&
+    task.walk.length > 0 &&
+    typeof task.step === 'number'
+  );
+}
 
 function walkOf(polls: number, failCode: number | undefined): string[] {
   const early = Array.from({ length: polls - 1 }, (_, i) => EARLY_STEPS[Math.min(i, EARLY_STEPS.length - 1)]!);
