@@ -40,6 +40,12 @@ export type Grant =
 /** Gateway and model routes answer errors in the OpenAI shape; the rest use the envelope. */
 export type ErrorStyle = 'openai' | 'envelope';
 
+/** A route's own limit per API key, in place of the key's requests-per-minute. */
+export interface RouteLimit {
+  readonly requests: number;
+  readonly windowSeconds: number;
+}
+
 export interface RouteSpec {
   /** Stable id; also the stem of the Lambda function's logical id. */
   readonly id: string;
@@ -52,11 +58,21 @@ export interface RouteSpec {
   readonly auth: readonly AuthScheme[];
   /** Counts against the caller's per-key rate limit (and sends the rate headers). */
   readonly rateLimited: boolean;
+  /**
+   * With `rateLimited`: the route's own window per key (counted apart from the key's other
+   * requests) instead of the key's `rateLimit` per minute. @default - the key's own limit
+   */
+  readonly perKeyLimit?: RouteLimit;
   /** Response streaming: API Gateway STREAM integration and a function URL. */
   readonly streaming: boolean;
   readonly timeoutSeconds: number;
   readonly memoryMb: number;
   readonly errorStyle: ErrorStyle;
+  /**
+   * Every JSON answer, errors included, also carries `meta {requestId, timestamp}` (spec 2.14:
+   * fashion). @default false
+   */
+  readonly envelopeMeta?: boolean;
   readonly grants: readonly Grant[];
 }
 
@@ -103,6 +119,19 @@ const CHAT_MODE = {
   memoryMb: 1024,
   errorStyle: 'envelope',
   grants: [...CHAT_GRANTS, 'arenaSessions:write'],
+} as const satisfies Partial<RouteSpec>;
+
+/**
+ * Routes that submit a long upstream job: the platform's provider key, the job record and the
+ * poller execution (lambdas/jobs/start-job.ts).
+ */
+const JOB_SUBMIT_GRANTS: readonly Grant[] = [...KEY_READS, 'platformKeys:read', 'jobs:write', 'jobs:start'];
+
+/** Fashion routes: secret keys, a limit of each route's own, `meta` on every JSON answer. */
+const FASHION = {
+  auth: API_KEY_AUTH,
+  rateLimited: true,
+  envelopeMeta: true,
 } as const satisfies Partial<RouteSpec>;
 
 export const routes: readonly RouteSpec[] = [
@@ -185,6 +214,59 @@ export const routes: readonly RouteSpec[] = [
     streaming: true,
     timeoutSeconds: 900,
     grants: [...KEY_READS, 'usage:write', 'platformKeys:read'],
+  }),
+  // Video jobs through MiniMax: the submit starts a job poller execution (lambdas/jobs/); the
+  // status route reads the job record and hands out a working download link.
+  route({
+    id: 'media-video',
+    method: 'POST',
+    path: '/api/v1/media/video',
+    auth: API_KEY_AUTH,
+    rateLimited: true,
+    timeoutSeconds: 30,
+    grants: [...JOB_SUBMIT_GRANTS],
+  }),
+  route({
+    id: 'media-video-status',
+    method: 'GET',
+    path: '/api/v1/media/video/status',
+    auth: API_KEY_AUTH,
+    rateLimited: true,
+    timeoutSeconds: 15,
+    grants: [...KEY_READS, 'jobs:read', 'jobs:write', 'platformKeys:read'],
+  }),
+  // Fashion predictions through FASHN, on the same job platform. Spec 8 gives these routes
+  // limits of their own per key (run and subscribe each 30 per 60 s, status 40 per 10 s), and
+  // every JSON answer carries `meta` (spec 2.14).
+  route({
+    id: 'fashion-run',
+    method: 'POST',
+    path: '/api/v1/fashion/run',
+    ...FASHION,
+    perKeyLimit: { requests: 30, windowSeconds: 60 },
+    timeoutSeconds: 30,
+    grants: [...JOB_SUBMIT_GRANTS],
+  }),
+  route({
+    id: 'fashion-status',
+    method: 'GET',
+    path: '/api/v1/fashion/status/{id}',
+    ...FASHION,
+    perKeyLimit: { requests: 40, windowSeconds: 10 },
+    timeoutSeconds: 15,
+    grants: [...KEY_READS, 'jobs:read', 'platformKeys:read'],
+  }),
+  // Streams the prediction's progress for at most 2 minutes (spec 8), then tells the caller to
+  // poll; the job poller carries on either way, and meters the prediction once.
+  route({
+    id: 'fashion-subscribe',
+    method: 'POST',
+    path: '/api/v1/fashion/subscribe',
+    ...FASHION,
+    perKeyLimit: { requests: 30, windowSeconds: 60 },
+    streaming: true,
+    timeoutSeconds: 180,
+    grants: [...JOB_SUBMIT_GRANTS, 'jobs:read', 'usage:write'],
   }),
   // Design systems from the configured theme provider, else the embedded catalog (spec 4.5).
   route({

@@ -1,23 +1,21 @@
-import type { PredictionStatus } from '../providers/fashion/fashn-wire.js';
+import type { FashionPrediction } from '../jobs/fashion-jobs.js';
 
 /** The `data` of fashion responses (spec 2.12 and 4.10), snake_case as callers read them. */
 
-export interface FashionRunData {
-  readonly prediction_id: string;
-  readonly status: 'starting';
-  readonly model_name: string;
-  /** Epoch milliseconds. */
-  readonly created_at: number;
+/** Run's answer: the new prediction, `starting`. */
+export function fashionRunData(prediction: FashionPrediction) {
+  return {
+    prediction_id: prediction.predictionId,
+    status: prediction.status,
+    model_name: prediction.modelName,
+    created_at: prediction.createdAt,
+  };
 }
 
-export interface FashionStatusData {
-  readonly prediction_id: string;
-  readonly status: PredictionStatus['status'];
-  readonly output: readonly string[] | null;
-  readonly error: { readonly name: string; readonly message: string } | null;
-}
-
-/** A failed prediction is `status: 'failed'` with its error, inside `success: true` (spec 4.10). */
-export function fashionStatusData(status: PredictionStatus): FashionStatusData {
-  return { prediction_id: status.id, status: status.status, output: status.output, error: status.error };
+/**
+ * Status's answer: spec 4.10's four fields plus the rest of spec 2.12's prediction. A failed
+ * prediction is `status: 'failed'` with its error, inside `success: true`.
+ */
+export function fashionStatusData(prediction: FashionPrediction) {
+  return { ...fashionRunData(prediction), output: prediction.output, error: prediction.error };
 }

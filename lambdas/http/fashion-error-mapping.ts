@@ -1,3 +1,4 @@
+import { JobNotFoundError } from '../jobs/job-lookup.js';
 import { FashionError, type FashionErrorKind } from '../providers/fashion/fashion-errors.js';
 import { IdempotencyError, IDEMPOTENCY_HEADER, type IdempotencyErrorKind } from '../store/idempotency.js';
 import { HttpError, retryAfterSeconds } from './errors.js';
@@ -19,12 +20,14 @@ interface Shape {
   readonly status: number;
   readonly code: string;
   readonly message?: string;
+  /** The request field at fault, where the kind says which. */
+  readonly field?: string;
 }
 
 const SHAPES: Readonly<Record<FashionErrorKind, Shape>> = {
   invalid_request: { status: 400, code: 'BAD_REQUEST' },
   upstream_rejected: { status: 400, code: 'BAD_REQUEST' },
-  not_found: { status: 404, code: 'NOT_FOUND', message: 'Fashion prediction not found' },
+  not_found: { status: 404, code: 'NOT_FOUND', message: 'Fashion prediction not found', field: 'id' },
   rate_limited: { status: 429, code: 'RATE_LIMIT_EXCEEDED', message: 'The fashion service is rate limited' },
   concurrency_limited: {
     status: 429,
@@ -44,7 +47,8 @@ export function fashionHttpError(error: FashionError): HttpError {
     return new HttpError(400, shape.code, `inputs: refused by the fashion service: ${error.message}`, 'inputs');
   }
   const retryMs = DEFAULT_RETRY_MS[error.kind];
-  if (retryMs === undefined) return new HttpError(shape.status, shape.code, shape.message ?? error.message);
+  if (retryMs === undefined)
+    return new HttpError(shape.status, shape.code, shape.message ?? error.message, shape.field);
   const seconds = String(retryAfterSeconds(error.details.retryAfterMs ?? retryMs));
   return new HttpError(shape.status, shape.code, `${shape.message}; retry after ${seconds} s`, undefined, {
     'Retry-After': seconds,
@@ -66,5 +70,6 @@ export function idempotencyHttpError(error: IdempotencyError): HttpError {
 export function toFashionHttpError(error: unknown): unknown {
   if (error instanceof FashionError) return fashionHttpError(error);
   if (error instanceof IdempotencyError) return idempotencyHttpError(error);
+  if (error instanceof JobNotFoundError) return fashionHttpError(new FashionError('not_found', error.message));
   return error;
 }

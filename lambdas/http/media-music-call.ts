@@ -1,5 +1,5 @@
 import { deploymentAudioDeps } from '../providers/media/audio-deployment.js';
-import { AudioError } from '../providers/media/audio-errors.js';
+import { MediaError } from '../providers/media/media-errors.js';
 import { composeMusic, type Song } from '../providers/media/music.js';
 import type { MusicRequestBody } from '../providers/media/music-request.js';
 import type { GatewayCall } from './call.js';
@@ -26,7 +26,7 @@ export async function answerMusic(call: GatewayCall<MusicRequestBody>): Promise<
     { signal: call.signal, onAttempt: mediaMeter(call, 'songs') },
     deploymentAudioDeps,
   ).then(songData, (error: unknown) => {
-    throw error instanceof AudioError ? mediaHttpError(error) : error;
+    throw error instanceof MediaError ? mediaHttpError(error) : error;
   });
   const early = await within(
     song.then((data) => ({ data })),

@@ -1,5 +1,5 @@
 import { deploymentAudioDeps } from '../providers/media/audio-deployment.js';
-import { AudioError } from '../providers/media/audio-errors.js';
+import { MediaError } from '../providers/media/media-errors.js';
 import { synthesizeSpeech } from '../providers/media/speech.js';
 import { speechRequestOf, type SpeechRequestBody } from '../providers/media/speech-request.js';
 import type { GatewayCall } from './call.js';
@@ -20,6 +20,6 @@ export async function answerSpeech(call: GatewayCall<SpeechRequestBody>): Promis
     );
     return binary(speech.contentType, speech.audio);
   } catch (error) {
-    throw error instanceof AudioError ? mediaHttpError(error) : error;
+    throw error instanceof MediaError ? mediaHttpError(error) : error;
   }
 }

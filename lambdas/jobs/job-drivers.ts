@@ -1,3 +1,4 @@
+import { fashionJobDriver } from './drivers/fashion.js';
 import { videoJobDriver } from './drivers/video.js';
 import type { JobDriver } from './job-driver.js';
 
@@ -17,4 +18,4 @@ export function jobDrivers(drivers: readonly JobDriver[]): JobDrivers {
  * The job kinds the deployment runs: the poll functions serve exactly these. A kind registers
  * by adding its driver here (and its submit route calls startJob with `kind: driver.kind`).
  */
-export const JOB_DRIVERS: JobDrivers = jobDrivers([videoJobDriver]);
+export const JOB_DRIVERS: JobDrivers = jobDrivers([videoJobDriver, fashionJobDriver]);

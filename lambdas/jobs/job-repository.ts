@@ -1,7 +1,7 @@
 import { dynamo, fromItem, isConditionFailure, nowSeconds, tableName, toItem } from '../store/dynamo.js';
 import { accountPk } from '../store/usage-items.js';
 import type { JobEnd, JobUnderway } from './job-driver.js';
-import { ACTIVE_PHASES, type JobRecord } from './job-record.js';
+import { ACTIVE_PHASES, type JobRecord, type JsonObject } from './job-record.js';
 
 /**
  * The jobs table's job items: one item per job under `JOB#<id>`, in the owner index under its
@@ -87,6 +87,32 @@ export async function endJob(job: JobRecord, end: JobEnd, now = new Date()): Pro
     values: { ':phase': end.phase, ...Object.fromEntries(names.map((name, i) => [`:f${i}`, fields[name]])) },
     names: Object.fromEntries(names.map((name, i) => [`#f${i}`, name])),
   });
+}
+
+/**
+ * Replaces a succeeded job's result (a video's fresh download link). Only this owner's
+ * succeeded job is touched; false otherwise.
+ */
+export async function updateJobResult(job: JobRecord, result: JsonObject, now = new Date()): Promise<boolean> {
+  try {
+    await dynamo().updateItem({
+      TableName: tableName('jobs'),
+      Key: jobKey(job.jobId),
+      UpdateExpression: 'SET #result = :result, updatedAt = :now',
+      ConditionExpression: 'attribute_exists(pk) AND accountId = :owner AND #phase = :succeeded',
+      ExpressionAttributeNames: { '#phase': 'phase', '#result': 'result' },
+      ExpressionAttributeValues: toItem({
+        ':owner': job.accountId,
+        ':succeeded': 'succeeded',
+        ':result': result,
+        ':now': now.toISOString(),
+      }),
+    });
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
 }
 
 async function conditionalUpdate(

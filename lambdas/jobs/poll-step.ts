@@ -1,10 +1,8 @@
 import { isRetryable, UpstreamError } from '../providers/upstream-failure.js';
-import type { UsageEntry } from '../store/usage-items.js';
 import { isJobEnd, type JobEnd, type JobPollDeps, type JobUnderway } from './job-driver.js';
-import type { JobDrivers } from './job-drivers.js';
 import { isEnded, type JobPhase, type JobRecord } from './job-record.js';
 import { JOB_ERRORS, JobStepError } from './job-step-errors.js';
-import { jobUsageEntry } from './job-usage.js';
+import { settleJob, type SettleDeps } from './settle-job.js';
 
 /**
  * The state machine's status step: one poll of one job's upstream, its record updated, and on
@@ -42,13 +40,9 @@ export interface JobStore {
   endJob(job: JobRecord, end: JobEnd, now?: Date): Promise<boolean>;
 }
 
-export interface JobStepDeps {
-  readonly drivers: JobDrivers;
+export interface JobStepDeps extends SettleDeps {
   readonly jobs: JobStore;
-  /** The ledger writer; refuses a replayed key (lambdas/store/usage-ledger.ts recordUsage). */
-  readonly recordUsage: (entry: UsageEntry) => Promise<boolean>;
   readonly upstream: JobPollDeps;
-  readonly now: () => Date;
 }
 
 const GONE: JobStepOutcome = { done: true, phase: 'gone' };
@@ -85,16 +79,8 @@ export async function failJob(
   return finish(job, failed(input.failure.Error, causeMessage(input.failure.Cause)), deps);
 }
 
-/**
- * Usage first, then the end: a crash between the two leaves the job active, and the replay
- * that ends it finds the usage key taken (refused, not counted again). The reverse order
- * could end a job whose usage was never written.
- */
 async function finish(job: JobRecord, end: JobEnd, deps: JobStepDeps): Promise<JobStepOutcome> {
-  const work = deps.drivers.get(job.kind)?.usage(job, end);
-  if (work) await deps.recordUsage(jobUsageEntry(job, work));
-  const ended = await deps.jobs.endJob(job, end, deps.now());
-  return { done: true, phase: end.phase, ended };
+  return { done: true, phase: end.phase, ended: await settleJob(job, end, deps) };
 }
 
 const failed = (name: string, message: string): JobEnd => ({ phase: 'failed', error: { name, message } });

@@ -22,8 +22,10 @@ export type NewJob = Pick<
 
 export interface StartJobDeps {
   readonly drivers: JobDrivers;
-  readonly createJob: (job: JobRecord) => Promise<boolean>;
-  readonly endJob: (job: JobRecord, end: JobEnd, now?: Date) => Promise<boolean>;
+  readonly jobs: {
+    readonly createJob: (job: JobRecord) => Promise<boolean>;
+    readonly endJob: (job: JobRecord, end: JobEnd, now?: Date) => Promise<boolean>;
+  };
   /** Starts the poller execution named `name`; a repeated name must not start a second one. */
   readonly startExecution: (name: string, input: JobExecutionInput) => Promise<void>;
   readonly now: () => Date;
@@ -36,6 +38,11 @@ export function newJobId(): string {
   const alphabet = 'abcdefghijklmnopqrstuvwxyz234567';
   return `job_${[...randomBytes(24)].map((byte) => alphabet[byte & 31]).join('')}`;
 }
+
+const JOB_ID = /^job_[a-z2-7]{24}$/;
+
+/** Whether `id` has a job id's shape: anything else is never looked up (and never a DynamoDB key). */
+export const isJobId = (id: string): boolean => JOB_ID.test(id);
 
 /**
  * Records a new job and starts its poller (execution name = job id, so Step Functions itself
@@ -55,12 +62,12 @@ export async function startJob(job: NewJob, deps: StartJobDeps): Promise<JobReco
     polls: 0,
     expiresAt: nowSeconds(now.getTime()) + JOB_TTL_SECONDS,
   };
-  if (!(await deps.createJob(record))) throw new Error(`job id ${record.jobId} is already taken`);
+  if (!(await deps.jobs.createJob(record))) throw new Error(`job id ${record.jobId} is already taken`);
   try {
     await deps.startExecution(record.jobId, jobExecutionInput(record, driver));
   } catch (error) {
     const message = `the job poller did not start: ${(error as Error).message}`;
-    await deps.endJob(record, { phase: 'failed', error: { name: 'Job.NotStarted', message } });
+    await deps.jobs.endJob(record, { phase: 'failed', error: { name: 'Job.NotStarted', message } });
     throw error;
   }
   return record;

@@ -1,6 +1,7 @@
 import { routes as manifest, type RouteSpec } from '../../lib/routes.js';
 import { EVENT_SCHEMAS } from './event-schemas.js';
 import {
+  answerSchema,
   ERROR_MEANINGS,
   ERROR_SCHEMA_OF,
   ERROR_SCHEMAS,
@@ -41,7 +42,8 @@ export function buildOpenApiDocument(
       title: 'AI gateway',
       version: INTERFACE_VERSION,
       description:
-        'One authenticated, OpenAI-compatible API over many text models, chat modes, web search and themes. ' +
+        'One authenticated, OpenAI-compatible API over many text models, chat modes, web search, themes, ' +
+        'speech, music, video and fashion generation. ' +
         'Gateway and model routes answer errors in the OpenAI shape, the rest in the `success: false` envelope.',
     },
     servers: [
@@ -100,7 +102,7 @@ function pathParameters(route: RouteSpec, doc: RouteDoc): OpenApiObject[] {
 
 function successResponse(route: RouteSpec, success: SuccessDoc): OpenApiObject {
   const content: Record<string, OpenApiObject> = {};
-  if (success.json) content['application/json'] = { schema: success.json };
+  if (success.json) content['application/json'] = { schema: answerSchema(route, success.json) };
   if (success.events) content['text/event-stream'] = { schema: success.events };
   for (const type of success.binary ?? []) content[type] = { schema: { type: 'string', contentMediaType: type } };
   return {
@@ -123,9 +125,12 @@ function errorResponses(route: RouteSpec, doc: RouteDoc): Record<string, OpenApi
     [404, route.path.includes('{')],
     [413, Boolean(doc.request)],
   ];
-  const throttled = route.rateLimited
-    ? 'the key’s (or session’s) requests per minute'
-    : 'the deployment is throttled by API Gateway';
+  const own = route.perKeyLimit;
+  const throttled = own
+    ? `the route’s own limit of ${own.requests} requests per ${own.windowSeconds} s per key`
+    : route.rateLimited
+      ? 'the key’s (or session’s) requests per minute'
+      : 'the deployment is throttled by API Gateway';
   const statuses: Record<number, string> = {
     ...Object.fromEntries(implied.filter(([, applies]) => applies).map(([status]) => [status, ERROR_MEANINGS[status]])),
     429: `${ERROR_MEANINGS[429]}: ${throttled}`,
@@ -137,7 +142,7 @@ function errorResponses(route: RouteSpec, doc: RouteDoc): Record<string, OpenApi
       {
         description,
         headers: headerRefs([...standardHeaders(route, Number(status)), ...(status === '429' ? ['Retry-After'] : [])]),
-        content: { 'application/json': { schema: ref(ERROR_SCHEMA_OF[route.errorStyle]) } },
+        content: { 'application/json': { schema: answerSchema(route, ref(ERROR_SCHEMA_OF[route.errorStyle])) } },
       },
     ]),
   );

@@ -19,6 +19,12 @@ export const CHAT_STREAM_FRAMING = [
   'first chunk ends it with one error event in the OpenAI error shape instead.',
 ].join(' ');
 
+export const FASHION_STREAM_FRAMING = [
+  'A `text/event-stream`: each event is an `event: fashion` line and one `data:` line holding one JSON',
+  'FashionEvent, then a blank line; the stream ends with `event: fashion` and `data: [DONE]`, after at most',
+  'two minutes (a final `still_running` event then names the status URL to poll).',
+].join(' ');
+
 const roundAgent = { round: integer('From 1'), agent: text('The agent id: a family alias, or `<alias>-<n>`') };
 const timestamp = integer('Unix seconds');
 const leaderboardRow = record({ agent: text(), score: { type: 'number' }, rank: integer() });
@@ -115,9 +121,44 @@ const ARENA_EVENT_FIELDS: Readonly<Record<string, { schema: JsonSchema; descript
   },
 };
 
+const prediction = { prediction_id: text('The prediction (job) id') };
+
+/** Spec 6.3's events, plus `still_running`, which ends a stream that ran its two minutes. */
+const FASHION_EVENT_FIELDS: Readonly<Record<string, { schema: JsonSchema; description: string }>> = {
+  job_submitted: {
+    description: 'The prediction was accepted.',
+    schema: record({ ...prediction, model_name: text() }),
+  },
+  status_update: {
+    description: 'The prediction’s status changed.',
+    schema: record({ ...prediction, status: ref('PredictionStatus') }),
+  },
+  completed: {
+    description: 'The prediction finished with its outputs.',
+    schema: record({
+      ...prediction,
+      status: { const: 'completed' },
+      output: { type: 'array', items: text() },
+      error: { type: 'null' },
+    }),
+  },
+  failed: {
+    description: 'The prediction failed (it costs no credits).',
+    schema: record({ ...prediction, status: { const: 'failed' }, output: { type: 'null' }, error: ref('JobError') }),
+  },
+  error: {
+    description: 'Watching the prediction failed unexpectedly; poll its status instead.',
+    schema: record({ ...prediction, message: text() }),
+  },
+  still_running: {
+    description: 'Two minutes passed and the prediction is still running: poll `status_url`.',
+    schema: record({ ...prediction, status: ref('PredictionStatus'), message: text(), status_url: text() }),
+  },
+};
+
 /** `session_start` → `ArenaSessionStartEvent`. */
-const arenaEventName = (type: string) =>
-  `Arena${type.replace(/(^|_)([a-z])/g, (_match, _sep: string, letter: string) => letter.toUpperCase())}Event`;
+const eventName = (prefix: string) => (type: string) =>
+  `${prefix}${type.replace(/(^|_)([a-z])/g, (_match, _sep: string, letter: string) => letter.toUpperCase())}Event`;
 
 function withType(type: string, { schema, description }: { schema: JsonSchema; description: string }): JsonSchema {
   const properties = schema['properties'] as Record<string, JsonSchema>;
@@ -130,22 +171,27 @@ function withType(type: string, { schema, description }: { schema: JsonSchema; d
   };
 }
 
-const arenaEvents = Object.entries(ARENA_EVENT_FIELDS).map(([type, fields]) => ({
-  type,
-  name: arenaEventName(type),
-  schema: withType(type, fields),
-}));
+const eventsOf = (prefix: string, fields: Readonly<Record<string, { schema: JsonSchema; description: string }>>) =>
+  Object.entries(fields).map(([type, own]) => ({ type, name: eventName(prefix)(type), schema: withType(type, own) }));
+
+const arenaEvents = eventsOf('Arena', ARENA_EVENT_FIELDS);
+const fashionEvents = eventsOf('Fashion', FASHION_EVENT_FIELDS);
+
+/** One union with a `type` discriminator. */
+const union = (description: string, events: ReturnType<typeof eventsOf>): JsonSchema => ({
+  description,
+  oneOf: events.map(({ name }) => ref(name)),
+  discriminator: {
+    propertyName: 'type',
+    mapping: Object.fromEntries(events.map(({ type, name }) => [type, `#/components/schemas/${name}`])),
+  },
+});
 
 export const EVENT_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
   ...Object.fromEntries(arenaEvents.map(({ name, schema }) => [name, schema])),
-  ArenaEvent: {
-    description: `One event of a battle or fight stream (spec 6.1). ${ARENA_STREAM_FRAMING}`,
-    oneOf: arenaEvents.map(({ name }) => ref(name)),
-    discriminator: {
-      propertyName: 'type',
-      mapping: Object.fromEntries(arenaEvents.map(({ type, name }) => [type, `#/components/schemas/${name}`])),
-    },
-  },
+  ArenaEvent: union(`One event of a battle or fight stream (spec 6.1). ${ARENA_STREAM_FRAMING}`, arenaEvents),
+  ...Object.fromEntries(fashionEvents.map(({ name, schema }) => [name, schema])),
+  FashionEvent: union(`One event of a fashion subscribe stream (spec 6.3). ${FASHION_STREAM_FRAMING}`, fashionEvents),
   ChatStreamEvent: {
     description: `One event of a chat completion stream (spec 6.2). ${CHAT_STREAM_FRAMING}`,
     oneOf: [ref('ChatCompletionChunk'), ref('OpenAIError')],

@@ -1,6 +1,6 @@
-import type { AuthScheme, ErrorStyle } from '../../lib/routes.js';
+import type { AuthScheme, ErrorStyle, RouteSpec } from '../../lib/routes.js';
 import type { JsonSchema } from './json-schema-2020.js';
-import { record, text } from './schema-ref.js';
+import { record, ref, text } from './schema-ref.js';
 
 /**
  * What every route shares, keyed by the manifest's own terms: the error body of each error
@@ -37,6 +37,11 @@ export const ERROR_SCHEMA_OF: Readonly<Record<ErrorStyle, string>> = {
   openai: 'OpenAIError',
   envelope: 'EnvelopeError',
 };
+
+/** A JSON answer of the route: with `meta` where the manifest says every answer carries it. */
+export function answerSchema(route: Pick<RouteSpec, 'envelopeMeta'>, schema: JsonSchema): JsonSchema {
+  return route.envelopeMeta ? { allOf: [schema, ref('WithMeta')] } : schema;
+}
 
 export const SECURITY_SCHEMES: Readonly<Record<string, JsonSchema>> = {
   secretKey: {
@@ -84,7 +89,10 @@ const header = (description: string, schema: JsonSchema = { type: 'string' }): J
 
 export const RESPONSE_HEADERS: Readonly<Record<string, JsonSchema>> = {
   'X-Request-ID': header('The request id: the caller’s if it sent a sane one, else the gateway’s'),
-  'X-RateLimit-Limit': header('Requests per minute allowed for the key (or session)', { type: 'integer' }),
+  'X-RateLimit-Limit': header(
+    'Requests allowed in the window: the key’s (or session’s) per minute, or the route’s own per key (fashion)',
+    { type: 'integer' },
+  ),
   'X-RateLimit-Remaining': header('Requests left in the current window', { type: 'integer' }),
   'X-RateLimit-Reset': header('Unix seconds when the window resets', { type: 'integer' }),
   'Retry-After': header('Seconds to wait before retrying', { type: 'integer' }),
@@ -94,6 +102,7 @@ export const RESPONSE_HEADERS: Readonly<Record<string, JsonSchema>> = {
   'X-Cache': header('`HIT`, `MISS` or `BYPASS` (non-streaming answers)', { enum: ['HIT', 'MISS', 'BYPASS'] }),
   'X-Guardrail-Status': header('Comma-separated `<guardrail>:<outcome>` pairs'),
   'X-Session-ID': header('The chat-mode session id'),
+  'Idempotency-Replayed': header('`true` when an earlier request with the same Idempotency-Key made this prediction'),
   'Set-Cookie': header('The session cookie (`gw_session`, HttpOnly, Secure, SameSite=Strict)'),
 };
 

@@ -1,4 +1,6 @@
 import { PROVIDER_IDS } from '../catalog/index.js';
+import { FASHION_MODEL_NAMES } from '../providers/fashion/fashion-models.js';
+import { VIDEO_MODEL_IDS } from '../providers/media/video-models.js';
 import { THEME_PLATFORMS } from '../providers/themes/theme-types.js';
 import type { JsonSchema } from './json-schema-2020.js';
 import { dateTime, integer, nullableText, record, ref, text } from './schema-ref.js';
@@ -267,6 +269,65 @@ const musicResult = record(
   'Spec 2.13: a generated song.',
 );
 
+const jobError = record({ name: text('A stable name to branch on'), message: text() }, 'Why a job failed.');
+
+const videoSubmitted = record(
+  {
+    task_id: text('The job id to poll status with'),
+    status: { const: 'submitted' },
+    model: { enum: [...VIDEO_MODEL_IDS] },
+  },
+  'Spec 4.9: a submitted video job.',
+);
+
+const videoJob = record(
+  {
+    task_id: text(),
+    status: { enum: ['Queueing', 'Processing', 'Success', 'Fail'] },
+    model: { enum: [...VIDEO_MODEL_IDS] },
+    file_id: nullableText('On `Success`'),
+    download_url: nullableText('On `Success`: a link that works for at least 10 more minutes'),
+    error: { oneOf: [{ type: 'null' }, ref('JobError')], description: 'On `Fail`: why' },
+  },
+  'Spec 2.13: a video job.',
+);
+
+const predictionStatus = { enum: ['starting', 'in_queue', 'processing', 'completed', 'failed'] };
+
+const fashionRun = record(
+  {
+    prediction_id: text('The id to poll status with'),
+    status: { const: 'starting' },
+    model_name: { enum: [...FASHION_MODEL_NAMES] },
+    created_at: integer('Epoch milliseconds'),
+  },
+  'Spec 4.10: a submitted prediction.',
+);
+
+const fashionPrediction = record(
+  {
+    prediction_id: text(),
+    status: ref('PredictionStatus'),
+    model_name: { enum: [...FASHION_MODEL_NAMES] },
+    created_at: integer('Epoch milliseconds'),
+    output: {
+      type: ['array', 'null'],
+      items: text(),
+      description: 'When completed: output URLs (CDN, kept 72 h) or base64 data URLs (kept 60 min)',
+    },
+    error: {
+      oneOf: [{ type: 'null' }, ref('JobError')],
+      description: 'When failed: `ImageLoadError`, `ContentModerationError`, `PoseError`, … (spec 7)',
+    },
+  },
+  'Spec 2.12: a fashion prediction.',
+);
+
+const responseMeta = record(
+  { requestId: { type: 'string', format: 'uuid' }, timestamp: dateTime() },
+  'Spec 2.14: on every fashion answer, errors included.',
+);
+
 const health = record({
   status: { enum: ['healthy', 'degraded'] },
   version: text(),
@@ -310,6 +371,14 @@ export const RESOURCE_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
   BattleResponse: battleResponse,
   Theme: theme,
   MusicResult: musicResult,
+  JobError: jobError,
+  VideoSubmitted: videoSubmitted,
+  VideoJob: videoJob,
+  FashionRun: fashionRun,
+  FashionPrediction: fashionPrediction,
+  PredictionStatus: predictionStatus,
+  ResponseMeta: responseMeta,
+  WithMeta: record({ meta: ref('ResponseMeta') }),
   Health: health,
   SignedIn: record({ accountId: text(), email: text(), expiresAt: dateTime('When the session ends') }),
   DashboardSession: record({ accountId: text(), email: text(), name: { type: ['string', 'null'] } }),

@@ -5,9 +5,12 @@ import { ADMIN_CREATE_KEY_BODY, CREATE_KEY_BODY, UPDATE_KEY_BODY } from '../iden
 import { CREATE_PROVIDER_KEY_BODY } from '../identity/provider-key-schemas.js';
 import { musicRequestSchema } from '../providers/media/music-request.js';
 import { speechRequestSchema } from '../providers/media/speech-request.js';
+import { videoRequestSchema } from '../providers/media/video-request.js';
+import { fashionRequestSchema } from '../providers/fashion/fashion-schema.js';
+import { MAX_IDEMPOTENCY_KEY_CHARS } from '../store/idempotency.js';
 import { searchRequestSchema } from '../providers/search/search-request.js';
 import { THEME_PLATFORMS } from '../providers/themes/theme-types.js';
-import { ARENA_STREAM_FRAMING, CHAT_STREAM_FRAMING } from './event-schemas.js';
+import { ARENA_STREAM_FRAMING, CHAT_STREAM_FRAMING, FASHION_STREAM_FRAMING } from './event-schemas.js';
 import type { JsonSchema } from './json-schema-2020.js';
 import { enveloped, ref } from './schema-ref.js';
 
@@ -72,6 +75,7 @@ export const TAGS: Readonly<Record<string, string>> = {
   Search: 'Web search through the platform’s search provider',
   Themes: 'Design systems (spec 4.5)',
   Media: 'Speech, music and video generation (spec 4.9)',
+  Fashion: 'Fashion image and video predictions (spec 4.10)',
   Dashboard: 'Dashboard sign-in, service API keys and provider keys (session cookie)',
   Usage: 'Usage and estimated cost',
   Admin: 'Partner provisioning with the admin token',
@@ -109,6 +113,20 @@ const CHAT_HEADERS: readonly ParameterDoc[] = [
 const CHAT_ANSWER_HEADERS = ['X-Model-Used', 'X-Retry-Count', 'X-Fallback-From', 'X-Cache', 'X-Guardrail-Status'];
 
 const KEY_ID = { id: 'The key id (`keyId`)' };
+
+const IDEMPOTENCY_KEY = requestHeader(
+  'Idempotency-Key',
+  'A repeat within 24 hours with the same key and body answers the first prediction (no new upstream run); ' +
+    'the same key with another body is 422 `IDEMPOTENCY_KEY_REUSED`; one still being submitted is 409 `CONFLICT`.',
+  { type: 'string', minLength: 1, maxLength: MAX_IDEMPOTENCY_KEY_CHARS, pattern: '^[\\x21-\\x7e]+$' },
+);
+
+const FASHION_ERRORS = {
+  404: 'No such prediction of this account (`NOT_FOUND`)',
+  409: 'A request with this Idempotency-Key is still being submitted (`CONFLICT`; `Retry-After`)',
+  422: 'The Idempotency-Key was used with another body (`IDEMPOTENCY_KEY_REUSED`)',
+  503: 'FASHN is not configured, out of credits or failed (`SERVICE_UNAVAILABLE`)',
+};
 
 export const routeDocs: Readonly<Record<string, RouteDoc>> = {
   health: {
@@ -217,6 +235,70 @@ export const routeDocs: Readonly<Record<string, RouteDoc>> = {
     request: { name: 'MusicRequest', schema: musicRequestSchema },
     success: { status: 200, description: 'The song (spec 2.13)', json: enveloped(ref('MusicResult')) },
     errors: { 503: 'MiniMax is not configured, or failed (`SERVICE_UNAVAILABLE`)' },
+  },
+  'media-video': {
+    tag: 'Media',
+    summary: 'Submit a video job',
+    description:
+      'Checks and translates the request (camera commands, the duration and resolution MiniMax makes) before ' +
+      'any upstream call, submits it, and starts the job poller. Poll `GET /api/v1/media/video/status`; a video ' +
+      'takes 1 to 3 minutes. A finished video is metered in seconds.',
+    request: { name: 'VideoRequest', schema: videoRequestSchema },
+    success: { status: 200, description: 'The job (spec 4.9)', json: enveloped(ref('VideoSubmitted')) },
+    errors: { 503: 'MiniMax is not configured, or failed (`SERVICE_UNAVAILABLE`)' },
+  },
+  'media-video-status': {
+    tag: 'Media',
+    summary: 'A video job’s status',
+    description:
+      'From the job record. On `Success`, `download_url` works for at least 10 more minutes: MiniMax’s links ' +
+      'expire within an hour, so a fresh one is fetched when the kept one runs short.',
+    parameters: [{ ...query('task_id', 'The `task_id` the submit answered'), required: true }],
+    success: { status: 200, description: 'The job (spec 2.13)', json: enveloped(ref('VideoJob')) },
+    errors: {
+      404: 'No such task of this account (`NOT_FOUND`)',
+      503: 'MiniMax’s file API failed (`SERVICE_UNAVAILABLE`)',
+    },
+  },
+  'fashion-run': {
+    tag: 'Fashion',
+    summary: 'Submit a fashion prediction',
+    description:
+      'Checks `inputs` against the model (spec 4.10), submits to FASHN and starts the job poller; poll ' +
+      '`GET /api/v1/fashion/status/{id}`. A completed prediction is metered in credits; a failed one costs none.',
+    request: { name: 'FashionRequest', schema: fashionRequestSchema },
+    parameters: [IDEMPOTENCY_KEY],
+    success: {
+      status: 200,
+      description: 'The prediction, `starting`',
+      json: enveloped(ref('FashionRun')),
+      headers: ['Idempotency-Replayed'],
+    },
+    errors: FASHION_ERRORS,
+  },
+  'fashion-status': {
+    tag: 'Fashion',
+    summary: 'A fashion prediction’s status',
+    description: 'A failed prediction is `status: failed` with its `error`, inside `success: true`.',
+    pathParameters: { id: 'The `prediction_id` run or subscribe answered' },
+    success: { status: 200, description: 'The prediction (spec 2.12)', json: enveloped(ref('FashionPrediction')) },
+    errors: { 404: FASHION_ERRORS[404], 503: FASHION_ERRORS[503] },
+  },
+  'fashion-subscribe': {
+    tag: 'Fashion',
+    summary: 'Submit a fashion prediction and stream it',
+    description:
+      'As run, then the prediction’s progress for at most two minutes; a refused submission is a JSON error. ' +
+      'The poller carries on after the stream ends.',
+    request: { name: 'FashionRequest', schema: fashionRequestSchema },
+    parameters: [IDEMPOTENCY_KEY],
+    success: {
+      status: 200,
+      description: `The stream. ${FASHION_STREAM_FRAMING}`,
+      events: ref('FashionEvent'),
+      headers: ['Idempotency-Replayed'],
+    },
+    errors: FASHION_ERRORS,
   },
   'themes-get': {
     tag: 'Themes',

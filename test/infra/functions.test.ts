@@ -25,6 +25,8 @@ const TABLE_OF_GRANT: Partial<Record<Grant, TableName>> = {
   'usage:write': 'usage',
   'cache:write': 'cache',
   'arenaSessions:write': 'jobs',
+  'jobs:read': 'jobs',
+  'jobs:write': 'jobs',
 };
 
 describe('endpoint functions', () => {
@@ -71,6 +73,8 @@ describe('endpoint functions', () => {
       const has = (grant: Grant) => route.grants.includes(grant);
       expect(env[ENV.adminTokenSecretId] !== undefined).toBe(has('adminToken:read'));
       expect(env[ENV.platformKeysSecretId] !== undefined).toBe(has('platformKeys:read'));
+      // Only the submit routes are told which machine polls jobs.
+      expect(env[ENV.jobStateMachineArn] !== undefined).toBe(has('jobs:start'));
       // Callers' own provider keys: where their secrets are named, and the key they are encrypted under.
       const usesProviderKeys = has('providerKeys:read') || has('providerKeys:create') || has('providerKeys:delete');
       expect(env[ENV.providerKeySecretPrefix]).toBe(usesProviderKeys ? PROVIDER_KEY_PREFIX : undefined);

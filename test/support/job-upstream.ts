@@ -117,7 +117,7 @@ export function stepDeps(drivers: readonly JobDriver[], now: () => Date = () => 
   };
 }
 
-/** The embedded DynamoDB with the jobs and usage tables, and the environment the store reads. */
+/** The embedded DynamoDB (jobs, usage and cache tables), and the environment the store reads. */
 export async function startJobTables(prefix: string): Promise<{ stop(): Promise<void> }> {
   const dataDir = mkdtempSync(join(tmpdir(), `${prefix}-`));
   const db: LocalDynamoDb = await startLocalDynamoDb({ dataDir, tablePrefix: prefix });
@@ -128,6 +128,7 @@ export async function startJobTables(prefix: string): Promise<{ stop(): Promise<
     AWS_ENDPOINT_URL_DYNAMODB: db.endpoint,
     JOBS_TABLE: db.tableNames.jobs,
     USAGE_TABLE: db.tableNames.usage,
+    CACHE_TABLE: db.tableNames.cache,
     STORE_WRITE_BEHIND_MS: '0',
   });
   return {

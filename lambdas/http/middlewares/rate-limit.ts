@@ -1,5 +1,6 @@
 import { rateLimited, retryAfterSeconds } from '../errors.js';
 import { RateAllowances } from '../rate-allowance.js';
+import { admitRouteRequest, routeLimitError } from '../route-limits.js';
 import type { Principal } from '../../identity/principal.js';
 import { requireCall, type GatewayMiddleware } from './state.js';
 
@@ -11,8 +12,9 @@ const leaseAhead = () => allowances.leaseAhead();
 
 /**
  * Per-key requests per minute, counted in DynamoDB so every instance shares one count (leased
- * in blocks: see RateAllowances). Every response of a limited route carries the three rate
- * headers, refusals included.
+ * in blocks: see RateAllowances), or the route's own window per key where the manifest gives
+ * one (route-limits.ts). Every response of a limited route carries the three rate headers,
+ * refusals included. Runs before the body is read, so malformed requests count too.
  */
 export function rateLimit(): GatewayMiddleware {
   return {
@@ -21,6 +23,14 @@ export function rateLimit(): GatewayMiddleware {
       if (!call.route.rateLimited || !call.principal) return;
       const bucket = bucketOf(call.principal);
       if (!bucket) return;
+      const own = call.route.perKeyLimit;
+      if (own) {
+        const admission = await admitRouteRequest(call.route.id, own, bucket.id);
+        const { 'Retry-After': _retry, ...rateHeaders } = admission.headers;
+        Object.assign(call.responseHeaders, rateHeaders);
+        if (!admission.allowed) throw routeLimitError(own, admission);
+        return;
+      }
       const admission = await allowances.admit(bucket.id, bucket.limit);
       Object.assign(call.responseHeaders, {
         'X-RateLimit-Limit': String(bucket.limit),

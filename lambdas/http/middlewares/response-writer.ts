@@ -9,6 +9,7 @@ import { logger, redact } from '../../config/logger.js';
 import { callMetrics } from '../../observability/call-metrics.js';
 import { publishMetrics } from '../../observability/metrics.js';
 import { bare, type Reply } from '../reply.js';
+import { responseMeta, withMeta } from '../response-meta.js';
 import { toProxyResult, toStreamResult } from '../response-writer.js';
 import type { GatewayCall } from '../call.js';
 import type { RouteSpec } from '../../../lib/routes.js';
@@ -38,8 +39,9 @@ export function responseWriter(route: RouteSpec): GatewayMiddleware {
   };
 }
 
-function write(route: RouteSpec, call: GatewayCall | undefined, reply: Reply) {
+function write(route: RouteSpec, call: GatewayCall | undefined, given: Reply) {
   const headers = call ? { ...call.responseHeaders, ...corsHeaders(call) } : {};
+  const reply = route.envelopeMeta && call ? withCallMeta(given, call) : given;
   // A body still being produced (SSE frames, streamed audio) keeps the call's work alive until
   // it ends or the client leaves; finishing here would abort the upstream call feeding it.
   if (route.streaming && isProduced(reply)) {
@@ -49,6 +51,10 @@ function write(route: RouteSpec, call: GatewayCall | undefined, reply: Reply) {
   return route.streaming
     ? toStreamResult(reply, headers, { heartbeatMs: HEARTBEAT_MS })
     : toProxyResult(reply, headers);
+}
+
+function withCallMeta(reply: Reply, call: GatewayCall): Reply {
+  return reply.kind === 'json' ? { ...reply, body: withMeta(reply.body, responseMeta(call.requestId)) } : reply;
 }
 
 const isProduced = (reply: Reply) =>

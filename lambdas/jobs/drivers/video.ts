@@ -14,8 +14,10 @@ import type { JobRecord } from '../job-record.js';
  * request (spec 4.9, translated) as the record's `details`, which prices the finished video.
  * MiniMax says a video takes 1 to 3 minutes: polled every 10 s for up to 30 minutes.
  */
+export const VIDEO_JOB_KIND = 'video';
+
 export const videoJobDriver: JobDriver = {
-  kind: 'video',
+  kind: VIDEO_JOB_KIND,
   pollIntervalSeconds: 10,
   maxWaitSeconds: 30 * 60,
   async poll(job, deps) {

@@ -20,11 +20,12 @@ export interface CreditsCharged {
   readonly estimated: boolean;
 }
 
+/** `expected`: what the request implies (expectedCredits), kept from its submission. */
 export function creditsCharged(
-  request: FashionRequest,
+  expected: number,
   outcome: { readonly status: 'completed' | 'failed'; readonly creditsUsed?: number },
 ): CreditsCharged {
   if (outcome.status === 'failed') return { credits: 0, estimated: false };
   if (outcome.creditsUsed !== undefined) return { credits: outcome.creditsUsed, estimated: false };
-  return { credits: expectedCredits(request), estimated: true };
+  return { credits: expected, estimated: true };
 }

@@ -38,8 +38,8 @@ export interface SubscribeDeps {
   readonly poll: (predictionId: string) => Promise<PredictionStatus>;
   readonly now: () => number;
   readonly sleep: (ms: number) => Promise<void>;
-  /** Called with each terminal status (usage is metered from it). */
-  readonly onTerminal?: (status: PredictionStatus) => void;
+  /** Called with the terminal status, and awaited, before its event goes out (the job is settled from it). */
+  readonly onTerminal?: (status: PredictionStatus) => void | Promise<void>;
 }
 
 export interface SubscribeOptions {
@@ -83,7 +83,7 @@ export async function* subscribeEvents(
       status = { id, status: last, output: null, error: null };
     }
     if (status.status === 'completed' || status.status === 'failed') {
-      deps.onTerminal?.(status);
+      await deps.onTerminal?.(status);
       yield terminalEvent(id, status);
       return;
     }

@@ -1,5 +1,5 @@
 import { compileConditional } from '../../schema/compile.js';
-import { invalidAudio } from './audio-errors.js';
+import { invalidMedia } from './media-errors.js';
 
 /**
  * The music endpoint's body (spec 4.9) and its translation to MiniMax's `/music_generation`
@@ -100,7 +100,7 @@ export function minimaxLyrics(lyrics: string): string {
       if (!match) return line;
       const tag = TAGS[fold(match[2]!)];
       if (!tag)
-        throw invalidAudio(
+        throw invalidMedia(
           'lyrics',
           `lyrics: line ${index + 1}: unknown structure tag [${match[2]!.slice(0, 40)}]; use [Verse], [Chorus], [Bridge], [Intro], [Outro], [Pre-Chorus], [Hook] (or MiniMax's [Interlude], [Post Chorus], [Transition], [Break], [Build Up], [Inst], [Solo])`,
         );
@@ -114,15 +114,15 @@ export function minimaxMusicBody(body: MusicRequestBody): Record<string, unknown
   const model = body.model ?? 'music-2.5';
   const instrumental = body.is_instrumental === true;
   if (body.prompt === undefined && body.lyrics === undefined)
-    throw invalidAudio('prompt', 'prompt: a prompt or lyrics is required');
+    throw invalidMedia('prompt', 'prompt: a prompt or lyrics is required');
   if (instrumental && model !== 'music-2.5+')
-    throw invalidAudio('is_instrumental', 'is_instrumental: only with model music-2.5+');
+    throw invalidMedia('is_instrumental', 'is_instrumental: only with model music-2.5+');
   if (instrumental && body.prompt === undefined)
-    throw invalidAudio('prompt', 'prompt: an instrumental is described by its prompt, which is required');
+    throw invalidMedia('prompt', 'prompt: an instrumental is described by its prompt, which is required');
   if (instrumental && body.lyrics !== undefined)
-    throw invalidAudio('lyrics', 'lyrics: an instrumental has none; omit lyrics or is_instrumental');
+    throw invalidMedia('lyrics', 'lyrics: an instrumental has none; omit lyrics or is_instrumental');
   if (!instrumental && body.lyrics === undefined && body.lyrics_optimizer === false)
-    throw invalidAudio('lyrics', 'lyrics: a song with vocals needs lyrics, or lyrics_optimizer to write them');
+    throw invalidMedia('lyrics', 'lyrics: a song with vocals needs lyrics, or lyrics_optimizer to write them');
   const writesLyrics = !instrumental && body.lyrics === undefined;
   return {
     model,

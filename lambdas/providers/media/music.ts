@@ -1,5 +1,5 @@
 import { UpstreamError, upstreamFailure } from '../upstream-failure.js';
-import { AudioError, audioErrorOf } from './audio-errors.js';
+import { MediaError, mediaErrorOf } from './media-errors.js';
 import type { AudioAttempt, AudioDeps } from './audio-deployment.js';
 import { callMinimax } from './minimax-call.js';
 import { minimaxMusicBody, type MusicRequestBody } from './music-request.js';
@@ -27,7 +27,7 @@ export async function composeMusic(body: MusicRequestBody, options: MusicCallOpt
   const upstreamBody = minimaxMusicBody(body);
   const model = upstreamBody['model'] as string;
   const endpoint = await deps.endpoint();
-  if (!endpoint) throw new AudioError('not_configured', 'music is not configured on this deployment');
+  if (!endpoint) throw new MediaError('not_configured', 'music is not configured on this deployment');
   try {
     const answer = await callMinimax(
       endpoint,
@@ -41,7 +41,7 @@ export async function composeMusic(body: MusicRequestBody, options: MusicCallOpt
     if (!(error instanceof UpstreamError)) throw error;
     const { failure } = error;
     options.onAttempt({ model, quantity: 0, estimated: false, status: failure.status ?? 0, outcome: failure.kind });
-    throw audioErrorOf(failure, body.lyrics === undefined ? 'prompt' : 'lyrics');
+    throw mediaErrorOf(failure, body.lyrics === undefined ? 'prompt' : 'lyrics');
   }
 }
 

@@ -1,12 +1,12 @@
 import { UpstreamError } from '../upstream-failure.js';
-import { AudioError, audioErrorOf } from './audio-errors.js';
+import { MediaError, mediaErrorOf } from './media-errors.js';
 import type { AudioAttempt, AudioDeps } from './audio-deployment.js';
 import { speechPieces, type SpeechPiece } from './speech-stream.js';
 import { minimaxSpeechBody, speechContentType, type SpeechRequest } from './speech-request.js';
 
 /**
  * Text to speech through MiniMax: the audio as it is synthesized. Failures before the first
- * audio byte throw an AudioError (the caller can still answer with a status); a failure after
+ * audio byte throw an MediaError (the caller can still answer with a status); a failure after
  * it ends the audio iterable with an error, so the response is cut rather than completed. The
  * call is reported once through `onAttempt`, by characters: MiniMax's `usage_characters`, or
  * the text's length (estimated) when it reported none.
@@ -27,7 +27,7 @@ export async function synthesizeSpeech(
   deps: AudioDeps,
 ): Promise<SpeechAudio> {
   const endpoint = await deps.endpoint();
-  if (!endpoint) throw new AudioError('not_configured', 'speech is not configured on this deployment');
+  if (!endpoint) throw new MediaError('not_configured', 'speech is not configured on this deployment');
   const report = reporter(request, options.onAttempt);
   let pieces: AsyncGenerator<SpeechPiece>;
   let first: IteratorResult<SpeechPiece>;
@@ -48,7 +48,7 @@ export async function synthesizeSpeech(
     first = await pieces.next();
   } catch (error) {
     report.failed(error);
-    throw error instanceof UpstreamError ? audioErrorOf(error.failure, 'text') : error;
+    throw error instanceof UpstreamError ? mediaErrorOf(error.failure, 'text') : error;
   }
   return { contentType: speechContentType(request), audio: audioFrom(first, pieces, report) };
 }

@@ -1,4 +1,5 @@
-import { normalizeCameraCommands } from './video-camera.js';
+import { compileConditional } from '../../schema/compile.js';
+import { CAMERA_COMMANDS, normalizeCameraCommands } from './video-camera.js';
 import { invalidVideo } from './video-errors.js';
 import {
   DEFAULT_VIDEO_DURATION,
@@ -20,7 +21,7 @@ import {
 
 /**
  * The video submit body (spec 4.9) checked and translated for MiniMax before any upstream
- * call: every refusal is a VideoRequestError naming the field. The result is plain data, so it
+ * call: every refusal is a MediaError (`invalid_request`) naming the field. The result is plain data, so it
  * can be kept in a job record and submitted later.
  */
 export interface VideoRequest {
@@ -35,14 +36,64 @@ export interface VideoRequest {
   readonly firstFrameImage?: string;
 }
 
-const FIELDS: ReadonlySet<string> = new Set([
-  'prompt',
-  'model',
-  'duration',
-  'resolution',
-  'prompt_optimizer',
-  'first_frame_image',
-]);
+/** The body as callers send it (spec 4.9, plus the `first_frame_image` extension). */
+export interface VideoRequestBody {
+  prompt: string;
+  model?: VideoModelId;
+  duration?: VideoDuration;
+  resolution?: VideoResolution;
+  prompt_optimizer?: boolean;
+  first_frame_image?: string;
+}
+
+const oneOf = (values: readonly (string | number)[]) => ({
+  enum: [...values],
+  'x-message': { enum: `must be one of ${values.join(', ')}` },
+});
+
+/**
+ * The body of POST /api/v1/media/video; the OpenAPI document shows this object. It checks the
+ * shape; parseVideoRequest checks what depends on more than one field (the duration and
+ * resolution matrix, `-Fast` needing a first frame) and the camera commands.
+ */
+export const videoRequestSchema = {
+  type: 'object',
+  required: ['prompt'],
+  additionalProperties: false,
+  properties: {
+    prompt: {
+      type: 'string',
+      minLength: 1,
+      // In UTF-16 units here: parseVideoRequest counts code points.
+      maxLength: 2 * MAX_VIDEO_PROMPT_CHARS,
+      pattern: '\\S',
+      description: `At most ${MAX_VIDEO_PROMPT_CHARS} characters. Camera commands in square brackets, up to three in one: ${CAMERA_COMMANDS.map((command) => `[${command}]`).join(', ')}.`,
+      'x-message': {
+        pattern: 'must not be blank',
+        minLength: 'must not be blank',
+        maxLength: `must be at most ${MAX_VIDEO_PROMPT_CHARS} characters`,
+      },
+    },
+    model: { type: 'string', ...oneOf(VIDEO_MODEL_IDS), default: DEFAULT_VIDEO_MODEL },
+    duration: { type: 'integer', ...oneOf(VIDEO_DURATIONS), description: 'Seconds; default 6' },
+    resolution: {
+      type: 'string',
+      ...oneOf(VIDEO_RESOLUTIONS),
+      description: '720P is made at 768P; 1080P (the default where offered) only for 6 s',
+    },
+    prompt_optimizer: { type: 'boolean', default: true },
+    first_frame_image: {
+      type: 'string',
+      maxLength: MAX_FIRST_FRAME_URL_CHARS,
+      description: 'An http(s) URL of the first frame; required by the -Fast model',
+      'x-message': { maxLength: `must be an http(s) URL of at most ${MAX_FIRST_FRAME_URL_CHARS} characters` },
+    },
+  },
+};
+
+export const videoRequestValidator = compileConditional<VideoRequestBody>(videoRequestSchema);
+
+const FIELDS: ReadonlySet<string> = new Set(Object.keys(videoRequestSchema.properties));
 
 export function parseVideoRequest(body: unknown): VideoRequest {
   if (body === null || typeof body !== 'object' || Array.isArray(body))

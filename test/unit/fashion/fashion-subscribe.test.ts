@@ -5,7 +5,7 @@ import {
   type FashionStreamEvent,
 } from '../../../lambdas/providers/fashion/fashion-subscribe.js';
 import type { PredictionStatus } from '../../../lambdas/providers/fashion/fashn-wire.js';
-import { fashionFrames } from '../../../lambdas/http/fashion-reply.js';
+import { fashionFrames } from '../../../lambdas/http/fashion-frames.js';
 
 /** The subscribe stream's events (spec 6.3) over a scripted upstream, on a fake clock. */
 const ID = 'pred-1';
@@ -34,7 +34,7 @@ function harness(answers: (PredictionStatus | Error)[], pollMs = 0) {
       if (answer instanceof Error) throw answer;
       return answer;
     },
-    onTerminal: (status: PredictionStatus) => ended.push(status),
+    onTerminal: (status: PredictionStatus) => void ended.push(status),
   };
   return { deps, sleeps, ended, polls: () => polls, elapsed: () => now };
 }

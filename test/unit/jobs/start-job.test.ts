@@ -69,8 +69,7 @@ const submitted = (upstreamJobId: string): NewJob => ({
 
 const deps = (startExecution = startJobExecution) => ({
   drivers: jobDrivers([testJobDriver(upstream.url)]),
-  createJob,
-  endJob,
+  jobs: { createJob, endJob },
   startExecution,
   now: () => new Date(),
 });

@@ -1,6 +1,6 @@
 import { send } from '../../../lambdas/providers/http-transport.js';
 import type { AudioAttempt, AudioDeps } from '../../../lambdas/providers/media/audio-deployment.js';
-import { AudioError } from '../../../lambdas/providers/media/audio-errors.js';
+import { MediaError } from '../../../lambdas/providers/media/media-errors.js';
 import { synthesizeSpeech } from '../../../lambdas/providers/media/speech.js';
 import { speechRequestOf } from '../../../lambdas/providers/media/speech-request.js';
 import { UpstreamError } from '../../../lambdas/providers/upstream-failure.js';
@@ -10,7 +10,7 @@ import { parseWav } from '../../support/audio-formats.js';
 
 /**
  * The speech core against the MiniMax fake on loopback: audio as it is streamed, failures
- * before the first byte as AudioErrors, failures after it as an error of the audio iterable,
+ * before the first byte as MediaErrors, failures after it as an error of the audio iterable,
  * and exactly one attempt reported either way.
  */
 let sim: RunningSimulator;
@@ -50,10 +50,10 @@ test('the audio arrives in chunks, whole, and the usage is MiniMax’s character
   expect(attempts).toEqual([{ model: 'speech-2.6-hd', quantity: 50, estimated: false, status: 200, outcome: 'ok' }]);
 });
 
-test('a failure before the first byte is an AudioError (rate limit), reported once', async () => {
+test('a failure before the first byte is an MediaError (rate limit), reported once', async () => {
   sim.faults.add({ fault: { type: 'error', name: '1002' }, remaining: 1, text: 'error:1002' });
   const failed = run('hello');
-  await expect(failed).rejects.toBeInstanceOf(AudioError);
+  await expect(failed).rejects.toBeInstanceOf(MediaError);
   await expect(failed).rejects.toMatchObject({ kind: 'rate_limited' });
 });
 

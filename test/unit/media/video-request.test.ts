@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { CAMERA_COMMANDS } from '../../../lambdas/providers/media/video-camera.js';
-import { VideoRequestError } from '../../../lambdas/providers/media/video-errors.js';
+import { MediaError } from '../../../lambdas/providers/media/media-errors.js';
 import { parseVideoRequest } from '../../../lambdas/providers/media/video-request.js';
 import { videoGenerationBody } from '../../../lambdas/providers/media/video-task.js';
 
@@ -12,8 +12,9 @@ const refusalOf = (body: unknown) => {
   try {
     parseVideoRequest(body);
   } catch (error) {
-    expect(error).toBeInstanceOf(VideoRequestError);
-    return { field: (error as VideoRequestError).field, message: (error as VideoRequestError).message };
+    expect(error).toBeInstanceOf(MediaError);
+    expect((error as MediaError).kind).toBe('invalid_request');
+    return { field: (error as MediaError).details.field, message: (error as MediaError).message };
   }
   throw new Error('accepted');
 };
@@ -104,7 +105,7 @@ test('the 1080P refusal says where 10 s is offered', () => {
   );
 });
 
-test('property: any JSON value is a request or a VideoRequestError, never anything else', () => {
+test('property: any JSON value is a request or a MediaError, never anything else', () => {
   const field = fc.constantFrom('prompt', 'model', 'duration', 'resolution', 'prompt_optimizer', 'first_frame_image');
   const likely = fc.oneof(
     fc.constantFrom(
@@ -129,7 +130,7 @@ test('property: any JSON value is a request or a VideoRequestError, never anythi
       try {
         parseVideoRequest(value);
       } catch (error) {
-        if (!(error instanceof VideoRequestError)) throw error;
+        if (!(error instanceof MediaError)) throw error;
       }
     }),
     { numRuns: 2000 },

@@ -113,17 +113,33 @@ describe('the document and the manifest', () => {
     }
   });
 
-  test('errors are in the route’s error style', () => {
+  test('errors are in the route’s error style, with meta where the manifest says every answer has it', () => {
     for (const route of routes) {
       const responses = operationOf(route.id)['responses'] as Record<string, Operation>;
-      const expected = route.errorStyle === 'openai' ? 'OpenAIError' : 'EnvelopeError';
+      const style = { $ref: `#/components/schemas/${route.errorStyle === 'openai' ? 'OpenAIError' : 'EnvelopeError'}` };
+      const expected = route.envelopeMeta ? { allOf: [style, { $ref: '#/components/schemas/WithMeta' }] } : style;
       for (const [status, response] of Object.entries(responses).filter(([status]) => /^[45]/.test(status)))
-        expect([route.id, status, response['content']['application/json'].schema.$ref]).toEqual([
+        expect([route.id, status, response['content']['application/json'].schema]).toEqual([
           route.id,
           status,
-          `#/components/schemas/${expected}`,
+          expected,
         ]);
     }
+  });
+
+  test('the JSON answers of meta routes carry meta; the others do not', () => {
+    for (const route of routes) {
+      const json = operationOf(route.id)['responses'][routeDocs[route.id]!.success.status].content?.[
+        'application/json'
+      ];
+      if (!json) continue;
+      expect([route.id, JSON.stringify(json.schema).includes('WithMeta')]).toEqual([route.id, !!route.envelopeMeta]);
+    }
+  });
+
+  test('a route with a limit of its own documents it on its 429', () => {
+    const limited = operationOf('fashion-status')['responses']['429'].description;
+    expect(limited).toMatch(/40 requests per 10 s per key/);
   });
 
   test('streaming routes document their events as components with text/event-stream', () => {

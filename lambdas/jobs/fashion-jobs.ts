@@ -1,0 +1,248 @@
+import { MEDIA_PROVIDERS } from '../catalog/media-providers.js';
+import { logger } from '../config/logger.js';
+import { expectedCredits } from '../providers/fashion/credits.js';
+import { FashionError } from '../providers/fashion/fashion-errors.js';
+import { parseFashionRequest } from '../providers/fashion/fashion-request.js';
+import {
+  subscribeEvents,
+  type FashionStreamEvent,
+  type SubscribeOptions,
+} from '../providers/fashion/fashion-subscribe.js';
+import {
+  predictionStatus,
+  runPrediction,
+  type PredictionError,
+  type PredictionState,
+  type PredictionStatus,
+} from '../providers/fashion/fashn-wire.js';
+import { parseIdempotencyKey, requestFingerprint, runIdempotently } from '../store/idempotency.js';
+import {
+  FASHION_JOB_KIND,
+  fashionJobDriver,
+  fashionProgressOf,
+  type FashionJobDetails,
+  type FashionJobResult,
+} from './drivers/fashion.js';
+import { isJobEnd } from './job-driver.js';
+import { ownedJobOfKind, reportedJob } from './job-lookup.js';
+import type { JobRecord } from './job-record.js';
+import type { JobOwner, MediaJobDeps } from './media-job-deps.js';
+import { settleJob } from './settle-job.js';
+import { startJob } from './start-job.js';
+
+/**
+ * Fashion predictions as jobs (spec 4.10): run submits to FASHN and starts the poller, status
+ * reads the job record, subscribe watches the prediction itself for at most 2 minutes. The
+ * `prediction_id` callers see is the job's id, never FASHN's, so every read is owner-scoped.
+ * No HTTP here: refusals are FashionErrors or IdempotencyErrors, an unknown id JobNotFoundError.
+ */
+
+/** Spec 2.12's prediction. */
+export interface FashionPrediction {
+  readonly predictionId: string;
+  readonly status: PredictionState;
+  readonly modelName: string;
+  /** Epoch milliseconds. */
+  readonly createdAt: number;
+  readonly output: readonly string[] | null;
+  readonly error: PredictionError | null;
+}
+
+export interface FashionSubmission {
+  readonly body: unknown;
+  readonly owner: JobOwner;
+  /** The `Idempotency-Key` header as received (undefined when absent). */
+  readonly idempotencyKey?: string;
+  readonly signal: AbortSignal;
+}
+
+export interface SubmittedPrediction {
+  /** As spec 4.10's run answers it: `starting`. */
+  readonly prediction: FashionPrediction;
+  /** True when an earlier call with the same Idempotency-Key made this prediction. */
+  readonly replayed: boolean;
+}
+
+/** What the idempotency record keeps of a submission: enough to answer a repeat the same way. */
+interface Submitted {
+  readonly jobId: string;
+  readonly createdAt: string;
+}
+
+/**
+ * Checks the body, then submits once: with an `Idempotency-Key`, at most one prediction per
+ * key, account and body within 24 hours (FASHN has none of its own, upstreams.md §7.5); a
+ * repeat answers the first prediction. Without the header every call submits.
+ */
+export async function submitFashionJob(input: FashionSubmission, deps: MediaJobDeps): Promise<SubmittedPrediction> {
+  const key = parseIdempotencyKey(input.idempotencyKey);
+  const request = parseFashionRequest(input.body);
+  const endpoint = await deps.fashn();
+  const submit = async (): Promise<Submitted> => {
+    const { predictionId } = await runPrediction(endpoint, request, { send: deps.send, signal: input.signal });
+    const details: FashionJobDetails = { expectedCredits: expectedCredits(request) };
+    const job = await startJob(
+      {
+        kind: FASHION_JOB_KIND,
+        ...input.owner,
+        provider: MEDIA_PROVIDERS.fashn.id,
+        model: request.model.name,
+        upstreamJobId: predictionId,
+        upstreamStatus: 'starting',
+        details: { ...details },
+      },
+      deps,
+    );
+    return { jobId: job.jobId, createdAt: job.createdAt };
+  };
+  const { result, replayed } =
+    key === undefined
+      ? { result: await submit(), replayed: false }
+      : await runIdempotently(
+          { accountId: input.owner.accountId, key, fingerprint: requestFingerprint(input.body) },
+          submit,
+          deps.idempotency,
+        );
+  const prediction: FashionPrediction = {
+    predictionId: result.jobId,
+    status: 'starting',
+    modelName: request.model.name,
+    createdAt: Date.parse(result.createdAt),
+    output: null,
+    error: null,
+  };
+  return { prediction, replayed };
+}
+
+/** The caller's own prediction as its job record says (outputs too large to keep read from FASHN). */
+export async function fashionPrediction(
+  accountId: string,
+  predictionId: string,
+  signal: AbortSignal,
+  deps: MediaJobDeps,
+): Promise<FashionPrediction> {
+  const job = reportedJob(await ownedFashionJob(accountId, predictionId, deps), fashionJobDriver, deps.now());
+  const recorded = predictionOf(job);
+  if (!(job.result as FashionJobResult | undefined)?.outputsAtUpstream) return recorded;
+  return { ...recorded, ...(await outputsAtUpstream(job, signal, deps)) };
+}
+
+/**
+ * The subscribe stream's events (spec 6.3) for the caller's own prediction: an ended one at
+ * once from its record; an active one watched at FASHN (fashion-subscribe.ts), its end settled
+ * as the poller would (usage once, the record ended) before the final event goes out, so a
+ * status read after `completed` says completed too.
+ */
+export async function* watchFashionJob(
+  accountId: string,
+  predictionId: string,
+  signal: AbortSignal,
+  deps: MediaJobDeps,
+  options: SubscribeOptions & { readonly sleep?: (ms: number) => Promise<void> } = {},
+): AsyncGenerator<FashionStreamEvent> {
+  const job = await ownedFashionJob(accountId, predictionId, deps);
+  const prediction = { predictionId: job.jobId, modelName: job.model };
+  if (job.phase === 'succeeded' || job.phase === 'failed') {
+    yield { type: 'job_submitted', prediction_id: job.jobId, model_name: job.model };
+    yield endEventOf(await fashionPrediction(accountId, predictionId, signal, deps));
+    return;
+  }
+  const endpoint = await deps.fashn();
+  yield* subscribeEvents(
+    prediction,
+    {
+      poll: () => predictionStatus(endpoint, job.upstreamJobId, { send: deps.send, signal }),
+      now: () => deps.now().getTime(),
+      sleep: options.sleep ?? ((ms) => abortableSleep(ms, signal)),
+      onTerminal: (status) => settleWatched(job, status, deps),
+    },
+    options,
+  );
+}
+
+const ownedFashionJob = (accountId: string, predictionId: string, deps: MediaJobDeps) =>
+  ownedJobOfKind(accountId, predictionId, FASHION_JOB_KIND, { getOwnedJob: deps.jobs.getOwnedJob, now: deps.now });
+
+/** FASHN's own running statuses as recorded; anything else recorded while active reads `processing`. */
+const RUNNING: ReadonlySet<string> = new Set<PredictionState>(['starting', 'in_queue', 'processing']);
+
+function predictionOf(job: JobRecord): FashionPrediction {
+  const base = { predictionId: job.jobId, modelName: job.model, createdAt: Date.parse(job.createdAt) };
+  switch (job.phase) {
+    case 'queued':
+    case 'running': {
+      const status = RUNNING.has(job.upstreamStatus ?? '') ? (job.upstreamStatus as PredictionState) : 'processing';
+      return { ...base, status, output: null, error: null };
+    }
+    case 'succeeded':
+      return { ...base, status: 'completed', output: (job.result as FashionJobResult).output ?? null, error: null };
+    case 'failed':
+      return { ...base, status: 'failed', output: null, error: job.error ?? null };
+  }
+}
+
+/**
+ * Base64 outputs are served by FASHN for 60 minutes after completion (spec 4.10); after that
+ * the prediction is still completed, with no outputs and an error saying why.
+ */
+async function outputsAtUpstream(
+  job: JobRecord,
+  signal: AbortSignal,
+  deps: MediaJobDeps,
+): Promise<Pick<FashionPrediction, 'output' | 'error'>> {
+  try {
+    const status = await predictionStatus(await deps.fashn(), job.upstreamJobId, { send: deps.send, signal });
+    return { output: status.output, error: null };
+  } catch (error) {
+    if (!(error instanceof FashionError) || error.kind !== 'not_found') throw error;
+    return {
+      output: null,
+      error: {
+        name: 'OutputExpired',
+        message: 'base64 outputs are kept 60 minutes after completion; these have expired',
+      },
+    };
+  }
+}
+
+function endEventOf(prediction: FashionPrediction): FashionStreamEvent {
+  const id = prediction.predictionId;
+  return prediction.status === 'completed'
+    ? { type: 'completed', prediction_id: id, status: 'completed', output: prediction.output ?? [], error: null }
+    : {
+        type: 'failed',
+        prediction_id: id,
+        status: 'failed',
+        output: null,
+        error: prediction.error ?? { name: 'PipelineError', message: 'prediction failed' },
+      };
+}
+
+/**
+ * Ends the job as the poller would. A failure here is logged, not streamed: the caller's
+ * outcome is FASHN's, and the poller settles the job on its next look.
+ */
+async function settleWatched(job: JobRecord, status: PredictionStatus, deps: MediaJobDeps): Promise<void> {
+  const progress = fashionProgressOf(status);
+  if (!isJobEnd(progress)) return;
+  await settleJob(job, progress, deps).catch((error: unknown) =>
+    logger.warn('a watched fashion job was not settled; the poller will', {
+      jobId: job.jobId,
+      error: (error as Error).message,
+    }),
+  );
+}
+
+/** Resolves after `ms`, or at once when the stream's caller has gone. */
+function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
+}

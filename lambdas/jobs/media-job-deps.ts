@@ -1,0 +1,55 @@
+import { MEDIA_PROVIDERS } from '../catalog/media-providers.js';
+import { fashionEndpoint } from '../providers/fashion/fashion-deployment.js';
+import { send, type TransportRequest, type TransportResponse } from '../providers/http-transport.js';
+import { platformEndpointOf, type ProviderEndpoint } from '../providers/provider-config.js';
+import { dynamoIdempotencyStore, type IdempotencyStore } from '../store/idempotency.js';
+import type { UsageEntry } from '../store/usage-items.js';
+import { recordUsage } from '../store/usage-ledger.js';
+import type { JobEnd } from './job-driver.js';
+import { JOB_DRIVERS, type JobDrivers } from './job-drivers.js';
+import type { JobExecutionInput } from './job-execution.js';
+import type { GetOwnedJob } from './job-lookup.js';
+import type { JobRecord, JsonObject } from './job-record.js';
+import { createJob, endJob, getOwnedJob, updateJobResult } from './job-repository.js';
+import { startJobExecution } from './step-functions.js';
+
+/**
+ * What the video and fashion cores need from the world: the upstreams' endpoints and HTTP,
+ * the job records, the poller, the ledger and a clock; it serves startJob and settleJob as it
+ * is. The deployment's are below; tests pass their own (simulators on loopback, the embedded
+ * DynamoDB, a recorded start).
+ */
+export interface MediaJobDeps {
+  /** The platform's MiniMax endpoint; undefined when this deployment has no key for it. */
+  readonly minimax: () => Promise<ProviderEndpoint | undefined>;
+  /** The platform's FASHN endpoint; throws FashionError `not_configured` without a key. */
+  readonly fashn: () => Promise<ProviderEndpoint>;
+  readonly send: (request: TransportRequest) => Promise<TransportResponse>;
+  readonly drivers: JobDrivers;
+  readonly jobs: {
+    readonly createJob: (job: JobRecord) => Promise<boolean>;
+    readonly getOwnedJob: GetOwnedJob;
+    readonly endJob: (job: JobRecord, end: JobEnd, now?: Date) => Promise<boolean>;
+    readonly updateJobResult: (job: JobRecord, result: JsonObject, now?: Date) => Promise<boolean>;
+  };
+  /** Starts the poller execution named `name` (lambdas/jobs/step-functions.ts). */
+  readonly startExecution: (name: string, input: JobExecutionInput) => Promise<void>;
+  readonly recordUsage: (entry: UsageEntry) => Promise<boolean>;
+  readonly idempotency: IdempotencyStore;
+  readonly now: () => Date;
+}
+
+/** Who submits a job: it is theirs, and metered under their request and route. */
+export type JobOwner = Pick<JobRecord, 'accountId' | 'keyId' | 'requestId' | 'route'>;
+
+export const deploymentMediaJobDeps: MediaJobDeps = {
+  minimax: () => platformEndpointOf(MEDIA_PROVIDERS.minimax),
+  fashn: fashionEndpoint,
+  send,
+  drivers: JOB_DRIVERS,
+  jobs: { createJob, getOwnedJob, endJob, updateJobResult },
+  startExecution: startJobExecution,
+  recordUsage,
+  idempotency: dynamoIdempotencyStore,
+  now: () => new Date(),
+};

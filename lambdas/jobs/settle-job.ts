@@ -1,0 +1,26 @@
+import type { UsageEntry } from '../store/usage-items.js';
+import type { JobEnd } from './job-driver.js';
+import type { JobDrivers } from './job-drivers.js';
+import type { JobRecord } from './job-record.js';
+import { jobUsageEntry } from './job-usage.js';
+
+/**
+ * How a job ends, whoever saw the end first: the poller's status step, its Catch, or a route
+ * watching the job itself (fashion subscribe). Usage first, then the conditional end: a crash
+ * between the two leaves the job active, and the replay that ends it finds the usage key taken
+ * (refused, not counted again). The reverse order could end a job whose usage was never written.
+ */
+export interface SettleDeps {
+  readonly drivers: JobDrivers;
+  /** The ledger writer; refuses a replayed key (lambdas/store/usage-ledger.ts recordUsage). */
+  readonly recordUsage: (entry: UsageEntry) => Promise<boolean>;
+  readonly jobs: { endJob(job: JobRecord, end: JobEnd, now?: Date): Promise<boolean> };
+  readonly now: () => Date;
+}
+
+/** True when this call ended the job; false when another had already. */
+export async function settleJob(job: JobRecord, end: JobEnd, deps: SettleDeps): Promise<boolean> {
+  const work = deps.drivers.get(job.kind)?.usage(job, end);
+  if (work) await deps.recordUsage(jobUsageEntry(job, work));
+  return deps.jobs.endJob(job, end, deps.now());
+}

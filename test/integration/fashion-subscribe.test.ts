@@ -1,0 +1,108 @@
+import { createKey, provisionAccount } from './support/accounts.js';
+import { bearer, call } from './support/http.js';
+import { RawHttpConnection, type RawResponse } from '../support/raw-http.js';
+import { LocalGateway } from '../../local/child-runtime.js';
+
+/**
+ * POST /api/v1/fashion/subscribe over HTTP (spec 6.3), read byte for byte. The FASHN fake
+ * moves a prediction one status per poll, so here the job poller waits a minute between polls:
+ * the stream alone walks the prediction, and the events it sees are exactly the fake's walk.
+ */
+let gateway: LocalGateway;
+let key: string;
+
+beforeAll(async () => {
+  gateway = await LocalGateway.start({ POWERTOOLS_LOG_LEVEL: 'WARN', GATEWAY_JOB_WAIT_MS: '60000' });
+  const account = await provisionAccount(gateway, 'subscribe');
+  key = (await createKey(gateway, account)).key;
+});
+afterAll(() => gateway.dispose());
+
+const IMG = 'https://images.example.com/model.jpg';
+
+async function subscribe(body: unknown, headers: Record<string, string> = {}): Promise<RawResponse> {
+  const connection = await RawHttpConnection.open(gateway.info.baseUrl);
+  try {
+    return await connection.request(
+      'POST',
+      '/api/v1/fashion/subscribe',
+      { ...bearer(key), 'Content-Type': 'application/json', ...headers },
+      JSON.stringify(body),
+    );
+  } finally {
+    await connection.close();
+  }
+}
+
+/** Every frame is `event: fashion` and one `data:` line; the last is `[DONE]`. */
+function eventsOf(response: RawResponse): any[] {
+  const text = response.body.toString('utf8');
+  expect(text.endsWith('event: fashion\ndata: [DONE]\n\n')).toBe(true);
+  const frames = text.split('\n\n').filter((frame) => frame !== '' && !frame.startsWith(':'));
+  for (const frame of frames) expect(frame).toMatch(/^event: fashion\ndata: [^\n]+$/);
+  return frames.slice(0, -1).map((frame) => JSON.parse(frame.slice('event: fashion\ndata: '.length)));
+}
+
+test('status updates as the prediction walks, then completed with its outputs, then [DONE]; metered once', async () => {
+  const response = await subscribe({
+    model_name: 'reframe',
+    inputs: { image: `${IMG}?x=[sim:polls=3]`, num_images: 2 },
+  });
+  expect(response.status).toBe(200);
+  expect(response.headers['content-type']).toBe('text/event-stream; charset=utf-8');
+  expect(response.headers['transfer-encoding']).toBe('chunked');
+  expect(response.headers['x-ratelimit-limit']).toBe('30');
+  const events = eventsOf(response);
+  const id = events[0].prediction_id as string;
+  expect(events).toEqual([
+    { type: 'job_submitted', prediction_id: id, model_name: 'reframe' },
+    { type: 'status_update', prediction_id: id, status: 'in_queue' },
+    { type: 'status_update', prediction_id: id, status: 'processing' },
+    {
+      type: 'completed',
+      prediction_id: id,
+      status: 'completed',
+      output: [expect.stringMatching(/\/cdn\//), expect.stringMatching(/\/cdn\//)],
+      error: null,
+    },
+  ]);
+  // The stream settled the job: status says completed at once, and usage counts it once.
+  const status = await call(gateway.url(`/api/v1/fashion/status/${id}`), { headers: bearer(key) });
+  expect(status.body.data).toMatchObject({ status: 'completed', output: events[3].output });
+  const usage = await call(gateway.url('/api/v1/usage'), { headers: bearer(key) });
+  expect(usage.body.data.byRoute['fashion-subscribe']).toMatchObject({ requests: 1, units: { credits: 4 } });
+});
+
+test('a failed prediction ends the stream with a failed event naming the error', async () => {
+  const events = eventsOf(
+    await subscribe({
+      model_name: 'background-remove',
+      inputs: { image: `${IMG}?x=[sim:fail=PipelineError][sim:polls=1]` },
+    }),
+  );
+  expect(events.map((event) => event.type)).toEqual(['job_submitted', 'failed']);
+  expect(events[1]).toMatchObject({ status: 'failed', output: null, error: { name: 'PipelineError' } });
+});
+
+test('the same Idempotency-Key resumes the same prediction: an ended one is told at once', async () => {
+  const body = { model_name: 'model-create', inputs: { prompt: 'a coat [sim:polls=1]' } };
+  const idem = { 'Idempotency-Key': `sub-${Date.now()}` };
+  const first = eventsOf(await subscribe(body, idem));
+  const again = await subscribe(body, idem);
+  expect(again.headers['idempotency-replayed']).toBe('true');
+  const replayed = eventsOf(again);
+  expect(replayed.map((event) => event.type)).toEqual(['job_submitted', 'completed']);
+  expect(replayed[1]).toEqual(first.at(-1));
+});
+
+test('a refused body is a JSON 400 with meta, not a stream', async () => {
+  const response = await subscribe({ model_name: 'reframe', inputs: {} });
+  expect(response.status).toBe(400);
+  expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
+  const body = JSON.parse(response.body.toString('utf8'));
+  expect(body).toMatchObject({
+    success: false,
+    error: { field: 'inputs.image' },
+    meta: { requestId: expect.any(String) },
+  });
+});
