@@ -17,6 +17,12 @@ export const AWS_PRICES = Object.freeze({
     /** On-demand. */
     perMillionWriteUnits: 0.625,
     perMillionReadUnits: 0.125,
+    /**
+     * Export to S3, incremental: per GB of changed data processed, at least 10 MB an export.
+     * Well-known list price, not checked against a current AWS page when added (November 2026).
+     */
+    perGbIncrementalExport: 0.1,
+    minimumBytesPerIncrementalExport: 10 * 1024 ** 2,
   }),
   kms: Object.freeze({ perKeyMonth: 1 }),
   secretsManager: Object.freeze({ perSecretMonth: 0.4 }),
@@ -25,8 +31,26 @@ export const AWS_PRICES = Object.freeze({
     /** Beyond the three free dashboards; charged here as if none were free. */
     perDashboardMonth: 3,
     perLogGbIngested: 0.5,
+    /**
+     * Custom metrics (EMF included) per metric-month, prorated by the hour, by volume tier:
+     * $0.30 for the first 10,000, then $0.10, $0.05 and $0.02 (checked against public pricing
+     * write-ups, November 2026). The 10 free metrics of the free tier are not applied.
+     */
+    customMetricTiers: Object.freeze([
+      Object.freeze({ upTo: 10_000, perMetricMonth: 0.3 }),
+      Object.freeze({ upTo: 250_000, perMetricMonth: 0.1 }),
+      Object.freeze({ upTo: 1_000_000, perMetricMonth: 0.05 }),
+      Object.freeze({ upTo: Infinity, perMetricMonth: 0.02 }),
+    ]),
   }),
   xray: Object.freeze({ perMillionTracesRecorded: 5 }),
   waf: Object.freeze({ perWebAclMonth: 5, perRuleMonth: 1, perMillionRequests: 0.6 }),
   stepFunctions: Object.freeze({ perThousandStandardTransitions: 0.025 }),
+  /** S3 Standard, first 50 TB; Infrequent Access (after 90 days) is $0.0125. Well-known list prices. */
+  s3: Object.freeze({ perGbMonthStandard: 0.023, perThousandPuts: 0.005, perThousandGets: 0.0004 }),
+  /**
+   * Per TB of data scanned (compressed, as stored), rounded up to the MB, at least 10 MB a query;
+   * a cancelled query is billed for what it scanned (checked against public write-ups, November 2026).
+   */
+  athena: Object.freeze({ perTbScanned: 5, minimumBytesPerQuery: 10 * 1024 ** 2 }),
 });

@@ -1,4 +1,12 @@
 import { AWS_PRICES } from './aws-prices.js';
+import { customMetricsPerMonth, metricReach } from './custom-metrics.js';
+import { DEFAULT_EXPORTS, financeExportsPerMonth, type ExportAssumptions } from './finance-exports.js';
+import { DEFAULT_MEDIA_JOBS, jobPollerOf, perThousandMediaJobs, type MediaJobAssumptions } from './media-jobs.js';
+import { grid, money, readable, table, total, wrap, type CostLine } from './tables.js';
+import { ofType, type Template } from './template.js';
+
+export { total, type CostLine } from './tables.js';
+export type { Template } from './template.js';
 
 /**
  * The operator's cost model, computed from a synthesized CloudFormation template: what the
@@ -6,16 +14,10 @@ import { AWS_PRICES } from './aws-prices.js';
  * template supplies what is deployed (keys, secrets, alarms, dashboards, the chat function's
  * memory, whether tracing is on); the per-request work is a documented assumption, since it
  * depends on traffic the template cannot know. Provider (model) charges are the providers'
- * bills, not AWS's, and are left out.
+ * bills, not AWS's, and are left out. Three more tables price what is neither idle nor per
+ * request: custom metrics (custom-metrics.ts), media job polling (media-jobs.ts) and the
+ * finance exports (finance-exports.ts).
  */
-
-export interface CostLine {
-  readonly item: string;
-  /** USD. */
-  readonly usd: number;
-  /** How the figure was reached: the count and unit price, or the assumption. */
-  readonly basis: string;
-}
 
 /** What one representative gateway request (a chat completion) does, beyond what the template says. */
 export interface RequestAssumptions {
@@ -44,21 +46,6 @@ export const DEFAULT_ASSUMPTIONS: RequestAssumptions = Object.freeze({
 
 /** The route whose function serves the representative request. */
 export const REPRESENTATIVE_FUNCTION = /^EndpointsChatCompletionsFunction[0-9A-F]{8}$/;
-
-interface Resource {
-  readonly Type: string;
-  readonly Properties?: Record<string, unknown>;
-}
-
-export interface Template {
-  readonly Resources: Record<string, Resource>;
-}
-
-const money = (usd: number) => `$${usd.toFixed(usd < 1 ? 4 : 2)}`;
-
-function ofType(template: Template, type: string): [string, Resource][] {
-  return Object.entries(template.Resources).filter(([, resource]) => resource.Type === type);
-}
 
 function countLine(template: Template, type: string, item: string, unitPrice: number, unit: string): CostLine[] {
   const count = ofType(template, type).length;
@@ -155,8 +142,6 @@ export function perMillionRequests(
   return lines;
 }
 
-export const total = (lines: readonly CostLine[]) => lines.reduce((sum, line) => sum + line.usd, 0);
-
 function representativeMemoryMb(template: Template): number {
   const found = Object.entries(template.Resources).find(
     ([id, resource]) => resource.Type === 'AWS::Lambda::Function' && REPRESENTATIVE_FUNCTION.test(id),
@@ -172,23 +157,88 @@ function tracingActive(template: Template): boolean {
   );
 }
 
-/** The two tables, as `npm run cost` prints them. */
-export function costReport(template: Template, assumptions: RequestAssumptions = DEFAULT_ASSUMPTIONS): string {
-  const idle = idleMonthlyCost(template);
-  const perMillion = perMillionRequests(template, assumptions);
+/** What the report assumes beyond a representative request: media jobs, and finance exports' traffic. */
+export interface ReportAssumptions {
+  readonly mediaJobs: MediaJobAssumptions;
+  readonly exports: ExportAssumptions;
+}
+
+export const DEFAULT_REPORT_ASSUMPTIONS: ReportAssumptions = Object.freeze({
+  mediaJobs: DEFAULT_MEDIA_JOBS,
+  exports: DEFAULT_EXPORTS,
+});
+
+/** The five tables, as `npm run cost` prints them, and what each rests on. */
+export function costReport(
+  template: Template,
+  assumptions: RequestAssumptions = DEFAULT_ASSUMPTIONS,
+  more: ReportAssumptions = DEFAULT_REPORT_ASSUMPTIONS,
+): string {
+  const perMonth = readable(more.exports.requestsPerMonth);
   return [
-    table('Idle cost per month (no traffic)', idle),
+    table('Idle cost per month (no traffic)', idleMonthlyCost(template)),
     '',
-    table('Infrastructure cost per million gateway requests (chat completions)', perMillion),
+    table(
+      'Infrastructure cost per million gateway requests (chat completions)',
+      perMillionRequests(template, assumptions),
+    ),
     '',
-    "Not included: model providers' charges (their own bills), DynamoDB and S3 storage and",
-    'backups (per GB held), data transfer out, Step Functions job polling (per media job), and',
-    'the free tiers, which lower small bills further.',
+    table(
+      'CloudWatch custom metrics per month at full activity (see the note: neither idle nor per request)',
+      customMetricsPerMonth(template),
+    ),
+    '',
+    mediaJobsTable(template, more.mediaJobs),
+    '',
+    table(`Finance exports per month at ${perMonth} requests a month`, financeExportsPerMonth(template, more.exports)),
+    '',
+    ...notes(template, more),
   ].join('\n');
 }
 
-function table(title: string, lines: readonly CostLine[]): string {
-  const width = Math.max(...lines.map((line) => line.item.length), 'Total'.length);
-  const rows = lines.map((line) => `  ${line.item.padEnd(width)}  ${money(line.usd).padStart(10)}  ${line.basis}`);
-  return [title, ...rows, `  ${'Total'.padEnd(width)}  ${money(total(lines)).padStart(10)}`].join('\n');
+function mediaJobsTable(template: Template, assumptions: MediaJobAssumptions): string {
+  const jobs = perThousandMediaJobs(template, assumptions);
+  const items = jobs[0]?.lines.map((line) => line.item) ?? [];
+  return grid(
+    'Media job polling per thousand jobs (job poller: Step Functions Standard and its poll function)',
+    ['kind', 'polls a job', 'transitions', ...items, 'Total'],
+    jobs.map((job) => [
+      job.kind.kind,
+      readable(job.polls),
+      readable(job.transitions),
+      ...job.lines.map((line) => money(line.usd)),
+      money(total(job.lines)),
+    ]),
+  );
+}
+
+function notes(template: Template, more: ReportAssumptions): string[] {
+  const poller = jobPollerOf(template);
+  const reach = metricReach(template);
+  const invocations = poller.pollFunctionsMb.length;
+  const kinds = more.mediaJobs.kinds.map((k) => `${k.kind} every ${k.pollIntervalSeconds} s for ${k.typicalSeconds} s`);
+  const e = more.exports;
+  return [
+    `Custom metrics: each metric name and set of dimension values the functions publish (EMF) is billed per
+    month, prorated by the hour and only for the hours it is published in. An idle month publishes none, and
+    at steady traffic the count does not grow with requests, so the table is a bound of its own: every route
+    (${reach.routes.length}, of which ${reach.chatRoutes.length} run the chat core) called and every catalog
+    model (${reach.chatTargets.length} provider and model pairs, and web search) used in every hour of the
+    month. Fewer active hours, routes or models cost proportionally less.`,
+    `Media jobs: one job poller execution a job, billed per state entered. Its loop
+    (${poller.run.loop.join(' → ')}: ${poller.run.loop.length} states and ${invocations} function
+    invocation${invocations === 1 ? '' : 's'} a poll, of ${poller.pollFunctionsMb.join(' + ')} MB, billed
+    ${more.mediaJobs.pollDurationMs} ms each as assumed) is read from the template's definition; the last poll
+    leaves through ${poller.run.exit.join(' → ')}. Polls a job: the typical duration over the poll interval,
+    rounded up (${kinds.join(', ')}). The submit and status calls are gateway requests, priced above.`,
+    `Finance exports: one incremental export a day, priced by the changes it processes (a ledger entry and its
+    day-total rewrite, ${e.ledgerItemBytes} + ${e.dayTotalBytes} bytes a request) and stored gzipped
+    (${e.storedBytesPerEntry} bytes an entry) for about 7 years, so each month's storage line is added to every
+    later month's bill. Athena: ${e.athenaQueriesPerMonth} queries a month, each reading ${e.monthsScanned}
+    months of exports, at most the workgroup's bytes-scanned limit.`,
+    `Not included: model providers' charges (their own bills), DynamoDB storage and backups, S3 access logs and
+    Athena results (per GB held), data transfer out, KMS requests (the exports bucket uses a bucket key), the
+    Glue Data Catalog (within its free tier), X-Ray traces of job executions, and the free tiers, which lower
+    small bills further.`,
+  ].flatMap((paragraph, i) => [...(i === 0 ? [] : ['']), ...wrap(paragraph)]);
 }

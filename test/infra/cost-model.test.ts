@@ -1,5 +1,23 @@
-import { costReport, idleMonthlyCost, perMillionRequests, total, type Template } from '../../lib/cost/cost-model.js';
+import { FAMILIES, SEARCH_PROVIDER_IDS } from '../../lambdas/catalog/index.js';
+import { videoJobDriver } from '../../lambdas/jobs/drivers/video.js';
+import { METRIC } from '../../lambdas/observability/metric-names.js';
+import { JOB_POLLER_STATES, jobPollerDefinition } from '../../lib/constructs/job-poller-definition.js';
 import { AWS_PRICES } from '../../lib/cost/aws-prices.js';
+import { costReport, idleMonthlyCost, perMillionRequests, total, type Template } from '../../lib/cost/cost-model.js';
+import {
+  customMetricSeries,
+  customMetricsPerMonth,
+  customMetricsUsd,
+  metricReach,
+} from '../../lib/cost/custom-metrics.js';
+import { DEFAULT_EXPORTS, financeExportsPerMonth, transitionsPerExport } from '../../lib/cost/finance-exports.js';
+import {
+  DEFAULT_MEDIA_JOBS,
+  JOB_POLLER_MACHINE,
+  jobPollerOf,
+  perThousandMediaJobs,
+} from '../../lib/cost/media-jobs.js';
+import { pollingLoop } from '../../lib/cost/state-machine.js';
 import { build } from './support.js';
 
 /** The operator's cost model (`npm run cost`) over the stack as synthesized. */
@@ -37,13 +55,192 @@ test('per million requests: Lambda compute follows the chat function memory in t
   expect(line(lines, 'X-Ray traces')).toBeDefined();
 });
 
-test('the report prints both tables with their totals', () => {
+test('the report prints the idle and per-request tables with their totals (and the metrics and finance ones)', () => {
   const report = costReport(template);
   expect(report).toContain('Idle cost per month (no traffic)');
   expect(report).toContain('Infrastructure cost per million gateway requests');
-  expect(report.match(/^ {2}Total +\$\d+\.\d+$/gm)).toHaveLength(2);
+  // Idle, per million requests, custom metrics, finance exports; media jobs have a total per kind instead.
+  expect(report.match(/^ {2}Total +\$\d+\.\d+$/gm)).toHaveLength(4);
 });
 
 test('a template without the chat completions function is refused with a clear message', () => {
   expect(() => perMillionRequests({ Resources: {} })).toThrow(/no chat completions function/);
+});
+
+// The three tables beyond idle and per-request cost: custom metrics, media job polling, finance exports.
+
+/** A copy of the synthesized template to change one property of. */
+const copy = (): any => structuredClone(template);
+const idOf = (pattern: RegExp) => Object.keys(template.Resources).find((id) => pattern.test(id))!;
+const FIRST_TIER = AWS_PRICES.cloudWatch.customMetricTiers[0]!.perMetricMonth;
+
+describe('CloudWatch custom metrics', () => {
+  const series = (name: string) => customMetricSeries(metricReach(template)).find((s) => s.name === name)?.series;
+  /** Routes, counted here from the API: every method but the CORS preflights proxies to a route's function. */
+  const routes = Object.values(template.Resources).filter(
+    (r) => r.Type === 'AWS::ApiGateway::Method' && r.Properties!['HttpMethod'] !== 'OPTIONS',
+  ).length;
+  const pairs = new Set(FAMILIES.flatMap((f) => f.routes.map((r) => `${r.provider}/${r.model}`))).size;
+  const providers = new Set([...FAMILIES.flatMap((f) => f.routes.map((r) => r.provider)), ...SEARCH_PROVIDER_IDS]).size;
+
+  test('every route publishes its call metrics, and duration once more without a route', () => {
+    expect(routes).toBeGreaterThan(20);
+    expect(series(METRIC.requests)).toBe(routes);
+    expect(series(METRIC.serverErrors)).toBe(routes);
+    expect(series(METRIC.requestDuration)).toBe(routes + 1);
+  });
+
+  test('model dimensions are bounded to the catalog: one series per provider and model pair, two token types', () => {
+    expect(series(METRIC.tokenUsage)).toBe(2 * pairs);
+    expect(series(METRIC.operationDuration)).toBe(pairs);
+    expect(series(METRIC.upstreamRequests)).toBe(providers);
+    // Web search is metered under `other` (its model ids are not priced), so it adds one pair for cost only.
+    expect(series(METRIC.costMicroUsd)).toBe(pairs + SEARCH_PROVIDER_IDS.length);
+  });
+
+  test('the table prices every series at the first tier, and a new route adds its four series', () => {
+    const lines = customMetricsPerMonth(template);
+    const all = customMetricSeries(metricReach(template)).reduce((sum, s) => sum + s.series, 0);
+    expect(total(lines)).toBeCloseTo(all * FIRST_TIER, 9);
+    const more = copy();
+    const [, method] = Object.entries(template.Resources).find(
+      ([, r]) => r.Type === 'AWS::ApiGateway::Method' && r.Properties!['HttpMethod'] === 'GET',
+    )!;
+    more.Resources.ExtraFunctionABCDEF12 = { Type: 'AWS::Lambda::Function', Properties: { MemorySize: 256 } };
+    more.Resources.ExtraMethodABCDEF12 = structuredClone(method);
+    more.Resources.ExtraMethodABCDEF12.Properties.Integration.Uri = {
+      'Fn::Join': ['', ['arn:', { 'Fn::GetAtt': ['ExtraFunctionABCDEF12', 'Arn'] }, '/invocations']],
+    };
+    expect(total(customMetricsPerMonth(more)) - total(lines)).toBeCloseTo(4 * FIRST_TIER, 9);
+  });
+
+  test('custom metrics are not idle cost', () => {
+    const metricNames = new Set(Object.values(METRIC) as string[]);
+    expect(idleMonthlyCost(template).some((l) => metricNames.has(l.item) || /custom metric/i.test(l.item))).toBe(false);
+  });
+
+  test('volume tiers: the 10,001st metric costs the second tier', () => {
+    expect(customMetricsUsd(10_000)).toBeCloseTo(10_000 * FIRST_TIER, 9);
+    expect(customMetricsUsd(10_001) - customMetricsUsd(10_000)).toBeCloseTo(
+      AWS_PRICES.cloudWatch.customMetricTiers[1]!.perMetricMonth,
+      9,
+    );
+  });
+});
+
+describe('media job polling', () => {
+  /**
+   * The loop as the definition's data states it, walked here on its own: from the start, Next,
+   * or a Choice's Default (its "not ended yet"), until the walk is back at the start.
+   */
+  const data = jobPollerDefinition({ poll: 'poll', markFailed: 'markFailed' }, { timeoutSeconds: 60 }) as any;
+  const walked: string[] = [];
+  for (let name = data.StartAt; !walked.includes(name);) {
+    walked.push(name);
+    name = data.States[name].Next ?? data.States[name].Default;
+  }
+  const tasksPerPoll = walked.filter((name) => data.States[name].Type === 'Task').length;
+  const pollFunction = idOf(/^JobPollerPollFunction[0-9A-F]{8}$/);
+  const video = (t: Template) => perThousandMediaJobs(t).find((job) => job.kind.kind === 'video')!;
+  const item = (t: Template, name: string) => video(t).lines.find((l) => l.item === name)!.usd;
+
+  test('the loop read from the template is the definition’s: its states, one task, back to Wait', () => {
+    const poller = jobPollerOf(template);
+    expect(poller.run.loop).toEqual(walked);
+    expect(walked[0]).toBe(JOB_POLLER_STATES.wait);
+    expect(poller.pollFunctionsMb).toHaveLength(tasksPerPoll);
+  });
+
+  test('transitions per job: polls times the loop (the last poll ends at Done instead of Count)', () => {
+    const kind = DEFAULT_MEDIA_JOBS.kinds.find((k) => k.kind === 'video')!;
+    const polls = Math.ceil(kind.typicalSeconds / kind.pollIntervalSeconds);
+    expect(video(template).polls).toBe(polls);
+    expect(video(template).transitions).toBe(polls * walked.length);
+    expect(item(template, 'Step Functions')).toBeCloseTo(
+      polls * walked.length * AWS_PRICES.stepFunctions.perThousandStandardTransitions,
+      9,
+    );
+    expect(item(template, 'Lambda requests')).toBeCloseTo(
+      ((1000 * polls * tasksPerPoll) / 1e6) * AWS_PRICES.lambda.perMillionRequests,
+      9,
+    );
+  });
+
+  test('Lambda compute follows the poll function memory in the template', () => {
+    const memoryMb = template.Resources[pollFunction]!.Properties!['MemorySize'] as number;
+    const larger = copy();
+    larger.Resources[pollFunction].Properties.MemorySize = memoryMb * 2;
+    expect(item(larger, 'Lambda compute')).toBeCloseTo(2 * item(template, 'Lambda compute'), 9);
+    expect(item(larger, 'Step Functions')).toBe(item(template, 'Step Functions'));
+  });
+
+  test('the machine’s history is logged only at level ALL', () => {
+    const quiet = copy();
+    quiet.Resources[idOf(JOB_POLLER_MACHINE)].Properties.LoggingConfiguration.Level = 'ERROR';
+    expect(item(quiet, 'CloudWatch Logs')).toBeLessThan(item(template, 'CloudWatch Logs'));
+  });
+
+  test('the video default matches the video driver', () => {
+    expect(DEFAULT_MEDIA_JOBS.kinds.find((k) => k.kind === 'video')!.pollIntervalSeconds).toBe(
+      videoJobDriver.pollIntervalSeconds,
+    );
+  });
+
+  test('a machine without a loop is not a polling machine', () => {
+    const straight = { StartAt: 'A', States: { A: { Type: 'Pass', Next: 'B' }, B: { Type: 'Succeed' } } };
+    expect(() => pollingLoop(straight)).toThrow(/no loop/);
+  });
+});
+
+describe('finance exports', () => {
+  const workgroup = idOf(/^UsageExportsCatalogWorkGroup[0-9A-F]{8}$/);
+  const cutoff = template.Resources[workgroup]!.Properties!['WorkGroupConfiguration'] as {
+    BytesScannedCutoffPerQuery: number;
+  };
+  const athena = (t: Template, requestsPerMonth = DEFAULT_EXPORTS.requestsPerMonth) =>
+    financeExportsPerMonth(t, { ...DEFAULT_EXPORTS, requestsPerMonth }).find((l) => l.item === 'Athena queries')!.usd;
+  const perQueryAt = (bytes: number) => (bytes / 1024 ** 4) * AWS_PRICES.athena.perTbScanned;
+
+  test('a query costs at most the workgroup’s bytes-scanned limit in the template', () => {
+    expect(cutoff.BytesScannedCutoffPerQuery).toBeGreaterThan(0);
+    expect(athena(template, 1e10)).toBeCloseTo(
+      DEFAULT_EXPORTS.athenaQueriesPerMonth * perQueryAt(cutoff.BytesScannedCutoffPerQuery),
+      9,
+    );
+    const tighter = copy();
+    tighter.Resources[workgroup].Properties.WorkGroupConfiguration.BytesScannedCutoffPerQuery = 100 * 1024 ** 2;
+    expect(athena(tighter)).toBeCloseTo(DEFAULT_EXPORTS.athenaQueriesPerMonth * perQueryAt(100 * 1024 ** 2), 9);
+    expect(athena(tighter)).toBeLessThan(athena(template));
+  });
+
+  test('below the limit, a query scans the months of gzipped exports it reads', () => {
+    const a = DEFAULT_EXPORTS;
+    const scanned = a.monthsScanned * a.requestsPerMonth * a.ledgerEntriesPerRequest * a.storedBytesPerEntry;
+    expect(scanned).toBeLessThan(cutoff.BytesScannedCutoffPerQuery);
+    expect(athena(template)).toBeCloseTo(a.athenaQueriesPerMonth * perQueryAt(scanned), 9);
+  });
+
+  test('each further check of a running export enters the export machine’s loop once more', () => {
+    // WaitForExport → DescribeExport → ExportDone? (lib/constructs/export-schedule.ts), every 5 minutes.
+    expect(transitionsPerExport(template, 20) - transitionsPerExport(template, 15)).toBe(3);
+  });
+
+  test('a small month is billed at the export minimum', () => {
+    const lines = financeExportsPerMonth(template, { ...DEFAULT_EXPORTS, requestsPerMonth: 1 });
+    expect(lines.find((l) => l.item === 'DynamoDB incremental exports')!.usd).toBeCloseTo(
+      ((DEFAULT_EXPORTS.exportsPerMonth * AWS_PRICES.dynamodb.minimumBytesPerIncrementalExport) / 1024 ** 3) *
+        AWS_PRICES.dynamodb.perGbIncrementalExport,
+      9,
+    );
+  });
+});
+
+test('the report prints the three new tables and says why custom metrics are not idle cost', () => {
+  const report = costReport(template);
+  expect(report).toContain('CloudWatch custom metrics per month at full activity');
+  expect(report).toContain('Media job polling per thousand jobs');
+  expect(report).toContain('Finance exports per month at 1,000,000 requests a month');
+  for (const kind of DEFAULT_MEDIA_JOBS.kinds)
+    expect(report).toMatch(new RegExp(`^ {2}${kind.kind} +\\d+ +\\d+ +\\$`, 'm'));
+  expect(report).toMatch(/An idle month\s+publishes none/);
 });
