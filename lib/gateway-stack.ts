@@ -3,7 +3,7 @@ import type { StandardThreatProtectionMode } from 'aws-cdk-lib/aws-cognito';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { PROVIDER_IDS, SEARCH_PROVIDER_IDS } from '../lambdas/catalog/index.js';
+import { MEDIA_PROVIDER_IDS, MEDIA_PROVIDERS, PROVIDER_IDS, SEARCH_PROVIDER_IDS } from '../lambdas/catalog/index.js';
 import { ENV } from '../lambdas/config/environment.js';
 import type { BedrockGuardrailConfig, CustomDomainConfig } from './context.js';
 import { CustomDomain } from './constructs/custom-domain.js';
@@ -180,7 +180,11 @@ export class GatewayStack extends Stack {
       api: this.api.api,
       encryptionKey,
       functions: new Map([...endpoints].map(([routeId, endpoint]) => [routeId, endpoint.fn])),
-      providers: [...PROVIDER_IDS, ...SEARCH_PROVIDER_IDS],
+      providers: [
+        ...PROVIDER_IDS,
+        ...SEARCH_PROVIDER_IDS,
+        ...MEDIA_PROVIDER_IDS.filter((id) => MEDIA_PROVIDERS[id].meteredAttempts),
+      ],
       alarmEmail: props.alarmEmail,
     }));
     monitoring.monitorAlarm(usageExports.failureAlarm);

@@ -18,6 +18,11 @@ export interface MediaProviderInfo {
    */
   readonly defaultBaseUrl: string;
   readonly envStem: string;
+  /**
+   * Each call is metered as an upstream attempt (speech, music), so its error rate is measured
+   * and alarmed like a chat provider's; a provider met only through jobs is measured by them.
+   */
+  readonly meteredAttempts: boolean;
 }
 
 export const MEDIA_PROVIDERS: Readonly<Record<MediaProviderId, MediaProviderInfo>> = Object.freeze({
@@ -26,6 +31,13 @@ export const MEDIA_PROVIDERS: Readonly<Record<MediaProviderId, MediaProviderInfo
     name: 'MiniMax',
     defaultBaseUrl: 'https://api.minimax.io/v1',
     envStem: 'MINIMAX',
+    meteredAttempts: true,
   }),
-  fashn: Object.freeze({ id: 'fashn', name: 'FASHN', defaultBaseUrl: 'https://api.fashn.ai/v1', envStem: 'FASHN' }),
+  fashn: Object.freeze({
+    id: 'fashn',
+    name: 'FASHN',
+    defaultBaseUrl: 'https://api.fashn.ai/v1',
+    envStem: 'FASHN',
+    meteredAttempts: false,
+  }),
 });

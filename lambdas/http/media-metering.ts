@@ -1,15 +1,22 @@
 import type { UsageUnit } from '../catalog/unit-prices.js';
 import { Meter } from '../gateway/metering.js';
+import { publishUsageMetrics } from '../observability/metrics.js';
 import type { AudioAttempt } from '../providers/media/audio-deployment.js';
+import { recordUsageBatched } from '../store/usage-ledger.js';
 import type { GatewayCall } from './call.js';
 import { accountOf } from './chat-call.js';
 
 /**
  * A media call's meter, flushed after the response like search's, and how one MiniMax
- * attempt becomes a ledger entry: model `minimax/<model>` priced per unit from the catalog.
+ * attempt becomes a ledger entry (model `minimax/<model>` priced per unit from the catalog)
+ * and its metrics, as chat attempts' are.
  */
 export function mediaMeter(call: GatewayCall<unknown>, unit: UsageUnit): (attempt: AudioAttempt) => void {
-  const meter = new Meter({ ...accountOf(call), requestId: call.requestId, route: call.route.id, at: call.startedAt });
+  const meter = new Meter(
+    { ...accountOf(call), requestId: call.requestId, route: call.route.id, at: call.startedAt },
+    recordUsageBatched,
+    publishUsageMetrics,
+  );
   call.afterResponse.push(() => meter.flush());
   return (attempt) =>
     meter.work({

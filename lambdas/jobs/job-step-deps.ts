@@ -1,3 +1,4 @@
+import { publishMetrics } from '../observability/metrics.js';
 import { send } from '../providers/http-transport.js';
 import { recordUsage } from '../store/usage-ledger.js';
 import { JOB_DRIVERS } from './job-drivers.js';
@@ -15,5 +16,6 @@ export function jobStepDeps(): JobStepDeps {
     recordUsage,
     upstream: { send, signal: AbortSignal.timeout(POLL_CALL_TIMEOUT_MS) },
     now: () => new Date(),
+    publishMetrics,
   };
 }

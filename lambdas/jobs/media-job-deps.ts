@@ -1,4 +1,6 @@
 import { MEDIA_PROVIDERS } from '../catalog/media-providers.js';
+import type { MetricRecord } from '../observability/metric-names.js';
+import { publishMetrics } from '../observability/metrics.js';
 import { fashionEndpoint } from '../providers/fashion/fashion-deployment.js';
 import { send, type TransportRequest, type TransportResponse } from '../providers/http-transport.js';
 import { platformEndpointOf, type ProviderEndpoint } from '../providers/provider-config.js';
@@ -37,6 +39,8 @@ export interface MediaJobDeps {
   readonly recordUsage: (entry: UsageEntry) => Promise<boolean>;
   readonly idempotency: IdempotencyStore;
   readonly now: () => Date;
+  /** The metrics of a job the core ends itself (a watched fashion prediction). @default none */
+  readonly publishMetrics?: (records: readonly MetricRecord[]) => void;
 }
 
 /** Who submits a job: it is theirs, and metered under their request and route. */
@@ -52,4 +56,5 @@ export const deploymentMediaJobDeps: MediaJobDeps = {
   recordUsage,
   idempotency: dynamoIdempotencyStore,
   now: () => new Date(),
+  publishMetrics,
 };

@@ -1,3 +1,5 @@
+import type { MetricRecord } from '../observability/metric-names.js';
+import { jobMetrics } from '../observability/job-metrics.js';
 import type { UsageEntry } from '../store/usage-items.js';
 import type { JobEnd } from './job-driver.js';
 import type { JobDrivers } from './job-drivers.js';
@@ -16,11 +18,20 @@ export interface SettleDeps {
   readonly recordUsage: (entry: UsageEntry) => Promise<boolean>;
   readonly jobs: { endJob(job: JobRecord, end: JobEnd, now?: Date): Promise<boolean> };
   readonly now: () => Date;
+  /** Publishes the ended job's metrics (observability/job-metrics.ts). @default none */
+  readonly publishMetrics?: (records: readonly MetricRecord[]) => void;
 }
 
-/** True when this call ended the job; false when another had already. */
+/**
+ * True when this call ended the job; false when another had already. Only the call that ended
+ * it publishes its metrics, so a job is measured once as it is metered once.
+ */
 export async function settleJob(job: JobRecord, end: JobEnd, deps: SettleDeps): Promise<boolean> {
   const work = deps.drivers.get(job.kind)?.usage(job, end);
-  if (work) await deps.recordUsage(jobUsageEntry(job, work));
-  return deps.jobs.endJob(job, end, deps.now());
+  const entry = work ? jobUsageEntry(job, work) : undefined;
+  if (entry) await deps.recordUsage(entry);
+  const now = deps.now();
+  const ended = await deps.jobs.endJob(job, end, now);
+  if (ended) deps.publishMetrics?.(jobMetrics(job, end, now, entry));
+  return ended;
 }

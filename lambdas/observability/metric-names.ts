@@ -23,6 +23,10 @@ export const METRIC = {
   serverErrors: 'gateway.requests.5xx',
   /** Until the response (its headers, for a stream) was handed to the transport. */
   requestDuration: 'gateway.request.duration',
+  /** Long upstream jobs (video, fashion) as they end: 1 a job, by kind and how it ended. */
+  jobsEnded: 'gateway.jobs.ended',
+  /** Submission to end of a job; seconds. */
+  jobDuration: 'gateway.job.duration',
 } as const;
 
 export const DIMENSION = {
@@ -30,6 +34,8 @@ export const DIMENSION = {
   model: 'gen_ai.request.model',
   tokenType: 'gen_ai.token.type',
   route: 'route',
+  jobKind: 'job.kind',
+  jobPhase: 'job.phase',
 } as const;
 
 /** The CloudWatch namespace; the stack's alarms and dashboard read the same constant. */

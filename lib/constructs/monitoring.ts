@@ -139,6 +139,10 @@ export class Monitoring extends Construct {
         gatewayTotal(METRIC.retries, 'retries'),
         gatewayTotal(METRIC.fallbacks, 'fallbacks'),
       ]),
+      graph('Media jobs ended by kind and outcome; p90 duration (s)', [
+        gatewaySearch(METRIC.jobsEnded, [DIMENSION.jobKind, DIMENSION.jobPhase], 'Sum'),
+        gatewaySearch(METRIC.jobDuration, [DIMENSION.jobKind], 'p90'),
+      ]),
     );
   }
 

@@ -1,4 +1,8 @@
 import { FAMILIES, SEARCH_PROVIDER_IDS } from '../../lambdas/catalog/index.js';
+import { UNIT_PRICES, type UsageUnit } from '../../lambdas/catalog/unit-prices.js';
+import { JOB_DRIVERS } from '../../lambdas/jobs/job-drivers.js';
+import type { JobRecord } from '../../lambdas/jobs/job-record.js';
+import { jobMetrics } from '../../lambdas/observability/job-metrics.js';
 import type { AttemptTiming } from '../../lambdas/gateway/metering.js';
 import { callMetrics, routingMetrics } from '../../lambdas/observability/call-metrics.js';
 import { DIMENSION, type MetricRecord } from '../../lambdas/observability/metric-names.js';
@@ -34,6 +38,23 @@ export interface MetricReach {
   readonly chatTargets: readonly Target[];
   /** Every search a search attempt can be metered as: provider and `<provider>/<type>`. */
   readonly searchTargets: readonly Target[];
+  /** Every unit-priced model metered per upstream call (speech, music). */
+  readonly mediaTargets: readonly Target[];
+  /** Every job kind, with the unit-priced models its jobs are metered as. */
+  readonly jobKinds: readonly { readonly kind: string; readonly targets: readonly Target[] }[];
+}
+
+/**
+ * Speech and music are metered per upstream call, video and fashion once a job ends
+ * (catalog/unit-prices.ts): which of the unit-priced models each publisher can file cost under.
+ */
+const ATTEMPT_UNITS: ReadonlySet<UsageUnit> = new Set(['characters', 'songs']);
+const JOB_UNITS: Readonly<Record<string, UsageUnit>> = { video: 'seconds', fashion: 'credits' };
+
+function unitTargets(units: (unit: UsageUnit) => boolean): Target[] {
+  return Object.entries(UNIT_PRICES)
+    .filter(([, price]) => units(price.unit))
+    .map(([model]) => ({ provider: model.split('/')[0]!, model }));
 }
 
 interface Target {
@@ -69,6 +90,11 @@ export function metricReach(template: Template): MetricReach {
     searchTargets: SEARCH_PROVIDER_IDS.flatMap((provider) =>
       SEARCH_TYPES.map((type) => ({ provider, model: `${provider}/${type}` })),
     ),
+    mediaTargets: unitTargets((unit) => ATTEMPT_UNITS.has(unit)),
+    jobKinds: [...JOB_DRIVERS.keys()].map((kind) => ({
+      kind,
+      targets: unitTargets((unit) => unit === JOB_UNITS[kind]),
+    })),
   };
 }
 
@@ -117,6 +143,27 @@ const PUBLISHERS: readonly ((reach: MetricReach) => MetricRecord[])[] = [
   (reach) =>
     reach.searchTargets.flatMap((target) =>
       usageMetrics(entry('search', target, { promptTokens: 0, completionTokens: 0 })),
+    ),
+  // Speech and music's meter (lambdas/http/media-metering.ts): MiniMax attempts priced per unit.
+  (reach) =>
+    reach.mediaTargets.flatMap((target) =>
+      usageMetrics(entry('media', target, { promptTokens: 0, completionTokens: 0 })),
+    ),
+  // Jobs as they end (lambdas/jobs/settle-job.ts): by kind and outcome, and the cost of each priced model.
+  (reach) =>
+    reach.jobKinds.flatMap(({ kind, targets }) =>
+      targets.flatMap((target) =>
+        (['succeeded', 'failed'] as const).flatMap((phase) =>
+          jobMetrics(
+            { kind, createdAt: '2026-11-01T00:00:00.000Z' } as JobRecord,
+            phase === 'succeeded'
+              ? { phase, upstreamStatus: 'done', result: {} }
+              : { phase, error: { name: 'failed', message: 'failed' } },
+            new Date('2026-11-01T00:01:00.000Z'),
+            entry(kind, target, { promptTokens: 0, completionTokens: 0 }),
+          ),
+        ),
+      ),
     ),
 ];
 

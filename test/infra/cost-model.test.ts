@@ -1,5 +1,7 @@
-import { FAMILIES, SEARCH_PROVIDER_IDS } from '../../lambdas/catalog/index.js';
+import { FAMILIES, MEDIA_PROVIDER_IDS, MEDIA_PROVIDERS, SEARCH_PROVIDER_IDS } from '../../lambdas/catalog/index.js';
+import { UNIT_PRICES } from '../../lambdas/catalog/unit-prices.js';
 import { videoJobDriver } from '../../lambdas/jobs/drivers/video.js';
+import { JOB_DRIVERS } from '../../lambdas/jobs/job-drivers.js';
 import { METRIC } from '../../lambdas/observability/metric-names.js';
 import { JOB_POLLER_STATES, jobPollerDefinition } from '../../lib/constructs/job-poller-definition.js';
 import { AWS_PRICES } from '../../lib/cost/aws-prices.js';
@@ -81,7 +83,11 @@ describe('CloudWatch custom metrics', () => {
     (r) => r.Type === 'AWS::ApiGateway::Method' && r.Properties!['HttpMethod'] !== 'OPTIONS',
   ).length;
   const pairs = new Set(FAMILIES.flatMap((f) => f.routes.map((r) => `${r.provider}/${r.model}`))).size;
-  const providers = new Set([...FAMILIES.flatMap((f) => f.routes.map((r) => r.provider)), ...SEARCH_PROVIDER_IDS]).size;
+  const providers = new Set([
+    ...FAMILIES.flatMap((f) => f.routes.map((r) => r.provider)),
+    ...SEARCH_PROVIDER_IDS,
+    ...MEDIA_PROVIDER_IDS.filter((id) => MEDIA_PROVIDERS[id].meteredAttempts),
+  ]).size;
 
   test('every route publishes its call metrics, and duration once more without a route', () => {
     expect(routes).toBeGreaterThan(20);
@@ -94,8 +100,14 @@ describe('CloudWatch custom metrics', () => {
     expect(series(METRIC.tokenUsage)).toBe(2 * pairs);
     expect(series(METRIC.operationDuration)).toBe(pairs);
     expect(series(METRIC.upstreamRequests)).toBe(providers);
-    // Web search is metered under `other` (its model ids are not priced), so it adds one pair for cost only.
-    expect(series(METRIC.costMicroUsd)).toBe(pairs + SEARCH_PROVIDER_IDS.length);
+    // Web search is metered under `other` (its model ids are not priced), so it adds one pair for cost only;
+    // speech, music, video and fashion add one per unit-priced model.
+    expect(series(METRIC.costMicroUsd)).toBe(pairs + SEARCH_PROVIDER_IDS.length + Object.keys(UNIT_PRICES).length);
+  });
+
+  test('jobs: an ended count per kind and outcome, a duration per kind', () => {
+    expect(series(METRIC.jobsEnded)).toBe(2 * JOB_DRIVERS.size);
+    expect(series(METRIC.jobDuration)).toBe(JOB_DRIVERS.size);
   });
 
   test('the table prices every series at the first tier, and a new route adds its four series', () => {

@@ -95,11 +95,13 @@ describe('monitoring', () => {
       'Cost',
       'time to first chunk',
       'Throttles',
+      'Media jobs',
       'Alarms',
     ]) {
       expect(body).toContain(figure);
     }
     expect(body).toContain('gen_ai.client.token.usage');
+    expect(body).toContain('gateway.jobs.ended');
   });
 
   test('alarmEmail subscribes an address; a malformed one is refused', () => {

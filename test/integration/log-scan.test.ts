@@ -53,6 +53,24 @@ async function representativeRun() {
     }),
   );
   await record(call(gateway.url('/api/v1/search'), { headers: bearer(secret.key), body: { query: 'log scan' } }));
+  // Media jobs: a submit, a status read and a refusal of each, and a prediction streamed.
+  const video = await call(gateway.url('/api/v1/media/video'), {
+    headers: bearer(secret.key),
+    body: { prompt: 'log scan [sim:polls=1]' },
+  });
+  statuses.push(video.status);
+  await record(
+    call(gateway.url(`/api/v1/media/video/status?task_id=${video.body.data.task_id}`), { headers: bearer(secret.key) }),
+  );
+  await record(call(gateway.url('/api/v1/media/video'), { headers: bearer(FORGED_KEY), body: { prompt: 'x' } }));
+  const fashion = { model_name: 'model-create', inputs: { prompt: 'log scan [sim:polls=1]' } };
+  const run = await call(gateway.url('/api/v1/fashion/run'), { headers: bearer(secret.key), body: fashion });
+  statuses.push(run.status);
+  await record(
+    call(gateway.url(`/api/v1/fashion/status/${run.body.data.prediction_id}`), { headers: bearer(secret.key) }),
+  );
+  await record(call(gateway.url('/api/v1/fashion/subscribe'), { headers: bearer(secret.key), body: fashion }));
+  await record(call(gateway.url('/api/v1/fashion/run'), { headers: bearer(secret.key), body: { model_name: 'x' } }));
   const stored = await call(gateway.url('/api/v1/provider-keys'), {
     headers: account.session,
     body: { provider: 'openai', slug: 'scan', apiKey: OWN_PROVIDER_KEY },
@@ -101,7 +119,10 @@ async function representativeRun() {
 
 test('a full run logs no API key, provider key, admin token or session id', async () => {
   const { statuses, credentials, accountId } = await representativeRun();
-  expect(statuses).toEqual([200, 200, 200, 401, 403, 200, 201, 200, 200, 204, 200, 403, 204, 200, 200, 200, 204, 401]);
+  expect(statuses).toEqual([
+    200, 200, 200, 401, 403, 200, 200, 200, 401, 200, 200, 200, 400, 201, 200, 200, 204, 200, 403, 204, 200, 200, 200,
+    204, 401,
+  ]);
 
   // `npm start` prints its own first key in the banner on purpose; everything else is logs.
   const output = gateway.output
