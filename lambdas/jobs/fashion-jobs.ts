@@ -140,24 +140,30 @@ export async function* watchFashionJob(
   deps: MediaJobDeps,
   options: SubscribeOptions & { readonly sleep?: (ms: number) => Promise<void> } = {},
 ): AsyncGenerator<FashionStreamEvent> {
-  const job = await ownedFashionJob(accountId, predictionId, deps);
-  const prediction = { predictionId: job.jobId, modelName: job.model };
-  if (job.phase === 'succeeded' || job.phase === 'failed') {
-    yield { type: 'job_submitted', prediction_id: job.jobId, model_name: job.model };
-    yield endEventOf(await fashionPrediction(accountId, predictionId, signal, deps));
-    return;
+  try {
+    const job = await ownedFashionJob(accountId, predictionId, deps);
+    if (job.phase === 'succeeded' || job.phase === 'failed') {
+      yield { type: 'job_submitted', prediction_id: job.jobId, model_name: job.model };
+      yield endEventOf(await fashionPrediction(accountId, predictionId, signal, deps));
+      return;
+    }
+    const endpoint = await deps.fashn();
+    yield* subscribeEvents(
+      { predictionId: job.jobId, modelName: job.model },
+      {
+        poll: () => predictionStatus(endpoint, job.upstreamJobId, { send: deps.send, signal }),
+        now: () => deps.now().getTime(),
+        sleep: options.sleep ?? ((ms) => abortableSleep(ms, signal)),
+        onTerminal: (status) => settleWatched(job, status, deps),
+      },
+      options,
+    );
+  } catch (error) {
+    // The stream has begun (status 200 sent): a failure of ours is its last event, not a cut.
+    if (signal.aborted) return;
+    logger.error('watching a fashion job failed', { jobId: predictionId, error: (error as Error).message });
+    yield { type: 'error', prediction_id: predictionId, message: 'watching the prediction failed; poll its status' };
   }
-  const endpoint = await deps.fashn();
-  yield* subscribeEvents(
-    prediction,
-    {
-      poll: () => predictionStatus(endpoint, job.upstreamJobId, { send: deps.send, signal }),
-      now: () => deps.now().getTime(),
-      sleep: options.sleep ?? ((ms) => abortableSleep(ms, signal)),
-      onTerminal: (status) => settleWatched(job, status, deps),
-    },
-    options,
-  );
 }
 
 const ownedFashionJob = (accountId: string, predictionId: string, deps: MediaJobDeps) =>

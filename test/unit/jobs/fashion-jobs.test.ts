@@ -234,3 +234,23 @@ test('a prediction whose poller is long overdue is reported failed (Job.TimedOut
     status: 'starting',
   });
 });
+
+test('subscribe: a failure of the gateway’s own while watching is the stream’s last event, not a cut', async () => {
+  const who = owner();
+  const { prediction } = await submitFashionJob({ body, owner: who, signal: signal() }, world.deps());
+  const broken = world.deps({
+    jobs: {
+      ...world.deps().jobs,
+      getOwnedJob: async () => {
+        throw new Error('DynamoDB is away');
+      },
+    },
+  });
+  expect(await collect(watchFashionJob(who.accountId, prediction.predictionId, signal(), broken))).toEqual([
+    {
+      type: 'error',
+      prediction_id: prediction.predictionId,
+      message: 'watching the prediction failed; poll its status',
+    },
+  ]);
+});
