@@ -5,6 +5,7 @@ import { FashionError } from '../providers/fashion/fashion-errors.js';
 import { parseFashionRequest } from '../providers/fashion/fashion-request.js';
 import {
   subscribeEvents,
+  terminalEvent,
   type FashionStreamEvent,
   type SubscribeOptions,
 } from '../providers/fashion/fashion-subscribe.js';
@@ -144,7 +145,7 @@ export async function* watchFashionJob(
     const job = await ownedFashionJob(accountId, predictionId, deps);
     if (job.phase === 'succeeded' || job.phase === 'failed') {
       yield { type: 'job_submitted', prediction_id: job.jobId, model_name: job.model };
-      yield endEventOf(await fashionPrediction(accountId, predictionId, signal, deps));
+      yield terminalEvent(job.jobId, await fashionPrediction(accountId, predictionId, signal, deps));
       return;
     }
     const endpoint = await deps.fashn();
@@ -209,19 +210,6 @@ async function outputsAtUpstream(
       },
     };
   }
-}
-
-function endEventOf(prediction: FashionPrediction): FashionStreamEvent {
-  const id = prediction.predictionId;
-  return prediction.status === 'completed'
-    ? { type: 'completed', prediction_id: id, status: 'completed', output: prediction.output ?? [], error: null }
-    : {
-        type: 'failed',
-        prediction_id: id,
-        status: 'failed',
-        output: null,
-        error: prediction.error ?? { name: 'PipelineError', message: 'prediction failed' },
-      };
 }
 
 /**

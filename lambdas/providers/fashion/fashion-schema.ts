@@ -1,3 +1,4 @@
+import { enumOf } from '../../schema/enum-of.js';
 import { compileConditional } from '../../schema/compile.js';
 import { MAX_DATA_URI_CHARS, MAX_IMAGE_URL_CHARS } from './fashion-images.js';
 import { FASHION_MODEL_NAMES, FASHION_MODELS, type FashionModel, type InputSpec } from './fashion-models.js';
@@ -14,11 +15,6 @@ export interface FashionRequestBody {
   model_name: string;
   inputs: Record<string, unknown>;
 }
-
-const enumOf = (values: readonly (string | number)[]) => ({
-  enum: [...values],
-  'x-message': { enum: `must be one of ${values.join(', ')}` },
-});
 
 const INPUT_SCHEMAS: { readonly [T in InputSpec['type']]: (spec: Extract<InputSpec, { type: T }>) => object } = {
   image: () => ({

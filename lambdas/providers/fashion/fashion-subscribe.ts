@@ -105,7 +105,11 @@ export async function* subscribeEvents(
   }
 }
 
-function terminalEvent(id: string, status: PredictionStatus): FashionStreamEvent {
+/** The event of an ended prediction (`completed` or `failed`), from its status or its record. */
+export function terminalEvent(
+  id: string,
+  status: Pick<PredictionStatus, 'status' | 'output' | 'error'>,
+): FashionStreamEvent {
   return status.status === 'completed'
     ? { type: 'completed', prediction_id: id, status: 'completed', output: status.output ?? [], error: null }
     : {

@@ -1,3 +1,4 @@
+import { enumOf } from '../../schema/enum-of.js';
 import { compileConditional } from '../../schema/compile.js';
 import { invalidMedia } from './media-errors.js';
 
@@ -50,15 +51,13 @@ export const musicRequestSchema = {
     lyrics: text(MAX_LYRICS_CHARACTERS),
     model: {
       type: 'string',
-      enum: [...MUSIC_MODELS],
-      'x-message': { enum: `must be one of ${MUSIC_MODELS.join(', ')}` },
+      ...enumOf(MUSIC_MODELS),
     },
     is_instrumental: { type: 'boolean' },
     lyrics_optimizer: { type: 'boolean' },
     output_format: {
       type: 'string',
-      enum: [...MUSIC_OUTPUT_FORMATS],
-      'x-message': { enum: `must be one of ${MUSIC_OUTPUT_FORMATS.join(', ')}` },
+      ...enumOf(MUSIC_OUTPUT_FORMATS),
     },
   },
 };

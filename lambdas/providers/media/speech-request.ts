@@ -1,3 +1,4 @@
+import { enumOf } from '../../schema/enum-of.js';
 import { compileConditional } from '../../schema/compile.js';
 
 /**
@@ -21,11 +22,6 @@ export interface SpeechRequestBody {
   audio_setting?: { format?: SpeechFormat; sample_rate?: number; bitrate?: number };
 }
 
-const oneOf = (values: readonly (string | number)[]) => ({
-  enum: [...values],
-  'x-message': { enum: `must be one of ${values.join(', ')}` },
-});
-
 /** The body of POST /api/v1/media/speech (spec 4.9); the OpenAPI document shows this object. */
 export const speechRequestSchema = {
   type: 'object',
@@ -43,7 +39,7 @@ export const speechRequestSchema = {
         maxLength: `must be at most ${MAX_SPEECH_CHARACTERS} characters`,
       },
     },
-    model: { type: 'string', ...oneOf(SPEECH_MODELS) },
+    model: { type: 'string', ...enumOf(SPEECH_MODELS) },
     voice_setting: {
       type: 'object',
       additionalProperties: false,
@@ -68,9 +64,9 @@ export const speechRequestSchema = {
       type: 'object',
       additionalProperties: false,
       properties: {
-        format: { type: 'string', ...oneOf(SPEECH_FORMATS) },
-        sample_rate: { type: 'integer', ...oneOf(SPEECH_SAMPLE_RATES) },
-        bitrate: { type: 'integer', ...oneOf(SPEECH_BITRATES) },
+        format: { type: 'string', ...enumOf(SPEECH_FORMATS) },
+        sample_rate: { type: 'integer', ...enumOf(SPEECH_SAMPLE_RATES) },
+        bitrate: { type: 'integer', ...enumOf(SPEECH_BITRATES) },
       },
     },
   },

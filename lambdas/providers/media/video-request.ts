@@ -1,3 +1,4 @@
+import { enumOf } from '../../schema/enum-of.js';
 import { compileConditional } from '../../schema/compile.js';
 import { CAMERA_COMMANDS, normalizeCameraCommands } from './video-camera.js';
 import { invalidVideo } from './video-errors.js';
@@ -46,11 +47,6 @@ export interface VideoRequestBody {
   first_frame_image?: string;
 }
 
-const oneOf = (values: readonly (string | number)[]) => ({
-  enum: [...values],
-  'x-message': { enum: `must be one of ${values.join(', ')}` },
-});
-
 /**
  * The body of POST /api/v1/media/video; the OpenAPI document shows this object. It checks the
  * shape; parseVideoRequest checks what depends on more than one field (the duration and
@@ -74,11 +70,11 @@ export const videoRequestSchema = {
         maxLength: `must be at most ${MAX_VIDEO_PROMPT_CHARS} characters`,
       },
     },
-    model: { type: 'string', ...oneOf(VIDEO_MODEL_IDS), default: DEFAULT_VIDEO_MODEL },
-    duration: { type: 'integer', ...oneOf(VIDEO_DURATIONS), description: 'Seconds; default 6' },
+    model: { type: 'string', ...enumOf(VIDEO_MODEL_IDS), default: DEFAULT_VIDEO_MODEL },
+    duration: { type: 'integer', ...enumOf(VIDEO_DURATIONS), description: 'Seconds; default 6' },
     resolution: {
       type: 'string',
-      ...oneOf(VIDEO_RESOLUTIONS),
+      ...enumOf(VIDEO_RESOLUTIONS),
       description: '720P is made at 768P; 1080P (the default where offered) only for 6 s',
     },
     prompt_optimizer: { type: 'boolean', default: true },

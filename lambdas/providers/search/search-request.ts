@@ -1,3 +1,4 @@
+import { enumOf } from '../../schema/enum-of.js';
 import { compileConditional } from '../../schema/compile.js';
 import { invalidSearch } from './search-errors.js';
 import {
@@ -62,8 +63,7 @@ export const searchRequestSchema = {
     num_results: { type: 'integer', minimum: 1, maximum: MAX_RESULTS },
     type: {
       type: 'string',
-      enum: [...SEARCH_TYPES],
-      'x-message': { enum: `must be one of ${SEARCH_TYPES.join(', ')}` },
+      ...enumOf(SEARCH_TYPES),
     },
     include_summary: { type: 'boolean' },
     recency: {
