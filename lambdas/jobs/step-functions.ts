@@ -1,18 +1,23 @@
-import { SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
+import type { SFNClient } from '@aws-sdk/client-sfn';
 import { requireEnv, ENV } from '../config/environment.js';
 import type { JobExecutionInput } from './job-execution.js';
 
 /**
  * Starts job poller executions with the SDK client (AWS_ENDPOINT_URL_SFN points it at the
- * local stand-in). Not the hot path: one call per submitted job.
+ * local stand-in). Not the hot path: one call per submitted job. The client is loaded at the
+ * first start, not at init: the status routes share this module's dependents but never start
+ * anything, and the SDK client is a measurable share of a cold start.
  */
-let client: SFNClient | undefined;
+let sfn: Promise<{ client: SFNClient; module: typeof import('@aws-sdk/client-sfn') }> | undefined;
+
+const sfnClient = () =>
+  (sfn ??= import('@aws-sdk/client-sfn').then((module) => ({ client: new module.SFNClient({}), module })));
 
 export async function startJobExecution(name: string, input: JobExecutionInput): Promise<void> {
-  client ??= new SFNClient({});
+  const { client, module } = await sfnClient();
   try {
     await client.send(
-      new StartExecutionCommand({
+      new module.StartExecutionCommand({
         stateMachineArn: requireEnv(ENV.jobStateMachineArn),
         name,
         input: JSON.stringify(input),
