@@ -31,9 +31,9 @@ export async function answerFashionStatus(call: GatewayCall): Promise<Reply> {
  * streamed yet); once the prediction exists every outcome is a frame.
  */
 export async function answerFashionSubscribe(call: GatewayCall<FashionRequestBody>): Promise<Reply> {
-  const { prediction, replayed } = await submit(call);
+  const { prediction, replayed, job } = await submit(call);
   const { accountId } = accountOf(call);
-  const events = watchFashionJob(accountId, prediction.predictionId, call.signal, deploymentMediaJobDeps);
+  const events = watchFashionJob(accountId, prediction.predictionId, call.signal, deploymentMediaJobDeps, { job });
   return sse(fashionFrames(events), replayedHeader(replayed));
 }
 

@@ -62,6 +62,14 @@ export interface SubmittedPrediction {
   readonly prediction: FashionPrediction;
   /** True when an earlier call with the same Idempotency-Key made this prediction. */
   readonly replayed: boolean;
+  /** The job's record, when this call made it (not on a replay): a watcher need not read it again. */
+  readonly job?: JobRecord;
+}
+
+export interface WatchOptions extends SubscribeOptions {
+  readonly sleep?: (ms: number) => Promise<void>;
+  /** The prediction's record, when the caller holds it already (SubmittedPrediction.job). */
+  readonly job?: JobRecord;
 }
 
 /** What the idempotency record keeps of a submission: enough to answer a repeat the same way. */
@@ -79,6 +87,7 @@ export async function submitFashionJob(input: FashionSubmission, deps: MediaJobD
   const key = parseIdempotencyKey(input.idempotencyKey);
   const request = parseFashionRequest(input.body);
   const endpoint = await deps.fashn();
+  let created: JobRecord | undefined;
   const submit = async (): Promise<Submitted> => {
     const { predictionId } = await runPrediction(endpoint, request, { send: deps.send, signal: input.signal });
     const details: FashionJobDetails = { expectedCredits: expectedCredits(request) };
@@ -94,6 +103,7 @@ export async function submitFashionJob(input: FashionSubmission, deps: MediaJobD
       },
       deps,
     );
+    created = job;
     return { jobId: job.jobId, createdAt: job.createdAt };
   };
   const { result, replayed } =
@@ -112,7 +122,7 @@ export async function submitFashionJob(input: FashionSubmission, deps: MediaJobD
     output: null,
     error: null,
   };
-  return { prediction, replayed };
+  return { prediction, replayed, ...(created ? { job: created } : {}) };
 }
 
 /** The caller's own prediction as its job record says (outputs too large to keep read from FASHN). */
@@ -122,7 +132,15 @@ export async function fashionPrediction(
   signal: AbortSignal,
   deps: MediaJobDeps,
 ): Promise<FashionPrediction> {
-  const job = reportedJob(await ownedFashionJob(accountId, predictionId, deps), fashionJobDriver, deps.now());
+  return predictionFromRecord(await ownedFashionJob(accountId, predictionId, deps), signal, deps);
+}
+
+async function predictionFromRecord(
+  record: JobRecord,
+  signal: AbortSignal,
+  deps: MediaJobDeps,
+): Promise<FashionPrediction> {
+  const job = reportedJob(record, fashionJobDriver, deps.now());
   const recorded = predictionOf(job);
   if (!(job.result as FashionJobResult | undefined)?.outputsAtUpstream) return recorded;
   return { ...recorded, ...(await outputsAtUpstream(job, signal, deps)) };
@@ -139,13 +157,13 @@ export async function* watchFashionJob(
   predictionId: string,
   signal: AbortSignal,
   deps: MediaJobDeps,
-  options: SubscribeOptions & { readonly sleep?: (ms: number) => Promise<void> } = {},
+  options: WatchOptions = {},
 ): AsyncGenerator<FashionStreamEvent> {
   try {
-    const job = await ownedFashionJob(accountId, predictionId, deps);
+    const job = options.job ?? (await ownedFashionJob(accountId, predictionId, deps));
     if (job.phase === 'succeeded' || job.phase === 'failed') {
       yield { type: 'job_submitted', prediction_id: job.jobId, model_name: job.model };
-      yield terminalEvent(job.jobId, await fashionPrediction(accountId, predictionId, signal, deps));
+      yield terminalEvent(job.jobId, await predictionFromRecord(job, signal, deps));
       return;
     }
     const endpoint = await deps.fashn();

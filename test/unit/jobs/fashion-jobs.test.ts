@@ -254,3 +254,29 @@ test('subscribe: a failure of the gatewayâ€™s own while watching is the streamâ€
     },
   ]);
 });
+
+test('subscribe after a submission reads no record: the submission hands the watcher the one it made', async () => {
+  const who = owner();
+  const submitted = await submitFashionJob(
+    { body: { model_name: 'reframe', inputs: { image: IMG } }, owner: who, signal: signal() },
+    world.deps(),
+  );
+  expect(submitted.job).toMatchObject({ jobId: submitted.prediction.predictionId, phase: 'queued' });
+  let reads = 0;
+  const counting = world.deps({
+    jobs: { ...world.deps().jobs, getOwnedJob: (...args) => (reads++, getOwnedJob(...args)) },
+  });
+  const events = await collect(
+    watchFashionJob(who.accountId, submitted.prediction.predictionId, signal(), counting, {
+      intervalMs: 5,
+      job: submitted.job,
+    }),
+  );
+  expect(events.at(-1)).toMatchObject({ type: 'completed' });
+  expect(reads).toBe(0);
+  // A replay made no record, so its watcher reads the one there is.
+  const key = { idempotencyKey: `w-${Date.now()}` };
+  const first = await submitFashionJob({ body, owner: who, signal: signal(), ...key }, world.deps());
+  const again = await submitFashionJob({ body, owner: who, signal: signal(), ...key }, world.deps());
+  expect([first.job?.jobId, again.job]).toEqual([first.prediction.predictionId, undefined]);
+});
