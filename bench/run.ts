@@ -1,14 +1,15 @@
 /**
  * `npm run bench`: prints figures, and PASS/MISS against the targets; it exits 0 either way
  * (not a test verdict). `npm run bench -- latency pinned` runs only the named sections:
- * bundles, models, overhead, arena (a paced fight's orchestration overhead), latency (DynamoDB at
- * AWS speed), pinned (one vCPU for the servers).
+ * bundles, models, overhead, arena (a paced fight's orchestration overhead), schema (the
+ * schema_validation budget's CPU), latency (DynamoDB at AWS speed), pinned (one vCPU for the servers).
  */
 import { benchArena } from './arena.js';
 import { benchBundles } from './bundles.js';
 import { benchDeploymentShaped } from './deployment-shaped.js';
 import { benchGatewayOverhead } from './gateway-overhead.js';
 import { benchModelsLatency } from './models-latency.js';
+import { benchSchemaValidation } from './schema-validation.js';
 
 const chosen = process.argv.slice(2);
 const wanted = (section: string) => chosen.length === 0 || chosen.includes(section);
@@ -18,4 +19,5 @@ if (wanted('bundles')) await benchBundles();
 if (wanted('models')) await benchModelsLatency();
 if (wanted('overhead')) await benchGatewayOverhead();
 if (wanted('arena')) await benchArena();
+if (wanted('schema')) await benchSchemaValidation();
 await benchDeploymentShaped(['latency', 'pinned'].filter(wanted));

@@ -1,18 +1,6 @@
 import { createHash } from 'node:crypto';
+import { canonicalJson } from '../schema/canonical-json.js';
 import type { GatewayChatRequest } from './chat-request.js';
-
-/**
- * JSON with object keys sorted at every depth, so requests that differ only in key order
- * share a cache entry.
- */
-export function canonicalJson(value: unknown): string {
-  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  const entries = Object.entries(value as Record<string, unknown>)
-    .filter(([, v]) => v !== undefined)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
-}
 
 /**
  * Everything that changes the answer, and nothing else: routing knobs (fallback, retries,

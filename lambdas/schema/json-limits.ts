@@ -27,9 +27,44 @@ interface Frame {
 
 /**
  * The first violation in document order, or undefined. Depth counts nested objects and arrays:
- * `{"a": [1]}` is 2 deep, a scalar 0.
+ * `{"a": [1]}` is 2 deep, a scalar 0. Every request body and checked answer passes through
+ * here, so the common case (no violation) is a lean walk that allocates nothing per value; the
+ * walk that can name the violation's path runs only when there is one.
  */
 export function findJsonViolation(root: unknown, limits: JsonLimits): JsonViolation | undefined {
+  return violates(root, limits) ? locateViolation(root, limits) : undefined;
+}
+
+function violates(root: unknown, limits: JsonLimits): boolean {
+  const maxNodes = limits.maxNodes ?? Infinity;
+  const values: unknown[] = [root];
+  const depths: number[] = [0];
+  let nodes = 0;
+  while (values.length > 0) {
+    const value = values.pop();
+    const depth = depths.pop()!;
+    if (++nodes > maxNodes) return true;
+    if (value === null || typeof value !== 'object') {
+      if (typeof value === 'number' && !Number.isFinite(value)) return true;
+      continue;
+    }
+    if (depth >= limits.maxDepth) return true;
+    if (Array.isArray(value)) {
+      for (let i = 0; i < value.length; i++) {
+        values.push(value[i]);
+        depths.push(depth + 1);
+      }
+    } else {
+      for (const key of Object.keys(value)) {
+        values.push((value as Record<string, unknown>)[key]);
+        depths.push(depth + 1);
+      }
+    }
+  }
+  return false;
+}
+
+function locateViolation(root: unknown, limits: JsonLimits): JsonViolation | undefined {
   const stack: Frame[] = [{ value: root, depth: 0, parent: undefined, key: undefined }];
   let nodes = 0;
   while (stack.length > 0) {

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { canonicalJson } from '../schema/canonical-json.js';
 import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey, type Claim } from './idempotency-keys.js';
 
 /**
@@ -41,15 +42,6 @@ export function parseIdempotencyKey(header: string | undefined): string | undefi
 /** A digest of a JSON request body, independent of its keys' order. */
 export function requestFingerprint(body: unknown): string {
   return createHash('sha256').update(canonicalJson(body)).digest('base64url');
-}
-
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`).join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
 }
 
 export interface IdempotentScope {

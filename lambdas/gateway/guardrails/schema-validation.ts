@@ -1,14 +1,10 @@
-import { Ajv, type ValidateFunction } from 'ajv';
+import { canonicalJson } from '../../schema/canonical-json.js';
 import { findJsonViolation } from '../../schema/json-limits.js';
 import type { ResponseFormat } from '../../providers/chat/types.js';
 import { hasSelfApplyingCycle } from './schema-cycles.js';
-import {
-  linearRegExp,
-  loadLinearRegExp,
-  openCompileBudget,
-  openMatchBudget,
-  RegExpBudgetExceeded,
-} from './linear-regexp.js';
+import { EvaluationBudgetExceeded, evaluateSchema } from './schema-evaluator.js';
+import { compileProgram, type SchemaProgram } from './schema-program.js';
+import { loadLinearRegExp, openCompileBudget, openMatchBudget, RegExpBudgetExceeded } from './linear-regexp.js';
 
 /**
  * The `schema_validation` guardrail: does the model's answer match the request's
@@ -16,21 +12,13 @@ import {
  * `json_object` → it must parse as a JSON object. Answers that are tool calls, and text formats,
  * are `skip`: there is nothing to check against.
  *
- * Callers' schemas are not ours: unknown keywords are allowed (strict off) and `format` is not
- * checked (no format library is installed), so only structure, types and values are enforced.
- *
- * Caller schemas are evaluated in bounded time: `pattern` and `patternProperties` run on RE2
- * (linear in the text, whatever the pattern), and a schema is compiled only within the limits
- * below, because compiling is synchronous work proportional to its size (code generation is not
- * optimised: that pass costs more than it saves on a schema used a few times).
+ * Callers' schemas are not ours, so they are never run by a general-purpose validator: the
+ * schema is compiled into a graph (schema-program.ts) and evaluated with work bounded whatever
+ * its shape (schema-evaluator.ts: each subschema checks each value at most once, and a step
+ * budget stops the rest); `pattern` and `patternProperties` run on RE2 under their own budgets
+ * (linear-regexp.ts). Compiling is linear in the schema, and only within the limits below.
+ * `format` is not checked and unknown keywords are ignored.
  */
-const ajv = new Ajv({
-  allErrors: true,
-  strict: false,
-  validateFormats: false,
-  logger: false,
-  code: { regExp: linearRegExp, optimize: false },
-});
 
 /** Documented in README.md (chat completions). */
 export const MAX_VALIDATED_SCHEMA_NODES = 1000;
@@ -38,8 +26,8 @@ export const MAX_VALIDATED_SCHEMA_DEPTH = 64;
 /** Deeper answers are refused rather than walked (a recursive `$ref` recurses per level). */
 export const MAX_ANSWER_DEPTH = 128;
 
-/** Compiled validators, least recently used first; keyed by canonical schema JSON. */
-const cache = new Map<string, ValidateFunction>();
+/** Compiled schemas, least recently used first; keyed by canonical schema JSON. */
+const cache = new Map<string, SchemaProgram>();
 export const SCHEMA_CACHE_SIZE = 100;
 const MAX_ERRORS = 5;
 
@@ -56,30 +44,23 @@ export interface Answer {
 }
 
 /**
- * Throws (with Ajv's message) when the schema itself is invalid, has unresolvable `$ref`s or a
- * pattern RE2 cannot run, or is beyond the limits above.
+ * Throws (saying where and why) when the schema itself is invalid, has unresolvable `$ref`s, a
+ * pattern RE2 cannot run or a keyword schema_validation refuses, or is beyond the limits above.
  */
-export function compileSchema(schema: Record<string, unknown>): ValidateFunction {
+export function compileSchema(schema: Record<string, unknown>): SchemaProgram {
   checkCompilable(schema);
-  const { $schema: _dialect, ...body } = schema; // the dialect URI names meta-schemas Ajv may not have loaded
-  const key = canonicalJson(body);
+  const key = canonicalJson(schema);
   const cached = cache.get(key);
   if (cached) {
     cache.delete(key);
     cache.set(key, cached);
     return cached;
   }
-  let validate: ValidateFunction;
-  try {
-    openCompileBudget();
-    validate = ajv.compile(body);
-  } finally {
-    // Ajv keeps every schema it compiled (and claims its $id); the bounded cache above is ours.
-    ajv.removeSchema(body);
-  }
-  cache.set(key, validate);
+  openCompileBudget();
+  const program = compileProgram(schema);
+  cache.set(key, program);
   if (cache.size > SCHEMA_CACHE_SIZE) cache.delete(cache.keys().next().value!);
-  return validate;
+  return program;
 }
 
 /**
@@ -115,19 +96,19 @@ export function validateAnswer(answer: Answer, format: ResponseFormat | undefine
   if (!schema) return { outcome: 'pass' };
   if (findJsonViolation(value, { maxDepth: MAX_ANSWER_DEPTH }))
     return fail([`the answer nests deeper than ${MAX_ANSWER_DEPTH} levels`]);
-  const validate = compileSchema(schema);
+  const program = compileSchema(schema);
   try {
     openMatchBudget();
-    if (validate(value)) return { outcome: 'pass' };
+    const evaluation = evaluateSchema(program, value, { maxErrors: MAX_ERRORS });
+    return evaluation.valid ? { outcome: 'pass' } : fail([...evaluation.errors]);
   } catch (error) {
-    if (error instanceof RegExpBudgetExceeded) return fail([error.message]);
-    // A `$ref` cycle that consumes nothing (`{"$ref": "#"}`) recurses until the stack ends.
-    if (error instanceof RangeError) return fail(['the schema refers to itself without end']);
+    if (error instanceof RegExpBudgetExceeded || error instanceof EvaluationBudgetExceeded)
+      return fail([error.message]);
+    // The last fuse: the nesting bound keeps well inside the stack, but a smaller stack must not
+    // turn a caller's schema into a 5xx.
+    if (error instanceof RangeError) return fail(['checking the answer against this schema nests too deeply']);
     throw error;
   }
-  return fail(
-    (validate.errors ?? []).slice(0, MAX_ERRORS).map((e) => `${e.instancePath || '/'} ${e.message ?? 'is invalid'}`),
-  );
 }
 
 const fail = (errors: string[]): SchemaResult => ({ outcome: 'fail', errors });
@@ -144,16 +125,4 @@ function checkCompilable(schema: Record<string, unknown>): void {
   if (violation) throw new Error('a schema must hold only finite numbers');
   if (hasSelfApplyingCycle(schema))
     throw new Error('the schema applies itself to the same value without end (a $ref cycle that reads nothing)');
-}
-
-/** Key order does not change a schema's meaning, so it must not change its cache key. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value && typeof value === 'object') {
-    const entries = Object.keys(value)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`);
-    return `{${entries.join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
 }

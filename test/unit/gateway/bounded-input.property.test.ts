@@ -175,3 +175,85 @@ test('no pathological body escapes as a 5xx or stalls the event loop', async () 
   expect(outcomes.get('SCHEMA_VALIDATION_FAILED') ?? 0).toBeGreaterThan(5);
   expect(outcomes.get('pass') ?? 0).toBeGreaterThan(5);
 }, 60_000);
+
+/**
+ * Adversarial shapes: schemas whose plain recursive evaluation fans out (each link of a chain of
+ * `$ref`s applying the next link twice or more, through every applicator), and answers that make
+ * uniqueness, membership and wide alternatives expensive. Each must cost its bounded share of
+ * CPU whatever the combination. Answers stay at a few thousand values here: under jest's module
+ * sandbox the evaluator runs several times slower than on plain Node, so the CPU of a check
+ * that spends the whole step budget is measured by `npm run bench -- schema` instead, and its
+ * growth by steps in test/unit/guardrails/schema-evaluator.test.ts.
+ */
+const applicator = fc.constantFrom('anyOf', 'oneOf', 'allOf', 'not', 'if', 'dependentSchemas', 'patternProperties');
+function linkOf(kind: string, next: string, fanOut: number): Record<string, unknown> {
+  const refs = Array.from({ length: fanOut }, () => ({ $ref: next }));
+  switch (kind) {
+    case 'not':
+      return { not: { not: { $ref: next } }, anyOf: refs };
+    case 'if':
+      return { if: { $ref: next }, then: { $ref: next }, else: { $ref: next } };
+    case 'dependentSchemas':
+      return { dependentSchemas: Object.fromEntries(refs.map((ref, i) => [`k${i}`, ref])), allOf: refs };
+    case 'patternProperties':
+      return { patternProperties: { '^k': { $ref: next }, '.*': { $ref: next } }, anyOf: refs };
+    default:
+      return { [kind]: [...refs, { type: 'null' }] };
+  }
+}
+const fanOutSchema = fc
+  .tuple(fc.array(applicator, { minLength: 8, maxLength: 60 }), fc.integer({ min: 2, max: 4 }), fc.boolean())
+  .map(([kinds, fanOut, throughItems]) => {
+    const $defs: Record<string, unknown> = {};
+    kinds.forEach((kind, i) => ($defs[`a${i}`] = linkOf(kind, `#/$defs/a${i + 1}`, fanOut)));
+    // The last link recurses through items or properties, so deep answers multiply the fan-out.
+    $defs[`a${kinds.length}`] = throughItems
+      ? { type: ['array', 'integer'], items: { $ref: '#/$defs/a0' } }
+      : { type: ['object', 'integer'], additionalProperties: { $ref: '#/$defs/a0' } };
+    return { $defs, $ref: '#/$defs/a0' };
+  })
+  .filter((schema) => JSON.stringify(schema).length < 30_000);
+const heavySchema = fc.oneof(
+  fanOutSchema,
+  fc.constant({ type: 'array', uniqueItems: true }),
+  fc.constant({ type: 'array', items: { enum: Array.from({ length: 300 }, (_, i) => ({ k: i })) } }),
+  fc.integer({ min: 2, max: 10 }).map((n) => ({
+    type: 'array',
+    items: { anyOf: Array.from({ length: n }, (_, i) => ({ type: 'object', required: [`k${i}`] })) },
+  })),
+);
+const heavyAnswer = fc.oneof(
+  fc.constantFrom('1', 'null', '{"k0":1,"k1":{"k0":[1]}}'),
+  fc.integer({ min: 1, max: 1_500 }).map((n) => JSON.stringify(Array.from({ length: n }, (_, i) => ({ k: i })))),
+  fc.integer({ min: 1, max: 3_000 }).map((n) => JSON.stringify(Array.from({ length: n }, (_, i) => i % 300))),
+  fc.integer({ min: 1, max: 100 }).map((depth) => wrapped(depth, '[', '1', ']')),
+  fc.integer({ min: 1, max: 100 }).map((depth) => wrapped(depth, '{"k0":', '1', '}')),
+);
+
+test('adversarial schemas and answers: linear or budgeted, never a 5xx or a stall', async () => {
+  // As above: V8 compiles the evaluator's paths for these shapes once per instance.
+  for (const [schema, answer] of fc.sample(fc.tuple(heavySchema, heavyAnswer), { numRuns: 20, seed: 2 }))
+    await serve(
+      `{"model":"gpt","messages":[{"role":"user","content":"hi"}],"guardrails":{"enabled":["schema_validation"]},` +
+        `"response_format":{"type":"json_schema","json_schema":{"name":"s","schema":${JSON.stringify(schema)}}}}`,
+      answer,
+    );
+  let slowest = 0;
+  await fc.assert(
+    fc.asyncProperty(heavySchema, heavyAnswer, async (schema, answer) => {
+      const raw =
+        `{"model":"gpt","messages":[{"role":"user","content":"hi"}],"guardrails":{"enabled":["schema_validation"]},` +
+        `"response_format":{"type":"json_schema","json_schema":{"name":"s","schema":${JSON.stringify(schema)}}}}`;
+      const { stalledMs, error } = await serve(raw, answer);
+      slowest = Math.max(slowest, stalledMs);
+      if (error !== undefined) {
+        const failure = error instanceof ChatError ? httpErrorOf(error) : error;
+        expect(failure).toBeInstanceOf(HttpError);
+        expect((failure as HttpError).status).toBe(400);
+      }
+      expect(stalledMs).toBeLessThan(STALL_MS);
+    }),
+    { numRuns: 120 },
+  );
+  expect(slowest).toBeLessThan(STALL_MS);
+}, 120_000);

@@ -5,7 +5,6 @@ import {
   MAX_SCHEMA_PROGRAM,
 } from '../../../lambdas/gateway/guardrails/linear-regexp.js';
 import {
-  canonicalJson,
   compileSchema,
   MAX_ANSWER_DEPTH,
   MAX_VALIDATED_SCHEMA_DEPTH,
@@ -106,10 +105,6 @@ test('an unusable schema is reported for the request', async () => {
     }),
   ).toMatch(/resolve|reference/);
   expect(await responseFormatSchemaError({ type: 'json_object' })).toBeUndefined();
-});
-
-test('canonical JSON sorts keys at every depth', () => {
-  expect(canonicalJson({ b: [{ d: 1, c: 2 }], a: null })).toBe('{"a":null,"b":[{"c":2,"d":1}]}');
 });
 
 describe('bounded evaluation of callers schemas', () => {
