@@ -283,7 +283,8 @@ export const routes: readonly RouteSpec[] = [
     method: 'POST',
     path: '/api/v1/auth/login',
     auth: [],
-    grants: ['identity:read', 'identity:write', 'userPool:login'],
+    // cache:write: the sign-in throttle's counters (lambdas/identity/login-throttle.ts).
+    grants: ['identity:read', 'identity:write', 'cache:write', 'userPool:login'],
   }),
   route({
     id: 'auth-logout',

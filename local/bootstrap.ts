@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ADMIN_TOKEN_SECRET, PLATFORM_KEYS_SECRET } from './runtime-config.js';
+import { SigV4Signer } from '../lambdas/store/dynamodb-client.js';
+import { ADMIN_TOKEN_SECRET, LOCAL_REGION, PLATFORM_KEYS_SECRET } from './runtime-config.js';
+import type { StandInCredentials } from './standins/signature-check.js';
 
 /** What the first start provisions and every later start reuses. */
 export interface FirstAccount {
@@ -17,40 +19,56 @@ const FIRST_EMAIL = 'developer@localhost.test';
  * The admin token and an empty platform-keys secret, created once like `cdk deploy` does.
  * Returns the admin token.
  */
-export async function ensureSecrets(secretsManagerUrl: string): Promise<string> {
+export async function ensureSecrets(secretsManagerUrl: string, credentials: StandInCredentials): Promise<string> {
+  const call = (operation: string, input: unknown) => secretsManager(secretsManagerUrl, credentials, operation, input);
   const token = randomBytes(36).toString('base64url');
-  await createIfMissing(secretsManagerUrl, ADMIN_TOKEN_SECRET, token);
-  await createIfMissing(secretsManagerUrl, PLATFORM_KEYS_SECRET, '{}');
-  const { SecretString } = (await secretsManager(secretsManagerUrl, 'GetSecretValue', {
-    SecretId: ADMIN_TOKEN_SECRET,
-  })) as {
+  await createIfMissing(call, ADMIN_TOKEN_SECRET, token);
+  await createIfMissing(call, PLATFORM_KEYS_SECRET, '{}');
+  const { SecretString } = (await call('GetSecretValue', { SecretId: ADMIN_TOKEN_SECRET })) as {
     SecretString: string;
   };
   return SecretString;
 }
 
-async function createIfMissing(url: string, name: string, value: string): Promise<void> {
+async function createIfMissing(
+  call: (operation: string, input: unknown) => Promise<unknown>,
+  name: string,
+  value: string,
+): Promise<void> {
   try {
-    await secretsManager(url, 'CreateSecret', { Name: name, SecretString: value });
+    await call('CreateSecret', { Name: name, SecretString: value });
   } catch (error) {
     if ((error as { name?: string }).name !== 'ResourceExistsException') throw error;
   }
 }
 
+const signer = new SigV4Signer(LOCAL_REGION, 'secretsmanager');
+
 /**
- * One call to the local Secrets Manager stand-in in its JSON protocol. The stand-in checks no
- * signature, and the gateway process need not load the AWS SDK just to bootstrap.
+ * One call to the local Secrets Manager stand-in in its JSON protocol, signed as the stand-in
+ * demands, with the gateway's own small signer: the gateway process need not load the AWS SDK
+ * just to bootstrap.
  */
-async function secretsManager(url: string, operation: string, input: unknown): Promise<unknown> {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/x-amz-json-1.1', 'X-Amz-Target': `secretsmanager.${operation}` },
-    body: JSON.stringify(input),
-  });
-  const body = (await response.json()) as { __type?: string; message?: string };
+async function secretsManager(
+  url: string,
+  credentials: StandInCredentials,
+  operation: string,
+  input: unknown,
+): Promise<unknown> {
+  const body = JSON.stringify(input);
+  const headers: Record<string, string> = {
+    host: new URL(url).host,
+    'content-type': 'application/x-amz-json-1.1',
+    'x-amz-target': `secretsmanager.${operation}`,
+  };
+  signer.sign('POST', '/', headers, body, credentials);
+  // fetch sends the URL's host itself: the same value as signed.
+  delete headers['host'];
+  const response = await fetch(url, { method: 'POST', headers, body });
+  const answer = (await response.json()) as { __type?: string; message?: string };
   if (!response.ok)
-    throw Object.assign(new Error(body.message ?? operation), { name: (body.__type ?? 'Error').split('#').pop() });
-  return body;
+    throw Object.assign(new Error(answer.message ?? operation), { name: (answer.__type ?? 'Error').split('#').pop() });
+  return answer;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { ENV } from '../lambdas/config/environment.js';
 import { tableSchemas, type TableName } from '../lambdas/store/table-schema.js';
+import type { StandInCredentials } from './standins/signature-check.js';
 
 /** Fixed ids of the stand-in resources; the cloud gets real ones from the stack. */
 export const LOCAL_USER_POOL_ID = 'local_gatewaypool';
@@ -20,18 +21,20 @@ export interface Endpoints {
 /**
  * The environment the handlers see locally: the same variables the stack sets in the cloud,
  * plus SDK endpoint overrides that point every AWS client at a stand-in on loopback. Real
- * credentials and profiles are replaced so nothing can reach an AWS account by accident.
+ * credentials and profiles are replaced so nothing can reach an AWS account by accident; the
+ * runtime's own (local/standin-credentials.ts) are the ones the stand-ins accept.
  */
 export function handlerEnvironment(
   endpoints: Endpoints,
   tableNames: Readonly<Record<TableName, string>>,
   allowedOrigins: readonly string[],
   version: string,
+  credentials: StandInCredentials,
 ): Record<string, string> {
   const env: Record<string, string> = {
     AWS_REGION: LOCAL_REGION,
-    AWS_ACCESS_KEY_ID: 'local',
-    AWS_SECRET_ACCESS_KEY: 'local',
+    AWS_ACCESS_KEY_ID: credentials.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey,
     AWS_SESSION_TOKEN: '',
     AWS_PROFILE: '',
     AWS_EC2_METADATA_DISABLED: 'true',

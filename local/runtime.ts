@@ -12,6 +12,7 @@ import { loadRouteHandler } from './handler-modules.js';
 import { concurrentInvocations } from './invocation-scope.js';
 import { handlerEnvironment, LOCAL_REGION } from './runtime-config.js';
 import { startLocalServices } from './services.js';
+import { ensureStandInCredentials } from './standin-credentials.js';
 import { LOCAL_JOB_STATE_MACHINE_ARN, startLocalStepFunctions } from './standins/step-functions-local.js';
 import { ENV } from '../lambdas/config/environment.js';
 import { holdHealthUntilReady } from './startup-gate.js';
@@ -60,7 +61,8 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       latencyMs: options.dynamoDbLatencyMs,
     });
     stops.push(() => dynamodb.stop());
-    const services = await startLocalServices(dataDir);
+    const credentials = ensureStandInCredentials(dataDir);
+    const services = await startLocalServices(dataDir, credentials);
     stops.push(() => services.stop());
 
     const origins: string[] = [...(options.extraOrigins ?? [])];
@@ -89,17 +91,19 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
         dynamodb.tableNames,
         origins,
         packageJson.version,
+        credentials,
       ),
       services.environment,
     );
-    // After the handlers' environment is set: executions resumed from the data dir poll at once.
+    // After the handlers' environment is set: executions resumed from the data dir poll at once,
+    // and the stand-in takes its credentials from it.
     const stepFunctions = await startLocalStepFunctions(dataDir, options.jobWaitMs);
     stops.push(() => stepFunctions.close());
     Object.assign(process.env, {
       AWS_ENDPOINT_URL_SFN: stepFunctions.url,
       [ENV.jobStateMachineArn]: LOCAL_JOB_STATE_MACHINE_ARN,
     });
-    const adminToken = await ensureSecrets(services.secretsManager);
+    const adminToken = await ensureSecrets(services.secretsManager, credentials);
     const first = await ensureFirstAccount(dataDir, baseUrl, adminToken);
     const info: RuntimeInfo = {
       baseUrl,

@@ -2,8 +2,10 @@
  * The local runtime's stand-ins for everything outside the gateway (Secrets Manager and
  * Cognito stand-ins, the provider simulators, the prompt service), in their own process: the
  * gateway process then holds only the gateway, as a Lambda instance would, so its CPU and
- * memory can be measured on their own. Protocol: argv[2] is JSON `{dataDir}`; once ready the
- * child sends its endpoints over IPC; it stops on SIGTERM/SIGINT or when its parent goes away.
+ * memory can be measured on their own. Protocol: argv[2] is JSON `{dataDir}`, and
+ * AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY in its environment are what the stand-ins accept
+ * signatures from; once ready the child sends its endpoints over IPC; it stops on SIGTERM/SIGINT
+ * or when its parent goes away.
  * The simulators keep their ports and the fakes' job state under `<dataDir>/simulators/`, so
  * a restart finds the upstream jobs the gateway still polls, as a real upstream outlives it.
  */

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { LocalServicesReady } from './services-child.js';
+import type { StandInCredentials } from './standins/signature-check.js';
 
 export interface LocalServices extends LocalServicesReady {
   stop(): Promise<void>;
@@ -8,11 +9,23 @@ export interface LocalServices extends LocalServicesReady {
 
 const CHILD = fileURLToPath(new URL('./services-child.ts', import.meta.url));
 
-/** Starts local/services-child.ts in its own process and waits for its endpoints. */
-export function startLocalServices(dataDir: string, timeoutMs = 30_000): Promise<LocalServices> {
+/**
+ * Starts local/services-child.ts in its own process and waits for its endpoints. Its stand-ins
+ * accept requests signed with `credentials`, which it gets as its AWS environment (readable by
+ * this user only, unlike its command line).
+ */
+export function startLocalServices(
+  dataDir: string,
+  credentials: StandInCredentials,
+  timeoutMs = 30_000,
+): Promise<LocalServices> {
   const child = spawn(process.execPath, ['--import', 'tsx', CHILD, JSON.stringify({ dataDir })], {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    env: process.env,
+    env: {
+      ...process.env,
+      AWS_ACCESS_KEY_ID: credentials.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey,
+    },
     // Its own process group: a terminal's Ctrl-C must not stop the stand-ins while the gateway
     // drains. The runtime stops them; they exit by themselves when the IPC channel closes.
     detached: true,

@@ -2,6 +2,15 @@ import { createHash } from 'node:crypto';
 import { fightCapableAliases, resolveFamily, type ModelFamily } from '../catalog/index.js';
 import type { ChatMessage, ContentPart } from '../providers/chat/types.js';
 import { compileConditional } from '../schema/compile.js';
+import {
+  checkPublicUrl,
+  findPrivateResolution,
+  MAX_PUBLIC_URL_CHARS,
+  PUBLIC_URL_RULE,
+  refusalText,
+  type LookupOptions,
+} from '../schema/public-url.js';
+import { characterCount, exceedsCharacters, leadingCharacters } from '../schema/text-length.js';
 import type { GatewayChatRequest } from '../gateway/chat-request.js';
 import { ArenaError, invalidArenaRequest } from './arena-errors.js';
 
@@ -41,6 +50,8 @@ export const AGENT_TEMPERATURE = 0.7;
  */
 export const INSTANCE_TEMPERATURES: readonly number[] = [0.2, 0.5, 0.8, 1.0];
 
+const IMAGE_URL_RULE = `${PUBLIC_URL_RULE} of at most ${MAX_PUBLIC_URL_CHARS} characters`;
+
 /** Several providers refuse empty or blank turns: say so here rather than as their 400. */
 const nonBlank = (maxLength: number) => ({
   type: 'string',
@@ -62,9 +73,9 @@ const bodyProperties = {
   },
   image_url: {
     type: 'string',
-    maxLength: 4096,
+    maxLength: MAX_PUBLIC_URL_CHARS,
     pattern: '^https?://\\S+$',
-    'x-message': { pattern: 'must be a public http(s) URL' },
+    'x-message': { pattern: PUBLIC_URL_RULE, maxLength: IMAGE_URL_RULE },
   },
   messages: {
     type: 'array',
@@ -151,10 +162,36 @@ export function planArena(mode: ArenaMode, body: ArenaRequestBody, seed: string)
     rounds: mode === 'fight' ? (body.rounds ?? 1) : 1,
     question: body.message,
     history: (body.messages ?? []).map((turn) => ({ role: turn.role, content: turn.content })),
-    ...(body.image_url ? { imageUrl: body.image_url } : {}),
+    ...(body.image_url ? { imageUrl: checkImageUrl(body.image_url) } : {}),
     stream,
     seed,
   };
+}
+
+/**
+ * Every agent's provider fetches the image itself (or a describing model does), so it must
+ * pass the caller-URL policy (lambdas/schema/public-url.ts); the schema has checked the scheme
+ * and length already.
+ */
+function checkImageUrl(imageUrl: string): string {
+  const check = checkPublicUrl(imageUrl);
+  if (!check.ok) throw invalidArenaRequest('image_url', `image_url: ${refusalText(IMAGE_URL_RULE, check.reason)}`);
+  return imageUrl;
+}
+
+/**
+ * The caller-URL policy's second step, once per session before any agent turn: the image's
+ * host name resolved, and refused when it resolves to an address that is not public.
+ */
+export async function checkArenaImageHost(
+  plan: Pick<ArenaPlan, 'imageUrl'>,
+  options: LookupOptions = {},
+): Promise<void> {
+  const check = plan.imageUrl === undefined ? undefined : checkPublicUrl(plan.imageUrl);
+  if (!check?.ok || check.name === undefined) return;
+  const refusal = await findPrivateResolution([{ field: 'image_url', name: check.name }], options);
+  if (refusal?.kind === 'not_public')
+    throw invalidArenaRequest('image_url', `image_url: ${refusalText(PUBLIC_URL_RULE, refusal.reason)}`);
 }
 
 /** Unknown styles fall back to brawl (spec 4.3); session_start echoes the style used. */
@@ -163,7 +200,7 @@ function fightStyleOf(value: unknown): FightStyle {
 }
 
 function checkHistory(turns: readonly { content: string }[]): void {
-  const total = turns.reduce((sum, turn) => sum + turn.content.length, 0);
+  const total = turns.reduce((sum, turn) => sum + characterCount(turn.content), 0);
   if (total > MAX_HISTORY_CHARS)
     throw invalidArenaRequest(
       'messages',
@@ -243,7 +280,7 @@ function familyOf(mode: ArenaMode, name: string, models: ArenaRequestBody['model
   return family;
 }
 
-const clip = (text: string) => (text.length > 60 ? `${text.slice(0, 60)}…` : text);
+const clip = (text: string) => (exceedsCharacters(text, 60) ? `${leadingCharacters(text, 60)}…` : text);
 
 /** An agent's seed: stable for a session seed and agent, so a session replays. */
 function seedOf(sessionSeed: string, agent: string): number {
@@ -256,7 +293,10 @@ export function singleModelRequest(body: ArenaRequestBody): GatewayChatRequest {
   checkHistory(body.messages ?? []);
   return {
     model: body.model,
-    messages: [...(body.messages ?? []), userTurn(body.message, body.image_url)],
+    messages: [
+      ...(body.messages ?? []),
+      userTurn(body.message, body.image_url ? checkImageUrl(body.image_url) : undefined),
+    ],
     stream: body.stream ?? true,
   };
 }

@@ -8,6 +8,7 @@
 import type { ToolCall, ToolDefinition } from '../providers/chat/types.js';
 import { MAX_QUERY_CHARS, type SearchAnswer } from '../providers/search/search-types.js';
 import { SearchError } from '../providers/search/search-errors.js';
+import { exceedsCharacters, leadingCharacters } from '../schema/text-length.js';
 import type { AgentTool, ToolOutcome } from './agent-turn.js';
 import type { ArenaEvent, Citation } from './arena-events.js';
 
@@ -84,7 +85,7 @@ function queryOf(call: ToolCall): string | undefined {
   try {
     const parsed = JSON.parse(call.function.arguments.slice(0, 10_000)) as { query?: unknown };
     return typeof parsed.query === 'string' && parsed.query.trim()
-      ? parsed.query.trim().slice(0, MAX_QUERY_CHARS)
+      ? leadingCharacters(parsed.query.trim(), MAX_QUERY_CHARS)
       : undefined;
   } catch {
     return undefined;
@@ -99,5 +100,7 @@ function resultsText(query: string, citations: readonly Citation[]): string {
         `[${i + 1}] ${c.title}\n${c.url}${c.publishedDate ? `\nPublished: ${c.publishedDate}` : ''}\n${c.snippet}`,
     )
     .join('\n\n');
-  return text.length > MAX_RESULTS_TEXT_CHARS ? `${text.slice(0, MAX_RESULTS_TEXT_CHARS)} […]` : text;
+  return exceedsCharacters(text, MAX_RESULTS_TEXT_CHARS)
+    ? `${leadingCharacters(text, MAX_RESULTS_TEXT_CHARS)} […]`
+    : text;
 }

@@ -1,10 +1,19 @@
 import { invalidRequest } from './chat-errors.js';
 import { findJsonViolation } from '../schema/json-limits.js';
+import {
+  checkPublicUrl,
+  findPrivateResolution,
+  PUBLIC_URL_RULE,
+  refusalText,
+  type LookupOptions,
+  type NamedHost,
+} from '../schema/public-url.js';
 import type { GatewayChatRequest } from './chat-request.js';
 
 /**
- * What JSON Schema validation of the body cannot say: limits on the caller's own schemas, and
- * agreement between fields. Run before anything walks the request. Limits are documented in
+ * What JSON Schema validation of the body cannot say: limits on the caller's own schemas,
+ * agreement between fields, and whether image URLs are public. Run before anything walks the
+ * request. Limits are documented in
  * README.md (chat completions).
  */
 export const MAX_SCHEMA_DEPTH = 64;
@@ -18,6 +27,7 @@ export function checkChatRequest(request: GatewayChatRequest): void {
   if (format?.type === 'json_schema' && format.json_schema.schema)
     checkSchema(format.json_schema.schema, 'response_format.json_schema.schema');
   checkToolChoice(request);
+  for (const image of imageUrls(request)) checkImageUrl(image);
 }
 
 function checkSchema(schema: Record<string, unknown>, field: string): void {
@@ -43,5 +53,57 @@ function checkToolChoice(request: GatewayChatRequest): void {
     throw invalidRequest(
       'tool_choice.function.name',
       `tool_choice.function.name: "${choice.function.name}" is not the name of a function in tools`,
+    );
+}
+
+interface ImageUrl {
+  readonly field: string;
+  readonly url: string;
+}
+
+function* imageUrls(request: GatewayChatRequest): Generator<ImageUrl> {
+  for (const [i, message] of request.messages.entries()) {
+    if (!Array.isArray(message.content)) continue;
+    for (const [j, part] of message.content.entries()) {
+      if (part.type === 'image_url')
+        yield { field: `messages[${i}].content[${j}].image_url.url`, url: part.image_url.url };
+    }
+  }
+}
+
+const IMAGE_URL_RULE = `${PUBLIC_URL_RULE} or a data: URI`;
+
+/**
+ * An image part's URL: a data: URI is the image itself, passed on as before (each provider
+ * reads the media types it takes); anything else is fetched by the model's provider, so it
+ * must pass the caller-URL policy (lambdas/schema/public-url.ts). Answers the host name to
+ * resolve, if the URL has one.
+ */
+function checkImageUrl({ field, url }: ImageUrl): string | undefined {
+  if (/^data:/i.test(url)) return undefined;
+  const check = checkPublicUrl(url);
+  if (!check.ok) throw invalidRequest(field, `${field}: ${refusalText(IMAGE_URL_RULE, check.reason)}`);
+  return check.name;
+}
+
+/**
+ * The caller-URL policy's second step for the image parts, once per request before any
+ * upstream call (the arena's turns, which repeat its one image, are checked at its start): the
+ * URLs' host names resolved, and the first part whose name resolves to an address that is not
+ * public refused, naming it. Runs the static checks of the parts first.
+ */
+export async function checkChatImageHosts(request: GatewayChatRequest, options: LookupOptions = {}): Promise<void> {
+  const hosts: NamedHost[] = [];
+  for (const image of imageUrls(request)) {
+    const name = checkImageUrl(image);
+    if (name !== undefined) hosts.push({ field: image.field, name });
+  }
+  const refusal = await findPrivateResolution(hosts, options);
+  if (refusal?.kind === 'not_public')
+    throw invalidRequest(refusal.field, `${refusal.field}: ${refusalText(PUBLIC_URL_RULE, refusal.reason)}`);
+  if (refusal?.kind === 'too_many_hosts')
+    throw invalidRequest(
+      'messages',
+      `messages: image URLs may name at most ${refusal.max} distinct hosts in one request (data: URIs name none)`,
     );
 }

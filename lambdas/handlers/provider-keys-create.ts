@@ -5,6 +5,7 @@ import { defineHandler } from '../http/define-handler.js';
 import { conflict } from '../http/errors.js';
 import { envelope } from '../http/reply.js';
 import { compile } from '../schema/compile.js';
+import { trailingCharacters } from '../schema/text-length.js';
 import { accountIdOf } from '../identity/principal.js';
 import { CREATE_PROVIDER_KEY_BODY } from '../identity/provider-key-schemas.js';
 import { describeProviderKey } from '../identity/provider-key-view.js';
@@ -51,7 +52,7 @@ export const handler = defineHandler<CreateProviderKeyBody>('provider-keys-creat
         provider: request.provider,
         slug: request.slug,
         ...(request.displayName ? { displayName: request.displayName } : {}),
-        last4: request.apiKey.slice(-4),
+        last4: trailingCharacters(request.apiKey, 4),
         secretId,
         createdAt: new Date().toISOString(),
       };

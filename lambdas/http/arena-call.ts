@@ -3,7 +3,13 @@ import { arenaChat } from '../arena/arena-chat.js';
 import { ArenaError } from '../arena/arena-errors.js';
 import { arenaSearch, searchAvailable } from '../arena/arena-search.js';
 import type { ArenaEvent } from '../arena/arena-events.js';
-import { planArena, type ArenaMode, type ArenaPlan, type ArenaRequestBody } from '../arena/arena-request.js';
+import {
+  checkArenaImageHost,
+  planArena,
+  type ArenaMode,
+  type ArenaPlan,
+  type ArenaRequestBody,
+} from '../arena/arena-request.js';
 import { runSession } from '../arena/orchestrator.js';
 import { SessionEventSink, type SequencedEvent } from '../arena/session-events.js';
 import { sessionRecord } from '../arena/session-record.js';
@@ -26,6 +32,7 @@ import { bare, sse, type Reply, type SseFrame } from './reply.js';
 export async function answerArena(call: GatewayCall<ArenaRequestBody>, mode: ArenaMode): Promise<Reply> {
   const sessionId = `arena-${randomUUID()}`;
   const plan = planArena(mode, call.body, randomUUID());
+  await checkArenaImageHost(plan);
   const account = accountOf(call);
   const state = newSession(sessionId, plan);
   const defer = (task: () => Promise<void>) => void call.afterResponse.push(task);

@@ -1,5 +1,6 @@
 import { chatCompletion } from '../gateway/chat-core.js';
 import { deploymentChatDeps } from '../gateway/chat-deployment.js';
+import { checkChatImageHosts } from '../gateway/chat-request-checks.js';
 import type { GatewayChatRequest } from '../gateway/chat-request.js';
 import { parseGuardrails } from '../gateway/guardrails/index.js';
 import { cachePolicy } from '../gateway/response-cache.js';
@@ -19,6 +20,7 @@ export function accountOf(call: GatewayCall<unknown>) {
 
 /** One chat request through the chat core, fed from the call and answered as HTTP. */
 export async function answerChat(call: GatewayCall<unknown>, request: GatewayChatRequest): Promise<Reply> {
+  await checkChatImageHosts(request);
   const result = await chatCompletion(
     {
       request,

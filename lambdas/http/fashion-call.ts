@@ -1,4 +1,5 @@
-import { fashionPrediction, submitFashionJob, watchFashionJob } from '../jobs/fashion-jobs.js';
+import { fashionPrediction, submitFashionJob } from '../jobs/fashion-jobs.js';
+import { deploymentFashionWatchDeps, watchFashionJob } from '../jobs/fashion-watch.js';
 import { deploymentMediaJobDeps } from '../jobs/media-job-deps.js';
 import type { FashionRequestBody } from '../providers/fashion/fashion-schema.js';
 import type { GatewayCall } from './call.js';
@@ -27,13 +28,16 @@ export async function answerFashionStatus(call: GatewayCall): Promise<Reply> {
 }
 
 /**
- * Submits, then streams: a refused submission is an ordinary JSON error (nothing has been
- * streamed yet); once the prediction exists every outcome is a frame.
+ * Submits, then streams: a refused submission, or a replay of a prediction that has its cap of
+ * watching streams, is an ordinary JSON error (nothing has been streamed yet); once the stream
+ * starts every outcome is a frame.
  */
 export async function answerFashionSubscribe(call: GatewayCall<FashionRequestBody>): Promise<Reply> {
   const { prediction, replayed, job } = await submit(call);
   const { accountId } = accountOf(call);
-  const events = watchFashionJob(accountId, prediction.predictionId, call.signal, deploymentMediaJobDeps, { job });
+  const events = await watchFashionJob(accountId, prediction.predictionId, call.signal, deploymentFashionWatchDeps, {
+    job,
+  }).catch(toHttp);
   return sse(fashionFrames(events), replayedHeader(replayed));
 }
 

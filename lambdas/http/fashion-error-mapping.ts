@@ -1,4 +1,5 @@
 import { JobNotFoundError } from '../jobs/job-lookup.js';
+import { MAX_WATCHERS_PER_JOB } from '../jobs/job-watchers.js';
 import { FashionError, type FashionErrorKind } from '../providers/fashion/fashion-errors.js';
 import { IdempotencyError, IDEMPOTENCY_HEADER, type IdempotencyErrorKind } from '../store/idempotency.js';
 import { HttpError, retryAfterSeconds } from './errors.js';
@@ -6,14 +7,16 @@ import { HttpError, retryAfterSeconds } from './errors.js';
 /**
  * The one translation of fashion failures into HTTP (spec 4.10 and 7). The upstream's own
  * throttles (RateLimitExceeded, ConcurrencyLimitExceeded) are 429 with Retry-After: waiting
- * helps, so the caller should wait. A refused platform key or an empty credit balance is the
- * platform's problem, not the caller's: 503, as is a missing FASHN configuration.
+ * helps, so the caller should wait; so is a prediction already watched by its cap of streams
+ * (Retry-After: when a slot frees at the latest). A refused platform key or an empty credit
+ * balance is the platform's problem, not the caller's: 503, as is a missing FASHN configuration.
  */
 
 /** When the upstream gave no hint: a rate window clears in seconds, a prediction in ~10 s. */
 const DEFAULT_RETRY_MS: Readonly<Partial<Record<FashionErrorKind, number>>> = {
   rate_limited: 5_000,
   concurrency_limited: 10_000,
+  too_many_watchers: 10_000,
 };
 
 interface Shape {
@@ -38,6 +41,11 @@ const SHAPES: Readonly<Record<FashionErrorKind, Shape>> = {
   out_of_credits: { status: 503, code: 'SERVICE_UNAVAILABLE', message: 'Fashion service is out of credits' },
   upstream_auth: { status: 503, code: 'SERVICE_UNAVAILABLE', message: 'Fashion service credentials were refused' },
   upstream_failed: { status: 503, code: 'SERVICE_UNAVAILABLE', message: 'Fashion service failed; retry later' },
+  too_many_watchers: {
+    status: 429,
+    code: 'RATE_LIMIT_EXCEEDED',
+    message: `At most ${MAX_WATCHERS_PER_JOB} streams may watch one prediction at once (poll its status instead)`,
+  },
 };
 
 export function fashionHttpError(error: FashionError): HttpError {

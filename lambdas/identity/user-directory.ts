@@ -16,7 +16,14 @@ async function cognito() {
   return { client, ...module };
 }
 
-export type PasswordCheck = 'ok' | 'wrong' | 'reset-required';
+/** `locked`: Cognito's own lockout refused the attempt without checking the password. */
+export type PasswordCheck = 'ok' | 'wrong' | 'reset-required' | 'locked';
+
+/**
+ * Cognito tells its lockout from a wrong password by the message alone (both are
+ * NotAuthorizedException); with user-existence errors prevented, an unknown user is a wrong password.
+ */
+const LOCKED_OUT = /password attempts exceeded/i;
 
 export async function checkPassword(email: string, password: string): Promise<PasswordCheck> {
   const { client, InitiateAuthCommand } = await cognito();
@@ -31,7 +38,8 @@ export async function checkPassword(email: string, password: string): Promise<Pa
     if (result.AuthenticationResult) return 'ok';
     return 'reset-required';
   } catch (error) {
-    const name = (error as { name?: string }).name;
+    const { name, message } = error as { name?: string; message?: string };
+    if (name === 'NotAuthorizedException' && LOCKED_OUT.test(message ?? '')) return 'locked';
     if (name === 'NotAuthorizedException' || name === 'UserNotFoundException') return 'wrong';
     if (name === 'PasswordResetRequiredException') return 'reset-required';
     throw error;

@@ -1,39 +1,29 @@
 import { MEDIA_PROVIDERS } from '../catalog/media-providers.js';
-import { logger } from '../config/logger.js';
 import { expectedCredits } from '../providers/fashion/credits.js';
 import { FashionError } from '../providers/fashion/fashion-errors.js';
+import { checkFashionHosts } from '../providers/fashion/fashion-images.js';
 import { parseFashionRequest } from '../providers/fashion/fashion-request.js';
-import {
-  subscribeEvents,
-  terminalEvent,
-  type FashionStreamEvent,
-  type SubscribeOptions,
-} from '../providers/fashion/fashion-subscribe.js';
 import {
   predictionStatus,
   runPrediction,
   type PredictionError,
   type PredictionState,
-  type PredictionStatus,
 } from '../providers/fashion/fashn-wire.js';
 import { parseIdempotencyKey, requestFingerprint, runIdempotently } from '../store/idempotency.js';
 import {
   FASHION_JOB_KIND,
   fashionJobDriver,
-  fashionProgressOf,
   type FashionJobDetails,
   type FashionJobResult,
 } from './drivers/fashion.js';
-import { isJobEnd } from './job-driver.js';
 import { ownedJobOfKind, reportedJob } from './job-lookup.js';
 import type { JobRecord } from './job-record.js';
 import type { JobOwner, MediaJobDeps } from './media-job-deps.js';
-import { settleJob } from './settle-job.js';
 import { startJob } from './start-job.js';
 
 /**
  * Fashion predictions as jobs (spec 4.10): run submits to FASHN and starts the poller, status
- * reads the job record, subscribe watches the prediction itself for at most 2 minutes. The
+ * reads the job record, subscribe watches the job for at most 2 minutes (fashion-watch.ts). The
  * `prediction_id` callers see is the job's id, never FASHN's, so every read is owner-scoped.
  * No HTTP here: refusals are FashionErrors or IdempotencyErrors, an unknown id JobNotFoundError.
  */
@@ -66,12 +56,6 @@ export interface SubmittedPrediction {
   readonly job?: JobRecord;
 }
 
-export interface WatchOptions extends SubscribeOptions {
-  readonly sleep?: (ms: number) => Promise<void>;
-  /** The prediction's record, when the caller holds it already (SubmittedPrediction.job). */
-  readonly job?: JobRecord;
-}
-
 /** What the idempotency record keeps of a submission: enough to answer a repeat the same way. */
 interface Submitted {
   readonly jobId: string;
@@ -86,6 +70,7 @@ interface Submitted {
 export async function submitFashionJob(input: FashionSubmission, deps: MediaJobDeps): Promise<SubmittedPrediction> {
   const key = parseIdempotencyKey(input.idempotencyKey);
   const request = parseFashionRequest(input.body);
+  await checkFashionHosts(request, { lookup: deps.lookupHost });
   const endpoint = await deps.fashn();
   let created: JobRecord | undefined;
   const submit = async (): Promise<Submitted> => {
@@ -135,7 +120,8 @@ export async function fashionPrediction(
   return predictionFromRecord(await ownedFashionJob(accountId, predictionId, deps), signal, deps);
 }
 
-async function predictionFromRecord(
+/** A record as its prediction (outputs kept at the upstream are read there). */
+export async function predictionFromRecord(
   record: JobRecord,
   signal: AbortSignal,
   deps: MediaJobDeps,
@@ -146,46 +132,7 @@ async function predictionFromRecord(
   return { ...recorded, ...(await outputsAtUpstream(job, signal, deps)) };
 }
 
-/**
- * The subscribe stream's events (spec 6.3) for the caller's own prediction: an ended one at
- * once from its record; an active one watched at FASHN (fashion-subscribe.ts), its end settled
- * as the poller would (usage once, the record ended) before the final event goes out, so a
- * status read after `completed` says completed too.
- */
-export async function* watchFashionJob(
-  accountId: string,
-  predictionId: string,
-  signal: AbortSignal,
-  deps: MediaJobDeps,
-  options: WatchOptions = {},
-): AsyncGenerator<FashionStreamEvent> {
-  try {
-    const job = options.job ?? (await ownedFashionJob(accountId, predictionId, deps));
-    if (job.phase === 'succeeded' || job.phase === 'failed') {
-      yield { type: 'job_submitted', prediction_id: job.jobId, model_name: job.model };
-      yield terminalEvent(job.jobId, await predictionFromRecord(job, signal, deps));
-      return;
-    }
-    const endpoint = await deps.fashn();
-    yield* subscribeEvents(
-      { predictionId: job.jobId, modelName: job.model },
-      {
-        poll: () => predictionStatus(endpoint, job.upstreamJobId, { send: deps.send, signal }),
-        now: () => deps.now().getTime(),
-        sleep: options.sleep ?? ((ms) => abortableSleep(ms, signal)),
-        onTerminal: (status) => settleWatched(job, status, deps),
-      },
-      options,
-    );
-  } catch (error) {
-    // The stream has begun (status 200 sent): a failure of ours is its last event, not a cut.
-    if (signal.aborted) return;
-    logger.error('watching a fashion job failed', { jobId: predictionId, error: (error as Error).message });
-    yield { type: 'error', prediction_id: predictionId, message: 'watching the prediction failed; poll its status' };
-  }
-}
-
-const ownedFashionJob = (accountId: string, predictionId: string, deps: MediaJobDeps) =>
+export const ownedFashionJob = (accountId: string, predictionId: string, deps: MediaJobDeps) =>
   ownedJobOfKind(accountId, predictionId, FASHION_JOB_KIND, { getOwnedJob: deps.jobs.getOwnedJob, now: deps.now });
 
 /** FASHN's own running statuses as recorded; anything else recorded while active reads `processing`. */
@@ -228,33 +175,4 @@ async function outputsAtUpstream(
       },
     };
   }
-}
-
-/**
- * Ends the job as the poller would. A failure here is logged, not streamed: the caller's
- * outcome is FASHN's, and the poller settles the job on its next look.
- */
-async function settleWatched(job: JobRecord, status: PredictionStatus, deps: MediaJobDeps): Promise<void> {
-  const progress = fashionProgressOf(status);
-  if (!isJobEnd(progress)) return;
-  await settleJob(job, progress, deps).catch((error: unknown) =>
-    logger.warn('a watched fashion job was not settled; the poller will', {
-      jobId: job.jobId,
-      error: (error as Error).message,
-    }),
-  );
-}
-
-/** Resolves after `ms`, or at once when the stream's caller has gone. */
-function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
 }

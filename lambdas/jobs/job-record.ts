@@ -45,6 +45,14 @@ export interface JobRecord {
   readonly polls: number;
   /** Epoch seconds: the table's TTL attribute; reads treat a job past it as gone. */
   readonly expiresAt: number;
+  /**
+   * Epoch milliseconds until which `pollLeaseHolder` alone may ask the upstream (poll-lease.ts):
+   * the poller and every stream watching the job share one upstream call per lease.
+   */
+  readonly pollLeaseUntil?: number;
+  readonly pollLeaseHolder?: string;
+  /** The streams watching the job: watcher id → epoch milliseconds its slot lapses (job-watchers.ts). */
+  readonly watchers?: Readonly<Record<string, number>>;
 }
 
 /** Kept 30 days, then left to TTL: long enough to fetch a result, short enough to hold no archive. */

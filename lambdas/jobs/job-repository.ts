@@ -2,6 +2,7 @@ import { dynamo, fromItem, isConditionFailure, nowSeconds, tableName, toItem } f
 import { accountPk } from '../store/usage-items.js';
 import type { JobEnd, JobUnderway } from './job-driver.js';
 import { ACTIVE_PHASES, type JobRecord, type JsonObject } from './job-record.js';
+import type { PollLease } from './poll-lease.js';
 
 /**
  * The jobs table's job items: one item per job under `JOB#<id>`, in the owner index under its
@@ -9,12 +10,12 @@ import { ACTIVE_PHASES, type JobRecord, type JsonObject } from './job-record.js'
  * DynamoDB. Every read is owner-scoped: another account's job and an unknown id look the same.
  */
 
-const jobKey = (jobId: string) => toItem({ pk: `JOB#${jobId}`, sk: 'JOB' });
+export const jobKey = (jobId: string) => toItem({ pk: `JOB#${jobId}`, sk: 'JOB' });
 export const jobOwnerSk = (job: Pick<JobRecord, 'createdAt' | 'jobId'>) => `JOB#${job.createdAt}#${job.jobId}`;
 
 /** The condition every transition shares: the item is this owner's job and has not ended. */
-const STILL_ACTIVE = 'attribute_exists(pk) AND accountId = :owner AND #phase IN (:queued, :running)';
-const activeValues = (job: Pick<JobRecord, 'accountId'>) => ({
+export const STILL_ACTIVE = 'attribute_exists(pk) AND accountId = :owner AND #phase IN (:queued, :running)';
+export const activeValues = (job: Pick<JobRecord, 'accountId'>) => ({
   ':owner': job.accountId,
   ':queued': ACTIVE_PHASES[0],
   ':running': ACTIVE_PHASES[1],
@@ -87,6 +88,33 @@ export async function endJob(job: JobRecord, end: JobEnd, now = new Date()): Pro
     values: { ':phase': end.phase, ...Object.fromEntries(names.map((name, i) => [`:f${i}`, fields[name]])) },
     names: Object.fromEntries(names.map((name, i) => [`#f${i}`, name])),
   });
+}
+
+/**
+ * Takes the job's poll lease (poll-lease.ts) for `lease.ms` from `now`: true when the caller may
+ * ask the upstream now. False while another holder's lease runs, or once the job has ended
+ * (nothing is left to ask); the caller then reads the record instead.
+ */
+export async function takePollLease(job: JobRecord, lease: PollLease, now = new Date()): Promise<boolean> {
+  try {
+    await dynamo().updateItem({
+      TableName: tableName('jobs'),
+      Key: jobKey(job.jobId),
+      UpdateExpression: 'SET pollLeaseUntil = :until, pollLeaseHolder = :holder',
+      ConditionExpression: `${STILL_ACTIVE} AND (attribute_not_exists(pollLeaseUntil) OR pollLeaseUntil <= :now OR pollLeaseHolder = :holder)`,
+      ExpressionAttributeNames: { '#phase': 'phase' },
+      ExpressionAttributeValues: toItem({
+        ...activeValues(job),
+        ':until': now.getTime() + lease.ms,
+        ':holder': lease.holder,
+        ':now': now.getTime(),
+      }),
+    });
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
 }
 
 /**

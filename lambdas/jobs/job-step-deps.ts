@@ -2,7 +2,7 @@ import { publishMetrics } from '../observability/metrics.js';
 import { send } from '../providers/http-transport.js';
 import { recordUsage } from '../store/usage-ledger.js';
 import { JOB_DRIVERS } from './job-drivers.js';
-import { endJob, getOwnedJob, recordProgress } from './job-repository.js';
+import { endJob, getOwnedJob, recordProgress, takePollLease } from './job-repository.js';
 import type { JobStepDeps } from './poll-step.js';
 
 /** One upstream poll may take this long; the task functions' 30 s timeout leaves room for the writes. */
@@ -12,7 +12,7 @@ export const POLL_CALL_TIMEOUT_MS = 20_000;
 export function jobStepDeps(): JobStepDeps {
   return {
     drivers: JOB_DRIVERS,
-    jobs: { getOwnedJob, recordProgress, endJob },
+    jobs: { getOwnedJob, takePollLease, recordProgress, endJob },
     recordUsage,
     upstream: { send, signal: AbortSignal.timeout(POLL_CALL_TIMEOUT_MS) },
     now: () => new Date(),

@@ -1,6 +1,7 @@
 import { MEDIA_PROVIDERS } from '../catalog/media-providers.js';
 import type { MetricRecord } from '../observability/metric-names.js';
 import { publishMetrics } from '../observability/metrics.js';
+import type { HostLookup } from '../schema/public-url.js';
 import { fashionEndpoint } from '../providers/fashion/fashion-deployment.js';
 import { send, type TransportRequest, type TransportResponse } from '../providers/http-transport.js';
 import { platformEndpointOf, type ProviderEndpoint } from '../providers/provider-config.js';
@@ -41,6 +42,8 @@ export interface MediaJobDeps {
   readonly now: () => Date;
   /** The metrics of a job the core ends itself (a watched fashion prediction). @default none */
   readonly publishMetrics?: (records: readonly MetricRecord[]) => void;
+  /** Resolves the host names of caller URLs (lambdas/schema/public-url.ts). @default node:dns lookup */
+  readonly lookupHost?: HostLookup;
 }
 
 /** Who submits a job: it is theirs, and metered under their request and route. */

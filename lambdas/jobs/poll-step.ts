@@ -2,6 +2,7 @@ import { isRetryable, UpstreamError } from '../providers/upstream-failure.js';
 import { isJobEnd, type JobEnd, type JobPollDeps, type JobUnderway } from './job-driver.js';
 import { isEnded, type JobPhase, type JobRecord } from './job-record.js';
 import { JOB_ERRORS, JobStepError } from './job-step-errors.js';
+import { POLL_LEASE_MS, POLLER_LEASE_HOLDER, type PollLease } from './poll-lease.js';
 import { settleJob, type SettleDeps } from './settle-job.js';
 
 /**
@@ -36,6 +37,7 @@ export interface JobStepOutcome {
 
 export interface JobStore {
   getOwnedJob(accountId: string, jobId: string, now?: number): Promise<JobRecord | undefined>;
+  takePollLease(job: JobRecord, lease: PollLease, now?: Date): Promise<boolean>;
   recordProgress(job: JobRecord, progress: JobUnderway, now?: Date): Promise<boolean>;
   endJob(job: JobRecord, end: JobEnd, now?: Date): Promise<boolean>;
 }
@@ -46,6 +48,7 @@ export interface JobStepDeps extends SettleDeps {
 }
 
 const GONE: JobStepOutcome = { done: true, phase: 'gone' };
+const POLLER_LEASE: PollLease = { holder: POLLER_LEASE_HOLDER, ms: POLL_LEASE_MS };
 
 export async function pollJob(input: JobStepInput, deps: JobStepDeps): Promise<JobStepOutcome> {
   const job = await deps.jobs.getOwnedJob(input.accountId, input.jobId, deps.now().getTime());
@@ -58,6 +61,9 @@ export async function pollJob(input: JobStepInput, deps: JobStepDeps): Promise<J
   if (deps.now().getTime() > Date.parse(input.deadline)) {
     throw new JobStepError(JOB_ERRORS.timedOut, `job ${job.jobId} did not finish by ${input.deadline}`);
   }
+  // A stream watching the job asked the upstream within the lease and recorded what it saw:
+  // no second call. The job stays the poller's to end; the next attempt looks again.
+  if (!(await deps.jobs.takePollLease(job, POLLER_LEASE, deps.now()))) return { done: false, phase: job.phase };
   const progress = await driver.poll(job, deps.upstream).catch((error: unknown) => {
     if (!(error instanceof UpstreamError)) throw error;
     if (isRetryable(error.failure)) throw new JobStepError(JOB_ERRORS.upstreamTransient, error.message);

@@ -3,7 +3,7 @@ import { MediaError, mediaErrorOf } from '../providers/media/media-errors.js';
 import { downloadLinkFor, type VideoJobFile } from '../providers/media/video-download-link.js';
 import { retrieveVideoFile } from '../providers/media/video-file.js';
 import { VIDEO_MODELS, type VideoModelId } from '../providers/media/video-models.js';
-import { parseVideoRequest, type VideoRequest } from '../providers/media/video-request.js';
+import { checkVideoHosts, parseVideoRequest, type VideoRequest } from '../providers/media/video-request.js';
 import { submitVideo, type VideoStatus } from '../providers/media/video-task.js';
 import type { ProviderEndpoint } from '../providers/provider-config.js';
 import { UpstreamError } from '../providers/upstream-failure.js';
@@ -49,6 +49,7 @@ export async function submitVideoJob(
   deps: MediaJobDeps,
 ): Promise<VideoJob> {
   const request = parseVideoRequest(body);
+  await checkVideoHosts(request, { lookup: deps.lookupHost });
   const endpoint = await minimaxEndpoint(deps);
   const taskId = await submitVideo(endpoint, request, { send: deps.send, signal }).catch((error: unknown) => {
     throw error instanceof UpstreamError ? mediaErrorOf(error.failure, 'prompt') : error;

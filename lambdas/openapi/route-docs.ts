@@ -1,8 +1,10 @@
 import { legacyChatRequestSchema, arenaRequestSchema } from '../arena/arena-request.js';
 import { chatRequestSchema } from '../gateway/chat-request.js';
 import { CREATE_ACCOUNT_BODY, LOGIN_BODY } from '../identity/account-schemas.js';
+import { LOGIN_LIMITS } from '../identity/login-limits.js';
 import { ADMIN_CREATE_KEY_BODY, CREATE_KEY_BODY, UPDATE_KEY_BODY } from '../identity/key-schemas.js';
 import { CREATE_PROVIDER_KEY_BODY } from '../identity/provider-key-schemas.js';
+import { MAX_WATCHERS_PER_JOB } from '../jobs/job-watchers.js';
 import { musicRequestSchema } from '../providers/media/music-request.js';
 import { speechRequestSchema } from '../providers/media/speech-request.js';
 import { videoRequestSchema } from '../providers/media/video-request.js';
@@ -289,7 +291,9 @@ export const routeDocs: Readonly<Record<string, RouteDoc>> = {
     summary: 'Submit a fashion prediction and stream it',
     description:
       'As run, then the prediction’s progress for at most two minutes; a refused submission is a JSON error. ' +
-      'The poller carries on after the stream ends.',
+      'The poller carries on after the stream ends. A repeat with the same Idempotency-Key watches the same ' +
+      `prediction; at most ${MAX_WATCHERS_PER_JOB} streams watch one at once, past that \`429\` ` +
+      '(`RATE_LIMIT_EXCEEDED`, `Retry-After`).',
     request: { name: 'FashionRequest', schema: fashionRequestSchema },
     parameters: [IDEMPOTENCY_KEY],
     success: {
@@ -319,6 +323,13 @@ export const routeDocs: Readonly<Record<string, RouteDoc>> = {
       description: 'Signed in; the cookie is set',
       json: enveloped(ref('SignedIn')),
       headers: ['Set-Cookie'],
+    },
+    errors: {
+      401: 'Wrong email or password, one answer for both (`UNAUTHORIZED`); or `PASSWORD_RESET_REQUIRED`',
+      429:
+        `Too many sign-in attempts (\`RATE_LIMIT_EXCEEDED\`): for the email, ${LOGIN_LIMITS.freeFailures} failures, then a ` +
+        `lock of ${LOGIN_LIMITS.firstLockMs / 1000} s doubling with each failure to ${LOGIN_LIMITS.maxLockMs / 60_000} min; ` +
+        `from the client, ${LOGIN_LIMITS.clientAttempts} unsuccessful per ${LOGIN_LIMITS.clientWindowMs / 60_000} min`,
     },
   },
   'auth-logout': {

@@ -80,6 +80,25 @@ function openWindow(bucket: string, want: number, now: number, windowMs: number)
   });
 }
 
+/**
+ * Hands one request back to the window that ends at `resetAtMs`, for a caller whose request
+ * turned out not to count (a successful sign-in); a window opened since is left alone.
+ */
+export async function giveBack(bucket: string, resetAtMs: number): Promise<void> {
+  try {
+    await dynamo().updateItem({
+      TableName: tableName('cache'),
+      Key: windowKey(bucket),
+      UpdateExpression: 'ADD #count :minusOne',
+      ConditionExpression: '#resetAt = :reset AND #count > :zero',
+      ExpressionAttributeNames: NAMES,
+      ExpressionAttributeValues: toItem({ ':minusOne': -1, ':reset': resetAtMs, ':zero': 0 }),
+    });
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+  }
+}
+
 async function attempt(want: number, input: UpdateItemCommandInput): Promise<Lease | undefined> {
   try {
     const { Attributes } = await dynamo().updateItem(input);

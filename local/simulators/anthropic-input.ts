@@ -253,6 +253,11 @@ export function toScriptInput(request: WireRequest): ScriptInput {
     }
     const own = blocks.filter((b) => b.type !== 'tool_result');
     if (own.length === 0 && blocks.length > 0) continue;
+    if (message.role === 'user') {
+      for (const said of userMessagesOf(own))
+        messages.push({ role: 'user', text: textOf(said), images: imagesIn(said) });
+      continue;
+    }
     const toolUses = own
       .filter((b) => b.type === 'tool_use')
       .map((b) => JSON.stringify({ name: b.name, input: b.input }));
@@ -284,5 +289,23 @@ const textOf = (blocks: WireBlock[]): string =>
     .filter((b) => b.type === 'text' && typeof b.text === 'string')
     .map((b) => b.text as string)
     .join('\n');
+
+/**
+ * A user turn's blocks as the messages they were: each text block after the first begins a new
+ * one, since the gateway merges consecutive user messages into one turn (Anthropic requires
+ * alternation) and the script answers the last message, as it does through the OpenAI format.
+ */
+function userMessagesOf(blocks: WireBlock[]): WireBlock[][] {
+  const messages: WireBlock[][] = [];
+  let current: WireBlock[] = [];
+  for (const block of blocks) {
+    if (block.type === 'text' && current.some((b) => b.type === 'text')) {
+      messages.push(current);
+      current = [];
+    }
+    current.push(block);
+  }
+  return current.length > 0 || messages.length === 0 ? [...messages, current] : messages;
+}
 
 const imagesIn = (blocks: WireBlock[]): number => blocks.filter((b) => b.type === 'image').length;

@@ -320,7 +320,12 @@ export function toScriptInput(model: string, request: WireRequest): ScriptInput 
           toolName: part.functionResponse.name,
         });
       } else if (part.inlineData || part.fileData) images++;
-      else if (typeof part.text === 'string') text += (text === '' ? '' : '\n') + part.text;
+      else if (typeof part.text === 'string') {
+        // Each text part after the first is a message of its own: the gateway merges consecutive
+        // user messages into one turn, and the script answers the last, as through OpenAI's format.
+        if (text !== '') flush();
+        text = part.text;
+      }
     }
     flush();
   }

@@ -3,14 +3,17 @@
  * (Secrets Manager, Cognito): the unmodified AWS SDK v3 clients talk to them once their
  * endpoint is overridden, so production code needs no local branches.
  *
- * Requests are not signature-checked: the server binds to loopback only and exists for a
- * developer's own machine.
+ * Every request must carry a valid AWS Signature Version 4 made with the stand-in's
+ * credentials, as AWS demands (signature-check.ts): loopback is open to every process on the
+ * machine, and Secrets Manager holds the admin token. Only the operations AWS itself serves
+ * unsigned (Cognito's sign-in flow) are served unsigned.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname } from 'node:path';
+import { signatureRefusal, type StandInCredentials } from './signature-check.js';
 
 /** An error the SDK turns into a named exception (`err.name === type`). */
 export class AwsJsonError extends Error {
@@ -34,6 +37,11 @@ export interface AwsJsonServerOptions {
   readonly port?: number;
   /** The service's JSON protocol version (Step Functions speaks 1.0). @default '1.1' */
   readonly jsonVersion?: '1.0' | '1.1';
+  /**
+   * What requests must be signed with. @default AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY of
+   * this process: what the AWS SDK clients beside the stand-in sign with.
+   */
+  readonly credentials?: StandInCredentials;
 }
 
 export interface AwsJsonServer {
@@ -45,10 +53,65 @@ export interface AwsJsonServer {
 // The largest real payload is a 64 KiB secret; anything far beyond that is a client bug.
 const MAX_BODY_BYTES = 1024 * 1024;
 
+/**
+ * Operations AWS serves without a signature (its models mark them `smithy.api#noAuth`; the SDK
+ * sends them unsigned): a user's own token or password is their credential.
+ */
+const UNSIGNED_OPERATIONS: Readonly<Record<string, ReadonlySet<string>>> = {
+  AWSCognitoIdentityProviderService: new Set([
+    'AssociateSoftwareToken',
+    'ChangePassword',
+    'CompleteWebAuthnRegistration',
+    'ConfirmDevice',
+    'ConfirmForgotPassword',
+    'ConfirmSignUp',
+    'DeleteUser',
+    'DeleteUserAttributes',
+    'DeleteWebAuthnCredential',
+    'ForgetDevice',
+    'ForgotPassword',
+    'GetDevice',
+    'GetTokensFromRefreshToken',
+    'GetUser',
+    'GetUserAttributeVerificationCode',
+    'GetUserAuthFactors',
+    'GlobalSignOut',
+    'InitiateAuth',
+    'ListDevices',
+    'ListUserSessions',
+    'ListWebAuthnCredentials',
+    'ResendConfirmationCode',
+    'RespondToAuthChallenge',
+    'RevokeToken',
+    'RevokeUserSession',
+    'SetUserMFAPreference',
+    'SetUserSettings',
+    'SignUp',
+    'StartWebAuthnRegistration',
+    'UpdateAuthEventFeedback',
+    'UpdateDeviceStatus',
+    'UpdateUserAttributes',
+    'VerifySoftwareToken',
+    'VerifyUserAttribute',
+  ]),
+};
+
+/** The credentials the AWS SDK would sign with in this process, from its environment. */
+export function environmentCredentials(env: NodeJS.ProcessEnv = process.env): StandInCredentials {
+  const accessKeyId = env['AWS_ACCESS_KEY_ID'];
+  const secretAccessKey = env['AWS_SECRET_ACCESS_KEY'];
+  if (!accessKeyId || !secretAccessKey)
+    throw new Error(
+      'a local AWS stand-in checks signatures: pass its credentials, or set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY',
+    );
+  return { accessKeyId, secretAccessKey };
+}
+
 export async function startAwsJsonServer(options: AwsJsonServerOptions): Promise<AwsJsonServer> {
   const contentType = `application/x-amz-json-${options.jsonVersion ?? '1.1'}`;
+  const credentials = options.credentials ?? environmentCredentials();
   const server = createServer((req, res) => {
-    handle(options, contentType, req, res).catch((err: unknown) => {
+    handle(options, credentials, contentType, req, res).catch((err: unknown) => {
       const failure = err instanceof AwsJsonError ? err : new AwsJsonError('InternalFailure', String(err), 500);
       send(res, contentType, failure.status, { __type: failure.type, message: failure.message }, failure.type);
     });
@@ -74,6 +137,7 @@ export async function startAwsJsonServer(options: AwsJsonServerOptions): Promise
 
 async function handle(
   options: AwsJsonServerOptions,
+  credentials: StandInCredentials,
   contentType: string,
   req: IncomingMessage,
   res: ServerResponse,
@@ -82,11 +146,22 @@ async function handle(
   const target = String(req.headers['x-amz-target'] ?? '');
   const dot = target.lastIndexOf('.');
   const operationName = target.slice(dot + 1);
+  const ownTarget = dot >= 0 && target.slice(0, dot) === options.targetPrefix;
+  const body = await readBody(req);
+  // Before the operation is looked up, as AWS does: an unsigned caller learns nothing more.
+  if (!(ownTarget && UNSIGNED_OPERATIONS[options.targetPrefix]?.has(operationName))) {
+    const refusal = await signatureRefusal(
+      { method: req.method, url: req.url ?? '/', headers: req.headers, body },
+      credentials,
+      Date.now(),
+    );
+    if (refusal) throw new AwsJsonError(refusal.type, refusal.message);
+  }
   const operation = Object.hasOwn(options.operations, operationName) ? options.operations[operationName] : undefined;
-  if (dot < 0 || target.slice(0, dot) !== options.targetPrefix || !operation) {
+  if (!ownTarget || !operation) {
     throw new AwsJsonError('UnknownOperationException', `unknown operation ${JSON.stringify(target)}`);
   }
-  const input = parseBody(await readBody(req));
+  const input = parseBody(body.toString('utf8'));
   const output = await operation(input);
   send(res, contentType, 200, output ?? {});
 }
@@ -104,7 +179,7 @@ function parseBody(raw: string): AwsJsonInput {
   return parsed as AwsJsonInput;
 }
 
-async function readBody(req: IncomingMessage): Promise<string> {
+async function readBody(req: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req as AsyncIterable<Buffer>) {
@@ -112,7 +187,7 @@ async function readBody(req: IncomingMessage): Promise<string> {
     if (size > MAX_BODY_BYTES) throw new AwsJsonError('SerializationException', 'request body too large', 413);
     chunks.push(chunk);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
 }
 
 function send(res: ServerResponse, contentType: string, status: number, body: unknown, errorType?: string): void {

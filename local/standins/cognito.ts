@@ -4,6 +4,15 @@
  * USER_PASSWORD_AUTH. Error names and messages follow the real service, including
  * "prevent user existence errors" (an unknown user and a wrong password look the same).
  *
+ * Sign-in lockout as Cognito documents it ("Lockout behavior for failed sign-in attempts"), for
+ * InitiateAuth and AdminInitiateAuth alike: after 5 failed password checks a user is locked for
+ * 1 s, and each further failure locks for twice as long (2^(n-5) s for n failures), up to 15
+ * minutes. An attempt during a lock, right password or not, is NotAuthorizedException
+ * "Password attempts exceeded" and does not lengthen it. A successful sign-in after the lock,
+ * or 15 minutes without any attempt, starts the count again. Only existing users are locked:
+ * the documentation describes locking users, and an unknown name always reads as a wrong
+ * password. Lock state lives in memory: a restart of the stand-in clears it.
+ *
  * Tokens are JWT-shaped (HS256 under a key kept in the state file) so code that reads claims
  * such as `sub` from the IdToken, or calls GetUser with the AccessToken, works as in the cloud.
  * They are not verifiable against a Cognito JWKS; nothing local needs that.
@@ -70,6 +79,20 @@ interface State {
   users: Record<string, StoredUser>;
 }
 
+/** Cognito's documented lockout (see the header). */
+const LOCKOUT = {
+  freeFailures: 5,
+  firstLockMs: 1_000,
+  maxLockMs: 15 * 60_000,
+  quietMs: 15 * 60_000,
+} as const;
+
+interface Lockout {
+  failures: number;
+  lockedUntil: number;
+  lastAttempt: number;
+}
+
 const TOKEN_TTL_SECONDS = 3600;
 const CHALLENGE_TTL_MS = 3 * 60_000;
 // Cognito's own list of special characters; a space inside the password also counts.
@@ -80,6 +103,7 @@ const SCRYPT = { N: 16384, r: 8, p: 1, keyLength: 32 };
 const scryptAsync = promisify(scrypt) as (pw: string, salt: Buffer, len: number, opts: object) => Promise<Buffer>;
 
 const incorrect = () => new AwsJsonError('NotAuthorizedException', 'Incorrect username or password.');
+const attemptsExceeded = () => new AwsJsonError('NotAuthorizedException', 'Password attempts exceeded');
 
 export async function startCognitoStandIn(options: CognitoStandInOptions): Promise<AwsJsonServer> {
   if (!/^[\w-]+_[0-9a-zA-Z]+$/.test(options.userPoolId)) throw new Error(`invalid user pool id ${options.userPoolId}`);
@@ -96,6 +120,8 @@ export async function startCognitoStandIn(options: CognitoStandInOptions): Promi
   const signingKey = Buffer.from(state.signingKey, 'base64');
   // Challenge sessions are short-lived and, like Cognito's, do not need to survive a restart.
   const sessions = new Map<string, { key: string; expires: number }>();
+  // Keyed like `state.users`, and only for users that exist: bounded by the pool's size.
+  const lockouts = new Map<string, Lockout>();
   let issuer = '';
 
   function checkPool(input: AwsJsonInput): void {
@@ -155,6 +181,64 @@ export async function startCognitoStandIn(options: CognitoStandInOptions): Promi
       ExpiresIn: TOKEN_TTL_SECONDS,
       TokenType: 'Bearer',
     };
+  }
+
+  /** USERNAME and PASSWORD checked under the lockout; tokens, or the new-password challenge. */
+  async function passwordAuth(input: AwsJsonInput) {
+    const params = (input.AuthParameters ?? {}) as Record<string, unknown>;
+    if (typeof params.USERNAME !== 'string' || typeof params.PASSWORD !== 'string') {
+      throw new AwsJsonError('InvalidParameterException', 'Missing required parameter USERNAME or PASSWORD');
+    }
+    const found = lookup(params.USERNAME);
+    const lockout = found && currentLockout(found[0]);
+    if (lockout && lockout.lockedUntil > now()) {
+      lockout.lastAttempt = now();
+      throw attemptsExceeded();
+    }
+    // Hash even for an unknown user so response time does not reveal which emails exist.
+    const ok = await verifyPassword(params.PASSWORD, found?.[1].passwordHash);
+    if (!found || !ok) {
+      if (found) recordFailure(found[0]);
+      throw incorrect();
+    }
+    const [key, user] = found;
+    lockouts.delete(key);
+    if (user.status === 'FORCE_CHANGE_PASSWORD') {
+      const session = randomBytes(48).toString('base64url');
+      sessions.set(session, { key, expires: now() + CHALLENGE_TTL_MS });
+      const { sub: _sub, email_verified: _verified, ...visible } = user.attributes;
+      return {
+        ChallengeName: 'NEW_PASSWORD_REQUIRED',
+        Session: session,
+        ChallengeParameters: {
+          USER_ID_FOR_SRP: user.sub,
+          requiredAttributes: '[]',
+          userAttributes: JSON.stringify(visible),
+        },
+      };
+    }
+    return { AuthenticationResult: tokens(user), ChallengeParameters: {} };
+  }
+
+  /** The user's lockout, forgotten after a quiet spell. */
+  function currentLockout(key: string): Lockout | undefined {
+    const lockout = lockouts.get(key);
+    if (lockout && lockout.lastAttempt <= now() - LOCKOUT.quietMs) {
+      lockouts.delete(key);
+      return undefined;
+    }
+    return lockout;
+  }
+
+  function recordFailure(key: string): void {
+    const lockout = currentLockout(key) ?? { failures: 0, lockedUntil: 0, lastAttempt: 0 };
+    lockout.failures++;
+    lockout.lastAttempt = now();
+    if (lockout.failures >= LOCKOUT.freeFailures) {
+      const lockMs = LOCKOUT.firstLockMs * 2 ** (lockout.failures - LOCKOUT.freeFailures);
+      lockout.lockedUntil = now() + Math.min(LOCKOUT.maxLockMs, lockMs);
+    }
+    lockouts.set(key, lockout);
   }
 
   async function setPassword(key: string, password: string, permanent: boolean): Promise<void> {
@@ -218,35 +302,22 @@ export async function startCognitoStandIn(options: CognitoStandInOptions): Promi
       return { ...userView(user), UserAttributes: attributeList(user) };
     },
 
-    async InitiateAuth(input: AwsJsonInput) {
+    InitiateAuth(input: AwsJsonInput) {
       checkClient(input);
       const flow = requireString(input, 'AuthFlow');
       if (flow !== 'USER_PASSWORD_AUTH')
         throw new AwsJsonError('InvalidParameterException', `${flow} flow not enabled for this client`);
-      const params = (input.AuthParameters ?? {}) as Record<string, unknown>;
-      if (typeof params.USERNAME !== 'string' || typeof params.PASSWORD !== 'string') {
-        throw new AwsJsonError('InvalidParameterException', 'Missing required parameter USERNAME or PASSWORD');
-      }
-      const found = lookup(params.USERNAME);
-      // Hash even for an unknown user so response time does not reveal which emails exist.
-      const ok = await verifyPassword(params.PASSWORD, found?.[1].passwordHash);
-      if (!found || !ok) throw incorrect();
-      const [key, user] = found;
-      if (user.status === 'FORCE_CHANGE_PASSWORD') {
-        const session = randomBytes(48).toString('base64url');
-        sessions.set(session, { key, expires: now() + CHALLENGE_TTL_MS });
-        const { sub: _sub, email_verified: _verified, ...visible } = user.attributes;
-        return {
-          ChallengeName: 'NEW_PASSWORD_REQUIRED',
-          Session: session,
-          ChallengeParameters: {
-            USER_ID_FOR_SRP: user.sub,
-            requiredAttributes: '[]',
-            userAttributes: JSON.stringify(visible),
-          },
-        };
-      }
-      return { AuthenticationResult: tokens(user), ChallengeParameters: {} };
+      return passwordAuth(input);
+    },
+
+    AdminInitiateAuth(input: AwsJsonInput) {
+      checkPool(input);
+      checkClient(input);
+      const flow = requireString(input, 'AuthFlow');
+      // ADMIN_NO_SRP_AUTH is the older name of the same flow.
+      if (flow !== 'ADMIN_USER_PASSWORD_AUTH' && flow !== 'ADMIN_NO_SRP_AUTH')
+        throw new AwsJsonError('InvalidParameterException', `${flow} flow not enabled for this client`);
+      return passwordAuth(input);
     },
 
     async RespondToAuthChallenge(input: AwsJsonInput) {

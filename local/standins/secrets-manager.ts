@@ -5,7 +5,9 @@
  *
  * Values are kept in plain text in `<dataDir>/secrets-manager.json` (mode 0600): this runs
  * on the developer's own machine and holds their own keys, exactly as a `.env` file would.
- * The KMS key id is recorded for DescribeSecret but nothing is encrypted.
+ * The KMS key id is recorded for DescribeSecret but nothing is encrypted. Every call must be
+ * signed with the runtime's credentials (aws-json-server.ts): the values are the admin token
+ * and provider keys, and any process on the machine can reach loopback.
  */
 import { randomInt, randomUUID } from 'node:crypto';
 import { join } from 'node:path';
@@ -20,13 +22,16 @@ import {
   type AwsJsonInput,
   type AwsJsonServer,
 } from './aws-json-server.js';
+import type { StandInCredentials } from './signature-check.js';
 
 export interface SecretsManagerStandInOptions {
   /** Folder for the state file; created if missing. */
   readonly dataDir: string;
   readonly port?: number;
-  /** Clock in epoch ms; tests move it to expire recovery windows. */
+  /** Clock in epoch ms; tests move it to expire recovery windows. Signatures keep real time. */
   readonly now?: () => number;
+  /** What every call must be signed with. @default the process's AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY */
+  readonly credentials?: StandInCredentials;
 }
 
 interface Tag {
@@ -259,7 +264,12 @@ export async function startSecretsManagerStandIn(options: SecretsManagerStandInO
     },
   };
 
-  return startAwsJsonServer({ targetPrefix: 'secretsmanager', operations, port: options.port });
+  return startAwsJsonServer({
+    targetPrefix: 'secretsmanager',
+    operations,
+    port: options.port,
+    credentials: options.credentials,
+  });
 }
 
 function readValue(input: AwsJsonInput, required: boolean): Pick<SecretVersion, 'string' | 'binary'> | undefined {

@@ -1,6 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { LocalGateway } from '../../local/child-runtime.js';
 import { ADMIN_TOKEN_SECRET } from '../../local/runtime-config.js';
+import { readStandInCredentials } from '../../local/standin-credentials.js';
+import { awsJsonCall } from '../support/aws-json-call.js';
 import { bearer, call } from './support/http.js';
 
 /**
@@ -16,13 +18,14 @@ afterAll(() => gateway.dispose());
 const createAccount = (token: string, email: string) =>
   call(gateway.url('/api/admin/v1/accounts'), { headers: bearer(token), body: { email, name: 'Rotation' } });
 
+/** As an operator would, with the runtime's own credentials: the stand-in serves no one else. */
 async function putAdminToken(value: string): Promise<void> {
-  const response = await fetch(gateway.aws.secretsManager, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/x-amz-json-1.1', 'X-Amz-Target': 'secretsmanager.PutSecretValue' },
-    body: JSON.stringify({ SecretId: ADMIN_TOKEN_SECRET, SecretString: value }),
-  });
-  expect(response.status).toBe(200);
+  await awsJsonCall(
+    gateway.aws.secretsManager,
+    'secretsmanager.PutSecretValue',
+    { SecretId: ADMIN_TOKEN_SECRET, SecretString: value },
+    readStandInCredentials(gateway.dataDir),
+  );
 }
 
 test('a rotated admin token works at once, and the old one stops working', async () => {
@@ -37,4 +40,23 @@ test('a rotated admin token works at once, and the old one stops working', async
   const refused = await createAccount(old, 'stale@example.com');
   expect(refused.status).toBe(401);
   expect(refused.body.error.code).toBe('INVALID_API_KEY');
+});
+
+test('another process on the machine cannot read the admin token from the local Secrets Manager', async () => {
+  const unsigned = await fetch(gateway.aws.secretsManager, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/x-amz-json-1.1', 'X-Amz-Target': 'secretsmanager.GetSecretValue' },
+    body: JSON.stringify({ SecretId: ADMIN_TOKEN_SECRET }),
+  });
+  expect(unsigned.status).toBe(400);
+  expect(unsigned.headers.get('x-amzn-errortype')).toBe('MissingAuthenticationTokenException');
+  expect(await unsigned.text()).not.toContain(gateway.info.adminToken);
+  await expect(
+    awsJsonCall(
+      gateway.aws.secretsManager,
+      'secretsmanager.GetSecretValue',
+      { SecretId: ADMIN_TOKEN_SECRET },
+      { accessKeyId: 'local', secretAccessKey: 'local' },
+    ),
+  ).rejects.toMatchObject({ name: 'UnrecognizedClientException' });
 });

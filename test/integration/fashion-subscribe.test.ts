@@ -1,5 +1,8 @@
 import { createKey, provisionAccount } from './support/accounts.js';
 import { bearer, call } from './support/http.js';
+import { SimulatorControl } from './support/simulators.js';
+import { MAX_WATCHERS_PER_JOB } from '../../lambdas/jobs/job-watchers.js';
+import { POLL_LEASE_MS } from '../../lambdas/jobs/poll-lease.js';
 import { RawHttpConnection, type RawResponse } from '../support/raw-http.js';
 import { LocalGateway } from '../../local/child-runtime.js';
 
@@ -36,7 +39,10 @@ async function subscribe(body: unknown, headers: Record<string, string> = {}): P
 
 /** Every frame is `event: fashion` and one `data:` line; the last is `[DONE]`. */
 function eventsOf(response: RawResponse): any[] {
-  const text = response.body.toString('utf8');
+  return eventsIn(response.body.toString('utf8'));
+}
+
+function eventsIn(text: string): any[] {
   expect(text.endsWith('event: fashion\ndata: [DONE]\n\n')).toBe(true);
   const frames = text.split('\n\n').filter((frame) => frame !== '' && !frame.startsWith(':'));
   for (const frame of frames) expect(frame).toMatch(/^event: fashion\ndata: [^\n]+$/);
@@ -106,3 +112,67 @@ test('a refused body is a JSON 400 with meta, not a stream', async () => {
     meta: { requestId: expect.any(String) },
   });
 });
+
+test('streams replaying one Idempotency-Key watch one prediction: FASHN is asked once per lease, and the one past the cap is refused', async () => {
+  const fashn = SimulatorControl.of(gateway, 'fashn');
+  await fashn.reset();
+  const body = JSON.stringify({ model_name: 'model-create', inputs: { prompt: 'a wool coat [sim:polls=6]' } });
+  const headers = {
+    ...bearer(key),
+    'Content-Type': 'application/json',
+    'Idempotency-Key': `watchers-${Date.now()}`,
+  };
+  const open = () => fetch(gateway.url('/api/v1/fashion/subscribe'), { method: 'POST', headers, body });
+  const usageBefore = await subscribeUsage();
+  const started = performance.now();
+  // Its headers come once the prediction exists and this stream holds its slot.
+  const first = await open();
+  const replays = await Promise.all(Array.from({ length: MAX_WATCHERS_PER_JOB - 1 }, open));
+  expect([first, ...replays].map((response) => response.status)).toEqual(Array(MAX_WATCHERS_PER_JOB).fill(200));
+  expect(replays.map((response) => response.headers.get('idempotency-replayed'))).toEqual(
+    Array(MAX_WATCHERS_PER_JOB - 1).fill('true'),
+  );
+
+  const refused = await open();
+  expect(refused.status).toBe(429);
+  const retryAfter = Number(refused.headers.get('retry-after'));
+  expect(retryAfter).toBeGreaterThanOrEqual(1);
+  expect(retryAfter).toBeLessThanOrEqual(150);
+  expect(await refused.json()).toMatchObject({
+    success: false,
+    error: {
+      code: 'RATE_LIMIT_EXCEEDED',
+      message: `At most ${MAX_WATCHERS_PER_JOB} streams may watch one prediction at once (poll its status instead); retry after ${retryAfter} s`,
+    },
+  });
+
+  const streams = (await Promise.all([first, ...replays].map((response) => response.text()))).map(eventsIn);
+  const elapsedMs = performance.now() - started;
+  const id = streams[0]![0].prediction_id as string;
+  for (const events of streams) {
+    expect(events[0]).toEqual({ type: 'job_submitted', prediction_id: id, model_name: 'model-create' });
+    expect(events.at(-1)).toEqual(streams[0]!.at(-1));
+  }
+  expect(streams[0]!.at(-1)).toMatchObject({ type: 'completed', output: [expect.stringMatching(/\/cdn\//)] });
+
+  // FASHN walks the prediction over 7 status calls, whoever makes them: here no more than one
+  // per lease over the streams' whole time (ten streams alone each polling would make ten).
+  const statusCalls = (await fashn.requests()).filter((request) => request.path.startsWith('/v1/status/'));
+  const perPrediction = new Map<string, number>();
+  for (const { path } of statusCalls) perPrediction.set(path, (perPrediction.get(path) ?? 0) + 1);
+  const calls = Math.max(...perPrediction.values());
+  expect(calls).toBe(7);
+  expect(calls).toBeLessThanOrEqual(elapsedMs / POLL_LEASE_MS + 2);
+
+  // The streams gave their slots back; the prediction has ended, so a replay is told at once.
+  const after = eventsIn(await (await open()).text());
+  expect(after.map((event) => event.type)).toEqual(['job_submitted', 'completed']);
+  // Metered once, however many watched its end.
+  expect(await subscribeUsage()).toEqual({ requests: usageBefore.requests + 1, credits: usageBefore.credits + 3 });
+}, 60_000);
+
+async function subscribeUsage(): Promise<{ requests: number; credits: number }> {
+  const usage = await call(gateway.url('/api/v1/usage'), { headers: bearer(key) });
+  const route = usage.body.data.byRoute['fashion-subscribe'];
+  return { requests: route?.requests ?? 0, credits: route?.units?.credits ?? 0 };
+}

@@ -15,7 +15,7 @@ beforeAll(async () => {
 });
 afterAll(() => gateway.dispose());
 
-const IMAGE = 'https://images.example/cat.png';
+const IMAGE = 'https://images.example.com/cat.png';
 const ask = (model: string, url = IMAGE) =>
   call(gateway.url('/api/v1/chat/completions'), {
     headers: { ...bearer(key), 'X-Cache': 'no-cache' },

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { JobDriver } from '../../lambdas/jobs/job-driver.js';
 import { JOB_TTL_SECONDS, type JobRecord } from '../../lambdas/jobs/job-record.js';
 import { jobDrivers } from '../../lambdas/jobs/job-drivers.js';
-import { endJob, getOwnedJob, recordProgress } from '../../lambdas/jobs/job-repository.js';
+import { endJob, getOwnedJob, recordProgress, takePollLease } from '../../lambdas/jobs/job-repository.js';
 import type { JobStepDeps } from '../../lambdas/jobs/poll-step.js';
 import { send } from '../../lambdas/providers/http-transport.js';
 import { UpstreamError, upstreamFailure } from '../../lambdas/providers/upstream-failure.js';
@@ -110,7 +110,7 @@ export function testJobDriver(baseUrl: string, limits: Partial<JobDriver> = {}):
 export function stepDeps(drivers: readonly JobDriver[], now: () => Date = () => new Date()): JobStepDeps {
   return {
     drivers: jobDrivers(drivers),
-    jobs: { getOwnedJob, recordProgress, endJob },
+    jobs: { getOwnedJob, takePollLease, recordProgress, endJob },
     recordUsage,
     upstream: { send, signal: AbortSignal.timeout(10_000) },
     now,

@@ -1,6 +1,13 @@
 import { JOB_DRIVERS } from '../../lambdas/jobs/job-drivers.js';
 import type { JobExecutionInput } from '../../lambdas/jobs/job-execution.js';
-import { createJob, endJob, getOwnedJob, recordProgress, updateJobResult } from '../../lambdas/jobs/job-repository.js';
+import {
+  createJob,
+  endJob,
+  getOwnedJob,
+  recordProgress,
+  takePollLease,
+  updateJobResult,
+} from '../../lambdas/jobs/job-repository.js';
 import type { MediaJobDeps } from '../../lambdas/jobs/media-job-deps.js';
 import { pollJob, type JobStepOutcome } from '../../lambdas/jobs/poll-step.js';
 import { send } from '../../lambdas/providers/http-transport.js';
@@ -66,7 +73,7 @@ export async function startMediaJobWorld(prefix: string, fashn: FashnSimulatorOp
         { jobId, accountId, attempt: 1, deadline: new Date(Date.now() + 3_600_000).toISOString() },
         {
           drivers: JOB_DRIVERS,
-          jobs: { getOwnedJob, recordProgress, endJob },
+          jobs: { getOwnedJob, takePollLease, recordProgress, endJob },
           recordUsage,
           upstream: { send, signal: AbortSignal.timeout(10_000) },
           now: () => new Date(),

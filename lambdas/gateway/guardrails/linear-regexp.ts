@@ -1,5 +1,6 @@
 import type { CodeOptions } from 'ajv';
 import type { RE2JS } from 're2js';
+import { exceedsCharacters } from '../../schema/text-length.js';
 
 type RegExpEngine = NonNullable<CodeOptions['regExp']>;
 type RegExpLike = ReturnType<RegExpEngine>;
@@ -53,7 +54,7 @@ export function openMatchBudget(): void {
 
 export const linearRegExp: RegExpEngine = Object.assign(
   (pattern: string): RegExpLike => {
-    if (pattern.length > MAX_PATTERN_LENGTH)
+    if (exceedsCharacters(pattern, MAX_PATTERN_LENGTH))
       throw new Error(`a pattern may be at most ${MAX_PATTERN_LENGTH} characters long`);
     const compiled = compile(pattern);
     const size = compiled.programSize();

@@ -21,7 +21,9 @@ export type FashionErrorKind =
   /** The upstream knows no prediction with that id (NotFound). */
   | 'not_found'
   /** The upstream failed (500), answered something unreadable, or not at all. */
-  | 'upstream_failed';
+  | 'upstream_failed'
+  /** The prediction already has as many streams watching it as one may have (a replayed subscribe). */
+  | 'too_many_watchers';
 
 export interface FashionErrorDetails {
   readonly field?: string;

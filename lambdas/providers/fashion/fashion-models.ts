@@ -6,14 +6,14 @@
  */
 
 export type InputSpec =
-  /** A public https URL or a `data:image/...;base64,` URI (fashion-images.ts). */
+  /** A public http(s) URL or a `data:image/...;base64,` URI (fashion-images.ts). */
   | { readonly type: 'image' }
   | { readonly type: 'text'; readonly maxChars: number }
   | { readonly type: 'enum'; readonly values: readonly string[] }
   | { readonly type: 'integer'; readonly min: number; readonly max: number }
   | { readonly type: 'integer_choice'; readonly values: readonly number[] }
   | { readonly type: 'boolean' }
-  /** A public https URL of a `.safetensors` weights file. */
+  /** A public http(s) URL of a `.safetensors` weights file. */
   | { readonly type: 'lora_url' };
 
 export interface FashionModel {

@@ -1,5 +1,6 @@
+import { exceedsCharacters, leadingCharacters } from '../../schema/text-length.js';
 import { invalidFashion } from './fashion-errors.js';
-import { imageInputKind, publicHttpsUrl } from './fashion-images.js';
+import { imageInputKind, publicUrl } from './fashion-images.js';
 import { FASHION_MODEL_NAMES, fashionModelOf, type FashionModel, type InputSpec } from './fashion-models.js';
 
 /** The body of run and subscribe (spec 4.10), checked against the model's row of the table. */
@@ -50,7 +51,8 @@ function checkInput(field: string, spec: InputSpec, value: unknown): string | nu
       return value as string;
     case 'text': {
       const text = stringValue(field, value);
-      if (text.length > spec.maxChars) throw invalidFashion(field, `must be at most ${spec.maxChars} characters`);
+      if (exceedsCharacters(text, spec.maxChars))
+        throw invalidFashion(field, `must be at most ${spec.maxChars} characters`);
       return text;
     }
     case 'enum':
@@ -69,8 +71,8 @@ function checkInput(field: string, spec: InputSpec, value: unknown): string | nu
       if (typeof value !== 'boolean') throw invalidFashion(field, 'must be true or false');
       return value;
     case 'lora_url': {
-      const rule = 'must be a public https URL of a .safetensors file';
-      const url = publicHttpsUrl(field, stringValue(field, value), rule);
+      const rule = 'must be a public http(s) URL of a .safetensors file';
+      const url = publicUrl(field, stringValue(field, value), rule);
       if (!url.pathname.endsWith('.safetensors')) throw invalidFashion(field, rule);
       return value as string;
     }
@@ -92,7 +94,8 @@ export function parsePredictionId(id: unknown): string {
 }
 
 /** An unknown field's name as the caller wrote it, cut short so a huge key cannot flood the message. */
-const fieldName = (prefix: string, name: string) => `${prefix}${name.length > 64 ? `${name.slice(0, 64)}…` : name}`;
+const fieldName = (prefix: string, name: string) =>
+  `${prefix}${exceedsCharacters(name, 64) ? `${leadingCharacters(name, 64)}…` : name}`;
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   value !== null && typeof value === 'object' && !Array.isArray(value);

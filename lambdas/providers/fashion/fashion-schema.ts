@@ -21,7 +21,7 @@ const INPUT_SCHEMAS: { readonly [T in InputSpec['type']]: (spec: Extract<InputSp
     type: 'string',
     minLength: 1,
     maxLength: MAX_DATA_URI_CHARS,
-    description: 'A public https URL, or a data:image/<type>;base64, URI',
+    description: 'A public http(s) URL, or a data:image/<type>;base64, URI',
     'x-message': {
       minLength: 'must be a non-empty string',
       maxLength: `must be at most ${MAX_DATA_URI_CHARS} characters`,
@@ -46,7 +46,7 @@ const INPUT_SCHEMAS: { readonly [T in InputSpec['type']]: (spec: Extract<InputSp
     type: 'string',
     minLength: 1,
     maxLength: MAX_IMAGE_URL_CHARS,
-    description: 'A public https URL of a .safetensors weights file (at most 256 MB)',
+    description: 'A public http(s) URL of a .safetensors weights file (at most 256 MB)',
   }),
 };
 

@@ -1,3 +1,4 @@
+import { characterCount } from '../../schema/text-length.js';
 import { UpstreamError } from '../upstream-failure.js';
 import { MediaError, mediaErrorOf } from './media-errors.js';
 import type { AudioAttempt, AudioDeps } from './audio-deployment.js';
@@ -85,7 +86,7 @@ interface Reporter {
 }
 
 function reporter(request: SpeechRequest, onAttempt: (attempt: AudioAttempt) => void): Reporter {
-  const characters = [...request.text].length;
+  const characters = characterCount(request.text);
   let reported = false;
   const once = (attempt: Omit<AudioAttempt, 'model'>) => {
     if (reported) return;

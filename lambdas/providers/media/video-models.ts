@@ -1,3 +1,5 @@
+import { MAX_PUBLIC_URL_CHARS } from '../../schema/public-url.js';
+
 /**
  * The video models and sizes of the gateway's interface (spec 4.9) and what MiniMax makes for
  * each (upstreams.md §6.4), as data. The spec writes `<vendor>-video-2.3`; the vendor is
@@ -52,4 +54,5 @@ export const DURATIONS_AT: Readonly<Record<MadeResolution, readonly VideoDuratio
 export const RESOLUTION_PREFERENCE: readonly MadeResolution[] = ['1080P', '768P'];
 
 export const MAX_VIDEO_PROMPT_CHARS = 2000;
-export const MAX_FIRST_FRAME_URL_CHARS = 2048;
+/** The caller-URL policy's bound, the same for every URL the gateway takes. */
+export const MAX_FIRST_FRAME_URL_CHARS = MAX_PUBLIC_URL_CHARS;

@@ -1,5 +1,13 @@
 import { enumOf } from '../../schema/enum-of.js';
 import { compileConditional } from '../../schema/compile.js';
+import {
+  checkPublicUrl,
+  findPrivateResolution,
+  PUBLIC_URL_RULE,
+  refusalText,
+  type LookupOptions,
+} from '../../schema/public-url.js';
+import { exceedsCharacters } from '../../schema/text-length.js';
 import { CAMERA_COMMANDS, normalizeCameraCommands } from './video-camera.js';
 import { invalidVideo } from './video-errors.js';
 import {
@@ -33,9 +41,11 @@ export interface VideoRequest {
   /** What will be made (a 720P request is made at 768P). */
   readonly resolution: MadeResolution;
   readonly promptOptimizer: boolean;
-  /** An extension: the http(s) URL of the first frame, which `-Fast` requires. */
+  /** An extension: the public http(s) URL of the first frame, which `-Fast` requires. */
   readonly firstFrameImage?: string;
 }
+
+const FIRST_FRAME_RULE = `${PUBLIC_URL_RULE} of at most ${MAX_FIRST_FRAME_URL_CHARS} characters`;
 
 /** The body as callers send it (spec 4.9, plus the `first_frame_image` extension). */
 export interface VideoRequestBody {
@@ -60,8 +70,7 @@ export const videoRequestSchema = {
     prompt: {
       type: 'string',
       minLength: 1,
-      // In UTF-16 units here: parseVideoRequest counts code points.
-      maxLength: 2 * MAX_VIDEO_PROMPT_CHARS,
+      maxLength: MAX_VIDEO_PROMPT_CHARS,
       pattern: '\\S',
       description: `At most ${MAX_VIDEO_PROMPT_CHARS} characters. Camera commands in square brackets, up to three in one: ${CAMERA_COMMANDS.map((command) => `[${command}]`).join(', ')}.`,
       'x-message': {
@@ -81,8 +90,8 @@ export const videoRequestSchema = {
     first_frame_image: {
       type: 'string',
       maxLength: MAX_FIRST_FRAME_URL_CHARS,
-      description: 'An http(s) URL of the first frame; required by the -Fast model',
-      'x-message': { maxLength: `must be an http(s) URL of at most ${MAX_FIRST_FRAME_URL_CHARS} characters` },
+      description: 'A public http(s) URL of the first frame; required by the -Fast model',
+      'x-message': { maxLength: FIRST_FRAME_RULE },
     },
   },
 };
@@ -114,8 +123,7 @@ function promptOf(value: unknown): string {
   if (value === undefined) throw invalidVideo('prompt', 'is required');
   if (typeof value !== 'string') throw invalidVideo('prompt', 'must be a string');
   if (value.trim() === '') throw invalidVideo('prompt', 'must not be blank');
-  // Code points, not UTF-16 units; the first test bounds the count's work.
-  if (value.length > 2 * MAX_VIDEO_PROMPT_CHARS || [...value].length > MAX_VIDEO_PROMPT_CHARS)
+  if (exceedsCharacters(value, MAX_VIDEO_PROMPT_CHARS))
     throw invalidVideo('prompt', `must be at most ${MAX_VIDEO_PROMPT_CHARS} characters`);
   return normalizeCameraCommands(value);
 }
@@ -128,7 +136,8 @@ function modelOf(value: unknown): VideoModelId {
 }
 
 /**
- * Only http(s) URLs: a data: URL would not fit the job record (DynamoDB items hold 400 KB)
+ * Only public http(s) URLs (the caller-URL policy, lambdas/schema/public-url.ts): MiniMax
+ * fetches the frame itself. A data: URL would not fit the job record (DynamoDB items hold 400 KB)
  * nor the Step Functions input (256 KB) that carry the request to the upstream.
  */
 function firstFrameOf(value: unknown, model: VideoModelId): string | undefined {
@@ -137,21 +146,21 @@ function firstFrameOf(value: unknown, model: VideoModelId): string | undefined {
       throw invalidVideo('first_frame_image', `is required with ${model}, which makes video from an image only`);
     return undefined;
   }
-  if (typeof value !== 'string' || value.length > MAX_FIRST_FRAME_URL_CHARS || !isHttpUrl(value))
-    throw invalidVideo(
-      'first_frame_image',
-      `must be an http(s) URL of at most ${MAX_FIRST_FRAME_URL_CHARS} characters`,
-    );
+  if (typeof value !== 'string') throw invalidVideo('first_frame_image', FIRST_FRAME_RULE);
+  const check = checkPublicUrl(value);
+  if (!check.ok) throw invalidVideo('first_frame_image', refusalText(FIRST_FRAME_RULE, check.reason));
   return value;
 }
 
-function isHttpUrl(text: string): boolean {
-  try {
-    const url = new URL(text);
-    return (url.protocol === 'https:' || url.protocol === 'http:') && url.hostname !== '';
-  } catch {
-    return false;
-  }
+/**
+ * The caller-URL policy's second step, before the request goes upstream: the first frame's
+ * host name resolved, and refused when it resolves to an address that is not public.
+ */
+export async function checkVideoHosts(request: VideoRequest, options: LookupOptions = {}): Promise<void> {
+  const check = request.firstFrameImage === undefined ? undefined : checkPublicUrl(request.firstFrameImage);
+  if (!check?.ok || check.name === undefined) return;
+  const refusal = await findPrivateResolution([{ field: 'first_frame_image', name: check.name }], options);
+  if (refusal?.kind === 'not_public') throw invalidVideo(refusal.field, refusalText(FIRST_FRAME_RULE, refusal.reason));
 }
 
 function durationOf(value: unknown): VideoDuration {

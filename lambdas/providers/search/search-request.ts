@@ -1,5 +1,6 @@
 import { enumOf } from '../../schema/enum-of.js';
 import { compileConditional } from '../../schema/compile.js';
+import { exceedsCharacters } from '../../schema/text-length.js';
 import { invalidSearch } from './search-errors.js';
 import {
   DEFAULT_SEARCH_OPTIONS,
@@ -93,7 +94,7 @@ export function searchOptionsOf(body: SearchRequestBody): SearchOptions {
  */
 export function checkSearch(query: string, options: SearchOptions): void {
   if (typeof query !== 'string' || query.trim() === '') throw invalidSearch('query', 'query: must not be blank');
-  if (query.length > MAX_QUERY_CHARS)
+  if (exceedsCharacters(query, MAX_QUERY_CHARS))
     throw invalidSearch('query', `query: must be at most ${MAX_QUERY_CHARS} characters`);
   if (!Number.isInteger(options.numResults) || options.numResults < 1 || options.numResults > MAX_RESULTS)
     throw invalidSearch('num_results', `num_results: must be an integer from 1 to ${MAX_RESULTS}`);

@@ -1,6 +1,7 @@
 import { ArenaError } from '../../../lambdas/arena/arena-errors.js';
 import {
   arenaRequestValidator,
+  checkArenaImageHost,
   legacyChatRequestValidator,
   planArena,
   singleModelRequest,
@@ -9,6 +10,7 @@ import {
 import { fightCapableAliases } from '../../../lambdas/catalog/index.js';
 import { HttpError } from '../../../lambdas/http/errors.js';
 import { validate } from '../../../lambdas/http/validation.js';
+import { MAX_PUBLIC_URL_CHARS, type HostLookup } from '../../../lambdas/schema/public-url.js';
 
 function refusal(run: () => unknown): { field?: string; kind?: string; message: string } {
   try {
@@ -127,5 +129,68 @@ describe('the legacy chat mode', () => {
       ],
     });
     expect(refusal(() => singleModelRequest(body({}))).field).toBe('model');
+  });
+});
+
+describe('image_url: a public http(s) URL, for every agent to fetch', () => {
+  const pair = { models: ['gpt', 'claude'] };
+
+  it.each([
+    'http://169.254.169.254/latest/meta-data/',
+    'http://127.0.0.1:8787/api/health',
+    'https://localhost./a.png',
+    'https://[::127.0.0.1]/a.png',
+    'https://[64:ff9b::a9fe:a9fe]/a.png',
+    'https://[2002:7f00:1::]/a.png',
+    'https://127.0.0.1.nip.io/a.png',
+    'http://2130706433/a.png',
+    'https://printer.local/a.png',
+    'https://user:pw@example.com/a.png',
+  ])('%s is refused naming image_url, by battle, fight and the legacy chat mode', (url) => {
+    for (const run of [
+      () => planArena('battle', body({ ...pair, image_url: url }), 's'),
+      () => planArena('fight', body({ ...pair, image_url: url }), 's'),
+      () => singleModelRequest(body({ model: 'gpt', image_url: url })),
+    ]) {
+      const refused = refusal(run);
+      expect(refused).toMatchObject({ field: 'image_url', kind: 'invalid_request' });
+      expect(refused.message).toMatch(/^image_url: must be a public http\(s\) URL of at most 2048 characters \(.+\)$/);
+    }
+  });
+
+  it(`the schema bounds it at ${MAX_PUBLIC_URL_CHARS} characters, as every caller URL`, () => {
+    const url = (n: number) => `https://example.com/${'a'.repeat(n - 20)}`;
+    expect(validate(arenaRequestValidator, { message: 'hi', image_url: url(MAX_PUBLIC_URL_CHARS) })).toBeTruthy();
+    expect(
+      refusal(() => validate(arenaRequestValidator, { message: 'hi', image_url: url(MAX_PUBLIC_URL_CHARS + 1) })),
+    ).toMatchObject({
+      field: 'image_url',
+    });
+  });
+
+  it('a public URL is kept as written', () => {
+    for (const url of ['http://example.com/a.png', 'https://93.184.216.34/a.png'])
+      expect(planArena('battle', body({ ...pair, image_url: url }), 's').imageUrl).toBe(url);
+  });
+
+  it('checkArenaImageHost refuses an image whose name resolves to a non-public address', async () => {
+    const asked: string[] = [];
+    const lookup: HostLookup = async (name) => {
+      asked.push(name);
+      if (name === 'rebind.example.com') return ['fd00:ec2::254'];
+      throw new Error(`getaddrinfo ENOTFOUND ${name}`);
+    };
+    const plan = (url?: string) => planArena('battle', body({ ...pair, ...(url ? { image_url: url } : {}) }), 's');
+    await expect(checkArenaImageHost(plan('https://rebind.example.com/a.png'), { lookup })).rejects.toMatchObject({
+      kind: 'invalid_request',
+      field: 'image_url',
+      message:
+        'image_url: must be a public http(s) URL (the host rebind.example.com resolves to fd00:ec2::254, ' +
+        'which is a cloud metadata address)',
+    });
+    await expect(checkArenaImageHost(plan('https://nowhere.example.com/a.png'), { lookup })).resolves.toBeUndefined();
+    await expect(checkArenaImageHost(plan('https://93.184.216.34/a.png'), { lookup })).resolves.toBeUndefined();
+    await expect(checkArenaImageHost(plan(), { lookup })).resolves.toBeUndefined();
+    expect(asked).toEqual(['rebind.example.com', 'nowhere.example.com']);
   });
 });

@@ -1,8 +1,9 @@
 import fc from 'fast-check';
 import { FashionError } from '../../../lambdas/providers/fashion/fashion-errors.js';
-import { MAX_DATA_URI_CHARS } from '../../../lambdas/providers/fashion/fashion-images.js';
+import { checkFashionHosts, MAX_DATA_URI_CHARS } from '../../../lambdas/providers/fashion/fashion-images.js';
 import { FASHION_MODEL_NAMES, FASHION_MODELS } from '../../../lambdas/providers/fashion/fashion-models.js';
 import { parseFashionRequest, parsePredictionId } from '../../../lambdas/providers/fashion/fashion-request.js';
+import type { HostLookup } from '../../../lambdas/schema/public-url.js';
 
 /** Every rule of spec 4.10 refused with a domain error naming the field; valid bodies pass unchanged. */
 const IMG = 'https://images.example.com/a.jpg';
@@ -172,11 +173,10 @@ const IMAGE_FIELDS = FASHION_MODEL_NAMES.flatMap((model) =>
     .map(([field]) => [model, field] as const),
 );
 
-test.each(IMAGE_FIELDS)('%s %s: a public https URL or a prefixed data URI', (model, field) => {
-  expect(parseFashionRequest(body(model, { [field]: IMG })).inputs[field]).toBe(IMG);
-  expect(parseFashionRequest(body(model, { [field]: DATA })).inputs[field]).toBe(DATA);
+test.each(IMAGE_FIELDS)('%s %s: a public http(s) URL or a prefixed data URI', (model, field) => {
+  for (const good of [IMG, 'http://images.example.com/a.jpg', 'https://93.184.216.34/a.jpg', DATA])
+    expect(parseFashionRequest(body(model, { [field]: good })).inputs[field]).toBe(good);
   for (const bad of [
-    'http://images.example.com/a.jpg',
     'ftp://images.example.com/a.jpg',
     'https://localhost/a.jpg',
     'https://127.0.0.1/a.jpg',
@@ -186,6 +186,12 @@ test.each(IMAGE_FIELDS)('%s %s: a public https URL or a prefixed data URI', (mod
     'https://[::1]/a.jpg',
     'https://[fd00::1]/a.jpg',
     'https://[::ffff:127.0.0.1]/a.jpg',
+    'https://localhost./a.jpg',
+    'https://[::127.0.0.1]/a.jpg',
+    'https://[64:ff9b::a9fe:a9fe]/a.jpg',
+    'https://[2002:7f00:1::]/a.jpg',
+    'https://127.0.0.1.nip.io/a.jpg',
+    'http://2130706433/a.jpg',
     'https://intranet/a.jpg',
     'https://files.corp.internal/a.jpg',
     'https://user:pw@images.example.com/a.jpg',
@@ -207,12 +213,73 @@ test('base64 without its data: prefix passes through, for the upstream to fail a
   expect(parseFashionRequest(body('reframe', { image: bare })).inputs['image']).toBe(bare);
 });
 
-test('lora_url: a public https URL of a .safetensors file', () => {
-  const lora = 'https://weights.example.com/style.safetensors';
-  expect(parseFashionRequest(body('model-variation', { lora_url: lora })).inputs['lora_url']).toBe(lora);
-  for (const bad of ['https://weights.example.com/style.bin', 'http://weights.example.com/a.safetensors', DATA]) {
+test('lora_url: a public http(s) URL of a .safetensors file', () => {
+  for (const lora of ['https://weights.example.com/style.safetensors', 'http://weights.example.com/a.safetensors'])
+    expect(parseFashionRequest(body('model-variation', { lora_url: lora })).inputs['lora_url']).toBe(lora);
+  for (const bad of [
+    'https://weights.example.com/style.bin',
+    'http://169.254.169.254/latest/a.safetensors',
+    'https://[::1]/a.safetensors',
+    'https://weights.internal/a.safetensors',
+    DATA,
+  ]) {
     expect(refusal(body('model-create', { lora_url: bad })).field).toBe('inputs.lora_url');
   }
+});
+
+test('a refused URL says the rule and why', () => {
+  expect(refusal(body('reframe', { image: 'https://169.254.169.254/a.jpg' })).message).toBe(
+    'inputs.image: must be a public http(s) URL or a data:image/<type>;base64, URI ' +
+      '(the host 169.254.169.254 is a cloud metadata address)',
+  );
+});
+
+describe('resolving the URL inputs’ host names (checkFashionHosts)', () => {
+  const lookup = (table: Record<string, readonly string[]>) => {
+    const asked: string[] = [];
+    const resolve: HostLookup = async (name) => {
+      asked.push(name);
+      if (!table[name]) throw new Error(`getaddrinfo ENOTFOUND ${name}`);
+      return table[name];
+    };
+    return { resolve, asked };
+  };
+  const check = async (input: unknown, resolve: HostLookup) => {
+    try {
+      await checkFashionHosts(parseFashionRequest(input), { lookup: resolve });
+    } catch (error) {
+      expect(error).toBeInstanceOf(FashionError);
+      return (error as FashionError).message;
+    }
+    return undefined;
+  };
+
+  test('an input whose name resolves to a private address is refused, naming it', async () => {
+    const { resolve } = lookup({ 'images.example.com': ['93.184.216.34'], 'evil.example.com': ['10.0.0.1'] });
+    const input = body('tryon-v1.6', { garment_image: 'https://evil.example.com/g.jpg' });
+    expect(await check(input, resolve)).toBe(
+      'inputs.garment_image: must be a public http(s) URL ' +
+        '(the host evil.example.com resolves to 10.0.0.1, which is a private address)',
+    );
+  });
+
+  test('the LoRA URL is resolved too', async () => {
+    const { resolve } = lookup({ 'weights.example.com': ['::1'] });
+    const input = body('model-create', { lora_url: 'https://weights.example.com/a.safetensors' });
+    expect(await check(input, resolve)).toMatch(/^inputs\.lora_url: .*resolves to ::1, which is a loopback address/);
+  });
+
+  test('public, unresolvable, address and data: inputs pass; only names are looked up, once each', async () => {
+    const { resolve, asked } = lookup({ 'images.example.com': ['93.184.216.34'] });
+    const input = body('tryon-v1.6', {
+      model_image: IMG,
+      garment_image: 'https://nowhere.example.com/g.jpg',
+    });
+    expect(await check(input, resolve)).toBeUndefined();
+    expect(await check(body('reframe', { image: DATA }), resolve)).toBeUndefined();
+    expect(await check(body('reframe', { image: 'https://93.184.216.34/a.jpg' }), resolve)).toBeUndefined();
+    expect(asked.sort()).toEqual(['images.example.com', 'nowhere.example.com']);
+  });
 });
 
 test('a null optional input counts as absent; a null required one as missing', () => {

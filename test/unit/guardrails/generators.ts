@@ -116,3 +116,61 @@ export const embedded = (pii: fc.Arbitrary<string>) =>
     fc.constantFrom(', ', '; ', '\n', ' | ', '. ', ') ', '> '),
     fc.string({ maxLength: 30 }),
   );
+
+/**
+ * Fragments that partly look like PII: phone, card and national-ID digit groups with their
+ * separators, IP octets and hex groups, email punctuation, JSON escapes. Repeated, every prefix
+ * of a run could still become a match and few runs ever do: the text a redactor must keep
+ * deciding and undeciding, where rescanning what it holds back would cost the most.
+ */
+export const HOSTILE_UNITS = [
+  '(1) ',
+  '1 ',
+  '1-',
+  '1.',
+  '1',
+  '12 ',
+  '123 ',
+  '123-',
+  '123.',
+  '1234 ',
+  '4111 ',
+  '123 45 ',
+  '1-1 ',
+  '+1 ',
+  '+1-1',
+  '+1(1)1',
+  '00 ',
+  '01 ',
+  '(01) ',
+  '1.1.1.1.',
+  '255.',
+  '@',
+  'a@',
+  '.@',
+  'a.',
+  'a.b@',
+  'f:',
+  '::1',
+  '1:',
+  'A1',
+  'QQ 12 ',
+  'X1',
+  '\\n',
+  '\\u0000',
+  'abc',
+  ' ',
+] as const;
+
+/** A unit repeated: up to a few thousand characters of one hostile pattern. */
+export const hostileRun = fc
+  .tuple(fc.constantFrom(...HOSTILE_UNITS), fc.integer({ min: 1, max: 600 }))
+  .map(([unit, times]) => unit.repeat(times));
+
+/** Hostile runs back to back, with real PII (which must still be found) between them. */
+export const hostileText = fc
+  .array(fc.oneof({ weight: 4, arbitrary: hostileRun }, { weight: 1, arbitrary: anyPii }), {
+    minLength: 1,
+    maxLength: 5,
+  })
+  .map((parts) => parts.join(''));

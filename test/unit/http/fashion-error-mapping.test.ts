@@ -55,6 +55,7 @@ test.each<[FashionErrorKind, number, string, string | undefined]>([
   ['upstream_auth', 503, 'SERVICE_UNAVAILABLE', undefined],
   ['not_configured', 503, 'SERVICE_UNAVAILABLE', undefined],
   ['upstream_failed', 503, 'SERVICE_UNAVAILABLE', undefined],
+  ['too_many_watchers', 429, 'RATE_LIMIT_EXCEEDED', '10'],
 ])('%s → %d %s (Retry-After %s)', (kind, status, code, retryAfter) => {
   const error = mapped(new FashionError(kind, 'FASHN said something internal'));
   expect([error.status, error.code, error.headers['Retry-After']]).toEqual([status, code, retryAfter]);
@@ -64,6 +65,14 @@ test.each<[FashionErrorKind, number, string, string | undefined]>([
 test('an unknown prediction id (or another account’s) is 404 naming the id', () => {
   const error = mapped(new JobNotFoundError('job_x'));
   expect([error.status, error.code, error.param]).toEqual([404, 'NOT_FOUND', 'id']);
+});
+
+test('a prediction with its cap of watching streams: 429 saying so, Retry-After when a slot lapses at the latest', () => {
+  const error = mapped(new FashionError('too_many_watchers', 'at most 10', { retryAfterMs: 150_000 }));
+  expect([error.status, error.code, error.headers['Retry-After']]).toEqual([429, 'RATE_LIMIT_EXCEEDED', '150']);
+  expect(error.message).toBe(
+    'At most 10 streams may watch one prediction at once (poll its status instead); retry after 150 s',
+  );
 });
 
 test("the upstream's retry hint wins over the default", () => {

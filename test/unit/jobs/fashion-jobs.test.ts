@@ -1,6 +1,10 @@
-import { fashionPrediction, submitFashionJob, watchFashionJob } from '../../../lambdas/jobs/fashion-jobs.js';
+import { fashionPrediction, submitFashionJob } from '../../../lambdas/jobs/fashion-jobs.js';
+import { watchFashionJob, type FashionWatchDeps } from '../../../lambdas/jobs/fashion-watch.js';
 import { JobNotFoundError } from '../../../lambdas/jobs/job-lookup.js';
-import { getOwnedJob, updateJobResult } from '../../../lambdas/jobs/job-repository.js';
+import { getOwnedJob, recordProgress, takePollLease, updateJobResult } from '../../../lambdas/jobs/job-repository.js';
+import { joinWatchers, leaveWatchers } from '../../../lambdas/jobs/job-watchers.js';
+import type { MediaJobDeps } from '../../../lambdas/jobs/media-job-deps.js';
+import { SharedPolls } from '../../../lambdas/jobs/shared-polls.js';
 import { FashionError } from '../../../lambdas/providers/fashion/fashion-errors.js';
 import type { FashionStreamEvent } from '../../../lambdas/providers/fashion/fashion-subscribe.js';
 import { IdempotencyError } from '../../../lambdas/store/idempotency.js';
@@ -31,11 +35,17 @@ function owner() {
   return { accountId, keyId: `key-${accountId}`, requestId: `req-${accountId}-${Date.now()}`, route: 'fashion-run' };
 }
 
-async function collect(events: AsyncIterable<FashionStreamEvent>): Promise<FashionStreamEvent[]> {
+async function collect(events: Promise<AsyncIterable<FashionStreamEvent>>): Promise<FashionStreamEvent[]> {
   const seen: FashionStreamEvent[] = [];
-  for await (const event of events) seen.push(event);
+  for await (const event of await events) seen.push(event);
   return seen;
 }
+
+/** The world's dependencies plus watching's, as one instance of the subscribe function has them. */
+const watching = (deps: MediaJobDeps): FashionWatchDeps => ({
+  ...deps,
+  watch: { takePollLease, recordProgress, joinWatchers, leaveWatchers, shared: new SharedPolls() },
+});
 
 test('run records the job, starts its poller and answers the prediction `starting`', async () => {
   const who = owner();
@@ -158,7 +168,7 @@ test('subscribe: the walk as events to completed; the stream settles the job, an
     world.deps(),
   );
   const events = await collect(
-    watchFashionJob(who.accountId, prediction.predictionId, signal(), world.deps(), { intervalMs: 5 }),
+    watchFashionJob(who.accountId, prediction.predictionId, signal(), watching(world.deps()), { intervalMs: 5 }),
   );
   const id = prediction.predictionId;
   expect(events).toEqual([
@@ -177,7 +187,7 @@ test('subscribe: the walk as events to completed; the stream settles the job, an
   expect(await world.pollOnce(who.accountId, id)).toEqual({ done: true, phase: 'succeeded' });
   expect(await meteredFor(who.accountId)).toEqual({ requests: 1, costMicroUsd: 4 * 75_000 });
   // A second subscriber of the ended prediction gets its end from the record at once.
-  const replay = await collect(watchFashionJob(who.accountId, id, signal(), world.deps()));
+  const replay = await collect(watchFashionJob(who.accountId, id, signal(), watching(world.deps())));
   expect(replay.map((event) => event.type)).toEqual(['job_submitted', 'completed']);
 });
 
@@ -188,7 +198,10 @@ test('subscribe to a prediction that ran longer than the stream: a final still_r
     world.deps(),
   );
   const events = await collect(
-    watchFashionJob(who.accountId, prediction.predictionId, signal(), world.deps(), { intervalMs: 5, maxMs: 60 }),
+    watchFashionJob(who.accountId, prediction.predictionId, signal(), watching(world.deps()), {
+      intervalMs: 5,
+      maxMs: 60,
+    }),
   );
   expect(events.at(-1)).toMatchObject({ type: 'still_running' });
   expect(await getOwnedJob(who.accountId, prediction.predictionId)).toMatchObject({ phase: 'queued' });
@@ -246,7 +259,7 @@ test('subscribe: a failure of the gatewayâ€™s own while watching is the streamâ€
       },
     },
   });
-  expect(await collect(watchFashionJob(who.accountId, prediction.predictionId, signal(), broken))).toEqual([
+  expect(await collect(watchFashionJob(who.accountId, prediction.predictionId, signal(), watching(broken)))).toEqual([
     {
       type: 'error',
       prediction_id: prediction.predictionId,
@@ -267,7 +280,7 @@ test('subscribe after a submission reads no record: the submission hands the wat
     jobs: { ...world.deps().jobs, getOwnedJob: (...args) => (reads++, getOwnedJob(...args)) },
   });
   const events = await collect(
-    watchFashionJob(who.accountId, submitted.prediction.predictionId, signal(), counting, {
+    watchFashionJob(who.accountId, submitted.prediction.predictionId, signal(), watching(counting), {
       intervalMs: 5,
       job: submitted.job,
     }),

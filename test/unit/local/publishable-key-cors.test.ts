@@ -47,6 +47,7 @@ beforeAll(async () => {
       db.tableNames,
       [DEPLOYMENT_ORIGIN],
       'test',
+      { accessKeyId: 'test', secretAccessKey: 'test' },
     ),
     { POWERTOOLS_LOG_LEVEL: 'SILENT' },
   );

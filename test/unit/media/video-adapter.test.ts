@@ -152,8 +152,13 @@ test('a finished video is metered in seconds at its model and resolution’s pri
   for (const body of [
     { prompt: 'p' },
     { prompt: 'p', duration: 10 },
-    { prompt: 'p', model: 'minimax-video-2.3-Fast', first_frame_image: 'https://a.test/i.png' },
-    { prompt: 'p', model: 'minimax-video-2.3-Fast', first_frame_image: 'https://a.test/i.png', resolution: '768P' },
+    { prompt: 'p', model: 'minimax-video-2.3-Fast', first_frame_image: 'https://a.example.com/i.png' },
+    {
+      prompt: 'p',
+      model: 'minimax-video-2.3-Fast',
+      first_frame_image: 'https://a.example.com/i.png',
+      resolution: '768P',
+    },
   ]) {
     const request = parseVideoRequest(body);
     const work = videoWorkOf(request, { status: 'Success', fileId: '1' });

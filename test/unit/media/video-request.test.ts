@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { CAMERA_COMMANDS } from '../../../lambdas/providers/media/video-camera.js';
 import { MediaError } from '../../../lambdas/providers/media/media-errors.js';
-import { parseVideoRequest } from '../../../lambdas/providers/media/video-request.js';
+import { checkVideoHosts, parseVideoRequest } from '../../../lambdas/providers/media/video-request.js';
+import type { HostLookup } from '../../../lambdas/schema/public-url.js';
 import { videoGenerationBody } from '../../../lambdas/providers/media/video-task.js';
 
 /**
@@ -46,12 +47,12 @@ test('translations: 10 s without a resolution is made at 768P, 720P is made at 7
   const fast = parseVideoRequest({
     prompt: 'p',
     model: 'minimax-video-2.3-Fast',
-    first_frame_image: 'https://img.test/a.png',
+    first_frame_image: 'https://img.example.com/a.png',
     prompt_optimizer: false,
   });
   expect(videoGenerationBody(fast)).toMatchObject({
     model: 'MiniMax-Hailuo-2.3-Fast',
-    first_frame_image: 'https://img.test/a.png',
+    first_frame_image: 'https://img.example.com/a.png',
     prompt_optimizer: false,
   });
 });
@@ -85,7 +86,7 @@ test.each([
   ['a first frame that is not a string', { prompt: 'p', first_frame_image: 7 }, 'first_frame_image'],
   [
     'a first frame URL over 2,048 characters',
-    { prompt: 'p', first_frame_image: `https://a.test/${'x'.repeat(2040)}` },
+    { prompt: 'p', first_frame_image: `https://a.example.com/${'x'.repeat(2040)}` },
     'first_frame_image',
   ],
   ['a duration of 8', { prompt: 'p', duration: 8 }, 'duration'],
@@ -97,6 +98,55 @@ test.each([
   const refusal = refusalOf(body);
   expect(refusal.field).toBe(field);
   expect(refusal.message.startsWith(`${field}: `)).toBe(true);
+});
+
+test.each([
+  'http://169.254.169.254/latest/meta-data/',
+  'https://127.0.0.1:8787/frame.png',
+  'https://localhost./frame.png',
+  'https://[::127.0.0.1]/frame.png',
+  'https://[64:ff9b::a9fe:a9fe]/frame.png',
+  'https://[2002:7f00:1::]/frame.png',
+  'https://127.0.0.1.nip.io/frame.png',
+  'http://2130706433/frame.png',
+  'https://frames.internal/a.png',
+  'https://user:pw@img.example.com/a.png',
+])('a first frame at %s is refused: the host must be public', (url) => {
+  const refusal = refusalOf({ prompt: 'p', model: 'minimax-video-2.3-Fast', first_frame_image: url });
+  expect(refusal.field).toBe('first_frame_image');
+  expect(refusal.message).toMatch(
+    /^first_frame_image: must be a public http\(s\) URL of at most 2048 characters \(.+\)$/,
+  );
+});
+
+test('a first frame on a public host, http or https, by name or address, is accepted as written', () => {
+  for (const url of [
+    'http://img.example.com/a.png',
+    'https://93.184.216.34/a.png',
+    'https://[2606:2800:220:1::]/a.png',
+  ])
+    expect(parseVideoRequest({ prompt: 'p', first_frame_image: url }).firstFrameImage).toBe(url);
+});
+
+test('checkVideoHosts refuses a first frame whose name resolves to a non-public address', async () => {
+  const asked: string[] = [];
+  const lookup: HostLookup = async (name) => {
+    asked.push(name);
+    if (name === 'rebind.example.com') return ['93.184.216.34', '169.254.169.254'];
+    throw new Error(`getaddrinfo ENOTFOUND ${name}`);
+  };
+  const frame = (url: string) => parseVideoRequest({ prompt: 'p', first_frame_image: url });
+  await expect(checkVideoHosts(frame('https://rebind.example.com/a.png'), { lookup })).rejects.toMatchObject({
+    kind: 'invalid_request',
+    details: { field: 'first_frame_image' },
+    message:
+      'first_frame_image: must be a public http(s) URL of at most 2048 characters ' +
+      '(the host rebind.example.com resolves to 169.254.169.254, which is a cloud metadata address)',
+  });
+  await expect(checkVideoHosts(frame('https://nowhere.example.com/a.png'), { lookup })).resolves.toBeUndefined();
+  await expect(checkVideoHosts(frame('https://93.184.216.34/a.png'), { lookup })).resolves.toBeUndefined();
+  await expect(checkVideoHosts(parseVideoRequest({ prompt: 'p' }), { lookup })).resolves.toBeUndefined();
+  expect(asked).toEqual(['rebind.example.com', 'nowhere.example.com']);
 });
 
 test('the 1080P refusal says where 10 s is offered', () => {
@@ -116,7 +166,7 @@ test('property: any JSON value is a request or a MediaError, never anything else
       6,
       10,
       true,
-      'https://a.test/i.png',
+      'https://a.example.com/i.png',
     ),
     fc.string({ unit: fc.constantFrom('[', ']', ',', 'Pan left', 'Zoom', ' ', 'x', '🎬') }),
   );

@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, request, type Server } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import type { AwsJsonServer } from '../../../local/standins/aws-json-server.js';
 import { startSecretsManagerStandIn } from '../../../local/standins/secrets-manager.js';
 import { configuredProviders } from '../../../lambdas/providers/provider-config.js';
+import { awsJsonCall } from '../../support/aws-json-call.js';
 
 /**
  * `/api/health` is unauthenticated and asks which providers are configured. However often it
@@ -16,32 +17,26 @@ let dataDir: string;
 let standIn: AwsJsonServer;
 let proxy: Server;
 let reads = 0;
+const credentials = { accessKeyId: 'test', secretAccessKey: 'test' };
 
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'platform-keys-'));
-  standIn = await startSecretsManagerStandIn({ dataDir });
+  standIn = await startSecretsManagerStandIn({ dataDir, credentials });
+  const { port } = new URL(standIn.url);
+  // Headers pass unchanged, `host` included: the stand-in checks the client's signature.
   proxy = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      if (String(req.headers['x-amz-target']).endsWith('.GetSecretValue')) reads += 1;
-      void fetch(standIn.url, {
-        method: 'POST',
-        headers: {
-          'Content-Type': String(req.headers['content-type']),
-          'X-Amz-Target': String(req.headers['x-amz-target']),
-        },
-        body: Buffer.concat(chunks),
-      }).then(async (answer) =>
-        res.writeHead(answer.status, { 'Content-Type': 'application/x-amz-json-1.1' }).end(await answer.text()),
-      );
-    });
+    if (String(req.headers['x-amz-target']).endsWith('.GetSecretValue')) reads += 1;
+    const forward = request(
+      { host: '127.0.0.1', port, method: req.method, path: req.url, headers: req.headers },
+      (answer) => answer.pipe(res.writeHead(answer.statusCode ?? 502, answer.headers)),
+    );
+    req.pipe(forward);
   });
   await new Promise<void>((done) => proxy.listen(0, '127.0.0.1', done));
   Object.assign(process.env, {
     AWS_REGION: 'us-east-1',
-    AWS_ACCESS_KEY_ID: 'test',
-    AWS_SECRET_ACCESS_KEY: 'test',
+    AWS_ACCESS_KEY_ID: credentials.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey,
     AWS_ENDPOINT_URL_SECRETS_MANAGER: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
   });
 });
@@ -54,12 +49,7 @@ afterAll(async () => {
 beforeEach(() => (reads = 0));
 
 async function putSecret(name: string, value: string): Promise<void> {
-  const answer = await fetch(standIn.url, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/x-amz-json-1.1', 'X-Amz-Target': 'secretsmanager.CreateSecret' },
-    body: JSON.stringify({ Name: name, SecretString: value }),
-  });
-  expect(answer.status).toBe(200);
+  await awsJsonCall(standIn.url, 'secretsmanager.CreateSecret', { Name: name, SecretString: value }, credentials);
 }
 
 test('an unreadable platform keys secret is read once, not once per call and provider', async () => {

@@ -18,6 +18,8 @@ const ClientId = 'localclient123';
 const EMAIL = 'Ada@Example.com';
 const PASSWORD = 'Correct-Horse-9';
 const credentials = { accessKeyId: 'test', secretAccessKey: 'test' };
+// The stand-in accepts what this process's AWS SDK clients sign with.
+Object.assign(process.env, { AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test' });
 
 let dataDir: string;
 let server: AwsJsonServer | undefined;

@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AwsJsonServer } from '../../../local/standins/aws-json-server.js';
 import { startSecretsManagerStandIn } from '../../../local/standins/secrets-manager.js';
+import { postRaw, signedHeaders } from '../../support/aws-json-call.js';
 
 const credentials = { accessKeyId: 'test', secretAccessKey: 'test' };
 
@@ -21,7 +22,7 @@ let client: SecretsManagerClient;
 let clock = Date.parse('2026-03-01T12:00:00Z');
 
 async function start(): Promise<void> {
-  server = await startSecretsManagerStandIn({ dataDir, now: () => clock });
+  server = await startSecretsManagerStandIn({ dataDir, now: () => clock, credentials });
   client = new SecretsManagerClient({ endpoint: server.url, region: 'us-east-1', credentials });
 }
 
@@ -259,12 +260,8 @@ test('secrets survive a restart over the same data directory, written atomically
 });
 
 test('unknown operations and malformed bodies get AWS error shapes', async () => {
-  const post = (target: string, body: string) =>
-    fetch(`${server?.url}/`, {
-      method: 'POST',
-      headers: { 'x-amz-target': target, 'content-type': 'application/x-amz-json-1.1' },
-      body,
-    });
+  const post = async (target: string, body: string) =>
+    postRaw(server!.url, await signedHeaders(server!.url, { target, body, credentials }), body);
   const unknown = await post('secretsmanager.RotateSecret', '{}');
   expect(unknown.status).toBe(400);
   expect(unknown.headers.get('x-amzn-errortype')).toBe('UnknownOperationException');

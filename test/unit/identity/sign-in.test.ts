@@ -1,0 +1,149 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { useLocalDynamoDb } from '../../support/local-dynamodb.js';
+import type { AwsJsonServer } from '../../../local/standins/aws-json-server.js';
+import { startCognitoStandIn } from '../../../local/standins/cognito.js';
+import { LOGIN_LIMITS } from '../../../lambdas/identity/login-limits.js';
+import { dynamoLoginThrottleStore } from '../../../lambdas/identity/login-throttle.js';
+import { signIn, SignInError, type SignInDeps } from '../../../lambdas/identity/sign-in.js';
+import { checkPassword, createDashboardUser, type PasswordCheck } from '../../../lambdas/identity/user-directory.js';
+import { createAccount, getAccountIdByEmail } from '../../../lambdas/store/accounts.js';
+
+/**
+ * Sign-in against the Cognito stand-in and dynalite, on one hand-driven clock. The user
+ * directory is the real one, watched: what it was asked is part of what must not differ
+ * between an unknown email and a wrong password, or between their locks.
+ */
+
+const db = useLocalDynamoDb('signin');
+let now = 1_800_000_000_000;
+let cognito: AwsJsonServer;
+let cognitoDir: string;
+
+beforeAll(async () => {
+  process.env['IDENTITY_TABLE'] = db().tableNames.identity;
+  cognitoDir = mkdtempSync(join(tmpdir(), 'signin-cognito-'));
+  cognito = await startCognitoStandIn({
+    dataDir: cognitoDir,
+    userPoolId: 'local_SignInPool',
+    clientId: 'signin-client',
+    now: () => now,
+  });
+  Object.assign(process.env, {
+    AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER: cognito.url,
+    USER_POOL_ID: 'local_SignInPool',
+    USER_POOL_CLIENT_ID: 'signin-client',
+  });
+});
+
+afterAll(async () => {
+  await cognito.close();
+  rmSync(cognitoDir, { recursive: true, force: true });
+});
+
+let users = 0;
+let ips = 0;
+const freshIp = () => `10.1.${(++ips >> 8) & 255}.${ips & 255}`;
+
+async function newAccount(): Promise<{ email: string; password: string; accountId: string }> {
+  const email = `user${++users}@example.com`;
+  const password = await createDashboardUser(email, 'Test');
+  const { accountId } = await createAccount(email, 'Test');
+  return { email, password, accountId };
+}
+
+/** The real directory, with every question it was asked and every answer it gave. */
+function watchedDirectory() {
+  const asked: { email: string; password: string; answer: PasswordCheck }[] = [];
+  const deps: SignInDeps = {
+    checkPassword: async (email, password) => {
+      const answer = await checkPassword(email, password);
+      asked.push({ email, password, answer });
+      return answer;
+    },
+    findAccountId: getAccountIdByEmail,
+    throttle: { store: dynamoLoginThrottleStore, now: () => now, limits: LOGIN_LIMITS },
+  };
+  return { deps, asked };
+}
+
+/** The refusal as data, or the account signed in to. */
+async function attempt(email: string, password: string, ip: string, deps: SignInDeps) {
+  try {
+    return { signedIn: (await signIn(email, password, ip, deps)).accountId };
+  } catch (error) {
+    if (!(error instanceof SignInError)) throw error;
+    return { kind: error.kind, message: error.message, retryAfterMs: error.retryAfterMs };
+  }
+}
+
+test('an unknown email and a wrong password: the same refusal, the same questions, the same lock', async () => {
+  const known = await newAccount();
+  const unknownEmail = `nobody${users}@example.com`;
+  const outcomes = [];
+  for (const email of [known.email, unknownEmail]) {
+    const { deps, asked } = watchedDirectory();
+    const ip = freshIp();
+    const answers = [];
+    for (let i = 0; i < 8; i++) answers.push(await attempt(email, 'Wrong-Password-1', ip, deps));
+    outcomes.push({ answers, asked: asked.map((q) => ({ ...q, email: q.email === email ? 'the email' : q.email })) });
+  }
+  const [forKnown, forUnknown] = outcomes;
+  expect(forKnown).toEqual(forUnknown);
+  expect(forKnown!.answers).toEqual([
+    ...Array(5).fill({ kind: 'wrong_credentials', message: 'Incorrect email or password', retryAfterMs: 0 }),
+    ...Array(3).fill({ kind: 'throttled', message: 'Too many sign-in attempts', retryAfterMs: 1_000 }),
+  ]);
+  // Every attempt let through was put to the directory; none while locked.
+  expect(forKnown!.asked).toEqual(Array(5).fill({ email: 'the email', password: 'Wrong-Password-1', answer: 'wrong' }));
+});
+
+test('the right password is refused while the account is locked, and signs in once the lock passes', async () => {
+  const { email, password, accountId } = await newAccount();
+  const { deps, asked } = watchedDirectory();
+  for (let i = 0; i < 5; i++) await attempt(email, 'Wrong-Password-1', freshIp(), deps);
+  expect(await attempt(email, password, freshIp(), deps)).toMatchObject({ kind: 'throttled', retryAfterMs: 1_000 });
+  now += 999;
+  expect(await attempt(email, password, freshIp(), deps)).toMatchObject({ kind: 'throttled', retryAfterMs: 1 });
+  expect(asked).toHaveLength(5);
+  now += 1;
+  expect(await attempt(email, password, freshIp(), deps)).toEqual({ signedIn: accountId });
+  // Signed in: the count starts again.
+  for (let i = 0; i < 5; i++) {
+    expect(await attempt(email, 'Wrong-Password-1', freshIp(), deps)).toMatchObject({ kind: 'wrong_credentials' });
+  }
+});
+
+test('a sign-in after a few failures, within the allowance, works', async () => {
+  const { email, password, accountId } = await newAccount();
+  const { deps } = watchedDirectory();
+  const ip = freshIp();
+  for (let i = 0; i < 4; i++) await attempt(email, 'Wrong-Password-1', ip, deps);
+  expect(await attempt(email, password, ip, deps)).toEqual({ signedIn: accountId });
+});
+
+test("Cognito's own lock is the same refusal as the gateway's", async () => {
+  const { email, password } = await newAccount();
+  // Five failures that reached Cognito without passing the gateway's count.
+  for (let i = 0; i < 5; i++) expect(await checkPassword(email, 'Wrong-Password-1')).toBe('wrong');
+  expect(await checkPassword(email, password)).toBe('locked');
+  const { deps, asked } = watchedDirectory();
+  expect(await attempt(email, password, freshIp(), deps)).toEqual({
+    kind: 'throttled',
+    message: 'Too many sign-in attempts',
+    retryAfterMs: 1_000,
+  });
+  expect(asked.map((q) => q.answer)).toEqual(['locked']);
+});
+
+test('a right password for a user with no account record is refused like a wrong one, and counted', async () => {
+  const email = `orphan${++users}@example.com`;
+  const password = await createDashboardUser(email, 'Orphan');
+  const { deps } = watchedDirectory();
+  const ip = freshIp();
+  for (let i = 0; i < 5; i++) {
+    expect(await attempt(email, password, ip, deps)).toMatchObject({ kind: 'wrong_credentials' });
+  }
+  expect(await attempt(email, password, ip, deps)).toMatchObject({ kind: 'throttled' });
+});
