@@ -4,6 +4,14 @@ import { ChatError } from './chat-errors.js';
 import { estimateTokens, type Meter, type MeteredUsage } from './metering.js';
 import type { RoutedStream } from './router.js';
 import type { AnswerStreamGuard } from './guardrails/index.js';
+import { TurnBudget } from './turn-budget.js';
+
+/**
+ * Work relayed between event-loop turns: a chunk counts one, plus one per KiB of its text, so a
+ * turn comes at least every 64 small chunks (a few milliseconds) or 64 KiB of text.
+ */
+export const CHUNKS_PER_TURN = 64;
+const TEXT_PER_UNIT = 1024;
 
 export interface StreamShape {
   readonly id: string;
@@ -78,10 +86,13 @@ export async function* chatStreamChunks(
       yield stamp(guard.transform(chunk));
     };
     for (const chunk of routed.head) yield* forward(chunk);
+    const turns = new TurnBudget(CHUNKS_PER_TURN);
     for (;;) {
       const next = await routed.rest.next();
       if (next.done) break;
       if (next.value.choices.length > 0) yield* forward(next.value);
+      const turn = turns.spend(1 + Math.floor(textLength(next.value) / TEXT_PER_UNIT));
+      if (turn) await turn;
     }
     meterOnce();
     if (guard) {
@@ -127,6 +138,15 @@ export async function* chatStreamChunks(
     meterOnce(undefined, 'client_closed');
     await routed.rest.return?.();
   }
+}
+
+function textLength(chunk: ChatCompletionChunk): number {
+  let length = 0;
+  for (const choice of chunk.choices) {
+    length += choice.delta.content?.length ?? 0;
+    for (const call of choice.delta.tool_calls ?? []) length += call.function?.arguments?.length ?? 0;
+  }
+  return length;
 }
 
 function estimate(messages: readonly ChatMessage[], streamed: string): MeteredUsage {

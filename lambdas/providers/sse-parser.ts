@@ -10,50 +10,68 @@ export interface SseEvent {
   readonly data: string;
 }
 
+/** Counts characters a parser examines and copies: tests use it to show parsing is linear. */
+export interface ParseWork {
+  examined: number;
+}
+
 export class SseParser {
   private readonly decoder = new TextDecoder('utf-8');
-  private buffer = '';
+  /**
+   * The line still being received, in the pieces it came in: joined once, when it ends, so a
+   * long line arriving in many small chunks is not copied and rescanned on every chunk.
+   */
+  private partial: string[] = [];
   private eventName: string | undefined;
   private dataLines: string[] = [];
-  /** A `\r` ended the last chunk: a `\n` opening the next one belongs to the same line end. */
+  /** A `\r` ended the last text: a `\n` opening the next one belongs to the same line end. */
   private pendingCr = false;
+
+  constructor(private readonly work?: ParseWork) {}
 
   /** Feeds bytes (or text); returns the events completed by them. */
   push(chunk: Uint8Array | string): SseEvent[] {
-    let text = typeof chunk === 'string' ? chunk : this.decoder.decode(chunk, { stream: true });
-    if (this.pendingCr && text.startsWith('\n')) text = text.slice(1);
-    this.pendingCr = false;
-    this.buffer += text;
-    return this.drainLines();
+    return this.drain(typeof chunk === 'string' ? chunk : this.decoder.decode(chunk, { stream: true }));
   }
 
   /** End of stream: a final event without its blank line still counts. */
   end(): SseEvent[] {
-    this.buffer += this.decoder.decode();
-    const events = this.drainLines();
-    if (this.buffer !== '') {
-      this.takeLine(this.buffer, events);
-      this.buffer = '';
-    }
+    const events = this.drain(this.decoder.decode());
+    if (this.partial.length > 0) this.takeLine(this.finishLine(''), events);
     this.dispatch(events);
     return events;
   }
 
-  private drainLines(): SseEvent[] {
+  private drain(received: string): SseEvent[] {
     const events: SseEvent[] = [];
+    // An empty piece (or only part of a character) changes nothing: a \r before it still pairs with a \n after it.
+    if (received === '') return events;
+    const text = this.pendingCr && received.startsWith('\n') ? received.slice(1) : received;
+    this.pendingCr = false;
     let start = 0;
-    for (let i = 0; i < this.buffer.length; i++) {
-      const c = this.buffer.charCodeAt(i);
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
       if (c !== 10 && c !== 13) continue;
-      this.takeLine(this.buffer.slice(start, i), events);
+      this.takeLine(this.finishLine(text.slice(start, i)), events);
       if (c === 13) {
-        if (i + 1 === this.buffer.length) this.pendingCr = true;
-        else if (this.buffer.charCodeAt(i + 1) === 10) i++;
+        if (i + 1 === text.length) this.pendingCr = true;
+        else if (text.charCodeAt(i + 1) === 10) i++;
       }
       start = i + 1;
     }
-    this.buffer = this.buffer.slice(start);
+    if (this.work) this.work.examined += text.length;
+    if (start < text.length) this.partial.push(text.slice(start));
     return events;
+  }
+
+  /** The whole line: its earlier pieces, if any, and this last one. */
+  private finishLine(last: string): string {
+    if (this.partial.length === 0) return last;
+    this.partial.push(last);
+    const line = this.partial.join('');
+    this.partial = [];
+    if (this.work) this.work.examined += line.length;
+    return line;
   }
 
   private takeLine(line: string, events: SseEvent[]): void {

@@ -3,8 +3,9 @@
  * numbers, Luhn-valid card numbers and IP addresses become `[REDACTED_<KIND>]`.
  *
  * Every detector is data: a regex, an optional check of the candidate, and the facts the stream
- * redactor needs to know how much of a stream's tail could still grow into a match. One scan
- * (`redactFrom`) serves whole texts and streams alike, so both give the same answer.
+ * redactor needs to know how much of a stream's tail could still grow into a match. Whole texts
+ * and streams share the search (`findMatch`) and the choice between matches (`preferred`), so
+ * both give the same answer.
  *
  * Scan rule: at the current position take the match that starts first; on a tie the longest;
  * then continue after it. A detector's match at a position depends only on the text from a few
@@ -252,39 +253,58 @@ export const PII_DETECTORS: readonly PiiDetector[] = [
   },
 ];
 
-interface Span {
-  start: number;
-  end: number;
-  kind: PiiKind;
+/** A match to redact: `text[start, end)`. */
+export interface Span {
+  readonly start: number;
+  readonly end: number;
+  readonly kind: PiiKind;
 }
 
-/** The detector's first accepted match starting at or after `from`. */
-function findFrom(detector: PiiDetector, text: string, from: number): Span | undefined {
+/**
+ * Counts the characters a scan examines: the stretch each regex search covers (from where it
+ * started to the end of the match it returned, or of the text), plus the characters the stream
+ * redactor looks up in its tables and copies. Tests use it to show the work is linear.
+ */
+export interface ScanWork {
+  examined: number;
+}
+
+/**
+ * The detector's first accepted match that starts at or after `from` and before `before`.
+ * The search may read past `before` (a match there is not returned): callers that must not
+ * read beyond some point pass a `text` that ends there.
+ */
+export function findMatch(
+  detector: PiiDetector,
+  text: string,
+  from: number,
+  before = text.length,
+  work?: ScanWork,
+): Span | undefined {
   const pattern = detector.pattern;
   pattern.lastIndex = from;
-  for (let m = pattern.exec(text); m; m = pattern.exec(text)) {
+  for (;;) {
+    const searchedFrom = pattern.lastIndex;
+    const m = pattern.exec(text);
+    if (work) work.examined += (m ? m.index + m[0].length : text.length) - searchedFrom;
+    if (!m || m.index >= before) return undefined;
     const length = detector.accept ? detector.accept(m[0]) : m[0].length;
     if (length > 0) return { start: m.index, end: m.index + length, kind: detector.kind };
     pattern.lastIndex = m.index + 1;
   }
-  return undefined;
-}
-
-export interface RedactionStep {
-  /** `text[from, next)` with every match replaced. */
-  text: string;
-  next: number;
-  found: number;
 }
 
 /**
- * Redacts `text` from `from`, taking the matches that start before `limit` (a match may end
- * past it); stops at `limit` or after the last match taken, whichever is later.
+ * The scan's choice between candidates: the match that starts first; on a tie the longest; on
+ * a full tie the one already chosen (detectors are offered in table order).
  */
-export function redactFrom(text: string, from: number, limit: number): RedactionStep {
+export const preferred = (candidate: Span, chosen: Span | undefined): boolean =>
+  !chosen || candidate.start < chosen.start || (candidate.start === chosen.start && candidate.end > chosen.end);
+
+export function redactPii(text: string, work?: ScanWork): { text: string; found: number } {
   // Per detector, its next match at or after the position it was searched from (null: none).
   const upcoming: (Span | null | undefined)[] = new Array(PII_DETECTORS.length);
-  let position = from;
+  let position = 0;
   let out = '';
   let found = 0;
   for (;;) {
@@ -292,22 +312,13 @@ export function redactFrom(text: string, from: number, limit: number): Redaction
     for (let i = 0; i < PII_DETECTORS.length; i++) {
       let span = upcoming[i];
       if (span === undefined || (span !== null && span.start < position))
-        span = upcoming[i] = findFrom(PII_DETECTORS[i]!, text, position) ?? null;
-      if (span && (!best || span.start < best.start || (span.start === best.start && span.end > best.end))) best = span;
+        span = upcoming[i] = findMatch(PII_DETECTORS[i]!, text, position, text.length, work) ?? null;
+      if (span && preferred(span, best)) best = span;
     }
-    if (!best || best.start >= limit) break;
+    if (!best) break;
     out += text.slice(position, best.start) + redactionToken(best.kind);
     position = best.end;
     found++;
   }
-  if (position < limit) {
-    out += text.slice(position, limit);
-    position = limit;
-  }
-  return { text: out, next: position, found };
-}
-
-export function redactPii(text: string): { text: string; found: number } {
-  const { text: redacted, found } = redactFrom(text, 0, text.length);
-  return { text: redacted, found };
+  return { text: out + text.slice(position), found };
 }
