@@ -1,6 +1,7 @@
 import {
   checkChatImageHosts,
   checkChatRequest,
+  MAX_IMAGE_PARTS,
   MAX_SCHEMA_DEPTH,
   MAX_SCHEMA_NODES,
 } from '../../../lambdas/gateway/chat-request-checks.js';
@@ -163,4 +164,22 @@ describe('image parts: a data: URI, or a URL the caller-URL policy accepts', () 
     });
     expect(asked).toHaveLength(0);
   });
+});
+
+test(`at most ${MAX_IMAGE_PARTS} image parts in one request, data: URIs included`, () => {
+  const image = (i: number): ContentPart =>
+    i % 2 === 0
+      ? { type: 'image_url', image_url: { url: `https://img${i}.example.com/a.png` } }
+      : { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } };
+  const withImages = (count: number) =>
+    request({
+      messages: [
+        { role: 'user', content: Array.from({ length: count / 2 }, (_, i) => image(i)) },
+        { role: 'user', content: Array.from({ length: count / 2 }, (_, i) => image(i + 1)) },
+      ],
+    });
+  expect(() => checkChatRequest(withImages(MAX_IMAGE_PARTS))).not.toThrow();
+  const refused = rejection(withImages(MAX_IMAGE_PARTS + 2));
+  expect(refused.field).toBe('messages');
+  expect(refused.message).toMatch(`at most ${MAX_IMAGE_PARTS} image parts`);
 });
