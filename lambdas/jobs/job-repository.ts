@@ -1,4 +1,4 @@
-import { dynamo, fromItem, isConditionFailure, nowSeconds, tableName, toItem } from '../store/dynamo.js';
+import { conditionHolds, dynamo, fromItem, nowSeconds, tableName, toItem } from '../store/dynamo.js';
 import { accountPk } from '../store/usage-items.js';
 import type { JobEnd, JobUnderway } from './job-driver.js';
 import { ACTIVE_PHASES, type JobRecord, type JsonObject } from './job-record.js';
@@ -23,8 +23,8 @@ export const activeValues = (job: Pick<JobRecord, 'accountId'>) => ({
 
 /** Writes a new job; false (and nothing written) when the id is taken. */
 export async function createJob(job: JobRecord): Promise<boolean> {
-  try {
-    await dynamo().putItem({
+  return conditionHolds(() =>
+    dynamo().putItem({
       TableName: tableName('jobs'),
       Item: toItem({
         ...fromItem<Record<string, unknown>>(jobKey(job.jobId)),
@@ -34,12 +34,8 @@ export async function createJob(job: JobRecord): Promise<boolean> {
         ...job,
       }),
       ConditionExpression: 'attribute_not_exists(pk)',
-    });
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
+    }),
+  );
 }
 
 /** The caller's own job, or undefined for an unknown, expired or another account's id. */
@@ -96,8 +92,8 @@ export async function endJob(job: JobRecord, end: JobEnd, now = new Date()): Pro
  * (nothing is left to ask); the caller then reads the record instead.
  */
 export async function takePollLease(job: JobRecord, lease: PollLease, now = new Date()): Promise<boolean> {
-  try {
-    await dynamo().updateItem({
+  return conditionHolds(() =>
+    dynamo().updateItem({
       TableName: tableName('jobs'),
       Key: jobKey(job.jobId),
       UpdateExpression: 'SET pollLeaseUntil = :until, pollLeaseHolder = :holder',
@@ -109,12 +105,8 @@ export async function takePollLease(job: JobRecord, lease: PollLease, now = new 
         ':holder': lease.holder,
         ':now': now.getTime(),
       }),
-    });
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
+    }),
+  );
 }
 
 /**
@@ -122,8 +114,8 @@ export async function takePollLease(job: JobRecord, lease: PollLease, now = new 
  * succeeded job is touched; false otherwise.
  */
 export async function updateJobResult(job: JobRecord, result: JsonObject, now = new Date()): Promise<boolean> {
-  try {
-    await dynamo().updateItem({
+  return conditionHolds(() =>
+    dynamo().updateItem({
       TableName: tableName('jobs'),
       Key: jobKey(job.jobId),
       UpdateExpression: 'SET #result = :result, updatedAt = :now',
@@ -135,30 +127,22 @@ export async function updateJobResult(job: JobRecord, result: JsonObject, now = 
         ':result': result,
         ':now': now.toISOString(),
       }),
-    });
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
+    }),
+  );
 }
 
 async function conditionalUpdate(
   job: JobRecord,
   update: { UpdateExpression: string; values: Record<string, unknown>; names?: Record<string, string> },
 ): Promise<boolean> {
-  try {
-    await dynamo().updateItem({
+  return conditionHolds(() =>
+    dynamo().updateItem({
       TableName: tableName('jobs'),
       Key: jobKey(job.jobId),
       UpdateExpression: update.UpdateExpression,
       ConditionExpression: STILL_ACTIVE,
       ExpressionAttributeNames: { '#phase': 'phase', ...update.names },
       ExpressionAttributeValues: toItem({ ...activeValues(job), ...update.values }),
-    });
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
+    }),
+  );
 }

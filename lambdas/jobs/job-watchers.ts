@@ -1,4 +1,4 @@
-import { dynamo, fromItem, isConditionFailure, tableName, toItem } from '../store/dynamo.js';
+import { conditionHolds, dynamo, fromItem, isConditionFailure, tableName, toItem } from '../store/dynamo.js';
 import { isEnded, type JobRecord } from './job-record.js';
 import { activeValues, jobKey, STILL_ACTIVE } from './job-repository.js';
 
@@ -124,20 +124,16 @@ async function tryJoin(
           ...(seen.lapsed.length ? { ':now': now.getTime() } : {}),
         },
       };
-  try {
-    await dynamo().updateItem({
+  return conditionHolds(() =>
+    dynamo().updateItem({
       TableName: tableName('jobs'),
       Key: jobKey(job.jobId),
       UpdateExpression: update.UpdateExpression,
       ConditionExpression: update.ConditionExpression,
       ExpressionAttributeNames: { '#phase': 'phase', ...update.names },
       ExpressionAttributeValues: toItem({ ...activeValues(job), ...update.values }),
-    });
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
+    }),
+  );
 }
 
 async function readWatched(jobId: string): Promise<Watched | undefined> {

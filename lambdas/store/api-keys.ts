@@ -1,5 +1,5 @@
 import type { UpdateItemCommandInput } from '@aws-sdk/client-dynamodb';
-import { dynamo, fromItem, isConditionFailure, tableName, toItem, type Item } from './dynamo.js';
+import { conditionHolds, dynamo, fromItem, tableName, toItem, type Item } from './dynamo.js';
 import { ownedItems } from './owner-index.js';
 import type { KeyType } from '../identity/api-key-format.js';
 
@@ -102,14 +102,8 @@ export async function revokeApiKey(keyId: string, accountId: string | undefined,
   });
 }
 
-async function conditionalUpdate(input: Omit<UpdateItemCommandInput, 'TableName'>): Promise<boolean> {
-  try {
-    await dynamo().updateItem({ TableName: tableName('identity'), ...input });
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
+function conditionalUpdate(input: Omit<UpdateItemCommandInput, 'TableName'>): Promise<boolean> {
+  return conditionHolds(() => dynamo().updateItem({ TableName: tableName('identity'), ...input }));
 }
 
 function toRecord(item: Item): ApiKeyRecord {

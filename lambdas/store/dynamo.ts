@@ -56,4 +56,15 @@ export const fromItem = <T>(item: Item): T => unmarshall(item) as T;
 export const isConditionFailure = (error: unknown): boolean =>
   (error as { name?: string } | null)?.name === 'ConditionalCheckFailedException';
 
+/** Runs a conditional write: true when it was applied, false when its condition did not hold. */
+export async function conditionHolds(write: () => Promise<unknown>): Promise<boolean> {
+  try {
+    await write();
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}
+
 export const nowSeconds = (now = Date.now()): number => Math.floor(now / 1000);

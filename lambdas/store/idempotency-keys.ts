@@ -1,4 +1,4 @@
-import { dynamo, fromItem, isConditionFailure, nowSeconds, tableName, toItem } from './dynamo.js';
+import { conditionHolds, dynamo, fromItem, nowSeconds, tableName, toItem } from './dynamo.js';
 
 /**
  * `Idempotency-Key` records in the cache table, per account, kept 24 hours (TTL attribute
@@ -59,7 +59,7 @@ function putClaim(accountId: string, key: string, fingerprint: string, now: numb
     claimUntilMs: now + CLAIM_MS,
     expiresAt: nowSeconds(now + IDEMPOTENCY_TTL_MS),
   };
-  return conditional(() =>
+  return conditionHolds(() =>
     dynamo().putItem({
       TableName: tableName('cache'),
       Item: { ...itemKey(accountId, key), ...toItem({ ...item }) },
@@ -84,7 +84,7 @@ export function completeIdempotencyKey(
   fingerprint: string,
   result: string,
 ): Promise<boolean> {
-  return conditional(() =>
+  return conditionHolds(() =>
     dynamo().updateItem({
       TableName: tableName('cache'),
       Key: itemKey(accountId, key),
@@ -103,7 +103,7 @@ export function completeIdempotencyKey(
 
 /** Frees a claimed key whose work failed before creating anything, so a retry may run. */
 export function releaseIdempotencyKey(accountId: string, key: string, fingerprint: string): Promise<boolean> {
-  return conditional(() =>
+  return conditionHolds(() =>
     dynamo().deleteItem({
       TableName: tableName('cache'),
       Key: itemKey(accountId, key),
@@ -122,14 +122,4 @@ async function readRecord(accountId: string, key: string, now: number): Promise<
   });
   const record = Item ? fromItem<IdempotencyItem>(Item) : undefined;
   return record && record.expiresAt > nowSeconds(now) ? record : undefined;
-}
-
-async function conditional(write: () => Promise<unknown>): Promise<boolean> {
-  try {
-    await write();
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
 }

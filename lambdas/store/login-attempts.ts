@@ -1,4 +1,4 @@
-import { dynamo, fromItem, isConditionFailure, tableName, toItem } from './dynamo.js';
+import { conditionHolds, dynamo, fromItem, isConditionFailure, tableName, toItem } from './dynamo.js';
 
 /**
  * Failed dashboard sign-ins per account (the email tried, whether or not it exists), in the
@@ -65,7 +65,7 @@ function lockPassed(rules: AttemptRules, now: number, afterMs: number, prefix: s
 export async function startAttempts(account: string, now: number, rules: AttemptRules): Promise<boolean> {
   const values: Record<string, number> = { ':one': 1, ':now': now, ':expires': expiresAt(now, rules) };
   const stale = lockPassed(rules, now, rules.quietMs, 's', values);
-  return conditional(() =>
+  return conditionHolds(() =>
     dynamo().updateItem({
       TableName: tableName('cache'),
       Key: rowKey(account),
@@ -118,7 +118,7 @@ export async function readAttempts(account: string): Promise<FailureRecord | und
  * the answer, not from when the attempt was let through. A row cleared meanwhile stays gone.
  */
 export async function markFailure(account: string, at: number, rules: AttemptRules): Promise<void> {
-  await conditional(() =>
+  await conditionHolds(() =>
     dynamo().updateItem({
       TableName: tableName('cache'),
       Key: rowKey(account),
@@ -132,14 +132,4 @@ export async function markFailure(account: string, at: number, rules: AttemptRul
 
 export async function clearAttempts(account: string): Promise<void> {
   await dynamo().deleteItem({ TableName: tableName('cache'), Key: rowKey(account) });
-}
-
-async function conditional(write: () => Promise<unknown>): Promise<boolean> {
-  try {
-    await write();
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
 }
