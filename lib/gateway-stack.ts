@@ -1,4 +1,4 @@
-import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import { Aspects, CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type { StandardThreatProtectionMode } from 'aws-cdk-lib/aws-cognito';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -18,6 +18,7 @@ import { Tables } from './constructs/tables.js';
 import { UsageExports, type UsageExportsProps } from './constructs/usage-exports.js';
 import { DashboardUserPool } from './constructs/user-pool.js';
 import { pascal } from './names.js';
+import { RetainExceptOnCreate } from './retain-except-on-create.js';
 import { routes as manifestRoutes, type RouteSpec } from './routes.js';
 
 export interface GatewayStackProps extends StackProps {
@@ -99,6 +100,7 @@ export class GatewayStack extends Stack {
 
   constructor(scope: Construct, id: string, props: GatewayStackProps = {}) {
     super(scope, id, props);
+    Aspects.of(this).add(new RetainExceptOnCreate());
     const routes = props.routes ?? manifestRoutes;
     const corsOrigins = props.corsOrigins ?? [];
     assertUniqueRoutes(routes);

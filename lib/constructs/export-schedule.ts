@@ -1,4 +1,4 @@
-import { Duration, Stack, Validations, type CfnElement } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Stack, Validations, type CfnElement } from 'aws-cdk-lib';
 import { Alarm, ComparisonOperator, MathExpression, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
@@ -103,7 +103,9 @@ export class ExportSchedule extends Construct {
       },
     });
     acknowledgeExportWildcards(this.stateMachine, props);
-    const group = new ScheduleGroup(this, 'Group');
+    // Holds only this stack's schedule: nothing to keep once the stack is gone, and a retained
+    // group (its name is fixed at synth) would make a retry after a failed create fail.
+    const group = new ScheduleGroup(this, 'Group', { removalPolicy: RemovalPolicy.DESTROY });
     this.schedule = new Schedule(this, 'Daily', {
       scheduleGroup: group,
       schedule: props.schedule,

@@ -10,11 +10,11 @@ describe('data stores', () => {
     keyId = logicalIdOf(built.stack.encryptionKey);
   });
 
-  test('one customer-managed KMS key, rotated yearly and retained with the data', () => {
+  test('one customer-managed KMS key, rotated yearly and retained with the data (once created)', () => {
     built.template.resourceCountIs('AWS::KMS::Key', 1);
     built.template.hasResource('AWS::KMS::Key', {
       Properties: { EnableKeyRotation: true, RotationPeriodInDays: 365 },
-      DeletionPolicy: 'Retain',
+      DeletionPolicy: 'RetainExceptOnCreate',
     });
   });
 
@@ -35,7 +35,7 @@ describe('data stores', () => {
     expect(replica.PointInTimeRecoverySpecification).toEqual({ PointInTimeRecoveryEnabled: true });
     expect(replica.SSESpecification.KMSMasterKeyId).toEqual({ 'Fn::GetAtt': [keyId, 'Arn'] });
     expect(Boolean(replica.DeletionProtectionEnabled)).toBe(schema.deletionProtection);
-    expect(resource.DeletionPolicy).toBe(schema.deletionProtection ? 'Retain' : 'Delete');
+    expect(resource.DeletionPolicy).toBe(schema.deletionProtection ? 'RetainExceptOnCreate' : 'Delete');
     expect(props.GlobalSecondaryIndexes ?? []).toEqual(
       schema.indexes.map((index) => ({
         IndexName: index.name,

@@ -52,7 +52,7 @@ function definition(): any {
 describe('the exports bucket', () => {
   test('is encrypted with the stack key, versioned, closed to the public and logged', () => {
     const bucket = resources()[ids.bucket];
-    expect(bucket.DeletionPolicy).toBe('Retain');
+    expect(bucket.DeletionPolicy).toBe('RetainExceptOnCreate');
     const props = bucket.Properties;
     expect(props.BucketEncryption.ServerSideEncryptionConfiguration).toEqual([
       {
