@@ -1,19 +1,47 @@
-import { lease, type Lease } from '../store/rate-limit-windows.js';
+import {
+  alignedWindowEnd,
+  lease,
+  shardCount,
+  shardedWindows,
+  shardShares,
+  type Lease,
+  type ShardedWindowStore,
+} from '../store/rate-limit-windows.js';
 
 export interface Admission {
   readonly allowed: boolean;
-  /** This request's position in the window (1-based); the limit when refused. */
-  readonly position: number;
+  /**
+   * For X-RateLimit-Remaining: what is left of the window after this request, 0 when refused.
+   * A single-item window: the limit minus this request's position in the window's count. A
+   * sharded one: what is left of the shard this request was counted in, scaled to the whole
+   * limit, `floor((share - position) × limit / share)`. An instance takes its blocks from the
+   * shards in turn, so what it takes from each stays within a block (a tenth of a share) of the
+   * others: alone, its estimate is within a tenth of the limit of the exact count. Either way a
+   * position also counts the blocks other instances hold leased and have not used yet.
+   */
+  readonly remaining: number;
   readonly resetAtMs: number;
 }
 
-/** The largest block one instance leases at once: a tenth of the limit, at most 100. */
-export const maxBlock = (limit: number) => Math.max(1, Math.min(100, Math.floor(limit / 10)));
+/**
+ * The largest block one instance leases at once: a tenth of the limit, at most 100; from a
+ * sharded window, a tenth of a shard's share (at most 50), so the shards an instance takes its
+ * blocks from in turn stay within a tenth of a share of each other (see `remaining`).
+ */
+export function maxBlock(limit: number): number {
+  const shards = shardCount(limit);
+  return Math.max(1, Math.min(100, Math.floor(limit / shards / 10)));
+}
 
-/** Positions leased in one round trip: `next` to `end`, both inclusive. */
+/** Lease attempts on a sharded window before this request is refused without it being full. */
+export const SHARD_LEASE_ROUNDS = 4;
+
+/** Positions leased in one round trip from one window item: `next` to `end`, both inclusive. */
 interface Range {
   next: number;
   readonly end: number;
+  /** The item's allowance: the limit for a single-item window, the shard's share otherwise. */
+  readonly share: number;
 }
 
 interface Block {
@@ -25,7 +53,40 @@ interface Block {
   size: number;
   /** The shared window is used up: once the ranges are spent, refuse locally until it resets. */
   exhausted: boolean;
+  readonly shards?: ShardView;
 }
+
+/** What an instance knows of a sharded window. */
+interface ShardView {
+  /**
+   * Room per shard as last seen (an upper bound: counts only grow within a window), so a lease
+   * goes where there is room and a full window is known without asking.
+   */
+  readonly rooms: number[];
+  /** The shard the next lease tries first: an instance takes its blocks from each in turn. */
+  next: number;
+}
+
+/** What one lease round trip (or a sharded lease's rounds) brought. */
+interface Leased {
+  readonly resetAtMs: number;
+  readonly range?: Range;
+  /** `full`: the window has nothing left; `contended`: other leases kept taking the room first. */
+  readonly outcome: 'granted' | 'full' | 'contended';
+  readonly shards?: ShardView;
+}
+
+export interface RateAllowanceDeps {
+  /** The single window item of a limit up to SINGLE_WINDOW_MAX. */
+  readonly lease: (bucket: string, limit: number, wanted: number, now: number, windowEnded: boolean) => Promise<Lease>;
+  /** The shard items of a larger limit. */
+  readonly shards: ShardedWindowStore;
+  readonly now: () => number;
+  /** In [0, 1): spreads leases over a sharded window's shards. */
+  readonly random: () => number;
+}
+
+const deploymentDeps: RateAllowanceDeps = { lease, shards: shardedWindows, now: Date.now, random: Math.random };
 
 /**
  * Per-instance allowances leased in blocks from the shared DynamoDB window, so a busy key
@@ -38,36 +99,43 @@ interface Block {
  * of the current one (`leaseAhead`), so within a window a call in steady traffic does not
  * wait for DynamoDB (in AWS each call costs milliseconds). An instance then holds at most one
  * and a half blocks unused.
+ *
+ * A limit above SINGLE_WINDOW_MAX is counted in shard items (rate-limit-windows.ts). An
+ * instance takes its blocks from the shards in turn, from one drawn at random when the window
+ * starts; when a shard has too little room, one consistent read of every shard's count tells
+ * where room is left, and the next lease goes to a shard drawn in proportion to its room (so
+ * instances that read the same counts do not all pick one). A request is refused as over the
+ * limit only once such a read shows every shard full. A lease that lost all its rounds to other
+ * instances' writes (SHARD_LEASE_ROUNDS, or `lease`'s own for a single item) refuses its
+ * request but leaves the window open to the next.
  */
 export class RateAllowances {
   private readonly blocks = new Map<string, Block>();
-  private readonly refills = new Map<string, Promise<void>>();
+  private readonly refills = new Map<string, Promise<Leased['outcome']>>();
   private readonly due = new Set<string>();
+  private readonly deps: RateAllowanceDeps;
 
-  constructor(
-    private readonly leaseBlock: (
-      bucket: string,
-      limit: number,
-      wanted: number,
-      now: number,
-      windowEnded: boolean,
-    ) => Promise<Lease> = lease,
-    private readonly now: () => number = Date.now,
-  ) {}
+  constructor(deps: Partial<RateAllowanceDeps> = {}) {
+    this.deps = { ...deploymentDeps, ...deps };
+  }
 
   async admit(bucket: string, limit: number): Promise<Admission> {
     for (;;) {
-      const now = this.now();
+      const now = this.deps.now();
       const block = this.current(bucket, limit, now);
       const range = block?.ranges[0];
       if (block && range) {
         const position = range.next++;
         if (range.next > range.end) block.ranges.shift();
         if (this.runningLow(block)) this.due.add(bucket);
-        return { allowed: true, position, resetAtMs: block.resetAtMs };
+        const remaining = Math.max(0, Math.floor(((range.share - position) * limit) / range.share));
+        return { allowed: true, remaining, resetAtMs: block.resetAtMs };
       }
-      if (block?.exhausted) return { allowed: false, position: limit, resetAtMs: block.resetAtMs };
-      await this.refill(bucket, limit, block);
+      if (block?.exhausted) return { allowed: false, remaining: 0, resetAtMs: block.resetAtMs };
+      const outcome = await this.refill(bucket, limit, block);
+      if (outcome === 'contended') {
+        return { allowed: false, remaining: 0, resetAtMs: this.blocks.get(bucket)?.resetAtMs ?? now };
+      }
     }
   }
 
@@ -78,10 +146,19 @@ export class RateAllowances {
     await Promise.all(
       buckets.map((bucket) => {
         const block = this.blocks.get(bucket);
-        if (!block || !this.runningLow(block) || block.resetAtMs <= this.now()) return undefined;
+        if (!block || !this.runningLow(block) || block.resetAtMs <= this.deps.now()) return undefined;
         return this.refill(bucket, block.limit, block).catch(() => undefined);
       }),
     );
+  }
+
+  /**
+   * Requests of `bucket`'s current window this instance holds leased and has not handed out:
+   * what the window loses if the instance stops now (the bound on under-admission).
+   */
+  unused(bucket: string): number {
+    const block = this.blocks.get(bucket);
+    return block && block.resetAtMs > this.deps.now() ? held(block) : 0;
   }
 
   private current(bucket: string, limit: number, now: number): Block | undefined {
@@ -92,12 +169,11 @@ export class RateAllowances {
   /** Half of the last block is left, and more can be had from the window. */
   private runningLow(block: Block): boolean {
     if (block.exhausted || block.size < 2) return false;
-    const left = block.ranges.reduce((sum, range) => sum + range.end - range.next + 1, 0);
-    return left <= block.size / 2;
+    return held(block) <= block.size / 2;
   }
 
   /** One lease at a time per bucket: callers arriving meanwhile wait for it. */
-  private refill(bucket: string, limit: number, spent: Block | undefined): Promise<void> {
+  private refill(bucket: string, limit: number, spent: Block | undefined): Promise<Leased['outcome']> {
     let pending = this.refills.get(bucket);
     if (!pending) {
       pending = this.leaseInto(bucket, limit, spent).finally(() => this.refills.delete(bucket));
@@ -106,27 +182,105 @@ export class RateAllowances {
     return pending;
   }
 
-  private async leaseInto(bucket: string, limit: number, spent: Block | undefined): Promise<void> {
+  private async leaseInto(bucket: string, limit: number, spent: Block | undefined): Promise<Leased['outcome']> {
     const size = spent ? Math.min(spent.size * 2, maxBlock(limit)) : 1;
-    const now = this.now();
-    const previous = this.blocks.get(bucket);
-    const windowEnded = previous !== undefined && previous.limit === limit && previous.resetAtMs <= now;
-    const granted: Lease = await this.leaseBlock(bucket, limit, size, now, windowEnded);
-    const range = { next: granted.count - granted.granted + 1, end: granted.count };
-    const sameWindow = spent !== undefined && spent.resetAtMs === granted.resetAtMs;
+    const now = this.deps.now();
+    const leased =
+      shardCount(limit) === 1
+        ? await this.leaseSingle(bucket, limit, size, now)
+        : await this.leaseSharded(bucket, limit, size, now, spent);
+    const { range, outcome } = leased;
+    const sameWindow = spent !== undefined && spent.resetAtMs === leased.resetAtMs;
     if (sameWindow && this.blocks.get(bucket) === spent) {
-      if (granted.granted > 0) spent.ranges.push(range);
-      spent.size = granted.granted > 0 ? size : spent.size;
-      spent.exhausted = granted.granted === 0;
-      return;
+      if (range) spent.ranges.push(range);
+      if (range) spent.size = size;
+      spent.exhausted = outcome === 'full';
+      return outcome;
     }
     this.blocks.set(bucket, {
       limit,
-      resetAtMs: granted.resetAtMs,
-      ranges: granted.granted > 0 ? [range] : [],
-      size: granted.granted > 0 && sameWindow ? size : Math.max(1, granted.granted),
-      exhausted: granted.granted === 0,
+      resetAtMs: leased.resetAtMs,
+      ranges: range ? [range] : [],
+      size: range && sameWindow ? size : Math.max(1, range ? range.end - range.next + 1 : 0),
+      exhausted: outcome === 'full',
+      shards: leased.shards,
     });
     if (this.blocks.size > 50_000) this.blocks.delete(this.blocks.keys().next().value!);
+    return outcome;
   }
+
+  private async leaseSingle(bucket: string, limit: number, size: number, now: number): Promise<Leased> {
+    const previous = this.blocks.get(bucket);
+    const windowEnded = previous !== undefined && previous.limit === limit && previous.resetAtMs <= now;
+    const granted = await this.deps.lease(bucket, limit, size, now, windowEnded);
+    if (granted.granted > 0) {
+      const range = { next: granted.count - granted.granted + 1, end: granted.count, share: limit };
+      return { resetAtMs: granted.resetAtMs, range, outcome: 'granted' };
+    }
+    // Nothing granted while the count is below the limit: the lease lost its rounds to others.
+    return { resetAtMs: granted.resetAtMs, outcome: granted.count >= limit ? 'full' : 'contended' };
+  }
+
+  private async leaseSharded(
+    bucket: string,
+    limit: number,
+    size: number,
+    now: number,
+    spent: Block | undefined,
+  ): Promise<Leased> {
+    const resetAtMs = alignedWindowEnd(bucket, now);
+    const shares = shardShares(limit);
+    // The block's own view when it is this window's, so what is learnt here stays with it.
+    const view: ShardView =
+      spent?.resetAtMs === resetAtMs && spent.shards
+        ? spent.shards
+        : { rooms: shares.slice(), next: Math.floor(this.deps.random() * shares.length) };
+    const { rooms } = view;
+    for (let round = 1; ; round++) {
+      // In turn while nothing says otherwise, so one instance's blocks spread evenly; after a
+      // read, at random by room, so instances that read the same counts do not all pick one shard.
+      const shard = round === 1 ? nextWithRoom(rooms, view.next) : pickByRoom(rooms, this.deps.random());
+      if (shard === undefined) return { resetAtMs, outcome: 'full', shards: view };
+      const share = shares[shard]!;
+      const want = Math.min(size, rooms[shard]!);
+      const count = await this.deps.shards.lease(bucket, shard, share, want, resetAtMs);
+      if (count !== undefined) {
+        rooms[shard] = share - count;
+        view.next = (shard + 1) % rooms.length;
+        return { resetAtMs, range: { next: count - want + 1, end: count, share }, outcome: 'granted', shards: view };
+      }
+      rooms[shard] = Math.min(rooms[shard]!, want - 1);
+      if (round >= SHARD_LEASE_ROUNDS) return { resetAtMs, outcome: 'contended', shards: view };
+      const counts = await this.deps.shards.counts(bucket, shares.length, resetAtMs);
+      counts.forEach((count, i) => {
+        if (count !== undefined) rooms[i] = Math.min(rooms[i]!, shares[i]! - count);
+      });
+    }
+  }
+}
+
+const held = (block: Block) => block.ranges.reduce((sum, range) => sum + range.end - range.next + 1, 0);
+
+/** The first shard from `from` on (wrapping) that may have room. */
+function nextWithRoom(rooms: readonly number[], from: number): number | undefined {
+  for (let step = 0; step < rooms.length; step++) {
+    const shard = (from + step) % rooms.length;
+    if (rooms[shard]! > 0) return shard;
+  }
+  return undefined;
+}
+
+/** A shard with room, chosen with probability proportional to its room; undefined when none has any. */
+function pickByRoom(rooms: readonly number[], random: number): number | undefined {
+  const total = rooms.reduce((sum, room) => sum + Math.max(0, room), 0);
+  if (total <= 0) return undefined;
+  let point = random * total;
+  let last: number | undefined;
+  for (let shard = 0; shard < rooms.length; shard++) {
+    if (rooms[shard]! <= 0) continue;
+    last = shard;
+    point -= rooms[shard]!;
+    if (point < 0) return shard;
+  }
+  return last;
 }

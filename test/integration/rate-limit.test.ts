@@ -67,3 +67,36 @@ test('unauthenticated and public routes carry no rate headers; limited ones alwa
   expect(usage.headers.get('x-ratelimit-remaining')).not.toBeNull();
   expect(usage.headers.get('x-ratelimit-reset')).toMatch(/^\d{10}$/);
 });
+
+test('a limit above 1,000 a minute is counted in shards: exactly the limit per window, and the headers stay consistent', async () => {
+  const rateLimit = 1_001;
+  const { key } = await adminKey(gateway, { accountId: account.accountId, type: 'secret', rateLimit });
+  const answers: Awaited<ReturnType<typeof models>>[] = [];
+  const workers = Array.from({ length: 25 }, async () => {
+    while (answers.length < rateLimit + 50) answers.push(await models(key));
+  });
+  await Promise.all(workers);
+  // A sharded window is a fixed minute (offset per key), so this run may straddle two.
+  const byWindow = new Map<string, { ok: number; limited: number }>();
+  for (const answer of answers) {
+    expect(answer.headers.get('x-ratelimit-limit')).toBe(String(rateLimit));
+    const reset = answer.headers.get('x-ratelimit-reset')!;
+    const window = byWindow.get(reset) ?? { ok: 0, limited: 0 };
+    if (answer.status === 200) window.ok++;
+    else {
+      expect(answer.status).toBe(429);
+      expect(answer.headers.get('x-ratelimit-remaining')).toBe('0');
+      window.limited++;
+    }
+    byWindow.set(reset, window);
+  }
+  expect([...byWindow.values()].some((w) => w.limited > 0)).toBe(true);
+  for (const { ok, limited } of byWindow.values()) {
+    expect(ok).toBeLessThanOrEqual(rateLimit);
+    // One gateway process holds no blocks another could leave unused: a refusal means the limit was used up.
+    if (limited > 0) expect(ok).toBe(rateLimit);
+  }
+  const remaining = answers.filter((a) => a.status === 200).map((a) => Number(a.headers.get('x-ratelimit-remaining')));
+  expect(Math.max(...remaining)).toBeLessThan(rateLimit);
+  expect(Math.min(...remaining)).toBeGreaterThanOrEqual(0);
+}, 60_000);

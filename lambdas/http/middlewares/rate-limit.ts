@@ -12,9 +12,10 @@ const leaseAhead = () => allowances.leaseAhead();
 
 /**
  * Per-key requests per minute, counted in DynamoDB so every instance shares one count (leased
- * in blocks: see RateAllowances), or the route's own window per key where the manifest gives
- * one (route-limits.ts). Every response of a limited route carries the three rate headers,
- * refusals included. Runs before the body is read, so malformed requests count too.
+ * in blocks, from shard items above 1,000 a minute: see RateAllowances), or the route's own
+ * window per key where the manifest gives one (route-limits.ts). Every response of a limited
+ * route carries the three rate headers, refusals included. Runs before the body is read, so
+ * malformed requests count too.
  */
 export function rateLimit(): GatewayMiddleware {
   return {
@@ -34,7 +35,7 @@ export function rateLimit(): GatewayMiddleware {
       const admission = await allowances.admit(bucket.id, bucket.limit);
       Object.assign(call.responseHeaders, {
         'X-RateLimit-Limit': String(bucket.limit),
-        'X-RateLimit-Remaining': String(Math.max(0, bucket.limit - admission.position)),
+        'X-RateLimit-Remaining': String(admission.remaining),
         'X-RateLimit-Reset': String(Math.ceil(admission.resetAtMs / 1000)),
       });
       if (!admission.allowed) throw rateLimited(retryAfterSeconds(admission.resetAtMs - Date.now()));

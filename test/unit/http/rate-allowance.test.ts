@@ -1,5 +1,5 @@
 import { maxBlock, RateAllowances } from '../../../lambdas/http/rate-allowance.js';
-import type { Lease } from '../../../lambdas/store/rate-limit-windows.js';
+import type { Lease, ShardedWindowStore } from '../../../lambdas/store/rate-limit-windows.js';
 
 /** One shared window, as the DynamoDB store keeps it, for several instances to lease from. */
 function sharedWindow(clock: { now: number }) {
@@ -17,10 +17,10 @@ function sharedWindow(clock: { now: number }) {
 test('a quiet key leases one request at a time; a busy one doubles its block up to a tenth of the limit', async () => {
   const clock = { now: 1_000 };
   const window = sharedWindow(clock);
-  const instance = new RateAllowances(window.lease, window.now);
-  const positions: number[] = [];
-  for (let i = 0; i < 40; i++) positions.push((await instance.admit('k', 1000)).position);
-  expect(positions).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
+  const instance = new RateAllowances({ lease: window.lease, now: window.now });
+  const remaining: number[] = [];
+  for (let i = 0; i < 40; i++) remaining.push((await instance.admit('k', 1000)).remaining);
+  expect(remaining).toEqual(Array.from({ length: 40 }, (_, i) => 1000 - i - 1));
   // Blocks of 1, 2, 4, 8, 16, 32 (the cap, maxBlock(1000), is 100): 6 leases for 40 requests.
   expect(window.state.leases).toBe(6);
   expect(maxBlock(1000)).toBe(100);
@@ -30,7 +30,10 @@ test('a quiet key leases one request at a time; a busy one doubles its block up 
 test('instances sharing one window never admit more than the limit in total', async () => {
   const clock = { now: 1_000 };
   const window = sharedWindow(clock);
-  const instances = [new RateAllowances(window.lease, window.now), new RateAllowances(window.lease, window.now)];
+  const instances = [
+    new RateAllowances({ lease: window.lease, now: window.now }),
+    new RateAllowances({ lease: window.lease, now: window.now }),
+  ];
   const results = await Promise.all(Array.from({ length: 300 }, (_, i) => instances[i % 2]!.admit('k', 100)));
   const admitted = results.filter((r) => r.allowed).length;
   expect(admitted).toBeLessThanOrEqual(100);
@@ -41,21 +44,21 @@ test('instances sharing one window never admit more than the limit in total', as
 test('a used-up window is refused locally until it resets, then opens again', async () => {
   const clock = { now: 1_000 };
   const window = sharedWindow(clock);
-  const instance = new RateAllowances(window.lease, window.now);
+  const instance = new RateAllowances({ lease: window.lease, now: window.now });
   for (let i = 0; i < 3; i++) expect((await instance.admit('k', 3)).allowed).toBe(true);
   const refused = await instance.admit('k', 3);
-  expect(refused).toMatchObject({ allowed: false, position: 3 });
+  expect(refused).toMatchObject({ allowed: false, remaining: 0 });
   const leases = window.state.leases;
   expect((await instance.admit('k', 3)).allowed).toBe(false);
   expect(window.state.leases).toBe(leases);
   clock.now += 60_001;
-  expect(await instance.admit('k', 3)).toMatchObject({ allowed: true, position: 1 });
+  expect(await instance.admit('k', 3)).toMatchObject({ allowed: true, remaining: 2 });
 });
 
 test('a changed limit drops the local block', async () => {
   const clock = { now: 1_000 };
   const window = sharedWindow(clock);
-  const instance = new RateAllowances(window.lease, window.now);
+  const instance = new RateAllowances({ lease: window.lease, now: window.now });
   for (let i = 0; i < 5; i++) await instance.admit('k', 100);
   expect((await instance.admit('k', 5)).allowed).toBe(false);
 });
@@ -63,12 +66,12 @@ test('a changed limit drops the local block', async () => {
 test('a busy key leases its next block ahead, so steady calls never wait for a lease', async () => {
   const clock = { now: 1_000 };
   const window = sharedWindow(clock);
-  const instance = new RateAllowances(window.lease, window.now);
+  const instance = new RateAllowances({ lease: window.lease, now: window.now });
   const waited: number[] = [];
-  const positions: number[] = [];
+  const remaining: number[] = [];
   for (let i = 0; i < 300; i++) {
     const leasesBefore = window.state.leases;
-    positions.push((await instance.admit('k', 10_000)).position);
+    remaining.push((await instance.admit('k', 1_000)).remaining);
     if (window.state.leases > leasesBefore) waited.push(i);
     await instance.leaseAhead(); // what the rate-limit middleware does after each response
   }
@@ -76,22 +79,22 @@ test('a busy key leases its next block ahead, so steady calls never wait for a l
   // busy, and every block is leased ahead, after a response.
   expect(waited).toEqual([0, 1]);
   // Positions stay unique and in order within the window: no request is counted twice.
-  expect(positions).toEqual(Array.from({ length: 300 }, (_, i) => i + 1));
+  expect(remaining).toEqual(Array.from({ length: 300 }, (_, i) => 1_000 - i - 1));
   // What is held unused is at most half a block plus the next block.
-  expect(window.state.count).toBeLessThanOrEqual(300 + 1.5 * maxBlock(10_000));
+  expect(window.state.count).toBeLessThanOrEqual(300 + 1.5 * maxBlock(1_000));
 });
 
 test('leasing ahead never admits past the limit, and a used-up window still refuses', async () => {
   const clock = { now: 1_000 };
   const window = sharedWindow(clock);
-  const instance = new RateAllowances(window.lease, window.now);
+  const instance = new RateAllowances({ lease: window.lease, now: window.now });
   const results = [];
   for (let i = 0; i < 150; i++) {
     results.push(await instance.admit('k', 100));
     await instance.leaseAhead();
   }
   expect(results.filter((r) => r.allowed)).toHaveLength(100);
-  expect(results.slice(100).every((r) => !r.allowed && r.position === 100)).toBe(true);
+  expect(results.slice(100).every((r) => !r.allowed && r.remaining === 0)).toBe(true);
   expect(window.state.count).toBe(100);
 });
 
@@ -99,13 +102,61 @@ test('after its window ends, the next lease is told so (it opens a new window fi
   const clock = { now: 1_000 };
   const window = sharedWindow(clock);
   const hints: boolean[] = [];
-  const instance = new RateAllowances(
-    (bucket, limit, wanted, now, windowEnded) => (hints.push(windowEnded), window.lease(bucket, limit, wanted, now)),
-    window.now,
-  );
+  const instance = new RateAllowances({
+    lease: (bucket, limit, wanted, now, windowEnded) => (
+      hints.push(windowEnded),
+      window.lease(bucket, limit, wanted, now)
+    ),
+    now: window.now,
+  });
   await instance.admit('k', 10);
   await instance.admit('k', 10);
   clock.now += 60_001;
   await instance.admit('k', 10);
   expect(hints).toEqual([false, false, true]);
+});
+
+test('a lease that lost its rounds to other instances refuses that request only, not the rest of the window', async () => {
+  const clock = { now: 1_000 };
+  const window = sharedWindow(clock);
+  let contended = true;
+  const instance = new RateAllowances({
+    // What `lease` answers after its rounds all lost to other writers: nothing granted, room left.
+    lease: async (bucket, limit, wanted, now) =>
+      contended
+        ? ((contended = false), { granted: 0, count: 2, resetAtMs: now + 60_000 })
+        : window.lease(bucket, limit, wanted, now),
+    now: window.now,
+  });
+  expect(await instance.admit('k', 5)).toMatchObject({ allowed: false, remaining: 0 });
+  expect(await instance.admit('k', 5)).toMatchObject({ allowed: true, remaining: 4 });
+});
+
+test('shards a count read leaves unread (DynamoDB throttling a batch) are neither taken for full nor overfilled', async () => {
+  const clock = { now: 1_000 };
+  const stored = new Map<string, number>();
+  const unread = new Set([0, 1]);
+  const shards: ShardedWindowStore = {
+    lease: async (_bucket, shard, share, wanted, resetAtMs) => {
+      const count = (stored.get(`${shard}@${resetAtMs}`) ?? 0) + wanted;
+      if (count > share) return undefined;
+      stored.set(`${shard}@${resetAtMs}`, count);
+      return count;
+    },
+    counts: async (_bucket, count, resetAtMs) =>
+      Array.from({ length: count }, (_, shard) =>
+        unread.has(shard) ? undefined : (stored.get(`${shard}@${resetAtMs}`) ?? 0),
+      ),
+  };
+  let seed = 1;
+  const random = () => ((seed = (seed * 16807) % 2147483647) - 1) / 2147483646;
+  const instances = [0, 1].map(() => new RateAllowances({ shards, now: () => clock.now, random }));
+  let admitted = 0;
+  for (let i = 0; i < 3_000; i++) {
+    const instance = instances[i % 2]!;
+    if ((await instance.admit('k', 1_500)).allowed) admitted++;
+    await instance.leaseAhead();
+  }
+  expect(admitted).toBe(1_500);
+  expect([...stored.values()].reduce((a, b) => a + b, 0)).toBe(1_500);
 });
