@@ -28,6 +28,9 @@ new GatewayStack(app, context.stackName, {
   imageDescriberModel: context.imageDescriberModel,
   stageThrottle: context.stageThrottle,
   reservedConcurrency: context.reservedConcurrency,
+  accountConcurrency: context.accountConcurrency,
+  concurrencyPartition: context.concurrencyPartition,
+  apiGatewayAccountRole: context.apiGatewayAccountRole,
   customDomain: context.customDomain,
   alarmEmail: context.alarmEmail,
 });

@@ -1,5 +1,11 @@
 import type { Node } from 'constructs';
 import { listFamilies } from '../lambdas/catalog/index.js';
+import { DEFAULT_ACCOUNT_CONCURRENCY } from './concurrency-policy.js';
+import {
+  API_GATEWAY_ACCOUNT_ROLE_MODES,
+  type ApiGatewayAccountRoleMode,
+  DEFAULT_API_GATEWAY_ACCOUNT_ROLE_MODE,
+} from './constructs/api-gateway-account-role.js';
 import type { CustomDomainProps } from './constructs/custom-domain.js';
 import { DEFAULT_STAGE_THROTTLE, type StageThrottle } from './constructs/public-api.js';
 
@@ -31,8 +37,14 @@ export interface GatewayContext {
   /** Main alias of the vision family that writes image descriptions. */
   readonly imageDescriberModel?: string;
   readonly stageThrottle: StageThrottle;
-  /** Route id to reserved concurrency; routes not named reserve none. */
+  /** Route id to reserved concurrency, over the default partition's value for that route. */
   readonly reservedConcurrency: Readonly<Record<string, number>>;
+  /** The account's regional Lambda concurrency quota, which every reservation is checked against. */
+  readonly accountConcurrency: number;
+  /** Whether the default partition (lib/concurrency-policy.ts) reserves for streaming and control routes. */
+  readonly concurrencyPartition: boolean;
+  /** What the stack does about the account's API Gateway CloudWatch role. */
+  readonly apiGatewayAccountRole: ApiGatewayAccountRoleMode;
   readonly customDomain?: CustomDomainConfig;
   /** Where alarm notifications are e-mailed (an SNS e-mail subscription). */
   readonly alarmEmail?: string;
@@ -78,6 +90,9 @@ export function readGatewayContext(node: Node, defaults: ContextDefaults): Gatew
       burstLimit: positiveInteger(node, 'throttleBurstLimit') ?? DEFAULT_STAGE_THROTTLE.burstLimit,
     },
     reservedConcurrency: parseReservedConcurrency(node.tryGetContext('reservedConcurrency')),
+    accountConcurrency: positiveInteger(node, 'accountConcurrency') ?? DEFAULT_ACCOUNT_CONCURRENCY,
+    concurrencyPartition: parseSwitch('concurrencyPartition', node.tryGetContext('concurrencyPartition')) ?? true,
+    apiGatewayAccountRole: parseAccountRoleMode(stringContext(node, 'apiGatewayAccountRole')),
     customDomain: parseCustomDomain(region, {
       domainName: stringContext(node, 'domainName'),
       certificateArn: stringContext(node, 'certificateArn'),
@@ -144,6 +159,26 @@ function asPositiveInteger(raw: unknown, what: string): number {
     throw new Error(`${what} must be a whole number of at least 1, not ${JSON.stringify(raw)}`);
   }
   return value;
+}
+
+/** `on` or `off` (or a JSON boolean from cdk.json). */
+export function parseSwitch(key: string, raw: unknown): boolean | undefined {
+  if (raw === undefined || raw === null || raw === '') return undefined;
+  if (raw === true || raw === 'on' || raw === 'true') return true;
+  if (raw === false || raw === 'off' || raw === 'false') return false;
+  throw new Error(`context ${key} must be on or off, not ${JSON.stringify(raw)}`);
+}
+
+export function parseAccountRoleMode(raw: string | undefined): ApiGatewayAccountRoleMode {
+  if (raw === undefined) return DEFAULT_API_GATEWAY_ACCOUNT_ROLE_MODE;
+  const mode = API_GATEWAY_ACCOUNT_ROLE_MODES.find((candidate) => candidate === raw.trim());
+  if (mode === undefined) {
+    throw new Error(
+      `context apiGatewayAccountRole "${raw}" must be one of ${API_GATEWAY_ACCOUNT_ROLE_MODES.join(', ')} ` +
+        '(set the account role where none is set, always, or never)',
+    );
+  }
+  return mode;
 }
 
 /**

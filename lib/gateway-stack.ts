@@ -6,6 +6,8 @@ import { Construct } from 'constructs';
 import { MEDIA_PROVIDER_IDS, MEDIA_PROVIDERS, PROVIDER_IDS, SEARCH_PROVIDER_IDS } from '../lambdas/catalog/index.js';
 import { ENV } from '../lambdas/config/environment.js';
 import type { BedrockGuardrailConfig, CustomDomainConfig } from './context.js';
+import { DEFAULT_ACCOUNT_CONCURRENCY, planReservations } from './concurrency-policy.js';
+import type { ApiGatewayAccountRoleMode } from './constructs/api-gateway-account-role.js';
 import { CustomDomain } from './constructs/custom-domain.js';
 import { EncryptionKey } from './constructs/encryption-key.js';
 import { endpointAccess, RUNTIME_ENV } from './constructs/endpoint-access.js';
@@ -16,6 +18,7 @@ import { PublicApi, type StageThrottle } from './constructs/public-api.js';
 import { GatewaySecrets } from './constructs/secrets.js';
 import { Tables } from './constructs/tables.js';
 import { UsageExports, type UsageExportsProps } from './constructs/usage-exports.js';
+import { UsagePipeline } from './constructs/usage-pipeline.js';
 import { DashboardUserPool } from './constructs/user-pool.js';
 import { pascal } from './names.js';
 import { RetainExceptOnCreate } from './retain-except-on-create.js';
@@ -59,10 +62,17 @@ export interface GatewayStackProps extends StackProps {
   /** Stage-wide API Gateway throttle. @default DEFAULT_STAGE_THROTTLE (500 per second, burst 1000) */
   readonly stageThrottle?: StageThrottle;
   /**
-   * Reserved concurrency per route id: capacity kept for that function and its ceiling.
-   * @default - none: every function draws on the account's unreserved pool
+   * Reserved concurrency per route id: capacity kept for that function and its ceiling. Wins
+   * over the default partition's value for that route.
+   * @default - the default partition's only (lib/concurrency-policy.ts)
    */
   readonly reservedConcurrency?: Readonly<Record<string, number>>;
+  /** The account's regional Lambda concurrency quota, which reservations are checked against. @default 1000 */
+  readonly accountConcurrency?: number;
+  /** The default reservations of lib/concurrency-policy.ts, under `reservedConcurrency`. @default true */
+  readonly concurrencyPartition?: boolean;
+  /** The account's API Gateway CloudWatch role: set it where unset, always, or never. @default 'ifUnset' */
+  readonly apiGatewayAccountRole?: ApiGatewayAccountRoleMode;
   /**
    * The API under the operator's own host name (lib/constructs/custom-domain.ts).
    * @default - none: the execute-api URL only
@@ -97,6 +107,8 @@ export class GatewayStack extends Stack {
   readonly monitoring: Monitoring;
   /** The state machine that polls video and fashion jobs, and its task functions. */
   readonly jobPoller: JobPoller;
+  /** The usage aggregator, the ledger's retry queue and its redrive (docs/deployment.md, "Usage pipeline"). */
+  readonly usagePipeline: UsagePipeline;
 
   constructor(scope: Construct, id: string, props: GatewayStackProps = {}) {
     super(scope, id, props);
@@ -105,6 +117,11 @@ export class GatewayStack extends Stack {
     const corsOrigins = props.corsOrigins ?? [];
     assertUniqueRoutes(routes);
     assertKnownRoutes(routes, Object.keys(props.reservedConcurrency ?? {}), 'reservedConcurrency');
+    const reservations = planReservations(routes, {
+      accountConcurrency: props.accountConcurrency ?? DEFAULT_ACCOUNT_CONCURRENCY,
+      partition: props.concurrencyPartition ?? true,
+      explicit: props.reservedConcurrency ?? {},
+    });
     if (props.imageDescriberModel !== undefined && !routes.some((route) => route.id === IMAGE_DESCRIBER_ROUTE)) {
       throw new Error(`imageDescriberModel is set but there is no ${IMAGE_DESCRIBER_ROUTE} route to give it to`);
     }
@@ -127,6 +144,7 @@ export class GatewayStack extends Stack {
       corsOrigins,
       webAclArn: props.webAclArn,
       throttle: props.stageThrottle,
+      accountRole: props.apiGatewayAccountRole,
     });
     if (props.customDomain) new CustomDomain(this, 'CustomDomain', { api: this.api.api, ...props.customDomain });
 
@@ -134,9 +152,16 @@ export class GatewayStack extends Stack {
       [ENV.allowedOrigins]: corsOrigins.join(','),
       [ENV.gatewayVersion]: props.gatewayVersion ?? 'unknown',
     };
+    const usagePipeline = (this.usagePipeline = new UsagePipeline(this, 'UsagePipeline', {
+      table: tables.get('usage').table,
+      encryptionKey,
+      logRetention: props.logRetention,
+      environment: shared,
+    }));
     const resources = {
       encryptionKey,
       tables,
+      usageRetryQueue: usagePipeline.retryQueue,
       secrets,
       dashboard,
       providerKeySecretPrefix,
@@ -166,7 +191,7 @@ export class GatewayStack extends Stack {
         environment: { ...shared, ...describer, ...access.environment },
         acknowledgements: access.acknowledgements,
         logRetention: props.logRetention,
-        reservedConcurrency: props.reservedConcurrency?.[route.id],
+        reservedConcurrency: reservations.get(route.id),
       });
       this.api.addRoute(route, endpoint.fn);
       endpoints.set(route.id, endpoint);
@@ -190,6 +215,7 @@ export class GatewayStack extends Stack {
       alarmEmail: props.alarmEmail,
     }));
     monitoring.monitorAlarm(usageExports.failureAlarm);
+    for (const alarm of usagePipeline.alarms) monitoring.monitorAlarm(alarm);
     monitoring.monitorStateMachine('JobPoller', jobPoller.stateMachine);
     // Last, after every construct that attaches alarms (monitorStateMachine, monitorAlarm).
     monitoring.addAlarmStatus();
@@ -221,6 +247,9 @@ export class GatewayStack extends Stack {
     new CfnOutput(this, 'UsageGlueDatabase', { value: usageExports.databaseName });
     new CfnOutput(this, 'UsageAthenaWorkGroup', { value: usageExports.workGroupName });
     new CfnOutput(this, 'UsageExportStateMachineArn', { value: usageExports.stateMachine.stateMachineArn });
+    new CfnOutput(this, 'UsageRetryQueueUrl', { value: usagePipeline.retryQueue.queueUrl });
+    new CfnOutput(this, 'UsageRetryDeadLetterQueueUrl', { value: usagePipeline.retryDeadLetters.queueUrl });
+    new CfnOutput(this, 'UsageAggregatorFailureQueueUrl', { value: usagePipeline.aggregatorFailures.queueUrl });
     for (const { schema, table } of tables.all) {
       new CfnOutput(this, `${pascal(schema.name)}TableName`, { value: table.tableName });
     }

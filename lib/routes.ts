@@ -21,6 +21,8 @@ export type Grant =
   | 'identity:write'
   | 'usage:read'
   | 'usage:write'
+  /** The sharded ledger's writer: conditional PutItem on ledger shards, the retry queue. No route holds it yet. */
+  | 'usage:append'
   | 'providerKeys:read'
   | 'providerKeys:create'
   | 'providerKeys:delete'
@@ -65,6 +67,10 @@ export interface RouteSpec {
   readonly perKeyLimit?: RouteLimit;
   /** Response streaming: API Gateway STREAM integration and a function URL. */
   readonly streaming: boolean;
+  /**
+   * The function's timeout. Buffered routes answer within API Gateway's 29 s integration
+   * timeout, so at most MAX_BUFFERED_FUNCTION_TIMEOUT_SECONDS (lib/constructs/public-api.ts).
+   */
   readonly timeoutSeconds: number;
   readonly memoryMb: number;
   readonly errorStyle: ErrorStyle;
@@ -188,7 +194,7 @@ export const routes: readonly RouteSpec[] = [
     path: '/api/v1/search',
     auth: API_KEY_AUTH,
     rateLimited: true,
-    timeoutSeconds: 30,
+    timeoutSeconds: 25,
     grants: [...KEY_READS, 'usage:write', 'platformKeys:read'],
   }),
   // Speech and music through the platform's MiniMax key (the platform keys secret's `minimax`).
@@ -223,7 +229,7 @@ export const routes: readonly RouteSpec[] = [
     path: '/api/v1/media/video',
     auth: API_KEY_AUTH,
     rateLimited: true,
-    timeoutSeconds: 30,
+    timeoutSeconds: 25,
     grants: [...JOB_SUBMIT_GRANTS],
   }),
   route({
@@ -244,7 +250,7 @@ export const routes: readonly RouteSpec[] = [
     path: '/api/v1/fashion/run',
     ...FASHION,
     perKeyLimit: { requests: 30, windowSeconds: 60 },
-    timeoutSeconds: 30,
+    timeoutSeconds: 25,
     grants: [...JOB_SUBMIT_GRANTS],
   }),
   route({

@@ -21,7 +21,11 @@ export interface TableSchema {
   /** Long-lived business records get deletion protection; regenerable ones do not. */
   readonly deletionProtection: boolean;
   readonly indexes: readonly IndexSchema[];
+  /** The table's DynamoDB stream, if it has one: what each record shows of the item. */
+  readonly stream?: StreamViewType;
 }
+
+export type StreamViewType = 'KEYS_ONLY' | 'NEW_IMAGE' | 'OLD_IMAGE' | 'NEW_AND_OLD_IMAGES';
 
 export const PARTITION_KEY = 'pk';
 export const SORT_KEY = 'sk';
@@ -32,7 +36,9 @@ export const OWNER_INDEX: IndexSchema = { name: 'byOwner', partitionKey: 'ownerP
 
 export const tableSchemas: readonly TableSchema[] = [
   { name: 'identity', envVar: 'IDENTITY_TABLE', deletionProtection: true, indexes: [OWNER_INDEX] },
-  { name: 'usage', envVar: 'USAGE_TABLE', deletionProtection: true, indexes: [] },
+  // New ledger entries stream to the usage aggregator (lambdas/usage/usage-aggregator.ts), which
+  // needs each whole and nothing of what it replaced.
+  { name: 'usage', envVar: 'USAGE_TABLE', deletionProtection: true, indexes: [], stream: 'NEW_IMAGE' },
   { name: 'cache', envVar: 'CACHE_TABLE', deletionProtection: false, indexes: [] },
   { name: 'jobs', envVar: 'JOBS_TABLE', deletionProtection: false, indexes: [OWNER_INDEX] },
 ];

@@ -65,10 +65,13 @@ export const dayKeysEnd = (day: string) => `DAY#${day}#\uffff`;
 
 const tokensOf = (entry: UsageEntry) => entry.promptTokens + entry.completionTokens;
 
-/** The ledger item; its key (request id + sequence) is the same however often it is written. */
-export function ledgerItem(entry: UsageEntry): Item {
+/**
+ * The ledger item; its key (request id + sequence) is the same however often it is written.
+ * `pk` is the account's partition unless given (the sharded ledger's: usage-ledger-shards.ts).
+ */
+export function ledgerItem(entry: UsageEntry, pk = accountPk(entry.accountId)): Item {
   return toItem({
-    pk: accountPk(entry.accountId),
+    pk,
     sk: ledgerSk(entry.at, entry.requestId, entry.sequence),
     type: 'ledger',
     ...entry,
@@ -78,12 +81,8 @@ export function ledgerItem(entry: UsageEntry): Item {
   });
 }
 
-/** What a set of entries adds to one account's day, model and route. */
-export interface DayDelta {
-  readonly accountId: string;
-  readonly day: string;
-  readonly model: string;
-  readonly route: string;
+/** What a set of entries adds to a total: the counters every total item keeps. */
+export interface Counters {
   requests: number;
   tokens: number;
   promptTokens: number;
@@ -95,6 +94,30 @@ export interface DayDelta {
   units: Partial<Record<UsageUnit, number>>;
 }
 
+/** What a set of entries adds to one account's day, model and route. */
+export interface DayDelta extends Counters {
+  readonly accountId: string;
+  readonly day: string;
+  readonly model: string;
+  readonly route: string;
+}
+
+export const zeroCounters = (): Counters => ({ ...ZERO, units: {} });
+
+/** Adds one entry to a sum: one request, its tokens, cost and units. */
+export function addEntry(sum: Counters, entry: UsageEntry): void {
+  sum.requests += 1;
+  sum.tokens += tokensOf(entry);
+  sum.promptTokens += entry.promptTokens;
+  sum.completionTokens += entry.completionTokens;
+  sum.costMicroUsd += entry.costMicroUsd;
+  if (entry.unit !== undefined) sum.units[entry.unit] = (sum.units[entry.unit] ?? 0) + (entry.quantity ?? 0);
+  if (!entry.priced) {
+    sum.unpricedRequests += 1;
+    sum.unpricedTokens += tokensOf(entry);
+  }
+}
+
 /** One delta per account, day, model and route, however many entries share it. */
 export function dayDeltas(entries: readonly UsageEntry[]): DayDelta[] {
   const merged = new Map<string, DayDelta>();
@@ -103,19 +126,10 @@ export function dayDeltas(entries: readonly UsageEntry[]): DayDelta[] {
     const id = `${entry.accountId}\n${day}\n${entry.model}\n${entry.route}`;
     let sum = merged.get(id);
     if (!sum) {
-      sum = { accountId: entry.accountId, day, model: entry.model, route: entry.route, ...ZERO, units: {} };
+      sum = { accountId: entry.accountId, day, model: entry.model, route: entry.route, ...zeroCounters() };
       merged.set(id, sum);
     }
-    sum.requests += 1;
-    sum.tokens += tokensOf(entry);
-    sum.promptTokens += entry.promptTokens;
-    sum.completionTokens += entry.completionTokens;
-    sum.costMicroUsd += entry.costMicroUsd;
-    if (entry.unit !== undefined) sum.units[entry.unit] = (sum.units[entry.unit] ?? 0) + (entry.quantity ?? 0);
-    if (!entry.priced) {
-      sum.unpricedRequests += 1;
-      sum.unpricedTokens += tokensOf(entry);
-    }
+    addEntry(sum, entry);
   }
   return [...merged.values()];
 }
@@ -145,32 +159,46 @@ export function ledgerPut(entry: UsageEntry): TransactWriteItem {
 export const unitsAttribute = (unit: UsageUnit) => `units_${unit}`;
 
 export function dayUpdate(delta: DayDelta): TransactWriteItem {
-  const units = Object.entries(delta.units) as [UsageUnit, number][];
+  const add = addCounters(delta);
   return {
     Update: {
       TableName: tableName('usage'),
       Key: toItem({ pk: accountPk(delta.accountId), sk: daySk(delta.day, delta.model, delta.route) }),
-      UpdateExpression:
-        'ADD requests :requests, tokens :tokens, promptTokens :prompt, completionTokens :completion, ' +
-        'costMicroUsd :cost, unpricedRequests :unpricedRequests, unpricedTokens :unpricedTokens' +
-        units.map(([unit]) => `, ${unitsAttribute(unit)} :${unitsAttribute(unit)}`).join('') +
-        ' SET #type = :type, accountId = :account, #day = :day, model = :model, #route = :route',
+      UpdateExpression: `${add.expression} SET #type = :type, accountId = :account, #day = :day, model = :model, #route = :route`,
       ExpressionAttributeNames: { '#type': 'type', '#day': 'day', '#route': 'route' },
       ExpressionAttributeValues: toItem({
-        ...Object.fromEntries(units.map(([unit, quantity]) => [`:${unitsAttribute(unit)}`, quantity])),
-        ':requests': delta.requests,
-        ':tokens': delta.tokens,
-        ':prompt': delta.promptTokens,
-        ':completion': delta.completionTokens,
-        ':cost': delta.costMicroUsd,
-        ':unpricedRequests': delta.unpricedRequests,
-        ':unpricedTokens': delta.unpricedTokens,
+        ...add.values,
         ':type': 'day',
         ':account': delta.accountId,
         ':day': delta.day,
         ':model': delta.model,
         ':route': delta.route,
       }),
+    },
+  };
+}
+
+/**
+ * The ADD clause that adds counters to a total item, and its values: one definition for the day
+ * totals written with the ledger and the totals the aggregator derives from it (usage-totals.ts),
+ * so both keep the same counters (usage-attributes.ts lists them).
+ */
+export function addCounters(counters: Counters): { expression: string; values: Record<string, number> } {
+  const units = Object.entries(counters.units) as [UsageUnit, number][];
+  return {
+    expression:
+      'ADD requests :requests, tokens :tokens, promptTokens :prompt, completionTokens :completion, ' +
+      'costMicroUsd :cost, unpricedRequests :unpricedRequests, unpricedTokens :unpricedTokens' +
+      units.map(([unit]) => `, ${unitsAttribute(unit)} :${unitsAttribute(unit)}`).join(''),
+    values: {
+      ...Object.fromEntries(units.map(([unit, quantity]) => [`:${unitsAttribute(unit)}`, quantity])),
+      ':requests': counters.requests,
+      ':tokens': counters.tokens,
+      ':prompt': counters.promptTokens,
+      ':completion': counters.completionTokens,
+      ':cost': counters.costMicroUsd,
+      ':unpricedRequests': counters.unpricedRequests,
+      ':unpricedTokens': counters.unpricedTokens,
     },
   };
 }

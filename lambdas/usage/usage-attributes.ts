@@ -9,7 +9,7 @@ import { unitsAttribute, type UsageEntry } from '../store/usage-items.js';
 export type AttributeType = 'S' | 'N' | 'BOOL';
 
 /** `satisfies` makes a new UsageEntry field a compile error until it is declared here, so exports cannot lose it. */
-const ENTRY_ATTRIBUTES = {
+export const ENTRY_ATTRIBUTES = {
   requestId: 'S',
   sequence: 'N',
   accountId: 'S',
@@ -64,11 +64,31 @@ const DAY_ATTRIBUTES = {
   ...(Object.fromEntries(USAGE_UNITS.map((unit) => [unitsAttribute(unit), 'N'])) as Record<string, 'N'>),
 } as const satisfies Record<string, AttributeType>;
 
-/** Every attribute of either item kind; an attribute both kinds carry has the same type in each. */
+/**
+ * What totalsUpdate (store/usage-totals.ts) keeps on a totals item the aggregator derives from
+ * the ledger: a day total's counters and labels, the hour of an hour total, and the API key.
+ */
+const TOTALS_ATTRIBUTES = {
+  ...DAY_ATTRIBUTES,
+  hour: 'S',
+  keyId: 'S',
+} as const satisfies Record<string, AttributeType>;
+
+/** What checkpointAdvance (store/usage-checkpoints.ts) keeps per stream shard. */
+const CHECKPOINT_ATTRIBUTES = {
+  pk: 'S',
+  sk: 'S',
+  type: 'S',
+  lastSequence: 'S',
+} as const satisfies Record<string, AttributeType>;
+
+/** Every attribute of any item kind; an attribute several kinds carry has the same type in each. */
 export const USAGE_ATTRIBUTES: Readonly<Record<string, AttributeType>> = Object.freeze({
   ...ENTRY_ATTRIBUTES,
   ...LEDGER_DERIVED_ATTRIBUTES,
   ...DAY_ATTRIBUTES,
+  ...TOTALS_ATTRIBUTES,
+  ...CHECKPOINT_ATTRIBUTES,
 });
 
 /** The table's key attributes: an incremental export line's `Keys`. */

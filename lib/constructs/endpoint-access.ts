@@ -1,13 +1,16 @@
 import { ArnFormat, Stack } from 'aws-cdk-lib';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { ENV } from '../../lambdas/config/environment.js';
 import type { TableName } from '../../lambdas/store/table-schema.js';
+import { RETRY_QUEUE_URL_ENV } from '../../lambdas/usage/sqs-retry-queue.js';
 import type { BedrockGuardrailConfig } from '../context.js';
 import type { Grant } from '../routes.js';
 import type { DashboardUserPool } from './user-pool.js';
 import type { GatewaySecrets } from './secrets.js';
 import type { Tables } from './tables.js';
+import { LEDGER_SHARD_KEYS } from './usage-pipeline.js';
 
 export interface EndpointResources {
   readonly encryptionKey: IKey;
@@ -27,6 +30,8 @@ export interface EndpointResources {
   readonly guardrail?: BedrockGuardrailConfig;
   /** The job poller state machine, for `jobs:start`. @default - none: a route with `jobs:start` is refused */
   readonly jobPollerArn?: string;
+  /** The usage retry queue (lib/constructs/usage-pipeline.ts), for `usage:append`. @default - none: a route with `usage:append` is refused */
+  readonly usageRetryQueue?: IQueue;
 }
 
 /**
@@ -42,6 +47,8 @@ export const RUNTIME_ENV = {
   guardrailVersion: 'GUARDRAILS_BEDROCK_VERSION',
   /** lambdas/gateway/image-descriptions.ts */
   imageDescriberModel: 'IMAGE_DESCRIBER_MODEL',
+  /** lambdas/usage/sqs-retry-queue.ts */
+  usageRetryQueueUrl: RETRY_QUEUE_URL_ENV,
 } as const;
 
 /** A cdk-nag finding that the role holding these statements must acknowledge, with why. */
@@ -77,8 +84,15 @@ const GRANTS: Record<Grant, (acc: Accumulator) => void> = {
   // The usage ledger is written, never cleaned up: conditional puts keyed by request id and their
   // day-total updates, in TransactWriteItems (lambdas/store/usage-writes.ts), which IAM authorises
   // per action as PutItem and UpdateItem. No DeleteItem and no BatchWriteItem (whose delete
-  // requests IAM could not tell from its puts), so the ledger is append-only by IAM too.
+  // requests IAM could not tell from its puts), so no entry can be deleted; but an unconditional
+  // PutItem or an UpdateItem could still overwrite one, which `usage:append` narrows.
   'usage:write': (acc) => acc.table('usage', ['dynamodb:PutItem', 'dynamodb:UpdateItem'], false),
+  // The sharded ledger (lambdas/store/usage-ledger-puts.ts): PutItem and nothing else, only on
+  // ledger shard partitions (`dynamodb:LeadingKeys`), so such a function cannot touch a total, a
+  // checkpoint or the unsharded ledger, nor update or delete any item. IAM cannot demand the
+  // puts' attribute_not_exists condition; the code sends it, and the stream shows any overwrite
+  // as a MODIFY. Puts DynamoDB refuses go to the retry queue: SendMessage on that queue only.
+  'usage:append': (acc) => acc.ledgerAppend(),
   // Cached answers are read and written in calls shared with concurrent requests
   // (BatchGetItem / BatchWriteItem: lambdas/store/batch-reads.ts, batch-writes.ts).
   'cache:write': (acc) =>
@@ -137,6 +151,7 @@ class Accumulator {
   private readonly guardrailArns = new Set<string>();
   private readonly stateMachineArns = new Set<string>();
   private tableWrites = false;
+  private ledgerAppends = false;
   private readonly environment: Record<string, string> = {};
 
   constructor(private readonly resources: EndpointResources) {}
@@ -194,6 +209,16 @@ class Accumulator {
     this.environment[ENV.jobStateMachineArn] = arn;
   }
 
+  ledgerAppend(): void {
+    const queue = this.resources.usageRetryQueue;
+    if (queue === undefined) throw new Error('usage:append needs the usage retry queue (usageRetryQueue)');
+    const { schema, table } = this.resources.tables.get('usage');
+    this.ledgerAppends = true;
+    this.tableWrites = true;
+    this.environment[schema.envVar] = table.tableName;
+    this.environment[RUNTIME_ENV.usageRetryQueueUrl] = queue.queueUrl;
+  }
+
   providerKeys(actions: readonly string[], keyActions: readonly string[]): void {
     actions.forEach((action) => this.providerKeyActions.add(action));
     keyActions.forEach((action) => this.secretKeyActions.add(action));
@@ -224,7 +249,23 @@ class Accumulator {
         statements.push(new PolicyStatement({ actions: ['dynamodb:Query'], resources: indexArns }));
       }
     }
-    if (this.tableActions.size > 0) {
+    if (this.ledgerAppends) {
+      const queue = this.resources.usageRetryQueue!;
+      statements.push(
+        new PolicyStatement({
+          actions: ['dynamodb:PutItem'],
+          resources: [this.resources.tables.get('usage').table.tableArn],
+          conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [LEDGER_SHARD_KEYS] } },
+        }),
+        new PolicyStatement({ actions: ['sqs:SendMessage'], resources: [queue.queueArn] }),
+        new PolicyStatement({
+          actions: ['kms:Decrypt', 'kms:GenerateDataKey'],
+          resources: [keyArn],
+          conditions: { StringEquals: { 'kms:ViaService': `sqs.${region}.amazonaws.com` } },
+        }),
+      );
+    }
+    if (this.tableActions.size > 0 || this.ledgerAppends) {
       // DynamoDB uses the table key on the caller's behalf; the condition keeps the key usable only that way.
       const keyActions = this.tableWrites
         ? ['kms:Decrypt', 'kms:DescribeKey', 'kms:Encrypt', 'kms:GenerateDataKey']

@@ -12,8 +12,9 @@ import {
   ResponseType,
   RestApi,
 } from 'aws-cdk-lib/aws-apigateway';
+import type { Role } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
-import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { type LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
 import {
@@ -24,8 +25,26 @@ import {
 } from '../gateway-responses.js';
 import { acceptsPublishableKey, publishableKeyResources } from '../cors-preflight.js';
 import type { RouteSpec } from '../routes.js';
+import {
+  type ApiGatewayAccountRoleMode,
+  DEFAULT_API_GATEWAY_ACCOUNT_ROLE_MODE,
+  keepAccountRole,
+  UnsetAccountRoleClaim,
+} from './api-gateway-account-role.js';
 import { addPreflight, type PreflightPolicy } from './cors-preflights.js';
 import { retainedLogGroup } from './retained-log-group.js';
+
+/** API Gateway's integration timeout for a buffered (non-streaming) REST integration. */
+export const BUFFERED_INTEGRATION_TIMEOUT_SECONDS = 29;
+/**
+ * Kept between a buffered route's function timeout and API Gateway's, so the function answers
+ * first: a cold start's init counts against API Gateway's timeout but not the function's, and
+ * a handler stops its upstream work 1 s before its own timeout (lambdas/http/middlewares/
+ * request-context.ts) and then still writes its answer.
+ */
+export const BUFFERED_ANSWER_MARGIN_SECONDS = 3;
+export const MAX_BUFFERED_FUNCTION_TIMEOUT_SECONDS =
+  BUFFERED_INTEGRATION_TIMEOUT_SECONDS - BUFFERED_ANSWER_MARGIN_SECONDS;
 
 // One JSON line per request, with the latency and integration fields that 5xx and timeout triage
 // needs. No headers or bodies (they carry API keys, cookies and prompts) and no free-text client
@@ -72,6 +91,13 @@ export interface PublicApiProps {
   readonly webAclArn?: string;
   /** @default RetentionDays.THREE_MONTHS */
   readonly accessLogRetention?: RetentionDays;
+  /** Of the execution logs (errors only). @default RetentionDays.THREE_MONTHS */
+  readonly executionLogRetention?: RetentionDays;
+  /**
+   * What the stack does about the account's API Gateway CloudWatch role, which stage logging
+   * needs (lib/constructs/api-gateway-account-role.ts). @default 'ifUnset'
+   */
+  readonly accountRole?: ApiGatewayAccountRoleMode;
   /** Stage-wide throttle for every method. @default DEFAULT_STAGE_THROTTLE */
   readonly throttle?: StageThrottle;
 }
@@ -91,22 +117,26 @@ export const DEFAULT_STAGE_THROTTLE: StageThrottle = { rateLimit: 500, burstLimi
 /** The one public base URL: a REGIONAL REST API (EDGE would cut idle streams after 30 s). */
 export class PublicApi extends Construct {
   readonly api: RestApi;
+  /** Where API Gateway writes the stage's execution logs, made here so they have a retention. */
+  readonly executionLogs: LogGroup;
+  /** With the `ifUnset` account role mode: the role and the custom resource that may set it. */
+  readonly accountRoleClaim?: UnsetAccountRoleClaim;
   private readonly preflights: PreflightPolicy;
 
   constructor(scope: Construct, id: string, props: PublicApiProps = {}) {
     super(scope, id);
     const corsOrigins = [...(props.corsOrigins ?? [])];
+    const stageName = props.stageName ?? 'prod';
+    const accountRole = props.accountRole ?? DEFAULT_API_GATEWAY_ACCOUNT_ROLE_MODE;
     const accessLogs = retainedLogGroup(this, 'AccessLogs', props.accessLogRetention ?? RetentionDays.THREE_MONTHS);
 
     this.api = new RestApi(this, 'Api', {
       description: 'AI gateway public API',
       endpointTypes: [EndpointType.REGIONAL],
-      // Execution logging needs the account-level API Gateway CloudWatch role; retained because it
-      // is a per-region account setting other APIs may rely on after this stack is gone.
-      cloudWatchRole: true,
-      cloudWatchRoleRemovalPolicy: RemovalPolicy.RETAIN,
+      cloudWatchRole: accountRole === 'set',
+      cloudWatchRoleRemovalPolicy: accountRole === 'set' ? RemovalPolicy.RETAIN : undefined,
       deployOptions: {
-        stageName: props.stageName ?? 'prod',
+        stageName,
         accessLogDestination: new LogGroupLogDestination(accessLogs),
         accessLogFormat: ACCESS_LOG_FORMAT,
         // ERROR only, never data traces: request bodies and headers carry API keys and prompts.
@@ -128,14 +158,21 @@ export class PublicApi extends Construct {
     // RestApi always adds an output with a hashed name; the stack publishes the URL as `ApiUrl` instead.
     this.api.node.tryRemoveChild('Endpoint');
 
-    const cloudWatchRole = this.api.node.tryFindChild('CloudWatchRole');
-    if (cloudWatchRole) {
-      Validations.of(cloudWatchRole).acknowledge({
-        id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
-        reason:
-          'This is the role API Gateway itself assumes (account setting) to write execution logs; AWS ' +
-          'documents this service-role policy for it, and it only grants CloudWatch Logs writes.',
-      });
+    // API Gateway would create this group itself on its first error, without a retention; the
+    // stage waits for it, so the service never gets there first.
+    this.executionLogs = retainedLogGroup(
+      this,
+      'ExecutionLogs',
+      props.executionLogRetention ?? RetentionDays.THREE_MONTHS,
+      `API-Gateway-Execution-Logs_${this.api.restApiId}/${stageName}`,
+    );
+    this.api.deploymentStage.node.addDependency(this.executionLogs);
+    // The stage enables logging, which API Gateway refuses while the account has no role.
+    if (accountRole === 'set') {
+      keepAccountRole(this.api.node.findChild('CloudWatchRole') as Role);
+    } else if (accountRole === 'ifUnset') {
+      this.accountRoleClaim = new UnsetAccountRoleClaim(this, 'AccountRoleClaim');
+      this.api.deploymentStage.node.addDependency(this.accountRoleClaim.resource);
     }
 
     if (props.webAclArn) {
@@ -189,6 +226,13 @@ export class PublicApi extends Construct {
 
   /** Adds the route's method as a Lambda proxy integration; streaming routes stream through. */
   addRoute(route: RouteSpec, handler: IFunction): void {
+    if (!route.streaming && route.timeoutSeconds > MAX_BUFFERED_FUNCTION_TIMEOUT_SECONDS) {
+      throw new Error(
+        `route ${route.id}: a ${route.timeoutSeconds} s function timeout behind API Gateway's ` +
+          `${BUFFERED_INTEGRATION_TIMEOUT_SECONDS} s buffered integration would let the caller get a 504 while ` +
+          `the work goes on; at most ${MAX_BUFFERED_FUNCTION_TIMEOUT_SECONDS} s, or make the route streaming`,
+      );
+    }
     const integration = route.streaming
       ? new LambdaIntegration(handler, {
           responseTransferMode: ResponseTransferMode.STREAM,

@@ -13,6 +13,8 @@ export function retainedLogGroup(
   scope: Construct,
   id: string,
   retention: RetentionDays = DEFAULT_LOG_RETENTION,
+  /** Only for a group a service writes to by a name of its own. @default - generated */
+  logGroupName?: string,
 ): LogGroup {
-  return new LogGroup(scope, id, { retention });
+  return new LogGroup(scope, id, { retention, logGroupName });
 }

@@ -1,5 +1,12 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
-import { AttributeType, Billing, ProjectionType, TableEncryptionV2, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import {
+  AttributeType,
+  Billing,
+  ProjectionType,
+  StreamViewType,
+  TableEncryptionV2,
+  TableV2,
+} from 'aws-cdk-lib/aws-dynamodb';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { Construct } from 'constructs';
 import {
@@ -15,7 +22,16 @@ export interface TablesProps {
   readonly encryptionKey: IKey;
   /** @default the shared table schemas, so the cloud and the local runtime declare the same tables */
   readonly schemas?: readonly TableSchema[];
+  /** Streams beyond those the schemas declare (a schema's own `stream` wins). @default DEFAULT_STREAMS */
+  readonly streams?: Partial<Record<TableName, StreamViewType>>;
 }
+
+/**
+ * The usage table streams its new items to the usage aggregator (lib/constructs/usage-pipeline.ts),
+ * which needs each new ledger entry whole and nothing of what it replaced. Declared here until
+ * the local runtime runs the aggregator too; then the usage schema declares it for both.
+ */
+export const DEFAULT_STREAMS: Partial<Record<TableName, StreamViewType>> = { usage: StreamViewType.NEW_IMAGE };
 
 export interface GatewayTable {
   readonly schema: TableSchema;
@@ -37,6 +53,7 @@ export class Tables extends Construct {
         pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
         timeToLiveAttribute: TTL_ATTRIBUTE,
         deletionProtection: schema.deletionProtection,
+        dynamoStream: (schema.stream as StreamViewType | undefined) ?? (props.streams ?? DEFAULT_STREAMS)[schema.name],
         // Protected tables hold business records (keys, the finance ledger); the others can be rebuilt.
         removalPolicy: schema.deletionProtection ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
         globalSecondaryIndexes: schema.indexes.map((index) => ({

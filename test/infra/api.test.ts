@@ -1,9 +1,10 @@
 import { JOB_TASK_FUNCTIONS } from '../../lib/constructs/job-poller-definition.js';
+import { USAGE_PIPELINE_FUNCTIONS } from '../../lib/constructs/usage-pipeline.js';
 import { Match } from 'aws-cdk-lib/assertions';
 import { routes } from '../../lib/routes.js';
 import { CORS_ALLOW_HEADERS, publishableKeyResources } from '../../lib/cors-preflight.js';
 import { GATEWAY_RESPONSE_CORS_HEADERS } from '../../lib/gateway-responses.js';
-import { apiMethods as methods, build, functionLogicalId, manifestRoutes, type Built } from './support.js';
+import { apiMethods as methods, build, functionLogicalId, logicalIdOf, manifestRoutes, type Built } from './support.js';
 
 type Resources = Record<string, { Type: string; Properties: Record<string, any> }>;
 
@@ -38,8 +39,12 @@ describe('public API from the route manifest', () => {
       (m) => m.method !== 'OPTIONS' && !expected.has(`${m.method} ${m.path}`),
     );
     expect(extra).toEqual([]);
-    // One function per route, plus the job poller's task functions (not API routes).
-    built.template.resourceCountIs('AWS::Lambda::Function', routes.length + Object.keys(JOB_TASK_FUNCTIONS).length);
+    // One function per route, plus the job poller's task functions and the usage pipeline's (not API routes)
+    // and the function behind the account role custom resource (test/infra/api-gateway-account-role.test.ts).
+    built.template.resourceCountIs(
+      'AWS::Lambda::Function',
+      routes.length + Object.keys(JOB_TASK_FUNCTIONS).length + Object.keys(USAGE_PIPELINE_FUNCTIONS).length + 1,
+    );
   });
 
   test('the endpoint is REGIONAL (EDGE would cut idle streams after 30 s)', () => {
@@ -84,6 +89,11 @@ describe('public API from the route manifest', () => {
 
   test('every function gets the allowed origins and the release', () => {
     const functions = built.template.findResources('AWS::Lambda::Function') as Resources;
+    // The deployment-time function serves no request.
+    delete functions[logicalIdOf(built.stack.api.accountRoleClaim!.handler.fn)];
+    expect(Object.keys(functions)).toHaveLength(
+      routes.length + Object.keys(JOB_TASK_FUNCTIONS).length + Object.keys(USAGE_PIPELINE_FUNCTIONS).length,
+    );
     for (const fn of Object.values(functions)) {
       expect(fn.Properties.Environment.Variables).toMatchObject({
         ALLOWED_ORIGINS: 'https://app.example.com,https://admin.example.com',
@@ -196,8 +206,10 @@ describe('public API without CORS origins', () => {
 });
 
 describe('throttling and reserved concurrency from props', () => {
+  // The default partition: test/infra/concurrency.test.ts.
   test('the stage throttle and per-route reservations are applied; other functions reserve none', () => {
     const built = build({
+      concurrencyPartition: false,
       stageThrottle: { rateLimit: 20, burstLimit: 40 },
       reservedConcurrency: { 'chat-completions': 50, health: 2 },
     });

@@ -5,7 +5,7 @@ import { pathToFileURL } from 'node:url';
 import { LAMBDA_BUNDLING } from '../../lib/bundling.js';
 import { PROJECT_ROOT } from '../../lib/constructs/endpoint-function.js';
 import { routes } from '../../lib/routes.js';
-import { build, functionLogicalId, syntheticRoute } from './support.js';
+import { build, functionLogicalId, logicalIdOf, syntheticRoute } from './support.js';
 
 // The one test that runs esbuild: every manifest entry that exists on disk, plus the fixture
 // so there is always at least one bundle to check.
@@ -38,6 +38,17 @@ describe('bundling', () => {
         expect([route.id, bundle.length / bundle.split('\n').length > 500]).toEqual([route.id, true]);
       }
     }
+
+    // The deployment-time function behind the account role custom resource, bundled the same way; the SDK
+    // client it loads is the runtime's own.
+    const claimCode = resources[logicalIdOf(stack.api.accountRoleClaim!.handler.fn)].Properties.Code;
+    const claimBundle = readFileSync(
+      join(outdir, `asset.${String(claimCode.S3Key).replace(/\.zip$/, '')}`, 'index.mjs'),
+      'utf8',
+    );
+    expect(claimBundle.startsWith(LAMBDA_BUNDLING.banner)).toBe(true);
+    expect(claimBundle).toMatch(/from"@aws-sdk\/client-api-gateway"/);
+    expect(claimBundle).toContain('/cloudwatchRoleArn');
 
     const fixtureCode = resources[functionLogicalId(stack, fixture.id)].Properties.Code;
     const fixtureBundle = join(outdir, `asset.${String(fixtureCode.S3Key).replace(/\.zip$/, '')}`, 'index.mjs');

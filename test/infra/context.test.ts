@@ -20,6 +20,9 @@ describe('deployment context', () => {
       imageDescriberModel: undefined,
       stageThrottle: { rateLimit: 500, burstLimit: 1000 },
       reservedConcurrency: {},
+      accountConcurrency: 1000,
+      concurrencyPartition: true,
+      apiGatewayAccountRole: 'ifUnset',
     });
   });
 
@@ -147,6 +150,34 @@ describe('deployment context', () => {
       expect(() => read({ reservedConcurrency: value })).toThrow(/reservedConcurrency/);
     },
   );
+
+  test('accountConcurrency: a whole number from cdk.json or -c', () => {
+    expect(read({ accountConcurrency: 400 }).accountConcurrency).toBe(400);
+    expect(read({ accountConcurrency: '10' }).accountConcurrency).toBe(10);
+    for (const bad of [0, -5, 2.5, 'lots']) {
+      expect(() => read({ accountConcurrency: bad })).toThrow(/accountConcurrency/);
+    }
+  });
+
+  test('concurrencyPartition: on or off, or a boolean from cdk.json', () => {
+    for (const off of ['off', 'false', false])
+      expect(read({ concurrencyPartition: off }).concurrencyPartition).toBe(false);
+    for (const on of ['on', 'true', true]) expect(read({ concurrencyPartition: on }).concurrencyPartition).toBe(true);
+    for (const bad of ['no', 'OFF', 0, 'disabled']) {
+      expect(() => read({ concurrencyPartition: bad })).toThrow(/concurrencyPartition must be on or off/);
+    }
+  });
+
+  test('apiGatewayAccountRole: ifUnset, set or leave', () => {
+    for (const mode of ['ifUnset', 'set', 'leave']) {
+      expect(read({ apiGatewayAccountRole: mode }).apiGatewayAccountRole).toBe(mode);
+    }
+    for (const bad of ['always', 'IFUNSET', 'none']) {
+      expect(() => read({ apiGatewayAccountRole: bad })).toThrow(
+        /apiGatewayAccountRole "[^"]*" must be one of ifUnset, set, leave/,
+      );
+    }
+  });
 
   test('fails clearly without a region (the tables need one)', () => {
     expect(() => read({}, { region: undefined })).toThrow(/region/);

@@ -23,6 +23,7 @@ const TABLE_OF_GRANT: Partial<Record<Grant, TableName>> = {
   'identity:write': 'identity',
   'usage:read': 'usage',
   'usage:write': 'usage',
+  'usage:append': 'usage',
   'cache:write': 'cache',
   'arenaSessions:write': 'jobs',
   'jobs:read': 'jobs',

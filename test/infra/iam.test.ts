@@ -29,6 +29,8 @@ const TABLE_ACTIONS: Partial<Record<Grant, [TableName, string[]]>> = {
   'usage:read': ['usage', READ],
   // TransactWriteItems (ledger put + day totals) is authorised per action: PutItem, UpdateItem.
   'usage:write': ['usage', ['dynamodb:PutItem', 'dynamodb:UpdateItem']],
+  // The sharded ledger: PutItem alone, on ledger shard partitions (checked below).
+  'usage:append': ['usage', ['dynamodb:PutItem']],
   // BatchWriteItem: cached answers share batches with concurrent requests' writes.
   'cache:write': [
     'cache',
@@ -71,6 +73,7 @@ function jobPollerPolicyId(built: Built): string {
 const TABLE_WRITES: readonly Grant[] = [
   'identity:write',
   'usage:write',
+  'usage:append',
   'cache:write',
   'arenaSessions:write',
   'jobs:write',
@@ -112,6 +115,7 @@ function expectedServices(route: RouteSpec, props: Partial<GatewayStackProps>): 
   if (has(['providerKeys:delete'])) services.push('secretsmanager');
   if (has(['userPool:login', 'userPool:admin'])) services.push('cognito-idp');
   if (has(['jobs:start'])) services.push('states');
+  if (has(['usage:append'])) services.push('sqs');
   if (expectedGuardrailArns(route, props).length > 0) services.push('bedrock');
   return [...new Set(services)].sort();
 }
@@ -122,6 +126,7 @@ const EVERY_GRANT: Record<Grant, true> = {
   'identity:write': true,
   'usage:read': true,
   'usage:write': true,
+  'usage:append': true,
   'cache:write': true,
   'arenaSessions:write': true,
   'jobs:read': true,
@@ -156,8 +161,10 @@ function expectedProviderKeyActions(route: RouteSpec): string[] {
 }
 
 /** What the stack key may be used for through one service, e.g. `dynamodb`. */
-function expectedKeyActions(route: RouteSpec, service: 'dynamodb' | 'secretsmanager'): string[] {
+function expectedKeyActions(route: RouteSpec, service: 'dynamodb' | 'secretsmanager' | 'sqs'): string[] {
   const has = (grants: readonly Grant[]) => route.grants.some((grant) => grants.includes(grant));
+  // Sending to the KMS-encrypted retry queue.
+  if (service === 'sqs') return has(['usage:append']) ? ['kms:Decrypt', 'kms:GenerateDataKey'] : [];
   if (service === 'dynamodb') {
     if (!route.grants.some((grant) => TABLE_ACTIONS[grant])) return [];
     return has(TABLE_WRITES)
@@ -343,8 +350,11 @@ describe.each<[string, readonly RouteSpec[], Partial<GatewayStackProps>]>([
         ].sort();
       expect(via('dynamodb')).toEqual(expectedKeyActions(route, 'dynamodb'));
       expect(via('secretsmanager')).toEqual(expectedKeyActions(route, 'secretsmanager'));
+      expect(via('sqs')).toEqual(expectedKeyActions(route, 'sqs'));
       expect(keyStatements.flatMap(actionsOf).length).toBe(
-        expectedKeyActions(route, 'dynamodb').length + expectedKeyActions(route, 'secretsmanager').length,
+        expectedKeyActions(route, 'dynamodb').length +
+          expectedKeyActions(route, 'secretsmanager').length +
+          expectedKeyActions(route, 'sqs').length,
       );
     },
   );

@@ -4,6 +4,7 @@ import { Policy, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { JOB_TASK_FUNCTIONS } from '../../lib/constructs/job-poller-definition.js';
+import { USAGE_PIPELINE_FUNCTIONS } from '../../lib/constructs/usage-pipeline.js';
 import {
   build,
   endpointOf,
@@ -150,19 +151,27 @@ describe('cdk-nag AwsSolutions', () => {
         'AwsSolutions-S1',
         `AwsSolutions-IAM5[Resource::<${logicalIdOf(stack.usageExports.bucket)}.Arn>/incremental/*]`,
         `AwsSolutions-IAM5[Resource::<${logicalIdOf(stack.tables.get('usage').table)}.Arn>/export/*]`,
+        // The usage aggregator's on-failure queue is itself a dead-letter destination.
+        'AwsSolutions-SQS3',
       ].sort(),
     );
     for (const [where, reason] of acks) {
       expect([where, reason.length >= 80]).toEqual([where, true]);
     }
     // The X-Ray acknowledgement sits only on the X-Ray default policies, never on a whole function or the stack:
-    // one per route function, one per job task function, and the job poller machine's (X-Ray and log delivery).
+    // one per route function, one per job task function, one per usage pipeline function, the account role
+    // custom resource's function, and the job poller machine's (X-Ray and log delivery).
     const pathsOf = (rule: string) =>
       [...acks.keys()].filter((key) => key.split(' ')[1] === rule).map((key) => key.split(' ')[0]!);
     const exportPolicy = stack.usageExports.stateMachine.role.node.tryFindChild('DefaultPolicy')!.node.path;
     const xrayPaths = pathsOf('AwsSolutions-IAM5[Resource::*]').filter((path) => path !== exportPolicy);
     expect(pathsOf('AwsSolutions-IAM5[Resource::*]')).toContain(exportPolicy);
-    expect(xrayPaths.length).toBe(fullProps.routes.length + Object.keys(JOB_TASK_FUNCTIONS).length + 1);
+    expect(xrayPaths.length).toBe(
+      fullProps.routes.length +
+        Object.keys(JOB_TASK_FUNCTIONS).length +
+        Object.keys(USAGE_PIPELINE_FUNCTIONS).length +
+        2,
+    );
     for (const path of xrayPaths) expect(path).toMatch(/\/Role\/DefaultPolicy$/);
     // The provider-key prefix acknowledgement sits on the role resource of exactly the routes that hold that grant.
     expect(providerKeyRoutes.length).toBeGreaterThan(0);
@@ -172,6 +181,7 @@ describe('cdk-nag AwsSolutions', () => {
     for (const path of pathsOf(PROVIDER_KEY_FINDING)) expect(path).toMatch(/\/Role\/Resource$/);
     // The S1 acknowledgement sits on the access log bucket alone; the exports bucket is logged.
     expect(pathsOf('AwsSolutions-S1')).toEqual([stack.usageExports.accessLogBucket.node.path]);
+    expect(pathsOf('AwsSolutions-SQS3')).toEqual([stack.usagePipeline.aggregatorFailures.node.defaultChild!.node.path]);
     for (const route of providerKeyRoutes) {
       const reason = acks.get(
         `${endpointOf(stack, route.id).role.node.defaultChild!.node.path} ${PROVIDER_KEY_FINDING}`,

@@ -1,0 +1,95 @@
+import { SigV4Signer, type Credentials } from '../store/dynamodb-client.js';
+import type { RetrySender } from '../store/usage-ledger-puts.js';
+import type { UsageEntry } from '../store/usage-items.js';
+import { retryMessageBodies } from './usage-retry-messages.js';
+
+/** The URL of the queue ledger entries go to when their puts fail (set on functions that write usage). */
+export const RETRY_QUEUE_URL_ENV = 'USAGE_RETRY_QUEUE_URL';
+
+const ATTEMPTS = 3;
+const TIMEOUT_MS = 5_000;
+
+/** SQS refused a message (or never answered): the entries it carried are not queued. */
+export class RetryQueueError extends Error {
+  override readonly name = 'RetryQueueError';
+}
+
+export interface SqsRetryQueueOptions {
+  readonly queueUrl: string;
+  readonly region: string;
+  /** The SQS endpoint (AWS_ENDPOINT_URL_SQS locally). */
+  readonly endpoint: string;
+  readonly credentials: () => Credentials;
+  readonly sleep?: (ms: number) => Promise<void>;
+}
+
+/**
+ * Sends entries to the retry queue with SQS's JSON protocol (SendMessage), one message per
+ * MAX_RETRY_MESSAGE_BYTES of entries. Only the rare failed put takes this path, so it is a
+ * plain signed fetch rather than the SDK's client and its load time.
+ */
+export function sqsRetrySender(options: SqsRetryQueueOptions): RetrySender {
+  const signer = new SigV4Signer(options.region, 'sqs');
+  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((done) => setTimeout(done, ms)));
+  const attemptSend = async (payload: string): Promise<{ retryable: boolean; error: RetryQueueError } | undefined> => {
+    const url = new URL(options.endpoint);
+    const headers: Record<string, string> = {
+      'content-type': 'application/x-amz-json-1.0',
+      host: url.host,
+      'x-amz-target': 'AmazonSQS.SendMessage',
+    };
+    signer.sign('POST', '/', headers, payload, options.credentials());
+    // Signed with the host, sent without: fetch sets Host itself from the URL.
+    const { host: _host, ...sent } = headers;
+    try {
+      const response = await fetch(new URL('/', url), {
+        method: 'POST',
+        headers: sent,
+        body: payload,
+        signal: AbortSignal.timeout(TIMEOUT_MS),
+      });
+      const text = await response.text();
+      if (response.ok) return undefined;
+      return {
+        retryable: response.status >= 500 || /throttl|overlimit/i.test(text),
+        error: new RetryQueueError(`SQS answered ${response.status}: ${text.slice(0, 200)}`),
+      };
+    } catch (error) {
+      // No answer: the message may or may not be queued. Sending it again at worst queues it
+      // twice, and its redrive is a conditional put, so a duplicate message writes nothing.
+      return { retryable: true, error: new RetryQueueError(`SQS did not answer: ${String(error)}`) };
+    }
+  };
+  const sendOne = async (body: string) => {
+    const payload = JSON.stringify({ QueueUrl: options.queueUrl, MessageBody: body });
+    for (let attempt = 1; ; attempt++) {
+      const failure = await attemptSend(payload);
+      if (failure === undefined) return;
+      if (!failure.retryable || attempt >= ATTEMPTS) throw failure.error;
+      await sleep(Math.random() * 50 * 2 ** attempt);
+    }
+  };
+  return async (entries: readonly UsageEntry[]) => {
+    for (const body of retryMessageBodies(entries)) await sendOne(body);
+  };
+}
+
+/** The deployed sender: queue URL, region and credentials from the function's environment. */
+export function retrySenderFromEnv(env: NodeJS.ProcessEnv = process.env): RetrySender {
+  const required = (name: string) => {
+    const value = env[name];
+    if (!value) throw new Error(`environment variable ${name} is not set (the usage retry queue needs it)`);
+    return value;
+  };
+  const region = required('AWS_REGION');
+  return sqsRetrySender({
+    queueUrl: required(RETRY_QUEUE_URL_ENV),
+    region,
+    endpoint: env['AWS_ENDPOINT_URL_SQS'] || env['AWS_ENDPOINT_URL'] || `https://sqs.${region}.amazonaws.com`,
+    credentials: () => ({
+      accessKeyId: required('AWS_ACCESS_KEY_ID'),
+      secretAccessKey: required('AWS_SECRET_ACCESS_KEY'),
+      sessionToken: env['AWS_SESSION_TOKEN'] || undefined,
+    }),
+  });
+}
