@@ -1,14 +1,18 @@
 // dynalite in its own process, so its CPU is not counted against the gateway process.
 // Plain .mjs so it starts with the bare node executable, whatever loader the parent uses.
-// Protocol with local/dynamodb.ts: argv[2] is JSON { path, latencyMs? }; once listening it sends
-// { port } over IPC (or { error }); it shuts down cleanly on SIGTERM/SIGINT, and when the
-// parent goes away (the IPC channel or stdin closes), so an orphan never holds the LevelDB lock.
+// Protocol with local/dynamodb.ts: argv[2] is JSON { path, latencyMs?, throughput? } (throughput:
+// the options of local/dynamodb-throughput.mjs, or 'off'); once listening it sends
+// { port, streamsPort } over IPC (or { error }), streamsPort serving the DynamoDB Streams API
+// (local/dynamodb-streams.mjs); it shuts down cleanly on SIGTERM/SIGINT, and when the parent
+// goes away (the IPC channel or stdin closes), so an orphan never holds the LevelDB lock.
 import dynalite from 'dynalite';
 import { addTransactions } from './dynamodb-transactions.mjs';
 import { createRequire } from 'node:module';
 import { addLatency } from './dynamodb-latency.mjs';
+import { addThroughput } from './dynamodb-throughput.mjs';
+import { addStreams, captureItemWrites, createStreamsApiServer, openStreams } from './dynamodb-streams.mjs';
 
-const { path, latencyMs = 0 } = JSON.parse(process.argv[2] ?? '{}');
+const { path, latencyMs = 0, throughput = {} } = JSON.parse(process.argv[2] ?? '{}');
 
 function fail(message) {
   process.send?.({ error: message });
@@ -27,9 +31,23 @@ try {
   fail(`cannot open ${path} (is another local runtime using it?): ${cause}`);
 }
 
+// dynalite lacks DynamoDB Streams (local/dynamodb-streams.mjs): its item store reports writes.
+let streams;
+try {
+  streams = openStreams({ path: `${path}/streams` });
+} catch (err) {
+  fail(`cannot read the streams in ${path}/streams: ${err?.message ?? err}`);
+}
+captureItemWrites(streams);
 const server = dynalite({ path, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
 // dynalite lacks TransactWriteItems; the usage ledger needs it (local/dynamodb-transactions.mjs).
 addTransactions(server);
+// Right around the transactions: it sees a transaction answer only if the transaction ran.
+addStreams(server, streams);
+const streamsApi = createStreamsApiServer(streams);
+setInterval(() => streams.trimExpired(), 60_000).unref();
+// In front of the transactions: a throttled transaction is cancelled whole, before it holds a table.
+if (throughput !== 'off') addThroughput(server, throughput);
 // Outermost: a call waits once, whatever the transaction layer does inside it.
 if (latencyMs > 0) addLatency(server, latencyMs);
 
@@ -39,12 +57,22 @@ function stop() {
   stopping = true;
   // Force the exit if LevelDB cannot close in time; the lock is released with the process.
   setTimeout(() => process.exit(1), 10_000).unref();
-  server.close((err) => process.exit(err ? 1 : 0));
+  streamsApi.close();
+  streamsApi.closeAllConnections();
+  server.close((err) => {
+    streams.close();
+    process.exit(err ? 1 : 0);
+  });
   server.closeAllConnections();
 }
 
 server.on('error', (err) => fail(String(err?.message ?? err)));
-server.listen(0, '127.0.0.1', () => process.send?.({ port: server.address().port }));
+streamsApi.on('error', (err) => fail(String(err?.message ?? err)));
+server.listen(0, '127.0.0.1', () =>
+  streamsApi.listen(0, '127.0.0.1', () =>
+    process.send?.({ port: server.address().port, streamsPort: streamsApi.address().port }),
+  ),
+);
 
 process.on('SIGTERM', stop);
 process.on('SIGINT', stop);

@@ -32,11 +32,34 @@ export interface LocalDynamoDbOptions {
    * (local/dynamodb-latency.mjs); 0, the default, serves at loopback speed.
    */
   readonly latencyMs?: number;
+  /** Per-partition throughput limits (local/dynamodb-throughput.mjs); the environment's, else AWS's. */
+  readonly partitionThroughput?: PartitionThroughput;
 }
+
+/**
+ * Capacity units per second each partition key may use, as DynamoDB enforces per partition;
+ * `'off'` for no limit.
+ */
+export interface PartitionThroughput {
+  /** @default $GATEWAY_DYNAMODB_PARTITION_WCU, else 1000 (AWS's) */
+  readonly writeUnitsPerSecond?: number | 'off';
+  /** @default $GATEWAY_DYNAMODB_PARTITION_RCU, else 3000 (AWS's) */
+  readonly readUnitsPerSecond?: number | 'off';
+  /**
+   * Tests only: the limits' clock stands still until `POST <endpoint>/__local/throughput/advance?ms=N`
+   * moves it, so refills happen when a test says. @default false (the real clock)
+   */
+  readonly manualClock?: boolean;
+}
+
+export const PARTITION_WCU_ENV = 'GATEWAY_DYNAMODB_PARTITION_WCU';
+export const PARTITION_RCU_ENV = 'GATEWAY_DYNAMODB_PARTITION_RCU';
 
 export interface LocalDynamoDb {
   /** Value for `AWS_ENDPOINT_URL_DYNAMODB`. */
   readonly endpoint: string;
+  /** Value for `AWS_ENDPOINT_URL_DYNAMODB_STREAMS`: the Streams API, on a port of its own as in AWS. */
+  readonly streamsEndpoint: string;
   readonly tableNames: Readonly<Record<TableName, string>>;
   stop(): Promise<void>;
 }
@@ -49,11 +72,12 @@ export function physicalTableNames(prefix: string): Record<TableName, string> {
 }
 
 export async function startLocalDynamoDb(options: LocalDynamoDbOptions): Promise<LocalDynamoDb> {
+  const throughput = throughputOf(options.partitionThroughput ?? {});
   mkdirSync(options.dataDir, { recursive: true });
   const deadline = Date.now() + (options.startTimeoutMs ?? 15_000);
   const child = spawn(
     process.execPath,
-    [CHILD_SCRIPT, JSON.stringify({ path: options.dataDir, latencyMs: options.latencyMs ?? 0 })],
+    [CHILD_SCRIPT, JSON.stringify({ path: options.dataDir, latencyMs: options.latencyMs ?? 0, throughput })],
     {
       // stdin is a pipe only so the child sees EOF when this process dies.
       stdio: ['pipe', 'inherit', 'inherit', 'ipc'],
@@ -64,7 +88,7 @@ export async function startLocalDynamoDb(options: LocalDynamoDbOptions): Promise
   );
   const stop = () => stopChild(child);
   try {
-    const port = await childPort(child, deadline);
+    const { port, streamsPort } = await childPorts(child, deadline);
     const endpoint = `http://127.0.0.1:${port}`;
     // The gateway's own small client: the runtime process never loads the AWS SDK's.
     const client = createDynamoDb({
@@ -76,23 +100,53 @@ export async function startLocalDynamoDb(options: LocalDynamoDbOptions): Promise
     await waitUntilAnswering(client, child, deadline);
     const tableNames = physicalTableNames(options.tablePrefix);
     await ensureTables(client, tableNames, deadline);
-    return { endpoint, tableNames, stop };
+    return { endpoint, streamsEndpoint: `http://127.0.0.1:${streamsPort}`, tableNames, stop };
   } catch (err) {
     await stop();
     throw err;
   }
 }
 
-function childPort(child: ChildProcess, deadline: number): Promise<number> {
+/** The child's throughput options: the given limits, else the environment's; 'off' when neither kind is limited. */
+function throughputOf(given: PartitionThroughput): PartitionThroughput | 'off' {
+  const writeUnitsPerSecond = given.writeUnitsPerSecond ?? partitionLimitFromEnv(PARTITION_WCU_ENV);
+  const readUnitsPerSecond = given.readUnitsPerSecond ?? partitionLimitFromEnv(PARTITION_RCU_ENV);
+  for (const [name, value] of [
+    ['writeUnitsPerSecond', writeUnitsPerSecond],
+    ['readUnitsPerSecond', readUnitsPerSecond],
+  ] as const) {
+    if (typeof value === 'number' && !(Number.isFinite(value) && value > 0))
+      throw new Error(`partitionThroughput.${name} must be a positive number or 'off' (got ${value})`);
+  }
+  if (writeUnitsPerSecond === 'off' && readUnitsPerSecond === 'off') return 'off';
+  return { writeUnitsPerSecond, readUnitsPerSecond, manualClock: given.manualClock ?? false };
+}
+
+/** A limit from the environment: unset or empty keeps the default, `off` lifts it. */
+export function partitionLimitFromEnv(
+  name: string,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): number | 'off' | undefined {
+  const text = env[name]?.trim();
+  if (!text) return undefined;
+  if (text.toLowerCase() === 'off') return 'off';
+  const value = Number(text);
+  if (!Number.isFinite(value) || value <= 0)
+    throw new Error(`${name} must be a positive number of capacity units per second, or "off" (got "${text}")`);
+  return value;
+}
+
+function childPorts(child: ChildProcess, deadline: number): Promise<{ port: number; streamsPort: number }> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('dynalite did not start in time')), deadline - Date.now());
     const done = () => {
       clearTimeout(timer);
       child.off('message', onMessage).off('exit', onExit).off('error', onError);
     };
-    const onMessage = (message: { port?: number; error?: string }) => {
+    const onMessage = (message: { port?: number; streamsPort?: number; error?: string }) => {
       done();
-      if (typeof message.port === 'number') resolve(message.port);
+      if (typeof message.port === 'number' && typeof message.streamsPort === 'number')
+        resolve({ port: message.port, streamsPort: message.streamsPort });
       else reject(new Error(`dynalite failed to start: ${message.error ?? 'unknown error'}`));
     };
     const onExit = (code: number | null, signal: string | null) => {
@@ -139,7 +193,9 @@ async function ensureTables(client: DynamoDb, names: Record<TableName, string>, 
         if ((err as Error).name !== 'ResourceInUseException') throw err;
       }
     }
-    checkMatchesSchema(await waitUntilActive(client, name, deadline), schema);
+    const table = await waitUntilActive(client, name, deadline);
+    checkMatchesSchema(table, schema);
+    await ensureStream(client, table, schema);
   }
 }
 
@@ -154,6 +210,7 @@ function createTableInput(schema: TableSchema, name: string): CreateTableCommand
     BillingMode: 'PAY_PER_REQUEST' as const,
     AttributeDefinitions: attributes,
     KeySchema: keySchema(PARTITION_KEY, SORT_KEY),
+    ...(schema.stream ? { StreamSpecification: { StreamEnabled: true, StreamViewType: schema.stream } } : {}),
     GlobalSecondaryIndexes: schema.indexes.length
       ? schema.indexes.map((i) => ({
           IndexName: i.name,
@@ -162,6 +219,22 @@ function createTableInput(schema: TableSchema, name: string): CreateTableCommand
         }))
       : undefined,
   };
+}
+
+/**
+ * A table made before its schema declared a stream gets one, as UpdateTable gives it in AWS
+ * (a different view type needs a new stream: the old one is disabled first).
+ */
+async function ensureStream(client: DynamoDb, table: TableDescription, schema: TableSchema): Promise<void> {
+  const has = table.StreamSpecification?.StreamEnabled ? table.StreamSpecification.StreamViewType : undefined;
+  if (has === schema.stream) return;
+  if (has !== undefined)
+    await client.request('UpdateTable', { TableName: table.TableName, StreamSpecification: { StreamEnabled: false } });
+  if (schema.stream !== undefined)
+    await client.request('UpdateTable', {
+      TableName: table.TableName,
+      StreamSpecification: { StreamEnabled: true, StreamViewType: schema.stream },
+    });
 }
 
 function keySchema(hash: string, range: string) {

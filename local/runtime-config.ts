@@ -1,6 +1,8 @@
 import { ENV } from '../lambdas/config/environment.js';
 import { tableSchemas, type TableName } from '../lambdas/store/table-schema.js';
+import { RETRY_QUEUE_URL_ENV } from '../lambdas/usage/sqs-retry-queue.js';
 import type { StandInCredentials } from './standins/signature-check.js';
+import { LOCAL_SQS_ACCOUNT } from './standins/sqs.js';
 
 /** Fixed ids of the stand-in resources; the cloud gets real ones from the stack. */
 export const LOCAL_USER_POOL_ID = 'local_gatewaypool';
@@ -11,11 +13,21 @@ export const PROVIDER_KEY_SECRET_PREFIX = 'gateway/provider-keys/';
 export const LOCAL_REGION = 'us-east-1';
 /** See lambdas/store/write-behind.ts; chosen with `npm run bench`. */
 export const LOCAL_WRITE_BEHIND_MS = 20;
+/** The usage retry queue in the SQS stand-in (local/queue-mappings.ts makes it at start). */
+export const LOCAL_USAGE_RETRY_QUEUE = 'gateway-usage-retry';
+/**
+ * The deployed queue hides a received message for six times the redrive's 60 s timeout; here a
+ * message the redrive could not write comes back sooner, as nothing runs long on loopback.
+ */
+export const LOCAL_USAGE_RETRY_VISIBILITY_SECONDS = 30;
 
 export interface Endpoints {
   readonly dynamodb: string;
   readonly secretsManager: string;
   readonly cognito: string;
+  /** The embedded DynamoDB's Streams API (its own port, as AWS's own endpoint). */
+  readonly dynamodbStreams?: string;
+  readonly sqs?: string;
 }
 
 /**
@@ -41,6 +53,13 @@ export function handlerEnvironment(
     AWS_ENDPOINT_URL_DYNAMODB: endpoints.dynamodb,
     AWS_ENDPOINT_URL_SECRETS_MANAGER: endpoints.secretsManager,
     AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER: endpoints.cognito,
+    ...(endpoints.dynamodbStreams ? { AWS_ENDPOINT_URL_DYNAMODB_STREAMS: endpoints.dynamodbStreams } : {}),
+    ...(endpoints.sqs
+      ? {
+          AWS_ENDPOINT_URL_SQS: endpoints.sqs,
+          [RETRY_QUEUE_URL_ENV]: `${endpoints.sqs}/${LOCAL_SQS_ACCOUNT}/${LOCAL_USAGE_RETRY_QUEUE}`,
+        }
+      : {}),
     [ENV.adminTokenSecretId]: ADMIN_TOKEN_SECRET,
     [ENV.platformKeysSecretId]: PLATFORM_KEYS_SECRET,
     [ENV.providerKeySecretPrefix]: PROVIDER_KEY_SECRET_PREFIX,

@@ -9,11 +9,13 @@ import { startLocalDynamoDb } from './dynamodb.js';
 import { createGatewayServer } from './gateway-server.js';
 import { drainOnStop } from './graceful-stop.js';
 import { loadRouteHandler } from './handler-modules.js';
+import { LOCAL_QUEUE_MAPPINGS, startLocalQueuePollers } from './queue-mappings.js';
 import { concurrentInvocations } from './invocation-scope.js';
 import { handlerEnvironment, LOCAL_REGION } from './runtime-config.js';
 import { startLocalServices } from './services.js';
 import { ensureStandInCredentials } from './standin-credentials.js';
 import { LOCAL_JOB_STATE_MACHINE_ARN, startLocalStepFunctions } from './standins/step-functions-local.js';
+import { LOCAL_STREAM_MAPPINGS, startLocalStreamPollers } from './stream-mappings.js';
 import { ENV } from '../lambdas/config/environment.js';
 import { holdHealthUntilReady } from './startup-gate.js';
 
@@ -87,7 +89,13 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     Object.assign(
       process.env,
       handlerEnvironment(
-        { dynamodb: dynamodb.endpoint, secretsManager: services.secretsManager, cognito: services.cognito },
+        {
+          dynamodb: dynamodb.endpoint,
+          dynamodbStreams: dynamodb.streamsEndpoint,
+          secretsManager: services.secretsManager,
+          cognito: services.cognito,
+          sqs: services.sqs,
+        },
         dynamodb.tableNames,
         origins,
         packageJson.version,
@@ -103,6 +111,26 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       AWS_ENDPOINT_URL_SFN: stepFunctions.url,
       [ENV.jobStateMachineArn]: LOCAL_JOB_STATE_MACHINE_ARN,
     });
+    // Lambda's event source mappings from table streams; stopped (after the batch in flight)
+    // before the gateway drains: what is written meanwhile is delivered at the next start.
+    const streamPollers = await startLocalStreamPollers({
+      dataDir,
+      mappings: LOCAL_STREAM_MAPPINGS,
+      tableNames: dynamodb.tableNames,
+      streamsEndpoint: dynamodb.streamsEndpoint,
+      sqsEndpoint: services.sqs,
+      credentials,
+    });
+    stops.push(() => streamPollers.stop());
+    // Lambda's mappings from SQS queues (the usage redrive); their queues are made here, before
+    // any handler can send to one. Stopped like the stream pollers: a message not yet handled
+    // stays in its queue for the next start.
+    const queuePollers = await startLocalQueuePollers({
+      mappings: LOCAL_QUEUE_MAPPINGS,
+      sqsEndpoint: services.sqs,
+      credentials,
+    });
+    stops.push(() => queuePollers.stop());
     const adminToken = await ensureSecrets(services.secretsManager, credentials);
     const first = await ensureFirstAccount(dataDir, baseUrl, adminToken);
     const info: RuntimeInfo = {
@@ -116,8 +144,10 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     writeJson(join(dataDir, 'local-aws.json'), {
       region: LOCAL_REGION,
       dynamodb: dynamodb.endpoint,
+      dynamodbStreams: dynamodb.streamsEndpoint,
       secretsManager: services.secretsManager,
       cognito: services.cognito,
+      sqs: services.sqs,
       stepFunctions: stepFunctions.url,
       jobStateMachineArn: LOCAL_JOB_STATE_MACHINE_ARN,
       tables: dynamodb.tableNames,

@@ -1,6 +1,6 @@
 /**
- * The local runtime's stand-ins for everything outside the gateway (Secrets Manager and
- * Cognito stand-ins, the provider simulators, the prompt service), in their own process: the
+ * The local runtime's stand-ins for everything outside the gateway (Secrets Manager, Cognito
+ * and SQS stand-ins, the provider simulators, the prompt service), in their own process: the
  * gateway process then holds only the gateway, as a Lambda instance would, so its CPU and
  * memory can be measured on their own. Protocol: argv[2] is JSON `{dataDir}`, and
  * AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY in its environment are what the stand-ins accept
@@ -13,12 +13,14 @@ import { join } from 'node:path';
 import { LOCAL_USER_POOL_CLIENT_ID, LOCAL_USER_POOL_ID } from './runtime-config.js';
 import { startCognitoStandIn } from './standins/cognito.js';
 import { startSecretsManagerStandIn } from './standins/secrets-manager.js';
+import { startSqsStandIn } from './standins/sqs.js';
 import { simulatorStateDir, startSimulators } from './simulators/index.js';
 import { PROMPT_SEED_DIR, startPromptService } from './simulators/prompt-service.js';
 
 export interface LocalServicesReady {
   readonly secretsManager: string;
   readonly cognito: string;
+  readonly sqs: string;
   /** Root URL per simulated upstream (provider ids, and `prompts`). */
   readonly simulators: Record<string, string>;
   /** What the gateway needs to call them: `<PROVIDER>_BASE_URL`, keys, PROMPT_SERVICE_URL... */
@@ -33,12 +35,14 @@ const cognito = await startCognitoStandIn({
   userPoolId: LOCAL_USER_POOL_ID,
   clientId: LOCAL_USER_POOL_CLIENT_ID,
 });
+const sqs = await startSqsStandIn({ dataDir: join(dataDir, 'sqs') });
 const simulators = await startSimulators(process.env, { dataDir });
 const prompts = await startPromptService(process.env, PROMPT_SEED_DIR, simulatorStateDir(dataDir));
 
 const ready: LocalServicesReady = {
   secretsManager: secrets.url,
   cognito: cognito.url,
+  sqs: sqs.url,
   simulators: { ...simulators.urls, ...(prompts.url ? { prompts: prompts.url } : {}) },
   environment: { ...simulators.environment, ...prompts.environment },
 };
@@ -51,7 +55,7 @@ async function stop(): Promise<void> {
   setTimeout(() => process.exit(1), 5_000).unref();
   // simulators.close() writes the fakes' pending job state synchronously, before this waits
   // for anything: the timer above cannot cut it short.
-  await Promise.allSettled([secrets.close(), cognito.close(), simulators.close(), prompts.close()]);
+  await Promise.allSettled([secrets.close(), cognito.close(), sqs.close(), simulators.close(), prompts.close()]);
   process.exit(0);
 }
 process.on('SIGTERM', () => void stop());

@@ -1,0 +1,32 @@
+import { AGGREGATOR_MAPPING, USAGE_PIPELINE_FUNCTIONS } from '../../../lib/constructs/usage-pipeline.js';
+import { tableSchemas } from '../../../lambdas/store/table-schema.js';
+import { LOCAL_QUEUE_MAPPINGS } from '../../../local/queue-mappings.js';
+import { LOCAL_STREAM_MAPPINGS } from '../../../local/stream-mappings.js';
+
+// The local runtime's mappings repeat the stack's settings (it cannot import the CDK construct):
+// these checks keep the two from drifting apart.
+
+test('the usage table streams new images, which the aggregator reads', () => {
+  expect(tableSchemas.find((schema) => schema.name === 'usage')?.stream).toBe('NEW_IMAGE');
+});
+
+test("the local aggregator mapping has the deployed mapping's settings", () => {
+  const aggregator = LOCAL_STREAM_MAPPINGS.find((mapping) => mapping.functionName === 'gateway-usage-aggregator');
+  expect(aggregator).toMatchObject({
+    table: 'usage',
+    batchSize: AGGREGATOR_MAPPING.batchSize,
+    maximumBatchingWindowSeconds: AGGREGATOR_MAPPING.maxBatchingWindow.toSeconds(),
+    tumblingWindowSeconds: AGGREGATOR_MAPPING.tumblingWindow.toSeconds(),
+    maximumRetryAttempts: AGGREGATOR_MAPPING.retryAttempts,
+    bisectBatchOnFunctionError: true,
+    reportBatchItemFailures: true,
+    timeoutSeconds: USAGE_PIPELINE_FUNCTIONS.aggregator.timeoutSeconds,
+  });
+  expect(aggregator?.onFailureQueue).toBeDefined();
+});
+
+test('the local redrive mapping reads the retry queue as the deployed one does', () => {
+  expect(LOCAL_QUEUE_MAPPINGS).toEqual([
+    expect.objectContaining({ functionName: 'gateway-usage-redrive', batchSize: 10, reportBatchItemFailures: true }),
+  ]);
+});
