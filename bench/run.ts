@@ -2,7 +2,8 @@
  * `npm run bench`: prints figures, and PASS/MISS against the targets; it exits 0 either way
  * (not a test verdict). `npm run bench -- latency pinned` runs only the named sections:
  * bundles, models, overhead, arena (a paced fight's orchestration overhead), schema (the
- * schema_validation budget's CPU), latency (DynamoDB at AWS speed), pinned (one vCPU for the servers).
+ * schema_validation budget's CPU), latency (DynamoDB at AWS speed), pinned (one vCPU for the servers),
+ * scale (the model past one machine: DynamoDB capacity per partition key and AWS limits at scale).
  */
 import { benchArena } from './arena.js';
 import { benchBundles } from './bundles.js';
@@ -20,4 +21,5 @@ if (wanted('models')) await benchModelsLatency();
 if (wanted('overhead')) await benchGatewayOverhead();
 if (wanted('arena')) await benchArena();
 if (wanted('schema')) await benchSchemaValidation();
+if (wanted('scale')) await (await import('./scale.js')).benchScale();
 await benchDeploymentShaped(['latency', 'pinned'].filter(wanted));
