@@ -1,7 +1,7 @@
 import { CfnOutput } from 'aws-cdk-lib';
 import { BasePathMapping, DomainName, EndpointType, SecurityPolicy, type RestApi } from 'aws-cdk-lib/aws-apigateway';
 import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
-import { AaaaRecord, ARecord, HostedZone, RecordTarget } from 'aws-cdk-lib/aws-route53';
+import { ARecord, HostedZone, RecordTarget } from 'aws-cdk-lib/aws-route53';
 import { ApiGatewayDomain } from 'aws-cdk-lib/aws-route53-targets';
 import { Construct } from 'constructs';
 
@@ -19,7 +19,7 @@ export interface CustomDomainProps {
   /** An ACM certificate for `domainName` in the stack's region (a regional API needs a regional certificate). */
   readonly certificateArn: string;
   /**
-   * Where to write A and AAAA alias records for the domain.
+   * Where to write the domain's A alias record.
    * @default - none: point the name at the `CustomDomainTarget` output yourself (a CNAME, or an alias)
    */
   readonly hostedZone?: HostedZoneRef;
@@ -60,7 +60,8 @@ export class CustomDomain extends Construct {
       zoneName: zoneRef.name,
     });
     const target = RecordTarget.fromAlias(new ApiGatewayDomain(this.domain));
+    // IPv4 only: a regional custom domain answers on IPv4, so an AAAA alias would point IPv6
+    // clients at nothing (API Gateway's dual-stack domains are not in this CDK's DomainName).
     new ARecord(this, 'AliasA', { zone, recordName: domainName, target });
-    new AaaaRecord(this, 'AliasAaaa', { zone, recordName: domainName, target });
   }
 }

@@ -44,6 +44,11 @@ describe('monitoring', () => {
           Match.objectLike({
             Principal: { Service: 'cloudwatch.amazonaws.com' },
             Action: Match.arrayWith(['kms:Decrypt', 'kms:GenerateDataKey*']),
+            // Only this account's alarms: no confused deputy.
+            Condition: {
+              StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } },
+              ArnLike: { 'aws:SourceArn': Match.anyValue() },
+            },
           }),
         ]),
       },
