@@ -19,6 +19,8 @@ export type AuthScheme = 'secretKey' | 'publishableKey' | 'session' | 'admin';
 export type Grant =
   | 'identity:read'
   | 'identity:write'
+  /** Dashboard sessions only: put and delete items under `SESSION#` of the identity table. */
+  | 'sessions:write'
   | 'usage:read'
   | 'usage:write'
   /** The sharded ledger's writer: conditional PutItem on ledger shards, the retry queue. No route holds it yet. */
@@ -290,14 +292,14 @@ export const routes: readonly RouteSpec[] = [
     path: '/api/v1/auth/login',
     auth: [],
     // cache:write: the sign-in throttle's counters (lambdas/identity/login-throttle.ts).
-    grants: ['identity:read', 'identity:write', 'cache:write', 'userPool:login'],
+    grants: ['identity:read', 'sessions:write', 'cache:write', 'userPool:login'],
   }),
   route({
     id: 'auth-logout',
     method: 'POST',
     path: '/api/v1/auth/logout',
     auth: ['session'],
-    grants: ['identity:read', 'identity:write'],
+    grants: ['identity:read', 'sessions:write'],
   }),
   route({
     id: 'auth-session',

@@ -80,6 +80,9 @@ const TABLE_ACTIONS: Record<TableAccess, readonly string[]> = {
 const GRANTS: Record<Grant, (acc: Accumulator) => void> = {
   'identity:read': (acc) => acc.table('identity', TABLE_ACTIONS.read, true),
   'identity:write': (acc) => acc.table('identity', TABLE_ACTIONS.write, false),
+  // Sign-in and sign-out write nothing but their session (lambdas/store/sessions.ts): a defect
+  // there cannot touch a key or an account record.
+  'sessions:write': (acc) => acc.keyedTable('identity', ['dynamodb:PutItem', 'dynamodb:DeleteItem'], ['SESSION#*']),
   'usage:read': (acc) => acc.table('usage', TABLE_ACTIONS.read, true),
   // The usage ledger is written, never cleaned up: conditional puts keyed by request id and their
   // day-total updates, in TransactWriteItems (lambdas/store/usage-writes.ts), which IAM authorises
@@ -151,6 +154,7 @@ class Accumulator {
   private readonly guardrailArns = new Set<string>();
   private readonly stateMachineArns = new Set<string>();
   private tableWrites = false;
+  private readonly keyedStatements: PolicyStatement[] = [];
   private ledgerAppends = false;
   private readonly environment: Record<string, string> = {};
 
@@ -162,6 +166,20 @@ class Accumulator {
     actions.forEach((action) => set.add(action));
     this.tableActions.set(name, set);
     if (queriesIndexes && schema.indexes.length > 0) this.indexQueries.add(name);
+    if (actions.some((action) => !TABLE_ACTIONS.read.includes(action))) this.tableWrites = true;
+    this.environment[schema.envVar] = table.tableName;
+  }
+
+  /** Actions on a table limited to items whose partition key matches one of `leadingKeys`. */
+  keyedTable(name: TableName, actions: readonly string[], leadingKeys: readonly string[]): void {
+    const { schema, table } = this.resources.tables.get(name);
+    this.keyedStatements.push(
+      new PolicyStatement({
+        actions: [...actions].sort(),
+        resources: [table.tableArn],
+        conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [...leadingKeys] } },
+      }),
+    );
     if (actions.some((action) => !TABLE_ACTIONS.read.includes(action))) this.tableWrites = true;
     this.environment[schema.envVar] = table.tableName;
   }
@@ -249,6 +267,7 @@ class Accumulator {
         statements.push(new PolicyStatement({ actions: ['dynamodb:Query'], resources: indexArns }));
       }
     }
+    statements.push(...this.keyedStatements);
     if (this.ledgerAppends) {
       const queue = this.resources.usageRetryQueue!;
       statements.push(
@@ -265,7 +284,7 @@ class Accumulator {
         }),
       );
     }
-    if (this.tableActions.size > 0 || this.ledgerAppends) {
+    if (this.tableActions.size > 0 || this.keyedStatements.length > 0 || this.ledgerAppends) {
       // DynamoDB uses the table key on the caller's behalf; the condition keeps the key usable only that way.
       const keyActions = this.tableWrites
         ? ['kms:Decrypt', 'kms:DescribeKey', 'kms:Encrypt', 'kms:GenerateDataKey']

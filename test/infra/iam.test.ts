@@ -26,6 +26,8 @@ const READ = ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Query'];
 const TABLE_ACTIONS: Partial<Record<Grant, [TableName, string[]]>> = {
   'identity:read': ['identity', READ],
   'identity:write': ['identity', ['dynamodb:DeleteItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']],
+  // Sign-in and sign-out: their session items only (`dynamodb:LeadingKeys`, checked below).
+  'sessions:write': ['identity', ['dynamodb:DeleteItem', 'dynamodb:PutItem']],
   'usage:read': ['usage', READ],
   // TransactWriteItems (ledger put + day totals) is authorised per action: PutItem, UpdateItem.
   'usage:write': ['usage', ['dynamodb:PutItem', 'dynamodb:UpdateItem']],
@@ -72,6 +74,7 @@ function jobPollerPolicyId(built: Built): string {
 }
 const TABLE_WRITES: readonly Grant[] = [
   'identity:write',
+  'sessions:write',
   'usage:write',
   'usage:append',
   'cache:write',
@@ -124,6 +127,7 @@ function expectedServices(route: RouteSpec, props: Partial<GatewayStackProps>): 
 const EVERY_GRANT: Record<Grant, true> = {
   'identity:read': true,
   'identity:write': true,
+  'sessions:write': true,
   'usage:read': true,
   'usage:write': true,
   'usage:append': true,
@@ -263,15 +267,21 @@ describe.each<[string, readonly RouteSpec[], Partial<GatewayStackProps>]>([
     },
   );
 
-  test('a function without identity:write cannot write the identity table', () => {
+  test('a function without identity:write cannot write the identity table, except sessions', () => {
     const readers = routes.filter((r) => !r.grants.includes('identity:write'));
     for (const route of readers) {
-      const actions = actionsOnTable(
-        roleStatements(built.template, roleLogicalId(built.stack, route.id)),
-        tableId('identity'),
+      const statements = roleStatements(built.template, roleLogicalId(built.stack, route.id));
+      const writes = statementsOn(statements, tableId('identity')).filter((s) =>
+        actionsOf(s).some((a) => /Put|Update|Delete|Write/.test(a)),
       );
-      expect(actions).not.toEqual(expect.arrayContaining(['dynamodb:PutItem']));
-      expect(actions.filter((a) => /Put|Update|Delete|Write/.test(a))).toEqual([]);
+      if (!route.grants.includes('sessions:write')) {
+        expect(writes).toEqual([]);
+        continue;
+      }
+      // Only put and delete, and only on `SESSION#` partitions: never a key or an account.
+      expect(writes).toHaveLength(1);
+      expect(actionsOf(writes[0]!).sort()).toEqual(['dynamodb:DeleteItem', 'dynamodb:PutItem']);
+      expect(writes[0]!.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['SESSION#*'] } });
     }
   });
 
