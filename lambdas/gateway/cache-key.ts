@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { canonicalJson } from '../schema/canonical-json.js';
 import type { GatewayChatRequest } from './chat-request.js';
 
@@ -27,5 +27,5 @@ export function cacheKey(request: GatewayChatRequest, resolvedModel: string, gua
       : undefined,
     guardrails: [...guardrails].sort(),
   };
-  return createHash('sha256').update(canonicalJson(material)).digest('base64url');
+  return hash('sha256', canonicalJson(material), 'base64url');
 }

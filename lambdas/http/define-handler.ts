@@ -1,6 +1,4 @@
 import middy from '@middy/core';
-import { executionModeStreamifyResponse } from '@middy/core/StreamifyResponse';
-import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import { routes, type RouteSpec } from '../../lib/routes.js';
 import type { GatewayCall } from './call.js';
 import type { Reply } from './reply.js';
@@ -10,10 +8,11 @@ import { bodyValidation } from './middlewares/body-validation.js';
 import { rateLimit } from './middlewares/rate-limit.js';
 import { requestContext } from './middlewares/request-context.js';
 import { responseWriter } from './middlewares/response-writer.js';
+import { tracing } from './middlewares/tracing.js';
+import { executionModeStreamedBody } from './streamify-execution.js';
 import { callLogKeys, principalLogKeys } from './middlewares/observability.js';
 import { callOf, type GatewayMiddleware, type GatewayMiddyRequest } from './middlewares/state.js';
 import { logger } from '../config/logger.js';
-import { tracer } from '../observability/tracer.js';
 
 export interface HandlerDefinition<Body> {
   /** Validates and types the JSON body; omit for routes without one. */
@@ -24,13 +23,14 @@ export interface HandlerDefinition<Body> {
 /**
  * Builds a route's Lambda handler from its manifest entry: the trace, request id and log keys,
  * authentication, rate limit, body validation, then the handler, then the single response writer. Streaming
- * routes run in middy's streamify mode so the same code serves API Gateway STREAM
- * integrations, function URLs and the local runtime.
+ * routes run in middy's streamify mode (with a leaner body pump: streamify-execution.ts) so the
+ * same code serves API Gateway STREAM integrations, function URLs and the local runtime.
  */
 export function defineHandler<Body = undefined>(routeOrId: string | RouteSpec, definition: HandlerDefinition<Body>) {
   const route = typeof routeOrId === 'string' ? routeById(routeOrId) : routeOrId;
+  const traced = tracing();
   const middlewares: GatewayMiddleware[] = [
-    captureLambdaHandler(tracer, { captureResponse: false }) as GatewayMiddleware,
+    ...(traced ? [traced] : []),
     requestContext(route),
     callLogKeys(),
     responseWriter(route),
@@ -41,7 +41,7 @@ export function defineHandler<Body = undefined>(routeOrId: string | RouteSpec, d
   if (definition.body) middlewares.push(bodyValidation(definition.body));
   const handle = (event: unknown) => definition.handle(event as GatewayCall<Body>);
   const plugin = { requestEnd: runAfterResponse as (request: unknown) => Promise<void> };
-  const chain = route.streaming ? middy({ ...plugin, executionMode: executionModeStreamifyResponse }) : middy(plugin);
+  const chain = route.streaming ? middy({ ...plugin, executionMode: executionModeStreamedBody }) : middy(plugin);
   const handler = chain.use(middlewares).handler(handle as never);
   // The schema the body is validated with, so a test can prove the OpenAPI document shows that one.
   return Object.assign(handler, { bodySchema: definition.body?.schema });

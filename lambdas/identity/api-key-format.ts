@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, hash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /**
  * Service API keys: `<prefix><keyId>_<secret>`. The key id is what the identity table is
@@ -39,13 +39,14 @@ export function parseKey(candidate: string): ParsedKey | undefined {
   return { type: match[1] === 'sk' ? 'secret' : 'publishable', keyId: match[2]! };
 }
 
+/** One-shot `hash`: no Hash object per call, on every authenticated request. */
 export function hashKey(key: string): string {
-  return createHash('sha256').update(key).digest('base64url');
+  return hash('sha256', key, 'base64url');
 }
 
 /** Constant-time: both sides are fixed-length digests. */
 export function verifyKey(candidate: string, storedHash: string): boolean {
-  const actual = Buffer.from(hashKey(candidate), 'base64url');
+  const actual = hash('sha256', candidate, 'buffer');
   const expected = Buffer.from(storedHash, 'base64url');
   return actual.length === expected.length && timingSafeEqual(actual, expected);
 }

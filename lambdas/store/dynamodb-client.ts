@@ -1,4 +1,4 @@
-import { createHash, createHmac, createSecretKey, type KeyObject } from 'node:crypto';
+import { createHmac, createSecretKey, hash, type KeyObject } from 'node:crypto';
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type {
@@ -236,4 +236,4 @@ export class SigV4Signer {
   }
 }
 
-const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+const sha256 = (text: string) => hash('sha256', text, 'hex');

@@ -1,6 +1,6 @@
 import type { Context } from 'aws-lambda';
 import { logger } from '../../config/logger.js';
-import { tracer } from '../../observability/tracer.js';
+import { annotate } from '../../observability/tracer.js';
 import { requireCall, type GatewayMiddleware } from './state.js';
 
 /**
@@ -17,7 +17,7 @@ export function callLogKeys(): GatewayMiddleware {
       logger.resetKeys();
       logger.addContext(request.context as Context);
       logger.appendKeys({ requestId: call.requestId, route: call.route.id });
-      tracer.putAnnotation('route', call.route.id);
+      annotate('route', call.route.id);
     },
   };
 }
@@ -29,7 +29,7 @@ export function principalLogKeys(): GatewayMiddleware {
       const principal = requireCall(request).principal;
       if (!principal || principal.kind === 'admin') return;
       logger.appendKeys({ accountId: principal.accountId });
-      tracer.putAnnotation('accountId', principal.accountId);
+      annotate('accountId', principal.accountId);
     },
   };
 }

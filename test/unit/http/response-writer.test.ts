@@ -1,3 +1,4 @@
+import { jest } from '@jest/globals';
 import { Readable } from 'node:stream';
 import { binary, bare, envelope, noContent, sse, type SseFrame } from '../../../lambdas/http/reply.js';
 import {
@@ -254,6 +255,17 @@ describe('withHeartbeats', () => {
       })(),
     ).rejects.toThrow('upstream cut');
     expect(seen).toEqual([formatSseFrame(A)]);
+  });
+
+  test('one timer serves a whole stream, however many frames (a timer per frame was a share of its CPU)', async () => {
+    const frames = Array.from({ length: 1000 }, (_, n): SseFrame => ({ data: { n } }));
+    const timers = jest.spyOn(globalThis, 'setTimeout');
+    try {
+      expect(await collect(withHeartbeats(framesOf(...frames), 1000))).toEqual(frames.map(formatSseFrame));
+      expect(timers.mock.calls.length).toBeLessThanOrEqual(1);
+    } finally {
+      timers.mockRestore();
+    }
   });
 
   test('a plain async iterable (not a generator) works too', async () => {
