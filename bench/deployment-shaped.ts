@@ -1,10 +1,15 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { copyFileSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
 import { LocalGateway } from '../local/child-runtime.js';
+import { monotonicUs, sourceResolver, type Window } from './cpu-profile.js';
 import { startFloorProxy, type FloorProxy } from './floor-proxy.js';
 import { benchKeys, ORDER, paths, type PathName, type Paths } from './gateway-overhead.js';
 import { exchange, keepAliveAgent, run, type Probe } from './load.js';
-import { childPids } from './proc.js';
+import { childPids, commandLine, cpuMs } from './proc.js';
+import { printProfileBreakdown, type ProfiledPhase } from './profile-report.js';
 import { fmtMs, percent, percentile, table } from './stats.js';
 import { printVerdicts, verdict } from './verdicts.js';
 
@@ -20,7 +25,10 @@ import { printVerdicts, verdict } from './verdicts.js';
  * 2. One vCPU for the servers. The load generator (this process) runs on core 0 and every
  *    server (simulator and stand-ins, bare proxy, gateway, embedded DynamoDB) on core 1
  *    (`taskset`), as on a single-vCPU deployment; throughput at concurrency 50 is compared
- *    with the bare proxy's, and the first streamed byte with the direct upstream's.
+ *    with the bare proxy's, latency at concurrency 1 and the first streamed byte with the
+ *    direct upstream's, and the CPU the gateway and its database spend per request is read from
+ *    /proc. With `profile`, every server runs under `--cpu-prof`, and the profiles of the
+ *    gateway and the database, cut to each measured phase, say where that CPU goes.
  */
 const LATENCY_MS = Number(process.env['BENCH_DYNAMODB_LATENCY_MS'] ?? 3);
 const WARMUP = 200;
@@ -36,12 +44,19 @@ const PINNED_CONCURRENCY = 50;
 const PINNED_WARMUP = 500;
 const PINNED_REQUESTS = 3000;
 const PINNED_STREAMS = 1000;
+/** Non-streamed requests at concurrency 1 per path (in two halves), after the warm-up. */
+const PINNED_C1_WARMUP = 200;
+const PINNED_C1_SAMPLES = 1000;
+/** `--cpu-prof-interval` for `pinned profile`: fine enough for a few thousand samples per phase. */
+const PROFILE_INTERVAL_US = 250;
 
 const TARGETS = {
   streamSyncCalls: 0,
   missSyncCalls: 1,
   addedTtfbMs: 1,
   pinnedShareOfFloor: 0.3,
+  addedP50Ms: 0.5,
+  cpuUsPerRequest: 500,
 };
 
 interface DynamoCall {
@@ -55,9 +70,13 @@ interface Timed {
   readonly endAt: number;
 }
 
-export async function benchDeploymentShaped(parts: readonly string[]): Promise<void> {
+/** `profile`: the pinned section runs its servers under `--cpu-prof` and prints where the CPU goes. */
+export async function benchDeploymentShaped(
+  parts: readonly string[],
+  options: { profile?: boolean } = {},
+): Promise<void> {
   if (parts.includes('latency')) await benchDynamoDbLatency();
-  if (parts.includes('pinned')) await benchPinned();
+  if (parts.includes('pinned')) await benchPinned(options.profile ?? false);
 }
 
 async function benchDynamoDbLatency(): Promise<void> {
@@ -208,61 +227,247 @@ function syncCalls(timed: readonly Timed[], calls: readonly DynamoCall[], until:
   };
 }
 
-async function benchPinned(): Promise<void> {
-  await withServers({}, async ({ gateway, floor, plain, stream }) => {
-    const servers = [...processTree(gateway.pid!), floor.pid];
-    pin(process.pid, '0');
-    for (const pid of servers) pin(pid, '1');
-    try {
-      const rps = {} as Record<PathName, number>;
-      const ttfb = {} as Record<PathName, number[]>;
-      for (const name of ORDER) rps[name] = await throughput(plain, name);
-      for (const name of ORDER) {
-        await run(stream[name], WARMUP, 1, 0);
-        ttfb[name] = (await run(stream[name], PINNED_STREAMS, 1, WARMUP)).outcomes.map((o) => o.firstByteMs);
-      }
-      const share = rps.gateway / rps.floor;
-      const addedTtfb = percentile(ttfb.gateway, 50) - percentile(ttfb.direct, 50);
-      console.log(
-        `\nOne vCPU for the servers: load generator on core 0; simulator, stand-ins, bare proxy, gateway and ` +
-          `embedded DynamoDB on core 1 (taskset; pids ${servers.join(', ')})\n`,
-      );
-      console.log(
-        table([
-          ['path', `req/s, c=${PINNED_CONCURRENCY}`, 'TTFB p50, stream', 'TTFB p99, stream'],
-          ...ORDER.map((name) => [
-            name,
-            rps[name].toFixed(0),
-            fmtMs(percentile(ttfb[name], 50)),
-            fmtMs(percentile(ttfb[name], 99)),
-          ]),
-        ]),
-      );
-      console.log(
-        `\ngateway req/s = ${(share * 100).toFixed(1)}% of the bare proxy's; the bare proxy adds ` +
-          `${fmtMs(percentile(ttfb.floor, 50) - percentile(ttfb.direct, 50))} to the first byte, the gateway ${fmtMs(addedTtfb)}`,
-      );
-      printVerdicts([
-        verdict(
-          'gateway req/s as a share of the bare proxy, pinned',
-          share,
-          TARGETS.pinnedShareOfFloor,
-          percent,
-          'min',
-        ),
-        verdict('added TTFB p50, pinned', addedTtfb, TARGETS.addedTtfbMs, fmtMs),
-      ]);
-    } finally {
-      pin(process.pid, '0,1');
-    }
-  });
+interface PinnedLoad {
+  readonly rps: number;
+  readonly wallMs: number;
+  /** CPU of the runtime process (the gateway alone) and of the embedded DynamoDB over the run. */
+  readonly gatewayCpuMs: number;
+  readonly dbCpuMs: number;
+  readonly floorCpuMs: number;
+  readonly window: Window;
 }
 
-async function throughput(set: Paths, name: PathName): Promise<number> {
-  await run(set[name], PINNED_WARMUP, PINNED_CONCURRENCY, 0);
-  const { wallMs } = await run(set[name], PINNED_REQUESTS, PINNED_CONCURRENCY, PINNED_WARMUP);
-  return (PINNED_REQUESTS * 1000) / wallMs;
+/** The processes whose CPU the pinned section charges to the gateway. */
+interface Charged {
+  readonly gateway: number;
+  readonly db: number;
+  /** The bare proxy, measured alongside for comparison. */
+  readonly floor: number;
 }
+
+async function benchPinned(profile: boolean): Promise<void> {
+  const profileDir = profile ? mkdtempSync(join(tmpdir(), 'gateway-profiles-')) : undefined;
+  const bundleTag = `profile-${randomBytes(4).toString('hex')}`;
+  const bundle = join(import.meta.dirname, '..', 'local', `.start.bundle.mjs-${bundleTag}.mjs`);
+  const env: Record<string, string> = profileDir
+    ? {
+        NODE_OPTIONS:
+          `${process.env['NODE_OPTIONS'] ?? ''} --cpu-prof --cpu-prof-dir=${profileDir} --cpu-prof-interval=${PROFILE_INTERVAL_US}`.trim(),
+        // A bundle of its own (local/launch.mjs): runtimes started meanwhile rebuild the shared one.
+        GATEWAY_BUNDLE_TAG: bundleTag,
+      }
+    : {};
+  let profiled: { phases: ProfiledPhase[] } | undefined;
+  try {
+    await withServers(env, async ({ gateway, floor, plain, stream }) => {
+      const pids = chargedProcesses(gateway, floor);
+      const servers = [...processTree(gateway.pid!), floor.pid];
+      pin(process.pid, '0');
+      for (const pid of servers) pin(pid, '1');
+      try {
+        const load = {} as Record<PathName, PinnedLoad>;
+        for (const name of ORDER) load[name] = await throughput(plain, name, pids);
+
+        // Latency at concurrency 1, in two halves (one path order, then the reverse) to cancel drift.
+        const latency: Record<PathName, number[]> = { direct: [], floor: [], gateway: [] };
+        const half = PINNED_C1_SAMPLES / 2;
+        const c1Base = PINNED_WARMUP + PINNED_REQUESTS;
+        for (const name of ORDER) await run(plain[name], PINNED_C1_WARMUP, 1, c1Base);
+        for (const [round, order] of [ORDER, [...ORDER].reverse()].entries()) {
+          for (const name of order) {
+            const first = c1Base + PINNED_C1_WARMUP + round * half;
+            latency[name].push(...(await run(plain[name], half, 1, first)).outcomes.map((o) => o.totalMs));
+          }
+        }
+
+        const ttfb = {} as Record<PathName, number[]>;
+        const streamLoad = {} as Record<PathName, PinnedLoad>;
+        for (const name of ORDER) {
+          await run(stream[name], WARMUP, 1, 0);
+          const measured = await measuredRun(pids, () => run(stream[name], PINNED_STREAMS, 1, WARMUP));
+          ttfb[name] = measured.outcomes.map((o) => o.firstByteMs);
+          streamLoad[name] = measured.load(PINNED_STREAMS);
+        }
+        const streamed = streamLoad.gateway;
+
+        const cpu = chargedCpu(load, 'gateway', PINNED_REQUESTS);
+        const streamCpu = chargedCpu(streamLoad, 'gateway', PINNED_STREAMS);
+        const share = load.gateway.rps / load.floor.rps;
+        const addedP50 = percentile(latency.gateway, 50) - percentile(latency.direct, 50);
+        const addedTtfb = percentile(ttfb.gateway, 50) - percentile(ttfb.direct, 50);
+        console.log(
+          `\nOne vCPU for the servers: load generator on core 0; simulator, stand-ins, bare proxy, gateway and ` +
+            `embedded DynamoDB on core 1 (taskset; pids ${servers.join(', ')})` +
+            (profileDir
+              ? `\nPROFILED RUN: every server process runs under --cpu-prof, whose sampling costs CPU too`
+              : '') +
+            '\n',
+        );
+        console.log(
+          table([
+            ['path', `req/s, c=${PINNED_CONCURRENCY}`, 'p50, c=1', 'p99, c=1', 'TTFB p50, stream', 'TTFB p99, stream'],
+            ...ORDER.map((name) => [
+              name,
+              load[name].rps.toFixed(0),
+              fmtMs(percentile(latency[name], 50)),
+              fmtMs(percentile(latency[name], 99)),
+              fmtMs(percentile(ttfb[name], 50)),
+              fmtMs(percentile(ttfb[name], 99)),
+            ]),
+          ]),
+        );
+        console.log(
+          `\ngateway req/s = ${(share * 100).toFixed(1)}% of the bare proxy's; at c=1 the bare proxy adds ` +
+            `${fmtMs(percentile(latency.floor, 50) - percentile(latency.direct, 50))} p50, the gateway ${fmtMs(addedP50)}; ` +
+            `to the first streamed byte the bare proxy adds ` +
+            `${fmtMs(percentile(ttfb.floor, 50) - percentile(ttfb.direct, 50))}, the gateway ${fmtMs(addedTtfb)}`,
+        );
+        console.log(
+          `\nCPU per request (utime+stime from /proc, every thread; minus each process's background rate during the direct run)\n`,
+        );
+        console.log(
+          table([
+            ['request', 'gateway process', 'embedded DynamoDB', 'gateway + database'],
+            ...[
+              [`non-streamed, c=${PINNED_CONCURRENCY}`, cpu],
+              ['streamed, c=1', streamCpu],
+            ].map(([label, c]) => {
+              const figures = c as ChargedCpu;
+              return [label as string, us(figures.gatewayUs), us(figures.dbUs), us(figures.gatewayUs + figures.dbUs)];
+            }),
+          ]),
+        );
+        console.log(
+          `\nFor comparison, the bare proxy: ${us((load.floor.floorCpuMs * 1000) / PINNED_REQUESTS)} CPU per request at c=${PINNED_CONCURRENCY}, ` +
+            `${us((streamLoad.floor.floorCpuMs * 1000) / PINNED_STREAMS)} per stream`,
+        );
+        printVerdicts([
+          verdict(
+            'gateway + database CPU per non-streamed request, pinned',
+            cpu.gatewayUs + cpu.dbUs,
+            TARGETS.cpuUsPerRequest,
+            us,
+          ),
+          verdict(
+            'gateway req/s as a share of the bare proxy, pinned',
+            share,
+            TARGETS.pinnedShareOfFloor,
+            percent,
+            'min',
+          ),
+          verdict('added p50, c=1, pinned', addedP50, TARGETS.addedP50Ms, fmtMs),
+          verdict('added TTFB p50, pinned', addedTtfb, TARGETS.addedTtfbMs, fmtMs),
+        ]);
+        if (profileDir)
+          profiled = {
+            phases: [
+              {
+                label: `non-streamed, c=${PINNED_CONCURRENCY}`,
+                window: load.gateway.window,
+                processes: [
+                  { label: 'gateway process', pid: pids.gateway, cpuUsPerRequest: cpu.gatewayUs },
+                  { label: 'embedded DynamoDB', pid: pids.db, cpuUsPerRequest: cpu.dbUs },
+                ],
+              },
+              {
+                label: 'streamed, c=1',
+                window: streamed.window,
+                processes: [
+                  { label: 'gateway process', pid: pids.gateway, cpuUsPerRequest: streamCpu.gatewayUs },
+                  { label: 'embedded DynamoDB', pid: pids.db, cpuUsPerRequest: streamCpu.dbUs },
+                ],
+              },
+            ],
+          };
+      } finally {
+        pin(process.pid, '0,1');
+      }
+    });
+  } finally {
+    // Beside the profiles, so they can be read again later; local/ keeps only the shared bundle.
+    if (profileDir)
+      for (const file of [bundle, `${bundle}.map`]) {
+        if (existsSync(file)) copyFileSync(file, join(profileDir, keptName(file)));
+        rmSync(file, { force: true });
+      }
+  }
+  // The runtime's processes write their profiles as they exit, when withServers has stopped them.
+  if (profileDir && profiled) {
+    const resolve = sourceResolver([{ bundle, map: join(profileDir, keptName(`${bundle}.map`)) }]);
+    console.log(
+      `\nWhere the CPU goes (V8 CPU profiles, one sample per ${PROFILE_INTERVAL_US} µs of a thread's running time; ` +
+        `each category's share of the busy samples applied to the measured CPU above; main thread only, ` +
+        `so a share of work on other threads shows under the category that started it)`,
+    );
+    printProfileBreakdown(profileDir, profiled.phases, resolve);
+    writeFileSync(join(profileDir, 'phases.json'), `${JSON.stringify(profiled.phases, null, 2)}\n`);
+    console.log(
+      `\nProfiles (open in Chrome DevTools or VS Code): ${profileDir}; phases.json there gives each phase's ` +
+        `window on the profiles' clock (microseconds) and the pids`,
+    );
+  }
+}
+
+/** A bundle file's name beside the profiles: not hidden there. */
+const keptName = (file: string) => basename(file).replace(/^\./, '');
+
+function chargedProcesses(gateway: LocalGateway, floor: FloorProxy): Charged {
+  const db = childPids(gateway.pid!).find((pid) => commandLine(pid).includes('dynamodb-child'));
+  if (db === undefined) throw new Error('the runtime has no embedded DynamoDB process (local/dynamodb-child.mjs)');
+  return { gateway: gateway.pid!, db, floor: floor.pid };
+}
+
+/** Runs `work`, reading the processes' CPU and the monotonic clock around it. */
+async function measuredRun<T extends { wallMs: number }>(
+  pids: Charged,
+  work: () => Promise<T>,
+): Promise<T & { load(requests: number): PinnedLoad }> {
+  const before = { gateway: cpuMs(pids.gateway), db: cpuMs(pids.db), floor: cpuMs(pids.floor) };
+  const startUs = monotonicUs();
+  const result = await work();
+  const window = { startUs, endUs: monotonicUs() };
+  const gatewayCpuMs = cpuMs(pids.gateway) - before.gateway;
+  const dbCpuMs = cpuMs(pids.db) - before.db;
+  const floorCpuMs = cpuMs(pids.floor) - before.floor;
+  return {
+    ...result,
+    load: (requests) => ({
+      rps: (requests * 1000) / result.wallMs,
+      wallMs: result.wallMs,
+      gatewayCpuMs,
+      dbCpuMs,
+      floorCpuMs,
+      window,
+    }),
+  };
+}
+
+async function throughput(set: Paths, name: PathName, pids: Charged): Promise<PinnedLoad> {
+  await run(set[name], PINNED_WARMUP, PINNED_CONCURRENCY, 0);
+  const measured = await measuredRun(pids, () => run(set[name], PINNED_REQUESTS, PINNED_CONCURRENCY, PINNED_WARMUP));
+  return measured.load(PINNED_REQUESTS);
+}
+
+interface ChargedCpu {
+  readonly gatewayUs: number;
+  readonly dbUs: number;
+}
+
+/**
+ * CPU per request of the measured path's run, less what each process spends at the rate it
+ * did during the direct run, when it served nothing (timers, pollers, work left over).
+ */
+function chargedCpu(load: Record<PathName, PinnedLoad>, name: PathName, requests: number): ChargedCpu {
+  const idle = load.direct;
+  const charge = (spent: number, idleSpent: number) =>
+    Math.max(0, spent - (idleSpent / idle.wallMs) * load[name].wallMs) * (1000 / requests);
+  return {
+    gatewayUs: charge(load[name].gatewayCpuMs, idle.gatewayCpuMs),
+    dbUs: charge(load[name].dbCpuMs, idle.dbCpuMs),
+  };
+}
+
+const us = (micros: number) => `${Math.round(micros)} µs`;
 
 /** A process and all its descendants. */
 function processTree(pid: number): number[] {

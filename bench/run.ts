@@ -4,6 +4,8 @@
  * bundles, models, overhead, arena (a paced fight's orchestration overhead), schema (the
  * schema_validation budget's CPU), latency (DynamoDB at AWS speed), pinned (one vCPU for the servers),
  * scale (the model past one machine: DynamoDB capacity per partition key and AWS limits at scale).
+ * `npm run bench -- pinned profile` also profiles the pinned run's servers (`--cpu-prof`) and
+ * prints where their CPU goes.
  */
 import { benchArena } from './arena.js';
 import { benchBundles } from './bundles.js';
@@ -12,7 +14,9 @@ import { benchGatewayOverhead } from './gateway-overhead.js';
 import { benchModelsLatency } from './models-latency.js';
 import { benchSchemaValidation } from './schema-validation.js';
 
-const chosen = process.argv.slice(2);
+const OPTIONS = ['profile'];
+const args = process.argv.slice(2);
+const chosen = args.filter((arg) => !OPTIONS.includes(arg));
 const wanted = (section: string) => chosen.length === 0 || chosen.includes(section);
 
 console.log(`Node ${process.version} on ${process.arch}, ${(await import('node:os')).cpus().length} cores`);
@@ -22,4 +26,4 @@ if (wanted('overhead')) await benchGatewayOverhead();
 if (wanted('arena')) await benchArena();
 if (wanted('schema')) await benchSchemaValidation();
 if (wanted('scale')) await (await import('./scale.js')).benchScale();
-await benchDeploymentShaped(['latency', 'pinned'].filter(wanted));
+await benchDeploymentShaped(['latency', 'pinned'].filter(wanted), { profile: args.includes('profile') });

@@ -9,7 +9,15 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-const bundle = new URL('./.start.bundle.mjs', import.meta.url);
+// A profiled benchmark run names a bundle of its own (GATEWAY_BUNDLE_TAG), so the positions in
+// its CPU profile point into the file it ran, whatever runtimes start meanwhile and rebuild the
+// shared one.
+const tag = process.env.GATEWAY_BUNDLE_TAG ?? '';
+if (!/^[A-Za-z0-9-]{0,40}$/.test(tag)) {
+  console.error('local runtime: GATEWAY_BUNDLE_TAG may hold only letters, digits and dashes (at most 40)');
+  process.exit(1);
+}
+const bundle = new URL(tag ? `./.start.bundle.mjs-${tag}.mjs` : './.start.bundle.mjs', import.meta.url);
 
 const built = spawnSync(
   process.execPath,
