@@ -11,11 +11,17 @@ process.env['AWS_EXECUTION_ENV'] = 'AWS_Lambda_nodejs24.x';
 process.env['_HANDLER'] = 'index.handler';
 process.env['AWS_LAMBDA_INITIALIZATION_TYPE'] = 'on-demand';
 delete process.env['POWERTOOLS_TRACE_ENABLED'];
+// The X-Ray SDK patches Node's http module for the whole process, and jest runs other test files
+// in this worker afterwards: their outgoing calls would each log a missing-segment error (tens of
+// thousands of lines, which slowed a full run past a test's timeout). This test is about the
+// handler's subsegment, not outgoing calls, so it leaves http alone.
+process.env['POWERTOOLS_TRACER_CAPTURE_HTTPS_REQUESTS'] = 'false';
 
 afterAll(() => {
   delete process.env['AWS_EXECUTION_ENV'];
   delete process.env['_HANDLER'];
   delete process.env['AWS_LAMBDA_INITIALIZATION_TYPE'];
+  delete process.env['POWERTOOLS_TRACER_CAPTURE_HTTPS_REQUESTS'];
 });
 
 type Provider = { getNamespace(): { runPromise<T>(fn: () => Promise<T>): Promise<T> } };
