@@ -10,6 +10,7 @@ export { redact } from './redact.js';
  * id, route, account) are added by the observability middleware and cleared between calls.
  */
 export const logger = new Logger({
-  serviceName: 'ai-gateway',
+  // The stack sets it from its name (lib/names.ts); locally the default stack's.
+  serviceName: process.env['POWERTOOLS_SERVICE_NAME'] || 'ai-gateway',
   jsonReplacerFn: (_key: string, value: unknown) => (typeof value === 'string' ? redact(value) : value),
 });

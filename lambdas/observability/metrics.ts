@@ -14,7 +14,9 @@ import { usageMetrics } from './usage-metrics.js';
  * reading the environment again, which cost about a tenth of a call's CPU for five figures.
  */
 
-const SERVICE_NAME = 'ai-gateway';
+/** The stack sets both from its name (lib/names.ts); locally the defaults are the default stack's. */
+const SERVICE_NAME = process.env['POWERTOOLS_SERVICE_NAME'] || 'ai-gateway';
+const NAMESPACE = process.env['POWERTOOLS_METRICS_NAMESPACE'] || METRICS_NAMESPACE;
 /** EMF's limit of metrics per line (CloudWatch's, which Powertools also flushes at). */
 const MAX_METRICS_PER_LINE = 100;
 
@@ -25,7 +27,7 @@ const MAX_METRICS_PER_LINE = 100;
 class PowertoolsSwitch extends Metrics {
   readonly off = this.isDisabled();
 }
-const disabled = new PowertoolsSwitch({ namespace: METRICS_NAMESPACE, serviceName: SERVICE_NAME }).off;
+const disabled = new PowertoolsSwitch({ namespace: NAMESPACE, serviceName: SERVICE_NAME }).off;
 
 interface EmfLine {
   _aws: {
@@ -55,7 +57,7 @@ function emfLine(group: readonly MetricRecord[], timestamp: number): EmfLine {
   const line: EmfLine = {
     _aws: {
       Timestamp: timestamp,
-      CloudWatchMetrics: [{ Namespace: METRICS_NAMESPACE, Dimensions: [dimensionNames], Metrics: [] }],
+      CloudWatchMetrics: [{ Namespace: NAMESPACE, Dimensions: [dimensionNames], Metrics: [] }],
     },
     service: SERVICE_NAME,
   };

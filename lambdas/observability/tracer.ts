@@ -12,7 +12,8 @@ import type { Tracer } from '@aws-lambda-powertools/tracer';
  * gateway's CPU per request) whether or not anything is traced.
  */
 
-const SERVICE_NAME = 'ai-gateway';
+/** The stack sets it from its name (lib/names.ts); locally the default stack's. */
+const SERVICE_NAME = process.env['POWERTOOLS_SERVICE_NAME'] || 'ai-gateway';
 
 /** The variables Powertools' Tracer reads to decide whether it traces. */
 export type TracingEnv = Readonly<Record<string, string | undefined>>;

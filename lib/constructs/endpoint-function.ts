@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Duration, Validations } from 'aws-cdk-lib';
+import { Duration, Stack, Validations } from 'aws-cdk-lib';
 import { PolicyDocument, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import {
   Architecture,
@@ -15,6 +15,7 @@ import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { LAMBDA_BUNDLING } from '../bundling.js';
+import { observabilityNames } from '../names.js';
 import type { RouteSpec } from '../routes.js';
 import type { NagAcknowledgement } from './endpoint-access.js';
 import { retainedLogGroup } from './retained-log-group.js';
@@ -87,6 +88,7 @@ export class EndpointFunction extends Construct {
       Validations.of(cfnRole).acknowledge(acknowledgement);
     }
 
+    const names = observabilityNames(Stack.of(this).stackName);
     this.fn = new NodejsFunction(this, 'Function', {
       entry: join(projectRoot, route.entry),
       handler: 'handler',
@@ -104,7 +106,8 @@ export class EndpointFunction extends Construct {
       tracing: Tracing.ACTIVE,
       environment: {
         NODE_OPTIONS: '--enable-source-maps',
-        POWERTOOLS_SERVICE_NAME: 'ai-gateway',
+        POWERTOOLS_SERVICE_NAME: names.service,
+        POWERTOOLS_METRICS_NAMESPACE: names.namespace,
         ...props.environment,
       },
       // Shared with bench/bundles.ts, so the measured bundles are the deployed ones.

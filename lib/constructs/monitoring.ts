@@ -19,11 +19,10 @@ import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
-import { DIMENSION, METRIC, METRICS_NAMESPACE } from '../../lambdas/observability/metric-names.js';
-import { pascal } from '../names.js';
+import { DIMENSION, METRIC } from '../../lambdas/observability/metric-names.js';
+import { observabilityNames, pascal, type ObservabilityNames } from '../names.js';
 
 /** The `service` dimension Powertools adds to every metric the functions emit. */
-const SERVICE = 'ai-gateway';
 const PERIOD = Duration.minutes(5);
 
 export interface MonitoringProps {
@@ -68,6 +67,7 @@ export class Monitoring extends Construct {
 
   constructor(scope: Construct, id: string, props: MonitoringProps) {
     super(scope, id);
+    const names = observabilityNames(Stack.of(this).stackName);
     const thresholds = { ...DEFAULT_THRESHOLDS, ...props.thresholds };
     this.topic = new Topic(this, 'AlarmTopic', {
       displayName: 'AI gateway alarms',
@@ -98,14 +98,14 @@ export class Monitoring extends Construct {
     );
     this.alarm('ApiServerErrorRate', serverErrorRate, thresholds.serverErrorPercent, 'API Gateway 5xx rate (%)');
 
-    const p99 = gatewayMetric(METRIC.requestDuration, {}, 'p99');
+    const p99 = gatewayMetric(names, METRIC.requestDuration, {}, 'p99');
     this.alarm('LatencyP99', p99, thresholds.p99LatencyMs, 'p99 time to response (ms), all routes');
 
     const upstreamRates = props.providers.map((provider) => {
       const dimensions = { [DIMENSION.provider]: provider };
       const rate = percentOf(
-        gatewayMetric(METRIC.upstreamErrors, dimensions, 'Sum'),
-        gatewayMetric(METRIC.upstreamRequests, dimensions, 'Sum'),
+        gatewayMetric(names, METRIC.upstreamErrors, dimensions, 'Sum'),
+        gatewayMetric(names, METRIC.upstreamRequests, dimensions, 'Sum'),
         provider,
         provider.replace(/[^a-z0-9]/g, '_'),
       );
@@ -139,21 +139,23 @@ export class Monitoring extends Construct {
     );
     const byModel = [DIMENSION.provider, DIMENSION.model];
     this.dashboard.addWidgets(
-      graph('Tokens by model and type', [gatewaySearch(METRIC.tokenUsage, [...byModel, DIMENSION.tokenType], 'Sum')]),
-      graph('Cost by model (micro-USD)', [gatewaySearch(METRIC.costMicroUsd, byModel, 'Sum')]),
-      graph('p99 time to first chunk by model (s)', [gatewaySearch(METRIC.timeToFirstChunk, byModel, 'p99')]),
+      graph('Tokens by model and type', [
+        gatewaySearch(names, METRIC.tokenUsage, [...byModel, DIMENSION.tokenType], 'Sum'),
+      ]),
+      graph('Cost by model (micro-USD)', [gatewaySearch(names, METRIC.costMicroUsd, byModel, 'Sum')]),
+      graph('p99 time to first chunk by model (s)', [gatewaySearch(names, METRIC.timeToFirstChunk, byModel, 'p99')]),
     );
     this.dashboard.addWidgets(
       graph('Throttles', throttles),
       graph('Cache, retries, fallbacks', [
-        gatewayTotal(METRIC.cacheHits, 'cache hits'),
-        gatewayTotal(METRIC.cacheMisses, 'cache misses'),
-        gatewayTotal(METRIC.retries, 'retries'),
-        gatewayTotal(METRIC.fallbacks, 'fallbacks'),
+        gatewayTotal(names, METRIC.cacheHits, 'cache hits'),
+        gatewayTotal(names, METRIC.cacheMisses, 'cache misses'),
+        gatewayTotal(names, METRIC.retries, 'retries'),
+        gatewayTotal(names, METRIC.fallbacks, 'fallbacks'),
       ]),
       graph('Media jobs ended by kind and outcome; p90 duration (s)', [
-        gatewaySearch(METRIC.jobsEnded, [DIMENSION.jobKind, DIMENSION.jobPhase], 'Sum'),
-        gatewaySearch(METRIC.jobDuration, [DIMENSION.jobKind], 'p90'),
+        gatewaySearch(names, METRIC.jobsEnded, [DIMENSION.jobKind, DIMENSION.jobPhase], 'Sum'),
+        gatewaySearch(names, METRIC.jobDuration, [DIMENSION.jobKind], 'p90'),
       ]),
     );
   }
@@ -198,11 +200,17 @@ export class Monitoring extends Construct {
   }
 }
 
-function gatewayMetric(name: string, dimensions: Record<string, string>, statistic: string, label?: string): Metric {
+function gatewayMetric(
+  names: ObservabilityNames,
+  name: string,
+  dimensions: Record<string, string>,
+  statistic: string,
+  label?: string,
+): Metric {
   return new Metric({
-    namespace: METRICS_NAMESPACE,
+    namespace: names.namespace,
     metricName: name,
-    dimensionsMap: { service: SERVICE, ...dimensions },
+    dimensionsMap: { service: names.service, ...dimensions },
     statistic,
     period: PERIOD,
     label,
@@ -213,8 +221,13 @@ function gatewayMetric(name: string, dimensions: Record<string, string>, statist
  * Every series of a metric filed under these dimensions (dashboards may search; alarms may
  * not). Dimension names are quoted: they contain dots.
  */
-function gatewaySearch(name: string, dimensions: readonly string[], statistic: string): MathExpression {
-  const schema = [METRICS_NAMESPACE, ...[...dimensions, 'service'].map((key) => `"${key}"`)].join(',');
+function gatewaySearch(
+  names: ObservabilityNames,
+  name: string,
+  dimensions: readonly string[],
+  statistic: string,
+): MathExpression {
+  const schema = [names.namespace, ...[...dimensions, 'service'].map((key) => `"${key}"`)].join(',');
   return new MathExpression({
     expression: `SEARCH('{${schema}} MetricName="${name}"', '${statistic}', ${PERIOD.toSeconds()})`,
     period: PERIOD,
@@ -222,9 +235,9 @@ function gatewaySearch(name: string, dimensions: readonly string[], statistic: s
 }
 
 /** A per-route count summed over every route. */
-function gatewayTotal(name: string, label: string): MathExpression {
+function gatewayTotal(names: ObservabilityNames, name: string, label: string): MathExpression {
   return new MathExpression({
-    expression: `SUM(${gatewaySearch(name, [DIMENSION.route], 'Sum').expression})`,
+    expression: `SUM(${gatewaySearch(names, name, [DIMENSION.route], 'Sum').expression})`,
     label,
     period: PERIOD,
   });

@@ -1,4 +1,4 @@
-import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import {
   AccessLogField,
   AccessLogFormat,
@@ -131,6 +131,8 @@ export class PublicApi extends Construct {
     const accessLogs = retainedLogGroup(this, 'AccessLogs', props.accessLogRetention ?? RetentionDays.THREE_MONTHS);
 
     this.api = new RestApi(this, 'Api', {
+      // Named after the stack, so a second stack's API is told apart in the console and metrics.
+      restApiName: `${Stack.of(this).stackName}-api`,
       description: 'AI gateway public API',
       endpointTypes: [EndpointType.REGIONAL],
       cloudWatchRole: accountRole === 'set',

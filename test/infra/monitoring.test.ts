@@ -71,17 +71,23 @@ describe('monitoring', () => {
     );
     for (const alarm of alarms) expect(alarm.Properties.AlarmActions).toEqual([{ Ref: topicId }]);
 
-    // The upstream rate reads the functions' EMF metrics under the names and dimensions they emit.
+    // The upstream rate reads the functions' EMF metrics under the names and dimensions they
+    // emit: the namespace and service the stack gives the chat function.
+    const chat = Object.values(resources).find(
+      (r: any) =>
+        r.Type === 'AWS::Lambda::Function' && / \/api\/v1\/chat\/completions$/.test(r.Properties.Description ?? ''),
+    ) as any;
+    const emitted = chat.Properties.Environment.Variables;
     const openai = alarms.find((alarm) => alarm.Properties.AlarmDescription.includes('openai'))!;
     const metrics = (openai.Properties.Metrics as any[]).filter((query) => query.MetricStat);
     expect(metrics.map((query) => query.MetricStat.Metric)).toEqual(
       expect.arrayContaining([
         {
-          Namespace: 'AiGateway',
+          Namespace: emitted.POWERTOOLS_METRICS_NAMESPACE,
           MetricName: 'gateway.upstream.errors',
           Dimensions: expect.arrayContaining([
             { Name: 'gen_ai.provider.name', Value: 'openai' },
-            { Name: 'service', Value: 'ai-gateway' },
+            { Name: 'service', Value: emitted.POWERTOOLS_SERVICE_NAME },
           ]),
         },
       ]),
