@@ -18,7 +18,7 @@ export const DEFAULT_API_GATEWAY_ACCOUNT_ROLE_MODE: ApiGatewayAccountRoleMode = 
 
 /** The custom resource's function: two API Gateway calls and IAM propagation waits of about a minute. */
 export const ACCOUNT_ROLE_FUNCTION: FunctionSource = {
-  entry: 'lambdas/deployment/api-gateway-account-role.ts',
+  entry: 'lambdas/handlers/account-role-claim.ts',
   memoryMb: 256,
   timeoutSeconds: 120,
 };

@@ -1,9 +1,9 @@
 import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
 import type { CloudFormationCustomResourceEvent, Context } from 'aws-lambda';
 import { logger } from '../config/logger.js';
-import { answerAccountRoleEvent } from './account-role-resource.js';
-import { sdkApiGatewayAccount } from './api-gateway-account.js';
-import { putResponse } from './cloudformation-response.js';
+import { answerAccountRoleEvent } from '../deployment/account-role-resource.js';
+import { sdkApiGatewayAccount } from '../deployment/api-gateway-account.js';
+import { putResponse } from '../deployment/cloudformation-response.js';
 
 const account = sdkApiGatewayAccount(new APIGatewayClient({}));
 
