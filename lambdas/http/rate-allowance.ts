@@ -1,4 +1,5 @@
 import {
+  WINDOW_MS,
   alignedWindowEnd,
   lease,
   shardCount,
@@ -35,6 +36,13 @@ export function maxBlock(limit: number): number {
 
 /** Lease attempts on a sharded window before this request is refused without it being full. */
 export const SHARD_LEASE_ROUNDS = 4;
+
+/**
+ * How long before a busy sharded window ends its instance leases a block from the next one, so
+ * the first request after the rollover does not wait for DynamoDB either. Sharded windows sit
+ * on a grid every instance computes, so the next window's items can be written before it starts.
+ */
+export const ROLLOVER_LEAD_MS = 2_000;
 
 /** Positions leased in one round trip from one window item: `next` to `end`, both inclusive. */
 interface Range {
@@ -98,7 +106,10 @@ const deploymentDeps: RateAllowanceDeps = { lease, shards: shardedWindows, now: 
  * A busy key's next block is leased ahead, after the response of the call that used up half
  * of the current one (`leaseAhead`), so within a window a call in steady traffic does not
  * wait for DynamoDB (in AWS each call costs milliseconds). An instance then holds at most one
- * and a half blocks unused.
+ * and a half blocks unused. A busy sharded key also leases a block of its next window in the
+ * last ROLLOVER_LEAD_MS of the current one, so the rollover costs no wait either; a window that
+ * starts at its first request (a limit up to SINGLE_WINDOW_MAX) cannot be leased before it
+ * opens, so its first request per instance waits for one lease.
  *
  * A limit above SINGLE_WINDOW_MAX is counted in shard items (rate-limit-windows.ts). An
  * instance takes its blocks from the shards in turn, from one drawn at random when the window
@@ -111,6 +122,8 @@ const deploymentDeps: RateAllowanceDeps = { lease, shards: shardedWindows, now: 
  */
 export class RateAllowances {
   private readonly blocks = new Map<string, Block>();
+  /** Blocks leased from a busy sharded bucket's next window, handed out once it starts. */
+  private readonly following = new Map<string, Block>();
   private readonly refills = new Map<string, Promise<Leased['outcome']>>();
   private readonly due = new Set<string>();
   private readonly deps: RateAllowanceDeps;
@@ -127,7 +140,7 @@ export class RateAllowances {
       if (block && range) {
         const position = range.next++;
         if (range.next > range.end) block.ranges.shift();
-        if (this.runningLow(block)) this.due.add(bucket);
+        if (this.runningLow(block) || this.nearRollover(bucket, block, now)) this.due.add(bucket);
         const remaining = Math.max(0, Math.floor(((range.share - position) * limit) / range.share));
         return { allowed: true, remaining, resetAtMs: block.resetAtMs };
       }
@@ -144,10 +157,15 @@ export class RateAllowances {
     const buckets = [...this.due];
     this.due.clear();
     await Promise.all(
-      buckets.map((bucket) => {
+      buckets.flatMap((bucket) => {
         const block = this.blocks.get(bucket);
-        if (!block || !this.runningLow(block) || block.resetAtMs <= this.deps.now()) return undefined;
-        return this.refill(bucket, block.limit, block).catch(() => undefined);
+        const now = this.deps.now();
+        if (!block || block.resetAtMs <= now) return [];
+        const leases: Promise<unknown>[] = [];
+        if (this.runningLow(block)) leases.push(this.refill(bucket, block.limit, block).catch(() => undefined));
+        if (this.nearRollover(bucket, block, now))
+          leases.push(this.leaseFollowing(bucket, block).catch(() => undefined));
+        return leases;
       }),
     );
   }
@@ -161,9 +179,55 @@ export class RateAllowances {
     return block && block.resetAtMs > this.deps.now() ? held(block) : 0;
   }
 
+  /** Requests of the window after the current one this instance has already leased. */
+  unusedFollowing(bucket: string): number {
+    const block = this.following.get(bucket);
+    return block && block.resetAtMs > this.deps.now() ? held(block) : 0;
+  }
+
   private current(bucket: string, limit: number, now: number): Block | undefined {
     const block = this.blocks.get(bucket);
-    return block && block.limit === limit && block.resetAtMs > now ? block : undefined;
+    if (block && block.limit === limit && block.resetAtMs > now) return block;
+    const next = this.following.get(bucket);
+    if (!next) return undefined;
+    this.following.delete(bucket);
+    // Leased before its window started; good once that window is the one now running.
+    if (next.limit !== limit || next.resetAtMs <= now || next.resetAtMs - WINDOW_MS > now) return undefined;
+    this.blocks.set(bucket, next);
+    return next;
+  }
+
+  /** A busy sharded window ends soon and nothing is leased from the next one yet. */
+  private nearRollover(bucket: string, block: Block, now: number): boolean {
+    return (
+      block.shards !== undefined &&
+      block.size >= 2 &&
+      block.resetAtMs - now <= ROLLOVER_LEAD_MS &&
+      this.following.get(bucket)?.resetAtMs !== block.resetAtMs + WINDOW_MS &&
+      !this.refills.has(`${bucket}\0next`)
+    );
+  }
+
+  /** Leases a block of the window after `block`'s, at the busy size, for after the rollover. */
+  private leaseFollowing(bucket: string, block: Block): Promise<unknown> {
+    const key = `${bucket}\0next`;
+    const pending = (async (): Promise<Leased['outcome']> => {
+      const leased = await this.leaseSharded(bucket, block.limit, block.size, block.resetAtMs, undefined);
+      if (leased.range && this.blocks.get(bucket) === block) {
+        this.following.set(bucket, {
+          limit: block.limit,
+          resetAtMs: leased.resetAtMs,
+          ranges: [leased.range],
+          size: block.size,
+          exhausted: false,
+          shards: leased.shards,
+        });
+        if (this.following.size > 50_000) this.following.delete(this.following.keys().next().value!);
+      }
+      return leased.outcome;
+    })().finally(() => this.refills.delete(key));
+    this.refills.set(key, pending);
+    return pending;
   }
 
   /** Half of the last block is left, and more can be had from the window. */

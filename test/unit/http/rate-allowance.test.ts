@@ -1,5 +1,10 @@
 import { maxBlock, RateAllowances } from '../../../lambdas/http/rate-allowance.js';
-import type { Lease, ShardedWindowStore } from '../../../lambdas/store/rate-limit-windows.js';
+import {
+  alignedWindowEnd,
+  WINDOW_MS,
+  type Lease,
+  type ShardedWindowStore,
+} from '../../../lambdas/store/rate-limit-windows.js';
 
 /** One shared window, as the DynamoDB store keeps it, for several instances to lease from. */
 function sharedWindow(clock: { now: number }) {
@@ -12,6 +17,28 @@ function sharedWindow(clock: { now: number }) {
     return { granted, count: state.count, resetAtMs: state.resetAtMs };
   };
   return { state, lease, now: () => clock.now };
+}
+
+/** Shard items as the DynamoDB store keeps them (`<shard>@<window end>` → count); `unread` shards' counts come back unread. */
+function memoryShards(unread: ReadonlySet<number> = new Set()) {
+  const stored = new Map<string, number>();
+  const calls = { lease: 0, counts: 0 };
+  const shards: ShardedWindowStore = {
+    lease: async (_bucket, shard, share, wanted, resetAtMs) => {
+      calls.lease++;
+      const count = (stored.get(`${shard}@${resetAtMs}`) ?? 0) + wanted;
+      if (count > share) return undefined;
+      stored.set(`${shard}@${resetAtMs}`, count);
+      return count;
+    },
+    counts: async (_bucket, count, resetAtMs) => {
+      calls.counts++;
+      return Array.from({ length: count }, (_, shard) =>
+        unread.has(shard) ? undefined : (stored.get(`${shard}@${resetAtMs}`) ?? 0),
+      );
+    },
+  };
+  return { stored, calls, shards };
 }
 
 test('a quiet key leases one request at a time; a busy one doubles its block up to a tenth of the limit', async () => {
@@ -134,20 +161,7 @@ test('a lease that lost its rounds to other instances refuses that request only,
 
 test('shards a count read leaves unread (DynamoDB throttling a batch) are neither taken for full nor overfilled', async () => {
   const clock = { now: 1_000 };
-  const stored = new Map<string, number>();
-  const unread = new Set([0, 1]);
-  const shards: ShardedWindowStore = {
-    lease: async (_bucket, shard, share, wanted, resetAtMs) => {
-      const count = (stored.get(`${shard}@${resetAtMs}`) ?? 0) + wanted;
-      if (count > share) return undefined;
-      stored.set(`${shard}@${resetAtMs}`, count);
-      return count;
-    },
-    counts: async (_bucket, count, resetAtMs) =>
-      Array.from({ length: count }, (_, shard) =>
-        unread.has(shard) ? undefined : (stored.get(`${shard}@${resetAtMs}`) ?? 0),
-      ),
-  };
+  const { stored, shards } = memoryShards(new Set([0, 1]));
   let seed = 1;
   const random = () => ((seed = (seed * 16807) % 2147483647) - 1) / 2147483646;
   const instances = [0, 1].map(() => new RateAllowances({ shards, now: () => clock.now, random }));
@@ -159,4 +173,54 @@ test('shards a count read leaves unread (DynamoDB throttling a batch) are neithe
   }
   expect(admitted).toBe(1_500);
   expect([...stored.values()].reduce((a, b) => a + b, 0)).toBe(1_500);
+});
+
+test('a busy sharded key leases from the next window before this one ends, so the rollover does not wait either', async () => {
+  const { stored, calls, shards } = memoryShards();
+  const bucket = 'key:rollover';
+  const limit = 10_000;
+  const firstEnd = alignedWindowEnd(bucket, 1_800_000_000_000);
+  const clock = { now: firstEnd - 10_000 };
+  const instance = new RateAllowances({ shards, now: () => clock.now, random: () => 0.5 });
+  const waited: number[] = [];
+  const resets = new Set<number>();
+  // 20 requests a second for 20 s: across the end of the first window and 10 s into the next.
+  for (let i = 0; i < 400; i++) {
+    const before = calls.lease + calls.counts;
+    const admission = await instance.admit(bucket, limit);
+    expect(admission.allowed).toBe(true);
+    resets.add(admission.resetAtMs);
+    if (calls.lease + calls.counts > before) waited.push(i);
+    await instance.leaseAhead();
+    clock.now += 50;
+  }
+  expect([...resets]).toEqual([firstEnd, firstEnd + WINDOW_MS]);
+  // Only the quiet start leases in the request path (blocks of 1, then 2).
+  expect(waited).toEqual([0, 1]);
+  // Each window's items hold what its requests took plus at most the blocks held unused.
+  const inWindow = (end: number) =>
+    [...stored].filter(([key]) => key.endsWith(`@${end}`)).reduce((sum, [, n]) => sum + n, 0);
+  expect(inWindow(firstEnd)).toBeGreaterThanOrEqual(200);
+  expect(inWindow(firstEnd)).toBeLessThanOrEqual(200 + 1.5 * maxBlock(limit));
+  expect(inWindow(firstEnd + WINDOW_MS)).toBe(200 + instance.unused(bucket));
+});
+
+test('a block leased for the next window is not used in this one, and a quiet sharded key does not lease ahead', async () => {
+  const { shards } = memoryShards();
+  const bucket = 'key:quiet';
+  const end = alignedWindowEnd(bucket, 1_800_000_000_000);
+  const clock = { now: end - 1_000 };
+  const instance = new RateAllowances({ shards, now: () => clock.now, random: () => 0 });
+  expect((await instance.admit(bucket, 2_000)).resetAtMs).toBe(end);
+  await instance.leaseAhead();
+  expect(instance.unusedFollowing(bucket)).toBe(0);
+  // Busy now (a block of 2): the next call leases ahead into the next window.
+  await instance.admit(bucket, 2_000);
+  await instance.leaseAhead();
+  expect(instance.unusedFollowing(bucket)).toBeGreaterThan(0);
+  const admissions = [];
+  for (let i = 0; i < 3; i++) admissions.push(await instance.admit(bucket, 2_000));
+  expect(admissions.every((a) => a.resetAtMs === end)).toBe(true);
+  clock.now = end;
+  expect((await instance.admit(bucket, 2_000)).resetAtMs).toBe(end + WINDOW_MS);
 });
