@@ -44,9 +44,12 @@
 //
 // Tests scale the rates down (GATEWAY_DYNAMODB_PARTITION_WCU / _RCU, or the options of
 // local/dynamodb.ts) and may replace the clock with one that moves only when told to:
-// `POST /__local/throughput/advance?ms=N`, served only when the child was started that way.
+// `POST /__local/throughput/advance?ms=N`, served only when the child was started that way;
+// `POST /__local/throughput/rates?writeUnitsPerSecond=N&readUnitsPerSecond=M` (either, a number
+// or `off`) changes the rates from then on, so a test can make a storm start and pass.
 // `GET /__local/throughput` answers the limits, the throttled calls by operation (a batch counts
-// when any item was held back) and the batch items held back, so a load test can show it met them.
+// when any item was held back), the batch items held back and the throttled partitions by name
+// (`<table>[/<index>] <key value>`), so a load test can show it met them, and whose they were.
 import { createRequire } from 'node:module';
 import { randomBytes } from 'node:crypto';
 import { Agent, request } from 'node:http';
@@ -100,13 +103,14 @@ export function addThroughput(server, options = {}) {
   let manualNow = 0;
   const clock = options.manualClock ? () => manualNow : () => performance.now();
   const rateOf = (value, fallback) => (value === 'off' ? undefined : (value ?? fallback));
-  const writeRate = rateOf(options.writeUnitsPerSecond, DEFAULT_WRITE_UNITS_PER_SECOND);
-  const readRate = rateOf(options.readUnitsPerSecond, DEFAULT_READ_UNITS_PER_SECOND);
+  let writeRate = rateOf(options.writeUnitsPerSecond, DEFAULT_WRITE_UNITS_PER_SECOND);
+  let readRate = rateOf(options.readUnitsPerSecond, DEFAULT_READ_UNITS_PER_SECOND);
   const meter = {
     write: writeRate === undefined ? undefined : new PartitionBuckets(writeRate, clock),
     read: readRate === undefined ? undefined : new PartitionBuckets(readRate, clock),
     throttledCalls: {},
     throttledBatchItems: 0,
+    throttledPartitions: new Map(),
   };
   const schemas = new TableSchemas(server);
 
@@ -119,7 +123,29 @@ export function addThroughput(server, options = {}) {
         burstSeconds: BURST_SECONDS,
         throttledCalls: meter.throttledCalls,
         throttledBatchItems: meter.throttledBatchItems,
+        throttledPartitions: Object.fromEntries(meter.throttledPartitions),
       });
+    }
+    if (req.method === 'POST' && url.pathname === `${CONTROL_PATH}/rates`) {
+      // A load test's storm passing (or starting): new rates from now on, for every partition.
+      const parsed = {};
+      for (const [name, current] of [
+        ['writeUnitsPerSecond', writeRate],
+        ['readUnitsPerSecond', readRate],
+      ]) {
+        const given = url.searchParams.get(name);
+        if (given === null) parsed[name] = current;
+        else if (given === 'off') parsed[name] = undefined;
+        else if (Number(given) > 0 && Number.isFinite(Number(given))) parsed[name] = Number(given);
+        else return sendJson(res, 400, { message: `${name} must be a number > 0 or off` });
+      }
+      const apply = (buckets, rate) =>
+        rate === undefined ? undefined : buckets ? (buckets.setRate(rate), buckets) : new PartitionBuckets(rate, clock);
+      meter.write = apply(meter.write, parsed.writeUnitsPerSecond);
+      meter.read = apply(meter.read, parsed.readUnitsPerSecond);
+      writeRate = parsed.writeUnitsPerSecond;
+      readRate = parsed.readUnitsPerSecond;
+      return sendJson(res, 200, { writeUnitsPerSecond: writeRate ?? 'off', readUnitsPerSecond: readRate ?? 'off' });
     }
     const ms = Number(url.searchParams.get('ms'));
     if (options.manualClock && req.method === 'POST' && url.pathname === `${CONTROL_PATH}/advance`) {
@@ -177,6 +203,19 @@ class PartitionBuckets {
     this.#rate = rate;
     this.#capacity = rate * BURST_SECONDS;
     this.#clock = clock;
+  }
+
+  /** From now on, `rate` units a second: what each partition holds now is kept (up to the new capacity). */
+  setRate(rate) {
+    const now = this.#clock();
+    for (const partition of this.#buckets.keys()) {
+      this.#buckets.set(partition, { balance: this.balance(partition), at: now });
+    }
+    this.#rate = rate;
+    this.#capacity = rate * BURST_SECONDS;
+    for (const [partition, bucket] of this.#buckets) {
+      this.#buckets.set(partition, { balance: Math.min(this.#capacity, bucket.balance), at: now });
+    }
   }
 
   balance(partition) {
@@ -352,8 +391,22 @@ function charge(meter, partition, units) {
   bucketsOf(meter, partition)?.debit(partition.id, units);
 }
 
-function countThrottled(meter, operation) {
+/** Distinct partitions `GET /__local/throughput` names at most (the first ones throttled). */
+const MAX_NAMED_PARTITIONS = 10_000;
+
+/**
+ * Counts a throttled call, and each partition that refused it (or an item of it) by name,
+ * `<table>[/<index>] <key value>`, so a test can tell whose partitions were throttled.
+ */
+function countThrottled(meter, operation, partitions) {
   meter.throttledCalls[operation] = (meter.throttledCalls[operation] ?? 0) + 1;
+  for (const partition of partitions) {
+    const [table, index, value] = partition.id.split('\n');
+    const name = `${table}${index ? `/${index}` : ''} ${Object.values(JSON.parse(value))[0]}`;
+    const seen = meter.throttledPartitions.get(name);
+    if (seen === undefined && meter.throttledPartitions.size >= MAX_NAMED_PARTITIONS) continue;
+    meter.throttledPartitions.set(name, (seen ?? 0) + 1);
+  }
 }
 
 /** An item whose size cannot be measured: not a valid item, so dynalite refuses the call. */
@@ -410,7 +463,7 @@ function query({ operation, input, body, res, meter, schemas, forward }) {
  */
 function meteredCall({ operation, input, body, res, meter, forward, partition, estimate }) {
   if (!hasCapacity(meter, partition)) {
-    countThrottled(meter, operation);
+    countThrottled(meter, operation, [partition]);
     return sendThrottled(res, [partition]);
   }
   charge(meter, partition, estimate);
@@ -537,7 +590,12 @@ function admitBatch(planned, meter) {
 
 /** Sends the admitted part of a batch on and adds the rest to the answer's unprocessed ones. */
 function answerBatch({ operation, input, res, meter, forward, admitted, unprocessed }, tableEntry) {
-  if (unprocessed.length > 0) countThrottled(meter, operation);
+  if (unprocessed.length > 0)
+    countThrottled(
+      meter,
+      operation,
+      unprocessed.map((item) => item.partition),
+    );
   meter.throttledBatchItems += unprocessed.length;
   if (admitted.length === 0) {
     return sendThrottled(
@@ -590,7 +648,11 @@ function transactWriteItems({ operation, input, res, meter, schemas, forward }) 
     return throttled ? { Code: 'ThrottlingError', Message: HOT_KEY_MESSAGE } : { Code: 'None' };
   });
   if (reasons.some((reason) => reason.Code !== 'None')) {
-    countThrottled(meter, operation);
+    countThrottled(
+      meter,
+      operation,
+      actions.filter((_, i) => reasons[i].Code !== 'None').map((action) => action.partition),
+    );
     return sendJson(res, 400, {
       __type: 'com.amazonaws.dynamodb.v20120810#TransactionCanceledException',
       Message: `Transaction cancelled, please refer cancellation reasons for specific reasons [${reasons.map((r) => r.Code).join(', ')}]`,

@@ -39,3 +39,7 @@ export const rateLimited = (retryAfterSeconds: number): HttpError =>
 
 /** A wait as `Retry-After` gives it: whole seconds, rounded up, at least 1. */
 export const retryAfterSeconds = (ms: number): number => Math.max(1, Math.ceil(ms / 1000));
+
+/** The gateway's own store refused for throughput (DynamoDB throttling): worth a retry shortly. */
+export const storeBusy = (): HttpError =>
+  new HttpError(503, 'SERVICE_UNAVAILABLE', 'The gateway is busy; retry after 1 s', undefined, { 'Retry-After': '1' });

@@ -83,6 +83,20 @@ export class TransactionCanceledError extends DynamoDbError {
   }
 }
 
+/** Names DynamoDB throttles a call with: the partition, the table or the account is over its rate. */
+const THROTTLING = new Set(['ProvisionedThroughputExceededException', 'ThrottlingException', 'RequestLimitExceeded']);
+
+/**
+ * Whether DynamoDB refused a call (after the client's retries) for throughput: a throttled call,
+ * or a transaction cancelled because an item's partition was throttled. Such a call may well
+ * succeed a moment later; nothing about the request itself was wrong.
+ */
+export function isThrottling(error: unknown): boolean {
+  if (error instanceof TransactionCanceledError)
+    return error.reasons.some((reason) => reason.Code === 'ThrottlingError');
+  return error instanceof DynamoDbError && THROTTLING.has(error.name);
+}
+
 const RETRYABLE = new Set([
   'ProvisionedThroughputExceededException',
   'ThrottlingException',

@@ -4,7 +4,8 @@ import { ChatError } from '../../gateway/chat-errors.js';
 import { httpErrorOf } from '../chat-error-mapping.js';
 import { ArenaError } from '../../arena/arena-errors.js';
 import { arenaHttpError } from '../arena-error-mapping.js';
-import { HttpError } from '../errors.js';
+import { HttpError, storeBusy } from '../errors.js';
+import { isThrottling } from '../../store/dynamodb-client.js';
 import { logger, redact } from '../../config/logger.js';
 import { callMetrics } from '../../observability/call-metrics.js';
 import { publishMetrics } from '../../observability/metrics.js';
@@ -65,6 +66,11 @@ function toHttpError(request: GatewayMiddyRequest, call: GatewayCall | undefined
   if (error instanceof HttpError) return error;
   if (error instanceof ChatError) return httpErrorOf(error);
   if (error instanceof ArenaError) return arenaHttpError(error);
+  if (isThrottling(error)) {
+    // Not a fault of the code: a partition over its rate. Alarms watch DynamoDB's own metrics.
+    logger.warn('DynamoDB throttled the request', { requestId: call?.requestId, route: call?.route.id });
+    return storeBusy();
+  }
   logger.error('unhandled error', {
     requestId: call?.requestId,
     route: call?.route.id,

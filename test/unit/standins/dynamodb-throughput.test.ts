@@ -152,6 +152,30 @@ describe('one partition key past its limit', () => {
     });
   });
 
+  test('throttled partitions are named; rates can change from one moment on', async () => {
+    expect(await admittedUntilThrottled((i) => put('storm', `a-${i}`))).toBe(WCU);
+    const named = (await throughputState()).throttledPartitions as Record<string, number>;
+    expect(named[`${usage} storm`]).toBe(1);
+    expect(Object.keys(named).every((name) => name.startsWith(`${usage} `))).toBe(true);
+
+    const setRates = (query: string) => fetch(`${db.endpoint}/__local/throughput/rates?${query}`, { method: 'POST' });
+    try {
+      // Double the rate: the drained partition keeps its (empty) balance and refills twice as fast.
+      expect(await (await setRates(`writeUnitsPerSecond=${2 * WCU}`)).json()).toEqual({
+        writeUnitsPerSecond: 2 * WCU,
+        readUnitsPerSecond: RCU,
+      });
+      await advance(500);
+      expect(await admittedUntilThrottled((i) => put('storm', `b-${i}`))).toBe(WCU);
+      expect(await admittedUntilThrottled((i) => put('storm-calm', `c-${i}`))).toBe(2 * WCU);
+      expect((await setRates('writeUnitsPerSecond=off')).status).toBe(200);
+      for (let i = 0; i < 3 * WCU; i++) await put('storm', `d-${i}`);
+      expect((await setRates('writeUnitsPerSecond=-1')).status).toBe(400);
+    } finally {
+      await setRates(`writeUnitsPerSecond=${WCU}&readUnitsPerSecond=${RCU}`);
+    }
+  });
+
   test('capacity refills with time, up to one second of it', async () => {
     expect(await admittedUntilThrottled((i) => put('refill', `a-${i}`))).toBe(WCU);
     await advance(250); // a quarter of a second: 5 WCU
