@@ -22,8 +22,7 @@ export type Grant =
   /** Dashboard sessions only: put and delete items under `SESSION#` of the identity table. */
   | 'sessions:write'
   | 'usage:read'
-  | 'usage:write'
-  /** The sharded ledger's writer: conditional PutItem on ledger shards, the retry queue. No route holds it yet. */
+  /** The ledger's writer: conditional PutItem on ledger shards, SendMessage to the retry queue. */
   | 'usage:append'
   | 'providerKeys:read'
   | 'providerKeys:create'
@@ -107,7 +106,7 @@ const route = (fields: RouteFields): RouteSpec => ({
 /** What the chat upstream calls need: keys, the ledger, prompts and guardrails (legacy chat mode). */
 const CHAT_GRANTS: readonly Grant[] = [
   ...KEY_READS,
-  'usage:write',
+  'usage:append',
   'platformKeys:read',
   'providerKeys:read',
   'promptService:read',
@@ -197,7 +196,7 @@ export const routes: readonly RouteSpec[] = [
     auth: API_KEY_AUTH,
     rateLimited: true,
     timeoutSeconds: 25,
-    grants: [...KEY_READS, 'usage:write', 'platformKeys:read'],
+    grants: [...KEY_READS, 'usage:append', 'platformKeys:read'],
   }),
   // Speech and music through the platform's MiniMax key (the platform keys secret's `minimax`).
   // Both stream: audio as it is synthesized, and a song's JSON after minutes of generation
@@ -211,7 +210,7 @@ export const routes: readonly RouteSpec[] = [
     streaming: true,
     timeoutSeconds: 900,
     memoryMb: 512,
-    grants: [...KEY_READS, 'usage:write', 'platformKeys:read'],
+    grants: [...KEY_READS, 'usage:append', 'platformKeys:read'],
   }),
   route({
     id: 'media-music',
@@ -221,7 +220,7 @@ export const routes: readonly RouteSpec[] = [
     rateLimited: true,
     streaming: true,
     timeoutSeconds: 900,
-    grants: [...KEY_READS, 'usage:write', 'platformKeys:read'],
+    grants: [...KEY_READS, 'usage:append', 'platformKeys:read'],
   }),
   // Video jobs through MiniMax: the submit starts a job poller execution (lambdas/jobs/); the
   // status route reads the job record and hands out a working download link.
@@ -274,7 +273,7 @@ export const routes: readonly RouteSpec[] = [
     perKeyLimit: { requests: 30, windowSeconds: 60 },
     streaming: true,
     timeoutSeconds: 180,
-    grants: [...JOB_SUBMIT_GRANTS, 'jobs:read', 'usage:write'],
+    grants: [...JOB_SUBMIT_GRANTS, 'jobs:read', 'usage:append'],
   }),
   // Design systems from the configured theme provider, else the embedded catalog (spec 4.5).
   route({

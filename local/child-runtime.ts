@@ -18,6 +18,8 @@ export interface LocalAws {
   dynamodb: string;
   secretsManager: string;
   cognito: string;
+  /** The SQS stand-in (the usage retry queue and the aggregator's failure queue). */
+  sqs: string;
   tables: Record<'identity' | 'usage' | 'cache' | 'jobs', string>;
 }
 

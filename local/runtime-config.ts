@@ -19,7 +19,7 @@ export const LOCAL_USAGE_RETRY_QUEUE = 'gateway-usage-retry';
  * The deployed queue hides a received message for six times the redrive's 60 s timeout; here a
  * message the redrive could not write comes back sooner, as nothing runs long on loopback.
  */
-export const LOCAL_USAGE_RETRY_VISIBILITY_SECONDS = 30;
+export const LOCAL_USAGE_RETRY_VISIBILITY_SECONDS = 5;
 
 export interface Endpoints {
   readonly dynamodb: string;

@@ -69,8 +69,8 @@ export type MeterObserver = (entry: UsageEntry, timing?: AttemptTiming) => void;
 /**
  * Collects one ledger entry per upstream attempt or cache hit of a request, then writes them
  * after the response. Entries are keyed by request id and sequence, and the ledger writer
- * refuses a replayed key together with its day-total addition, so a retried write can never
- * count twice, whether or not the failed attempt had landed.
+ * puts each only if its key is new (totals are derived from the ledger later), so a retried
+ * write can never count twice, whether or not the failed attempt had landed.
  */
 export class Meter {
   private readonly entries: UsageEntry[] = [];

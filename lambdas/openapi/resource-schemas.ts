@@ -174,8 +174,9 @@ const usageFigures = {
 
 const usageRecord = {
   type: 'object',
-  description: 'Spec 2.7, plus `byRoute`, `unpriced` and `units` (present only where there was such work).',
-  required: ['totalRequests', 'totalTokens', 'totalCost', 'from', 'to', 'byModel', 'byRoute', 'unpriced'],
+  description:
+    'Spec 2.7, plus `byRoute`, `byKey`, `unpriced` and `units` (present only where there was such work). `from` and `to` are the period counted: the one asked for, widened to whole UTC hours.',
+  required: ['totalRequests', 'totalTokens', 'totalCost', 'from', 'to', 'byModel', 'byRoute', 'byKey', 'unpriced'],
   properties: {
     totalRequests: integer(),
     totalTokens: integer(),
@@ -186,6 +187,11 @@ const usageRecord = {
     byRoute: {
       type: 'object',
       description: 'Keyed by the route (manifest id) the usage came through',
+      additionalProperties: ref('UsageFigures'),
+    },
+    byKey: {
+      type: 'object',
+      description: 'Keyed by the API key id that made the usage; `none` for usage made without a key',
       additionalProperties: ref('UsageFigures'),
     },
     unpriced: ref('UnpricedUsage'),

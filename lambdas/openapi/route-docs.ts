@@ -97,8 +97,15 @@ const requestHeader = (name: string, description: string, schema: JsonSchema): P
 });
 
 const PERIOD: readonly ParameterDoc[] = [
-  query('from', 'ISO 8601 date (whole UTC day) or date-time; default 30 days before `to`'),
-  query('to', 'ISO 8601 date (inclusive) or date-time; default now; at most 400 days after `from`'),
+  query(
+    'from',
+    'ISO 8601 date (whole UTC day) or date-time (from the start of its UTC hour: usage is totalled by the hour); default 30 days before `to`',
+  ),
+  query(
+    'to',
+    'ISO 8601 date (inclusive) or date-time (to the end of its UTC hour); default now; at most 400 days after `from`',
+  ),
+  query('keyId', 'Only this API key’s usage (a revoked key’s too); `none`: usage made without a key'),
 ];
 
 const CHAT_HEADERS: readonly ParameterDoc[] = [

@@ -1,6 +1,5 @@
-import type { TransactWriteItem } from '@aws-sdk/client-dynamodb';
 import type { UsageUnit } from '../catalog/unit-prices.js';
-import { tableName, toItem, type Item } from './dynamo.js';
+import { toItem, type Item } from './dynamo.js';
 
 export type { UsageUnit } from '../catalog/unit-prices.js';
 
@@ -52,24 +51,17 @@ export interface UsageEntry {
 
 export type UsagePurpose = 'answer' | 'vote' | 'search';
 
-/** The route day totals written before they were kept per route are reported under. */
-export const UNATTRIBUTED_ROUTE = 'unattributed';
-
 export const accountPk = (accountId: string) => `ACCOUNT#${accountId}`;
 export const ledgerSk = (at: string, requestId: string, sequence: number) =>
   `LEDGER#${at}#${requestId}#${String(sequence).padStart(4, '0')}`;
-export const daySk = (day: string, model: string, route: string) => `DAY#${day}#${model}#${route}`;
-/** Every day-total item of a day sorts after this key and before `dayKeysEnd(day)`. */
-export const dayKeysStart = (day: string) => `DAY#${day}#`;
-export const dayKeysEnd = (day: string) => `DAY#${day}#\uffff`;
 
 const tokensOf = (entry: UsageEntry) => entry.promptTokens + entry.completionTokens;
 
 /**
- * The ledger item; its key (request id + sequence) is the same however often it is written.
- * `pk` is the account's partition unless given (the sharded ledger's: usage-ledger-shards.ts).
+ * The ledger item in partition `pk` (its ledger shard: usage-ledger-shards.ts); its key (request
+ * id + sequence) is the same however often it is written.
  */
-export function ledgerItem(entry: UsageEntry, pk = accountPk(entry.accountId)): Item {
+export function ledgerItem(entry: UsageEntry, pk: string): Item {
   return toItem({
     pk,
     sk: ledgerSk(entry.at, entry.requestId, entry.sequence),
@@ -94,14 +86,6 @@ export interface Counters {
   units: Partial<Record<UsageUnit, number>>;
 }
 
-/** What a set of entries adds to one account's day, model and route. */
-export interface DayDelta extends Counters {
-  readonly accountId: string;
-  readonly day: string;
-  readonly model: string;
-  readonly route: string;
-}
-
 export const zeroCounters = (): Counters => ({ ...ZERO, units: {} });
 
 /** Adds one entry to a sum: one request, its tokens, cost and units. */
@@ -118,22 +102,6 @@ export function addEntry(sum: Counters, entry: UsageEntry): void {
   }
 }
 
-/** One delta per account, day, model and route, however many entries share it. */
-export function dayDeltas(entries: readonly UsageEntry[]): DayDelta[] {
-  const merged = new Map<string, DayDelta>();
-  for (const entry of entries) {
-    const day = entry.at.slice(0, 10);
-    const id = `${entry.accountId}\n${day}\n${entry.model}\n${entry.route}`;
-    let sum = merged.get(id);
-    if (!sum) {
-      sum = { accountId: entry.accountId, day, model: entry.model, route: entry.route, ...zeroCounters() };
-      merged.set(id, sum);
-    }
-    addEntry(sum, entry);
-  }
-  return [...merged.values()];
-}
-
 const ZERO = {
   requests: 0,
   tokens: 0,
@@ -144,44 +112,12 @@ const ZERO = {
   unpricedTokens: 0,
 };
 
-/** Writes the entry only if no entry with its key exists: a replay cancels its transaction. */
-export function ledgerPut(entry: UsageEntry): TransactWriteItem {
-  return {
-    Put: {
-      TableName: tableName('usage'),
-      Item: ledgerItem(entry),
-      ConditionExpression: 'attribute_not_exists(pk)',
-    },
-  };
-}
-
 /** The day-total attribute counting one unit: `units_characters`, `units_search`, ... */
 export const unitsAttribute = (unit: UsageUnit) => `units_${unit}`;
 
-export function dayUpdate(delta: DayDelta): TransactWriteItem {
-  const add = addCounters(delta);
-  return {
-    Update: {
-      TableName: tableName('usage'),
-      Key: toItem({ pk: accountPk(delta.accountId), sk: daySk(delta.day, delta.model, delta.route) }),
-      UpdateExpression: `${add.expression} SET #type = :type, accountId = :account, #day = :day, model = :model, #route = :route`,
-      ExpressionAttributeNames: { '#type': 'type', '#day': 'day', '#route': 'route' },
-      ExpressionAttributeValues: toItem({
-        ...add.values,
-        ':type': 'day',
-        ':account': delta.accountId,
-        ':day': delta.day,
-        ':model': delta.model,
-        ':route': delta.route,
-      }),
-    },
-  };
-}
-
 /**
- * The ADD clause that adds counters to a total item, and its values: one definition for the day
- * totals written with the ledger and the totals the aggregator derives from it (usage-totals.ts),
- * so both keep the same counters (usage-attributes.ts lists them).
+ * The ADD clause that adds counters to a totals item (usage-totals.ts), and its values; the
+ * counters are those usage-attributes.ts lists.
  */
 export function addCounters(counters: Counters): { expression: string; values: Record<string, number> } {
   const units = Object.entries(counters.units) as [UsageUnit, number][];

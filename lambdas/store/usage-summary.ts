@@ -1,6 +1,6 @@
 import { fromItem, type Item } from './dynamo.js';
 import { USAGE_UNITS } from '../catalog/unit-prices.js';
-import { UNATTRIBUTED_ROUTE, unitsAttribute, type UsageUnit } from './usage-items.js';
+import { unitsAttribute, type UsageUnit } from './usage-items.js';
 
 export interface UsageTotals {
   requests: number;
@@ -13,16 +13,27 @@ export interface UsageTotals {
   units: Partial<Record<UsageUnit, number>>;
 }
 
-/** The totals, and the same usage split by model and, separately, by route: each split sums to the totals. */
+/**
+ * The totals, and the same usage split by model, by route and by API key (each split on its
+ * own, each summing to the totals).
+ */
 export interface UsageSummary extends UsageTotals {
   readonly byModel: Record<string, UsageTotals>;
   readonly byRoute: Record<string, UsageTotals>;
+  readonly byKey: Record<string, UsageTotals>;
 }
 
-/** One day-total item or one ledger entry, as a summary adds it. */
+/**
+ * The `byKey` name of usage made without an API key (a job a dashboard session started). Key
+ * ids are 20 characters, so no key can be called this.
+ */
+export const NO_KEY = 'none';
+
+/** One totals item or one ledger entry, as a summary adds it. */
 interface Counted extends UsageTotals {
   readonly model: string;
   readonly route: string;
+  readonly keyId?: string;
 }
 
 const zero = (): UsageTotals => ({
@@ -34,27 +45,29 @@ const zero = (): UsageTotals => ({
   units: {},
 });
 
-export const emptySummary = (): UsageSummary => ({ ...zero(), byModel: {}, byRoute: {} });
+export const emptySummary = (): UsageSummary => ({ ...zero(), byModel: {}, byRoute: {}, byKey: {} });
 
-/** Adds a day-total item: everything its day's entries of one model (and route) added up to. */
-export function addDayItem(summary: UsageSummary, item: Item): void {
-  const day = fromItem<Pick<Counted, 'model' | 'requests' | 'tokens' | 'costMicroUsd'> & Partial<Counted>>(item);
-  // Totals written before unpriced usage was counted have no such attributes, and those
-  // written before totals were kept per route have no route.
+/**
+ * Adds a totals item (a day's or an hour's): everything its period's entries of one model,
+ * route and key added up to.
+ */
+export function addTotalsItem(summary: UsageSummary, item: Item): void {
+  const totals = fromItem<Omit<Counted, 'units'>>(item);
   add(summary, {
-    model: day.model,
-    route: day.route ?? UNATTRIBUTED_ROUTE,
-    requests: day.requests,
-    tokens: day.tokens,
-    costMicroUsd: day.costMicroUsd,
-    unpricedRequests: day.unpricedRequests ?? 0,
-    unpricedTokens: day.unpricedTokens ?? 0,
-    units: dayUnits(item),
+    model: totals.model,
+    route: totals.route,
+    ...(totals.keyId === undefined ? {} : { keyId: totals.keyId }),
+    requests: totals.requests,
+    tokens: totals.tokens,
+    costMicroUsd: totals.costMicroUsd,
+    unpricedRequests: totals.unpricedRequests,
+    unpricedTokens: totals.unpricedTokens,
+    units: unitsOf(item),
   });
 }
 
-/** The `units_<unit>` counters of a day-total item. */
-function dayUnits(item: Item): Partial<Record<UsageUnit, number>> {
+/** The `units_<unit>` counters of a totals item. */
+function unitsOf(item: Item): Partial<Record<UsageUnit, number>> {
   const counters = fromItem<Record<string, unknown>>(item);
   const units: Partial<Record<UsageUnit, number>> = {};
   for (const unit of USAGE_UNITS) {
@@ -69,6 +82,7 @@ export function addLedgerItem(summary: UsageSummary, item: Item): void {
   const entry = fromItem<{
     model: string;
     route: string;
+    keyId?: string;
     totalTokens: number;
     costMicroUsd: number;
     priced?: boolean;
@@ -80,6 +94,7 @@ export function addLedgerItem(summary: UsageSummary, item: Item): void {
   add(summary, {
     model: entry.model,
     route: entry.route,
+    ...(entry.keyId === undefined ? {} : { keyId: entry.keyId }),
     requests: 1,
     tokens: entry.totalTokens,
     costMicroUsd: entry.costMicroUsd,
@@ -92,7 +107,8 @@ export function addLedgerItem(summary: UsageSummary, item: Item): void {
 function add(summary: UsageSummary, counted: Counted): void {
   const byModel = (summary.byModel[counted.model] ??= zero());
   const byRoute = (summary.byRoute[counted.route] ??= zero());
-  for (const totals of [summary, byModel, byRoute]) {
+  const byKey = (summary.byKey[counted.keyId ?? NO_KEY] ??= zero());
+  for (const totals of [summary, byModel, byRoute, byKey]) {
     totals.requests += counted.requests;
     totals.tokens += counted.tokens;
     totals.costMicroUsd += counted.costMicroUsd;

@@ -6,10 +6,17 @@ import { ledgerEntryOf } from './stream-ledger-records.js';
 
 /** TransactWriteItems takes 100 actions: the checkpoint and at most this many totals items. */
 export const MAX_TOTALS_PER_TRANSACTION = 99;
-/** Rounds lost to contention, throttling or an unknown outcome before the records go back to the mapping. */
-export const DEFAULT_AGGREGATOR_ROUNDS = 8;
+/**
+ * Backoff one invocation may spend waiting out contention, throttling or an unknown outcome
+ * before its records go back to the mapping: well inside the function's 120 s timeout (a round's
+ * own calls take a few seconds at worst). Each redelivery counts against the mapping's retry
+ * attempts and the last one sends the batch to the failure queue, so throughput trouble must
+ * be waited out here, for long enough to outlast a partition's throttling (10 deliveries of
+ * 45 s of backoff: minutes), not given up on after a few seconds.
+ */
+export const AGGREGATOR_RETRY_BUDGET_MS = 45_000;
 const BACKOFF_BASE_MS = 25;
-const BACKOFF_CAP_MS = 2_000;
+const BACKOFF_CAP_MS = 5_000;
 
 /** A cancellation reason that says "try again": another transaction held an item, or capacity ran out. */
 const BUSY_REASONS = new Set(['TransactionConflict', 'ThrottlingError', 'ProvisionedThroughputExceeded']);
@@ -30,8 +37,10 @@ export interface AggregatorDeps {
   readonly sleep: (ms: number) => Promise<void>;
   /** In [0, 1): the backoff's jitter. */
   readonly random: () => number;
-  /** @default DEFAULT_AGGREGATOR_ROUNDS */
+  /** Rounds at most, whatever the budget says (tests use it to give up sooner). @default no bound */
   readonly maxRounds?: number;
+  /** Backoff slept at most, summed over the rounds. @default AGGREGATOR_RETRY_BUDGET_MS */
+  readonly retryBudgetMs?: number;
 }
 
 /** Records of one stream shard, as the event source mapping delivers them. */
@@ -78,7 +87,9 @@ interface Sequenced {
  */
 export async function aggregateShardBatch(batch: ShardBatch, deps: AggregatorDeps): Promise<AggregationOutcome> {
   const records = inOrder(batch.records);
-  const maxRounds = deps.maxRounds ?? DEFAULT_AGGREGATOR_ROUNDS;
+  const maxRounds = deps.maxRounds ?? Number.POSITIVE_INFINITY;
+  const budgetMs = deps.retryBudgetMs ?? AGGREGATOR_RETRY_BUDGET_MS;
+  let waitedMs = 0;
   let checkpoint: string | undefined;
   let checkpointKnown = false;
   let done = 0;
@@ -90,8 +101,12 @@ export async function aggregateShardBatch(batch: ShardBatch, deps: AggregatorDep
   const retryLater = async (cause: unknown): Promise<boolean> => {
     error = cause;
     if (++rounds >= maxRounds) return false;
-    const ceiling = Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** rounds);
-    await deps.sleep(Math.floor(deps.random() * ceiling));
+    const ceiling = Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** Math.min(rounds, 20));
+    // Jitter from half the ceiling up, so the budget bounds the rounds however the dice fall.
+    const delay = Math.floor(ceiling / 2 + (deps.random() * ceiling) / 2);
+    if (waitedMs + delay > budgetMs) return false;
+    waitedMs += delay;
+    await deps.sleep(delay);
     return true;
   };
 

@@ -44,7 +44,7 @@ const LEDGER_DERIVED_ATTRIBUTES = {
   day: 'S',
 } as const satisfies Record<string, AttributeType>;
 
-/** What dayUpdate (store/usage-items.ts) keeps on a day-total item. */
+/** The counters and labels of a day total (store/usage-totals.ts; before it, of the unsharded ledger's). */
 const DAY_ATTRIBUTES = {
   pk: 'S',
   sk: 'S',

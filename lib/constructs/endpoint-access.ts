@@ -84,12 +84,6 @@ const GRANTS: Record<Grant, (acc: Accumulator) => void> = {
   // there cannot touch a key or an account record.
   'sessions:write': (acc) => acc.keyedTable('identity', ['dynamodb:PutItem', 'dynamodb:DeleteItem'], ['SESSION#*']),
   'usage:read': (acc) => acc.table('usage', TABLE_ACTIONS.read, true),
-  // The usage ledger is written, never cleaned up: conditional puts keyed by request id and their
-  // day-total updates, in TransactWriteItems (lambdas/store/usage-writes.ts), which IAM authorises
-  // per action as PutItem and UpdateItem. No DeleteItem and no BatchWriteItem (whose delete
-  // requests IAM could not tell from its puts), so no entry can be deleted; but an unconditional
-  // PutItem or an UpdateItem could still overwrite one, which `usage:append` narrows.
-  'usage:write': (acc) => acc.table('usage', ['dynamodb:PutItem', 'dynamodb:UpdateItem'], false),
   // The sharded ledger (lambdas/store/usage-ledger-puts.ts): PutItem and nothing else, only on
   // ledger shard partitions (`dynamodb:LeadingKeys`), so such a function cannot touch a total, a
   // checkpoint or the unsharded ledger, nor update or delete any item. IAM cannot demand the

@@ -12,7 +12,7 @@ import {
 } from './job-poller-definition.js';
 
 /** What the task functions need: job records, the ledger, and the platform's provider keys. */
-export const JOB_TASK_GRANTS = ['jobs:read', 'jobs:write', 'usage:write', 'platformKeys:read'] as const;
+export const JOB_TASK_GRANTS = ['jobs:read', 'jobs:write', 'usage:append', 'platformKeys:read'] as const;
 
 export const DEFAULT_JOB_EXECUTION_TIMEOUT = Duration.seconds(DEFAULT_JOB_EXECUTION_TIMEOUT_SECONDS);
 

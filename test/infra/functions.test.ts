@@ -22,7 +22,6 @@ const TABLE_OF_GRANT: Partial<Record<Grant, TableName>> = {
   'identity:read': 'identity',
   'identity:write': 'identity',
   'usage:read': 'usage',
-  'usage:write': 'usage',
   'usage:append': 'usage',
   'cache:write': 'cache',
   'arenaSessions:write': 'jobs',

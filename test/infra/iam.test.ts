@@ -29,8 +29,6 @@ const TABLE_ACTIONS: Partial<Record<Grant, [TableName, string[]]>> = {
   // Sign-in and sign-out: their session items only (`dynamodb:LeadingKeys`, checked below).
   'sessions:write': ['identity', ['dynamodb:DeleteItem', 'dynamodb:PutItem']],
   'usage:read': ['usage', READ],
-  // TransactWriteItems (ledger put + day totals) is authorised per action: PutItem, UpdateItem.
-  'usage:write': ['usage', ['dynamodb:PutItem', 'dynamodb:UpdateItem']],
   // The sharded ledger: PutItem alone, on ledger shard partitions (checked below).
   'usage:append': ['usage', ['dynamodb:PutItem']],
   // BatchWriteItem: cached answers share batches with concurrent requests' writes.
@@ -75,7 +73,6 @@ function jobPollerPolicyId(built: Built): string {
 const TABLE_WRITES: readonly Grant[] = [
   'identity:write',
   'sessions:write',
-  'usage:write',
   'usage:append',
   'cache:write',
   'arenaSessions:write',
@@ -129,7 +126,6 @@ const EVERY_GRANT: Record<Grant, true> = {
   'identity:write': true,
   'sessions:write': true,
   'usage:read': true,
-  'usage:write': true,
   'usage:append': true,
   'cache:write': true,
   'arenaSessions:write': true,

@@ -1,3 +1,4 @@
+import { settledUsage } from './support/settled-usage.js';
 import { recordUsage } from '../../lambdas/store/usage-ledger.js';
 import { login } from './support/accounts.js';
 import { bearer, call } from './support/http.js';
@@ -120,9 +121,11 @@ describe('usage', () => {
       status: 200,
       at: '2026-06-15T08:00:00.000Z',
     });
-    const answer = await call(gateway.url(`/api/admin/v1/usage?accountId=${accountId}&from=2026-06-01&to=2026-06-30`), {
-      headers: admin,
-    });
+    const answer = await settledUsage(
+      gateway.url(`/api/admin/v1/usage?accountId=${accountId}&from=2026-06-01&to=2026-06-30`),
+      admin,
+      1,
+    );
     expect(answer.status).toBe(200);
     expect(answer.body.data).toMatchObject({
       accountId,

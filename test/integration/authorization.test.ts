@@ -1,3 +1,4 @@
+import { settledUsage } from './support/settled-usage.js';
 import { adminKey, createKey, provisionAccount, type TestAccount } from './support/accounts.js';
 import { bearer, call } from './support/http.js';
 import { useRuntimeTables } from './support/ledger.js';
@@ -64,7 +65,7 @@ describe('account isolation', () => {
       expect(answer.status).toBe(200);
       expect(answer.body.data.totalRequests).toBe(0);
     }
-    const bobs = await call(gateway.url('/api/v1/usage'), { headers: bearer(bobKey.key) });
+    const bobs = await settledUsage(gateway.url('/api/v1/usage'), bearer(bobKey.key), 1);
     expect(bobs.body.data).toMatchObject({ totalRequests: 1, totalTokens: 2000, totalCost: 0.01125 });
   });
 });

@@ -1,3 +1,4 @@
+import { settledUsage } from './support/settled-usage.js';
 import { createKey, provisionAccount } from './support/accounts.js';
 import { bearer, call } from './support/http.js';
 import { SimulatorControl } from './support/simulators.js';
@@ -75,7 +76,7 @@ test('status updates as the prediction walks, then completed with its outputs, t
   // The stream settled the job: status says completed at once, and usage counts it once.
   const status = await call(gateway.url(`/api/v1/fashion/status/${id}`), { headers: bearer(key) });
   expect(status.body.data).toMatchObject({ status: 'completed', output: events[3].output });
-  const usage = await call(gateway.url('/api/v1/usage'), { headers: bearer(key) });
+  const usage = await settledUsage(gateway.url('/api/v1/usage'), bearer(key), 1);
   expect(usage.body.data.byRoute['fashion-subscribe']).toMatchObject({ requests: 1, units: { credits: 4 } });
 });
 
@@ -168,11 +169,19 @@ test('streams replaying one Idempotency-Key watch one prediction: FASHN is asked
   const after = eventsIn(await (await open()).text());
   expect(after.map((event) => event.type)).toEqual(['job_submitted', 'completed']);
   // Metered once, however many watched its end.
-  expect(await subscribeUsage()).toEqual({ requests: usageBefore.requests + 1, credits: usageBefore.credits + 3 });
+  expect(await subscribeUsage(usageBefore.requests + 1)).toEqual({
+    requests: usageBefore.requests + 1,
+    credits: usageBefore.credits + 3,
+  });
 }, 60_000);
 
-async function subscribeUsage(): Promise<{ requests: number; credits: number }> {
-  const usage = await call(gateway.url('/api/v1/usage'), { headers: bearer(key) });
-  const route = usage.body.data.byRoute['fashion-subscribe'];
-  return { requests: route?.requests ?? 0, credits: route?.units?.credits ?? 0 };
+/** The subscribe route's usage once it counts `atLeast` requests (totals trail the ledger; 600 reads at most). */
+async function subscribeUsage(atLeast = 0): Promise<{ requests: number; credits: number }> {
+  for (let poll = 1; ; poll++) {
+    const usage = await call(gateway.url('/api/v1/usage'), { headers: bearer(key) });
+    const route = usage.body.data.byRoute['fashion-subscribe'];
+    const counted = { requests: route?.requests ?? 0, credits: route?.units?.credits ?? 0 };
+    if (counted.requests >= atLeast || poll >= 600) return counted;
+    await new Promise((done) => setTimeout(done, 50));
+  }
 }

@@ -1,3 +1,4 @@
+import { settledUsage } from './support/settled-usage.js';
 import fc from 'fast-check';
 import { createKey, provisionAccount, type TestAccount } from './support/accounts.js';
 import { bearer, call, type Answer } from './support/http.js';
@@ -85,7 +86,7 @@ test('run → completed with outputs that answer; meta on every answer; credits 
   expect(done.headers.get('x-ratelimit-limit')).toBe('40');
   const image = await fetch(done.body.data.output[0]);
   expect([image.status, image.headers.get('content-type')]).toEqual([200, 'image/png']);
-  const usage = await call(gateway.url('/api/v1/usage'), { headers: bearer(apiKey) });
+  const usage = await settledUsage(gateway.url('/api/v1/usage'), bearer(apiKey), 1);
   expect(usage.body.data.byRoute['fashion-run']).toMatchObject({ units: { credits: 6 } });
 });
 
@@ -106,7 +107,7 @@ test('a failed prediction: failed with its error inside success:true, and 0 cred
   const bare = await run({ model_name: 'background-remove', inputs: { image: 'QUJD'.repeat(40) } }, apiKey);
   const failed = await until(bare.body.data.prediction_id, apiKey, ended);
   expect(failed.body.data.error.name).toBe('ImageLoadError');
-  const usage = await call(gateway.url('/api/v1/usage'), { headers: bearer(apiKey) });
+  const usage = await settledUsage(gateway.url('/api/v1/usage'), bearer(apiKey), 2);
   expect(usage.body.data).toMatchObject({ totalRequests: 2, totalCost: 0, units: { credits: 0 } });
 });
 

@@ -1,3 +1,4 @@
+import { settledUsage } from './support/settled-usage.js';
 import fc from 'fast-check';
 import { createKey, provisionAccount, type TestAccount } from './support/accounts.js';
 import { bearer, call, type Answer } from './support/http.js';
@@ -214,7 +215,7 @@ describe('usage', () => {
       status: 200,
       outcome: 'ok',
     });
-    const report = await call(gateway.url('/api/v1/usage'), { headers: bearer(key) });
+    const report = await settledUsage(gateway.url('/api/v1/usage'), bearer(key), 1);
     expect(report.body.data.byModel['minimax/speech-2.6-hd'].requests).toBeGreaterThan(0);
   });
 

@@ -1,3 +1,4 @@
+import { settledUsage } from './support/settled-usage.js';
 import fc from 'fast-check';
 import { createKey, provisionAccount, type TestAccount } from './support/accounts.js';
 import { bearer, call, type Answer } from './support/http.js';
@@ -70,7 +71,7 @@ test('submit → Queueing/Processing → Success with a download URL that answer
       .toString('latin1'),
   ).toBe('ftyp');
   // Six seconds of 1080P, metered once under the submit route.
-  const usage = await call(gateway.url('/api/v1/usage'), { headers: bearer(key) });
+  const usage = await settledUsage(gateway.url('/api/v1/usage'), bearer(key), 1);
   expect(usage.body.data.byRoute['media-video']).toMatchObject({ requests: 1, units: { seconds: 6 } });
   expect(usage.body.data.byModel['minimax/MiniMax-Hailuo-2.3/1080P']).toMatchObject({ units: { seconds: 6 } });
 });

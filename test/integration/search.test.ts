@@ -1,3 +1,4 @@
+import { settledUsage } from './support/settled-usage.js';
 import fc from 'fast-check';
 import { createKey, provisionAccount, type TestAccount } from './support/accounts.js';
 import { bearer, call, type Answer } from './support/http.js';
@@ -296,7 +297,7 @@ describe('usage', () => {
   it('shows searches in the usage report by model and by route', async () => {
     const answer = await search({ query: 'reported', num_results: 2, include_summary: false });
     await ledgerEntries(gateway, account.accountId, answer.headers.get('x-request-id')!, 1);
-    const report = await call(gateway.url('/api/v1/usage'), { headers: bearer(key) });
+    const report = await settledUsage(gateway.url('/api/v1/usage'), bearer(key), 1);
     expect(report.status).toBe(200);
     expect(report.body.data.byModel['exa/neural'].requests).toBeGreaterThan(0);
     expect(report.body.data.byRoute.search.tokens).toBe(0);

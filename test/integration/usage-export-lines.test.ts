@@ -1,12 +1,14 @@
-import { QueryCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { FULL_EXPORT_COLUMNS, INCREMENTAL_EXPORT_COLUMNS } from '../../lib/constructs/export-columns.js';
 import { fullExportLine, incrementalExportLine, itemsOfExport } from '../../lambdas/usage/export-format.js';
 import { exportedUsageReport } from '../../lambdas/usage/exported-usage.js';
+import { ledgerShardPks } from '../../lambdas/store/usage-ledger-shards.js';
+import { totalsPk } from '../../lambdas/store/usage-totals.js';
 import { LocalGateway } from '../../local/child-runtime.js';
 import { readLikeOpenXSerde } from '../support/glue-table.js';
 import { createKey, provisionAccount, type TestAccount } from './support/accounts.js';
 import { bearer, call } from './support/http.js';
-import { localDynamo } from './support/ledger.js';
+import { storedItems } from './support/ledger-entries.js';
 
 /**
  * Real ledger items, written by the local runtime for chat completions and a web search, turned
@@ -40,25 +42,20 @@ afterAll(() => gateway.dispose());
 
 type Item = Record<string, AttributeValue>;
 
-/** The account's usage items in their stored (typed) form, once the 4 ledger entries have landed. */
+/**
+ * The account's usage items in their stored (typed) form (its ledger shards and its totals),
+ * once the 4 ledger entries have landed and the totals count them (600 reads at most).
+ */
 async function usageItems(): Promise<Item[]> {
-  const dynamo = localDynamo(gateway);
-  try {
-    for (const deadline = Date.now() + 10_000; ;) {
-      const page = await dynamo.send(
-        new QueryCommand({
-          TableName: gateway.aws.tables.usage,
-          KeyConditionExpression: 'pk = :pk',
-          ExpressionAttributeValues: { ':pk': { S: `ACCOUNT#${account.accountId}` } },
-        }),
-      );
-      const items = page.Items ?? [];
-      const ledger = items.filter((item) => item['type']?.S === 'ledger');
-      if (ledger.length >= 4 || Date.now() > deadline) return items;
-      await new Promise((done) => setTimeout(done, 100));
-    }
-  } finally {
-    dynamo.destroy();
+  const pks = [...ledgerShardPks(account.accountId), totalsPk(account.accountId)];
+  for (let poll = 1; ; poll++) {
+    const items = await storedItems(gateway, pks);
+    const ledger = items.filter((item) => item['type']?.S === 'ledger').length;
+    const counted = items
+      .filter((item) => item['type']?.S === 'day')
+      .reduce((sum, item) => sum + Number(item['requests']?.N), 0);
+    if ((ledger >= 4 && counted >= ledger) || poll >= 600) return items;
+    await new Promise((done) => setTimeout(done, 50));
   }
 }
 

@@ -1,5 +1,4 @@
 import { GetQueueAttributesCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { QueryCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { randomUUID } from 'node:crypto';
 import type { UsageEntry } from '../../lambdas/store/usage-items.js';
@@ -10,7 +9,7 @@ import { LocalGateway } from '../../local/child-runtime.js';
 import { LOCAL_USAGE_RETRY_QUEUE } from '../../local/runtime-config.js';
 import { readStandInCredentials } from '../../local/standin-credentials.js';
 import { LOCAL_SQS_ACCOUNT } from '../../local/standins/sqs.js';
-import { localDynamo } from './support/ledger.js';
+import { storedItems } from './support/ledger-entries.js';
 
 // The local runtime runs the usage pipeline as the stack deploys it: the usage retry queue in
 // the SQS stand-in, the redrive reading it, the usage table's stream and the aggregator reading
@@ -42,27 +41,7 @@ const ATTEMPTS = 100;
 const pause = () => new Promise((done) => setTimeout(done, 100));
 
 async function query(pk: string): Promise<Record<string, unknown>[]> {
-  const dynamo = localDynamo(gateway);
-  try {
-    const items: Record<string, AttributeValue>[] = [];
-    let start: Record<string, AttributeValue> | undefined;
-    do {
-      const page = await dynamo.send(
-        new QueryCommand({
-          TableName: gateway.aws.tables.usage,
-          KeyConditionExpression: 'pk = :pk',
-          ExpressionAttributeValues: { ':pk': { S: pk } },
-          ExclusiveStartKey: start,
-          ConsistentRead: true,
-        }),
-      );
-      items.push(...(page.Items ?? []));
-      start = page.LastEvaluatedKey;
-    } while (start);
-    return items.map((item) => unmarshall(item));
-  } finally {
-    dynamo.destroy();
-  }
+  return (await storedItems(gateway, [pk])).map((item) => unmarshall(item));
 }
 
 function entry(accountId: string, requestId: string, promptTokens: number): UsageEntry {

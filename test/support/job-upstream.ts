@@ -10,7 +10,9 @@ import { endJob, getOwnedJob, recordProgress, takePollLease } from '../../lambda
 import type { JobStepDeps } from '../../lambdas/jobs/poll-step.js';
 import { send } from '../../lambdas/providers/http-transport.js';
 import { UpstreamError, upstreamFailure } from '../../lambdas/providers/upstream-failure.js';
-import { recordUsage, summarizeUsage } from '../../lambdas/store/usage-ledger.js';
+import { dynamo, tableName } from '../../lambdas/store/dynamo.js';
+import { recordUsage } from '../../lambdas/store/usage-ledger.js';
+import { visitLedgerShards } from '../../lambdas/store/usage-ledger-reads.js';
 import { startLocalDynamoDb, type LocalDynamoDb } from '../../local/dynamodb.js';
 
 /** One answer of the upstream's status endpoint. */
@@ -139,10 +141,23 @@ export async function startJobTables(prefix: string): Promise<{ stop(): Promise<
   };
 }
 
-/** How many ledger entries an account has, and what they cost, over all time. */
+/**
+ * How many ledger entries an account has, and what they cost, over all time: read from its
+ * ledger shards (no aggregator runs here to derive totals).
+ */
 export async function meteredFor(accountId: string): Promise<{ requests: number; costMicroUsd: number }> {
-  const summary = await summarizeUsage(accountId, 0, Date.now() + 86_400_000);
-  return { requests: summary.requests, costMicroUsd: summary.costMicroUsd };
+  const metered = { requests: 0, costMicroUsd: 0 };
+  await visitLedgerShards(
+    { db: dynamo(), table: tableName('usage') },
+    accountId,
+    0,
+    Date.now() + 86_400_000,
+    (item) => {
+      metered.requests++;
+      metered.costMicroUsd += Number(item['costMicroUsd']?.N);
+    },
+  );
+  return metered;
 }
 
 let serial = 0;

@@ -1,6 +1,7 @@
 import { QueryCommand } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { LocalGateway } from '../../../local/child-runtime.js';
+import { ledgerItems } from './ledger-entries.js';
 import { localDynamo } from './ledger.js';
 
 /** Items of one account whose sort key starts with `prefix`, in one table. */
@@ -20,21 +21,23 @@ async function accountItems(gateway: LocalGateway, table: string, accountId: str
   }
 }
 
-/** Polls until `done` holds for what `read` returns (usage lands after the response), or 5 s pass. */
+/**
+ * Polls until `done` holds for what `read` returns (usage lands after the response), or 600
+ * reads 50 ms apart have not seen it.
+ */
 export async function until<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
-  const deadline = Date.now() + 5_000;
-  for (;;) {
+  for (let poll = 1; ; poll++) {
     const value = await read();
-    if (done(value) || Date.now() > deadline) return value;
+    if (done(value) || poll >= 600) return value;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
 
-/** The ledger entries of one arena session (each answer and each vote). */
+/** The ledger entries of one arena session (each answer and each vote), from every ledger shard. */
 export function sessionLedger(gateway: LocalGateway, accountId: string, sessionId: string, expected: number) {
   return until(
     async () =>
-      (await accountItems(gateway, gateway.aws.tables.usage, accountId, 'LEDGER#')).filter(
+      ((await ledgerItems(gateway, accountId)) as unknown as Record<string, any>[]).filter(
         (entry) => entry['sessionId'] === sessionId,
       ),
     (entries) => entries.length >= expected,

@@ -1,5 +1,7 @@
 import { QueryCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { ledgerShardPks } from '../../../lambdas/store/usage-ledger-shards.js';
+import { totalsPk } from '../../../lambdas/store/usage-totals.js';
 import type { LocalGateway } from '../../../local/child-runtime.js';
 import { localDynamo } from './ledger.js';
 
@@ -17,9 +19,13 @@ export interface LedgerEntry {
   outcome: string;
 }
 
+/** Reads this many times at most, 50 ms apart: usage lands after the response, off the request path. */
+const POLLS = 600;
+
 /**
- * The ledger entries of one request. Usage is written after the response, so this polls
- * until `expected` entries exist (or returns what is there after the wait).
+ * The ledger entries of one request (from every ledger shard). Usage is written after the
+ * response, so this polls until `expected` entries exist (or returns what is there after
+ * POLLS reads).
  */
 export async function ledgerEntries(
   gateway: LocalGateway,
@@ -27,70 +33,78 @@ export async function ledgerEntries(
   requestId: string,
   expected: number,
 ): Promise<LedgerEntry[]> {
-  const dynamo = localDynamo(gateway);
-  try {
-    const deadline = Date.now() + 5_000;
-    for (;;) {
-      const page = await dynamo.send(
-        new QueryCommand({
-          TableName: gateway.aws.tables.usage,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :ledger)',
-          ExpressionAttributeValues: { ':pk': { S: `ACCOUNT#${accountId}` }, ':ledger': { S: 'LEDGER#' } },
-        }),
-      );
-      const entries = (page.Items ?? [])
-        .map((item) => unmarshall(item) as LedgerEntry)
-        .filter((e) => e.requestId === requestId);
-      if (entries.length >= expected || Date.now() > deadline) return entries.sort((a, b) => a.sequence - b.sequence);
-      await new Promise((done) => setTimeout(done, 50));
-    }
-  } finally {
-    dynamo.destroy();
+  for (let poll = 1; ; poll++) {
+    const entries = (await ledgerItems(gateway, accountId)).filter((e) => e.requestId === requestId);
+    if (entries.length >= expected || poll >= POLLS) return entries.sort((a, b) => a.sequence - b.sequence);
+    await new Promise((done) => setTimeout(done, 50));
   }
 }
 
-/** A per-day aggregate (`DAY#<day>#<model>#<route>`): what the dashboards and summaries read. */
+/** Every ledger entry of an account, from all its shards. */
+export async function ledgerItems(gateway: LocalGateway, accountId: string): Promise<LedgerEntry[]> {
+  const items = await partitionItems(gateway, ledgerShardPks(accountId));
+  return items.filter((item) => item['type'] === 'ledger') as unknown as LedgerEntry[];
+}
+
+/**
+ * A day total the aggregator derives from the ledger (`DAY#<day>#<model>#<route>#<keyId>` in
+ * the account's totals partition): what reports read.
+ */
 export interface DayTotal {
   day: string;
   model: string;
-  /** Absent on totals written before they were kept per route. */
-  route?: string;
+  route: string;
+  keyId?: string;
   requests: number;
   tokens: number;
   costMicroUsd: number;
 }
 
-/** Everything stored under an account in the usage table, read once (no waiting). */
+/** An account's ledger entries and day totals, read once (no waiting). */
 export async function accountUsage(
   gateway: LocalGateway,
   accountId: string,
 ): Promise<{ ledger: LedgerEntry[]; days: DayTotal[] }> {
   const items = await accountItems(gateway, accountId);
-  const withPrefix = (prefix: string) => items.filter((item) => String(item['sk']).startsWith(prefix));
   return {
-    ledger: withPrefix('LEDGER#') as unknown as LedgerEntry[],
-    days: withPrefix('DAY#') as unknown as DayTotal[],
+    ledger: items.filter((item) => item['type'] === 'ledger') as unknown as LedgerEntry[],
+    days: items.filter((item) => item['type'] === 'day') as unknown as DayTotal[],
   };
 }
 
-/** Every item under an account in the usage table, every page. */
-export async function accountItems(gateway: LocalGateway, accountId: string): Promise<Record<string, unknown>[]> {
+/** Every usage item of an account: its ledger shards and its totals partition, every page. */
+export function accountItems(gateway: LocalGateway, accountId: string): Promise<Record<string, unknown>[]> {
+  return partitionItems(gateway, [...ledgerShardPks(accountId), totalsPk(accountId)]);
+}
+
+async function partitionItems(gateway: LocalGateway, pks: readonly string[]): Promise<Record<string, unknown>[]> {
+  return (await storedItems(gateway, pks)).map((item) => unmarshall(item));
+}
+
+/** Every item of the given usage-table partitions in its stored (typed) form, every page, read consistently. */
+export async function storedItems(
+  gateway: LocalGateway,
+  pks: readonly string[],
+): Promise<Record<string, AttributeValue>[]> {
   const dynamo = localDynamo(gateway);
-  const items: Record<string, unknown>[] = [];
+  const items: Record<string, AttributeValue>[] = [];
   try {
-    let start: Record<string, AttributeValue> | undefined;
-    do {
-      const page = await dynamo.send(
-        new QueryCommand({
-          TableName: gateway.aws.tables.usage,
-          KeyConditionExpression: 'pk = :pk',
-          ExpressionAttributeValues: { ':pk': { S: `ACCOUNT#${accountId}` } },
-          ExclusiveStartKey: start,
-        }),
-      );
-      items.push(...(page.Items ?? []).map((item) => unmarshall(item)));
-      start = page.LastEvaluatedKey;
-    } while (start);
+    for (const pk of pks) {
+      let start: Record<string, AttributeValue> | undefined;
+      do {
+        const page = await dynamo.send(
+          new QueryCommand({
+            TableName: gateway.aws.tables.usage,
+            KeyConditionExpression: 'pk = :pk',
+            ExpressionAttributeValues: { ':pk': { S: pk } },
+            ExclusiveStartKey: start,
+            ConsistentRead: true,
+          }),
+        );
+        items.push(...(page.Items ?? []));
+        start = page.LastEvaluatedKey;
+      } while (start);
+    }
   } finally {
     dynamo.destroy();
   }

@@ -12,8 +12,8 @@ export interface Sums {
 }
 
 /**
- * Per `<day> <model> <route>`: what the day-total items say, and what their ledger entries add up
- * to. A day total written before totals were kept per route has route `unattributed`.
+ * Per `<day> <model> <route>`: what the day-total items say (over every key), and what their
+ * ledger entries add up to.
  */
 export interface TotalsAndLedger {
   readonly dayTotals: Record<string, Sums>;
@@ -35,7 +35,7 @@ export async function totalsAndLedger(gateway: LocalGateway, accountId: string):
   const ledgerSums: Record<string, Sums> = {};
   for (const item of await accountItems(gateway, accountId)) {
     if (item['type'] === 'day') {
-      const totals = (dayTotals[`${item['day']} ${item['model']} ${item['route'] ?? 'unattributed'}`] ??= zero());
+      const totals = (dayTotals[`${item['day']} ${item['model']} ${item['route']}`] ??= zero());
       for (const name of Object.keys(totals) as (keyof Sums)[]) totals[name] += Number(item[name] ?? 0);
     } else if (item['type'] === 'ledger') {
       const sums = (ledgerSums[`${item['day']} ${item['model']} ${item['route']}`] ??= zero());
@@ -53,3 +53,30 @@ export async function totalsAndLedger(gateway: LocalGateway, accountId: string):
   }
   return { dayTotals, ledgerSums };
 }
+
+/** Reads at most this many times, 50 ms apart: the aggregator applies entries about a second after they land. */
+const POLLS = 600;
+
+/**
+ * The totals and ledger of the days starting with `dayPrefix` once the totals have caught up
+ * with the ledger (the aggregator runs off the request path), or as they are after POLLS reads.
+ * `settled` may ask for more (the ledger holding every entry expected).
+ */
+export async function settledTotals(
+  gateway: LocalGateway,
+  accountId: string,
+  dayPrefix: string,
+  settled: (ledger: Record<string, Sums>) => boolean = () => true,
+): Promise<{ totals: Record<string, Sums>; ledger: Record<string, Sums> }> {
+  const of = (sums: Record<string, Sums>) =>
+    Object.fromEntries(Object.entries(sums).filter(([key]) => key.startsWith(dayPrefix)));
+  for (let poll = 1; ; poll++) {
+    const { dayTotals, ledgerSums } = await totalsAndLedger(gateway, accountId);
+    const state = { totals: of(dayTotals), ledger: of(ledgerSums) };
+    const caughtUp = JSON.stringify(sorted(state.totals)) === JSON.stringify(sorted(state.ledger));
+    if ((caughtUp && settled(state.ledger)) || poll >= POLLS) return state;
+    await new Promise((done) => setTimeout(done, 50));
+  }
+}
+
+const sorted = (sums: Record<string, Sums>) => Object.entries(sums).sort(([a], [b]) => a.localeCompare(b));

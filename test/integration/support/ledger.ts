@@ -1,5 +1,9 @@
 import { DynamoDBClient, ScanCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import { RETRY_QUEUE_URL_ENV } from '../../../lambdas/usage/sqs-retry-queue.js';
 import type { LocalGateway } from '../../../local/child-runtime.js';
+import { LOCAL_USAGE_RETRY_QUEUE } from '../../../local/runtime-config.js';
+import { readStandInCredentials } from '../../../local/standin-credentials.js';
+import { LOCAL_SQS_ACCOUNT } from '../../../local/standins/sqs.js';
 
 /** A DynamoDB client on the runtime's embedded DynamoDB, for seeding and inspecting state. */
 export function localDynamo(gateway: LocalGateway): DynamoDBClient {
@@ -11,15 +15,18 @@ export function localDynamo(gateway: LocalGateway): DynamoDBClient {
 }
 
 /**
- * Points this test process's store modules at the runtime's tables, so tests can drive the
- * same ledger writer that later capabilities call.
+ * Points this test process's store modules at the runtime's tables and its usage retry queue,
+ * so tests can drive the same ledger writer the handlers use.
  */
 export function useRuntimeTables(gateway: LocalGateway): void {
+  const credentials = readStandInCredentials(gateway.dataDir);
   Object.assign(process.env, {
     AWS_REGION: gateway.aws.region,
-    AWS_ACCESS_KEY_ID: 'local',
-    AWS_SECRET_ACCESS_KEY: 'local',
+    AWS_ACCESS_KEY_ID: credentials.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey,
     AWS_ENDPOINT_URL_DYNAMODB: gateway.aws.dynamodb,
+    AWS_ENDPOINT_URL_SQS: gateway.aws.sqs,
+    [RETRY_QUEUE_URL_ENV]: `${gateway.aws.sqs}/${LOCAL_SQS_ACCOUNT}/${LOCAL_USAGE_RETRY_QUEUE}`,
     IDENTITY_TABLE: gateway.aws.tables.identity,
     USAGE_TABLE: gateway.aws.tables.usage,
     CACHE_TABLE: gateway.aws.tables.cache,

@@ -1,4 +1,4 @@
-/** The figures of one `byModel` or `byRoute` entry of a usage report. */
+/** The figures of one `byModel`, `byRoute` or `byKey` entry of a usage report. */
 interface Figures {
   requests: number;
   tokens: number;
@@ -11,6 +11,7 @@ export interface UsageReportData {
   totalCost: number;
   byModel: Record<string, Figures>;
   byRoute: Record<string, Figures>;
+  byKey: Record<string, Figures>;
 }
 
 /** Costs in micro-USD, as the ledger sums them, so the comparison is exact. */
@@ -31,8 +32,9 @@ const sumOf = (parts: Record<string, Figures>) => {
   };
 };
 
-/** `byModel` and `byRoute` are two splits of the same usage: each adds up to the totals. */
+/** `byModel`, `byRoute` and `byKey` are three splits of the same usage: each adds up to the totals. */
 export function expectBreakdownsSumToTotals(report: UsageReportData): void {
   expect(sumOf(report.byModel)).toEqual(totalsOf(report));
   expect(sumOf(report.byRoute)).toEqual(totalsOf(report));
+  expect(sumOf(report.byKey)).toEqual(totalsOf(report));
 }

@@ -1,17 +1,5 @@
-import { unmarshall } from '@aws-sdk/util-dynamodb';
-import {
-  dayDeltas,
-  dayKeysEnd,
-  dayKeysStart,
-  daySk,
-  dayUpdate,
-  ledgerItem,
-  ledgerSk,
-  type UsageEntry,
-} from '../../../lambdas/store/usage-items.js';
-import { MAX_ENTRIES_PER_TRANSACTION } from '../../../lambdas/store/usage-writes.js';
-
-process.env['USAGE_TABLE'] ??= 'usage-unit';
+import { ledgerSk, type UsageEntry } from '../../../lambdas/store/usage-items.js';
+import { shardedLedgerItem as ledgerItem } from '../../../lambdas/store/usage-ledger-shards.js';
 
 const entry = (overrides: Partial<UsageEntry> = {}): UsageEntry => ({
   requestId: 'req-1',
@@ -29,58 +17,6 @@ const entry = (overrides: Partial<UsageEntry> = {}): UsageEntry => ({
   status: 200,
   at: '2026-07-01T10:00:00.000Z',
   ...overrides,
-});
-
-describe('day deltas', () => {
-  test('one delta per day, model and route: routes of one model stay apart', () => {
-    const deltas = dayDeltas([
-      entry({ sequence: 0 }),
-      entry({ sequence: 1, costMicroUsd: 50 }),
-      entry({ sequence: 2, route: 'battle' }),
-      entry({ sequence: 3, route: 'battle', model: 'claude-sonnet-4-5', priced: false, costMicroUsd: 0 }),
-    ]);
-    expect(deltas).toEqual([
-      expect.objectContaining({
-        model: 'gpt-5',
-        route: 'chat-completions',
-        requests: 2,
-        tokens: 30,
-        costMicroUsd: 150,
-      }),
-      expect.objectContaining({ model: 'gpt-5', route: 'battle', requests: 1, tokens: 15, costMicroUsd: 100 }),
-      expect.objectContaining({
-        model: 'claude-sonnet-4-5',
-        route: 'battle',
-        requests: 1,
-        unpricedRequests: 1,
-        unpricedTokens: 15,
-      }),
-    ]);
-  });
-
-  test('a full transaction still fits DynamoDB: one put and at most one day update per entry', () => {
-    const entries = Array.from({ length: MAX_ENTRIES_PER_TRANSACTION }, (_, i) =>
-      entry({ sequence: i, model: `model-${i}`, route: `route-${i}` }),
-    );
-    expect(entries.length + dayDeltas(entries).length).toBeLessThanOrEqual(100);
-  });
-});
-
-describe('day update', () => {
-  test('is keyed by day, model and route, and stores the route as an attribute', () => {
-    const [delta] = dayDeltas([entry({ route: 'fight' })]);
-    const update = dayUpdate(delta!).Update!;
-    expect(unmarshall(update.Key!)).toEqual({ pk: 'ACCOUNT#acc-1', sk: 'DAY#2026-07-01#gpt-5#fight' });
-    expect(update.UpdateExpression).toContain('#route = :route');
-    expect(unmarshall(update.ExpressionAttributeValues!)).toMatchObject({ ':route': 'fight', ':model': 'gpt-5' });
-  });
-
-  test("a day's keys, whatever the model and route, lie in the range a summary reads", () => {
-    for (const sk of [daySk('2026-07-01', 'gpt-5', 'chat-completions'), 'DAY#2026-07-01#gpt-5' /* before routes */]) {
-      expect(sk > dayKeysStart('2026-07-01') && sk < dayKeysEnd('2026-07-01')).toBe(true);
-    }
-    expect(daySk('2026-07-02', 'a', 'b') > dayKeysEnd('2026-07-01')).toBe(true);
-  });
 });
 
 describe('ledger item', () => {

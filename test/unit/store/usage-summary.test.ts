@@ -1,9 +1,10 @@
 import fc from 'fast-check';
 import { toItem } from '../../../lambdas/store/dynamo.js';
 import {
-  addDayItem,
+  addTotalsItem,
   addLedgerItem,
   emptySummary,
+  NO_KEY,
   type UsageSummary,
   type UsageTotals,
 } from '../../../lambdas/store/usage-summary.js';
@@ -20,11 +21,11 @@ const totalsOf = (summary: UsageSummary) => Object.fromEntries(FIGURES.map((name
 
 test('day totals and ledger entries are split by route as well as by model', () => {
   const summary = emptySummary();
-  addDayItem(
+  addTotalsItem(
     summary,
     dayItem({ model: 'gpt-5', route: 'chat-completions', requests: 3, tokens: 30, costMicroUsd: 300 }),
   );
-  addDayItem(summary, dayItem({ model: 'gpt-5', route: 'battle', requests: 2, tokens: 20, costMicroUsd: 200 }));
+  addTotalsItem(summary, dayItem({ model: 'gpt-5', route: 'battle', requests: 2, tokens: 20, costMicroUsd: 200 }));
   addLedgerItem(summary, ledgerItem({ model: 'claude-sonnet-4-5', route: 'battle', totalTokens: 7, costMicroUsd: 70 }));
   expect(summary.byRoute).toEqual({
     'chat-completions': {
@@ -41,21 +42,30 @@ test('day totals and ledger entries are split by route as well as by model', () 
   expect(totalsOf(summary)).toMatchObject({ requests: 6, tokens: 57, costMicroUsd: 570 });
 });
 
-test('a day total written before routes were kept is counted as unattributed', () => {
+test('totals and entries are split by key; usage made without a key is `none`', () => {
   const summary = emptySummary();
-  // Such an item may also predate the unpriced counts: it has neither attribute.
-  addDayItem(summary, toItem({ type: 'day', model: 'gpt-5', requests: 4, tokens: 40, costMicroUsd: 400 }));
-  expect(summary.byRoute).toEqual({
-    unattributed: { requests: 4, tokens: 40, costMicroUsd: 400, unpricedRequests: 0, unpricedTokens: 0, units: {} },
+  addTotalsItem(
+    summary,
+    dayItem({ model: 'gpt-5', route: 'chat-completions', keyId: 'k1', requests: 4, tokens: 40, costMicroUsd: 400 }),
+  );
+  addTotalsItem(summary, dayItem({ model: 'gpt-5', route: 'fashion-run', requests: 1, tokens: 0, costMicroUsd: 50 }));
+  addLedgerItem(
+    summary,
+    ledgerItem({ model: 'gpt-5', route: 'chat-completions', keyId: 'k2', totalTokens: 7, costMicroUsd: 70 }),
+  );
+  expect(Object.fromEntries(Object.entries(summary.byKey).map(([id, totals]) => [id, totals.requests]))).toEqual({
+    k1: 4,
+    k2: 1,
+    [NO_KEY]: 1,
   });
-  expect(summary.byModel['gpt-5']).toEqual(summary.byRoute['unattributed']);
 });
 
-test('by model and by route each sum to the totals, exactly', () => {
+test('by model, by route and by key each sum to the totals, exactly', () => {
   const counts = fc.nat({ max: 1_000_000 });
   const day = fc.record({
     model: fc.constantFrom('gpt-5', 'claude-sonnet-4-5', 'acme/unlisted'),
-    route: fc.option(fc.constantFrom('chat-completions', 'battle', 'fight'), { nil: undefined }),
+    route: fc.constantFrom('chat-completions', 'battle', 'fight'),
+    keyId: fc.option(fc.constantFrom('k1', 'k2'), { nil: undefined }),
     requests: counts,
     tokens: counts,
     costMicroUsd: counts,
@@ -65,6 +75,7 @@ test('by model and by route each sum to the totals, exactly', () => {
   const entry = fc.record({
     model: fc.constantFrom('gpt-5', 'claude-sonnet-4-5'),
     route: fc.constantFrom('chat-completions', 'battle', 'fight', 'chat-legacy'),
+    keyId: fc.option(fc.constantFrom('k1', 'k3'), { nil: undefined }),
     totalTokens: counts,
     costMicroUsd: counts,
     priced: fc.boolean(),
@@ -72,10 +83,11 @@ test('by model and by route each sum to the totals, exactly', () => {
   fc.assert(
     fc.property(fc.array(day), fc.array(entry), (days, entries) => {
       const summary = emptySummary();
-      for (const item of days) addDayItem(summary, dayItem(item));
+      for (const item of days) addTotalsItem(summary, dayItem(item));
       for (const item of entries) addLedgerItem(summary, ledgerItem(item));
       expect(sumOf(summary.byModel)).toEqual(totalsOf(summary));
       expect(sumOf(summary.byRoute)).toEqual(totalsOf(summary));
+      expect(sumOf(summary.byKey)).toEqual(totalsOf(summary));
       expect(summary.requests).toBe(days.reduce((sum, d) => sum + d.requests, 0) + entries.length);
     }),
   );
@@ -83,7 +95,7 @@ test('by model and by route each sum to the totals, exactly', () => {
 
 test('units of non-token work add up from day totals and ledger entries, by model, by route and overall', () => {
   const summary = emptySummary();
-  addDayItem(
+  addTotalsItem(
     summary,
     dayItem({
       model: 'minimax/speech-2.6-hd',
@@ -94,7 +106,7 @@ test('units of non-token work add up from day totals and ledger entries, by mode
       units_characters: 500,
     }),
   );
-  addDayItem(
+  addTotalsItem(
     summary,
     dayItem({ model: 'exa/auto', route: 'search', requests: 3, tokens: 0, costMicroUsd: 21, units_search: 3 }),
   );

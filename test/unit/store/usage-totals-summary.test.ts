@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { createDynamoDb, type DynamoDb } from '../../../lambdas/store/dynamodb-client.js';
-import { ledgerItem, type UsageEntry } from '../../../lambdas/store/usage-items.js';
+import type { UsageEntry } from '../../../lambdas/store/usage-items.js';
+import { shardedLedgerItem } from '../../../lambdas/store/usage-ledger-shards.js';
 import { putLedgerEntries } from '../../../lambdas/store/usage-ledger-puts.js';
 import { addLedgerItem, emptySummary } from '../../../lambdas/store/usage-summary.js';
 import { splitWhole, summarizeTotals } from '../../../lambdas/store/usage-totals-summary.js';
@@ -60,7 +61,7 @@ function expected(fromMs: number, toMs: number) {
   const summary = emptySummary();
   for (const entry of entries) {
     const at = Date.parse(entry.at);
-    if (at >= fromMs && at <= toMs) addLedgerItem(summary, ledgerItem(entry));
+    if (at >= fromMs && at <= toMs) addLedgerItem(summary, shardedLedgerItem(entry));
   }
   return summary;
 }

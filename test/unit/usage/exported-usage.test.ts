@@ -1,4 +1,4 @@
-import { ledgerItem } from '../../../lambdas/store/usage-items.js';
+import { accountPk, ledgerItem } from '../../../lambdas/store/usage-items.js';
 import { shardedLedgerItem } from '../../../lambdas/store/usage-ledger-shards.js';
 import { totalsUpdate, TotalsDeltas } from '../../../lambdas/store/usage-totals.js';
 import { exportedUsageReport } from '../../../lambdas/usage/exported-usage.js';
@@ -17,7 +17,7 @@ test("an export counts the account's entries in its partition and in its ledger 
     return { ...update.Key, type: { S: delta.grain } };
   });
   const items = [
-    ledgerItem(mine[0]!),
+    ledgerItem(mine[0]!, accountPk('a')), // the unsharded ledger's (before shards)
     shardedLedgerItem(mine[1]!),
     shardedLedgerItem(mine[2]!),
     // Another account whose id starts with this one's, and the derived totals: not counted.
