@@ -2,7 +2,9 @@
  * Athena's named queries for finance, over the incremental export table. Every query reads the
  * ledger (one row per metered event), never the day totals: a day total is rewritten by every
  * request of its day, so it appears in several exports. A ledger entry is written once, but an
- * export re-run over an overlapping window carries it again: `ledger` keeps one copy per key.
+ * export re-run over an overlapping window carries it again, and an entry of the unsharded
+ * ledger copied to its shard (`npm run usage:migrate`) is there twice under two partition keys:
+ * `ledger` keeps one copy per account and sort key (which holds the request id and sequence).
  */
 export interface UsageQuery {
   readonly name: string;
@@ -14,7 +16,7 @@ const ledger = (table: string) => `WITH ledger AS (
   SELECT item FROM (
     SELECT newimage AS item,
       row_number() OVER (
-        PARTITION BY newimage.pk.s, newimage.sk.s
+        PARTITION BY newimage.accountid.s, newimage.sk.s
         ORDER BY CAST(metadata.writetimestampmicros.n AS bigint) DESC
       ) AS copy
     FROM ${table}

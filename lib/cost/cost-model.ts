@@ -24,8 +24,9 @@ export interface RequestAssumptions {
   /** Billed Lambda duration: the function waits for the upstream model, so this dominates. */
   readonly durationMs: number;
   /**
-   * DynamoDB write units: the usage ledger entry and its day total, both in one transaction
-   * (a transaction costs two units per item of up to 1 KB), plus a share of a rate-limit lease.
+   * DynamoDB write units: the usage ledger entry (one conditional put of under 1 KB: 1 unit),
+   * the cached answer of a non-streamed miss (about 1), and shares of a rate-limit lease and of
+   * the aggregator's batched totals (about 0.1 each; `npm run bench -- scale` measures them).
    */
   readonly writeUnits: number;
   /** Read units: the key lookup, cached per instance, so only a share of requests read. */
@@ -38,7 +39,7 @@ export interface RequestAssumptions {
 
 export const DEFAULT_ASSUMPTIONS: RequestAssumptions = Object.freeze({
   durationMs: 2_000,
-  writeUnits: 4.1,
+  writeUnits: 2.2,
   readUnits: 0.05,
   logBytes: 1_500,
   tracedShare: 0.05,
