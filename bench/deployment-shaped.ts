@@ -8,6 +8,7 @@ import { monotonicUs, sourceResolver, type Window } from './cpu-profile.js';
 import { startFloorProxy, type FloorProxy } from './floor-proxy.js';
 import { benchKeys, ORDER, paths, type PathName, type Paths } from './gateway-overhead.js';
 import { exchange, keepAliveAgent, run, type Probe } from './load.js';
+import { keyPattern } from './scale-model.js';
 import { childPids, commandLine, cpuMs } from './proc.js';
 import { printProfileBreakdown, type ProfiledPhase } from './profile-report.js';
 import { fmtMs, percent, percentile, table } from './stats.js';
@@ -62,7 +63,17 @@ const TARGETS = {
 interface DynamoCall {
   readonly operation: string;
   readonly at: number;
+  /** What the call touched (the latency section asks for the detailed log). */
+  readonly items?: readonly { readonly table: string; readonly pk: string }[];
 }
+
+/**
+ * The usage aggregator's own calls (its totals and checkpoints): in AWS another function, fed by
+ * the table's stream; in the local runtime it runs in the gateway process, at moments that
+ * have nothing to do with any request's.
+ */
+const isAggregatorCall = (call: DynamoCall) =>
+  (call.items?.length ?? 0) > 0 && call.items!.every((item) => item.pk.endsWith('#TOTALS') || item.pk === 'AGGREGATOR');
 
 interface Timed {
   readonly sentAt: number;
@@ -89,6 +100,8 @@ async function benchDynamoDbLatency(): Promise<void> {
     // lifetime, and a key's first request after a quiet minute is not a warm request.
     // (Numbered after the measured requests, so none of them is answered from the cache.)
     for (const set of [plain, stream]) await run(set.gateway, 20, 1, WARMUP + SAMPLES);
+    const detailed = await fetch(`${gateway.aws.dynamodb}/__local/calls/detailed`, { method: 'POST' });
+    if (detailed.status !== 204) throw new Error(`the embedded DynamoDB has no detailed call log (${detailed.status})`);
     await dynamoCalls(gateway); // calls so far (warm-up) are not measured
     const miss = await paced(plain.gateway);
     const missCalls = await dynamoCalls(gateway);
@@ -113,7 +126,9 @@ async function benchDynamoDbLatency(): Promise<void> {
 
     console.log(
       `\nDynamoDB at AWS speed: every embedded DynamoDB call held ${LATENCY_MS} ms; warm runtime; ` +
-        `${SAMPLES} requests one at a time, ${PAUSE_MS} ms apart (after-response writes land in between)\n`,
+        `${SAMPLES} requests one at a time, ${PAUSE_MS} ms apart (after-response writes land in between); ` +
+        `a call counts for a request when it arrived while the request waited, except the usage ` +
+        `aggregator's (its own function in AWS)\n`,
     );
     console.log(
       table([
@@ -213,10 +228,13 @@ function syncCalls(timed: readonly Timed[], calls: readonly DynamoCall[], until:
   const counts = timed.map(() => 0);
   const operations = new Map<string, number>();
   for (const call of calls) {
+    if (isAggregatorCall(call)) continue;
     const index = timed.findIndex((t) => call.at >= t.sentAt && call.at <= t[until] - LATENCY_MS);
     if (index < 0) continue;
     counts[index]!++;
-    operations.set(call.operation, (operations.get(call.operation) ?? 0) + 1);
+    const on = [...new Set((call.items ?? []).map((item) => keyPattern(item.pk)))].join(' ');
+    const name = on ? `${call.operation} ${on}` : call.operation;
+    operations.set(name, (operations.get(name) ?? 0) + 1);
   }
   const histogram = new Map<number, number>();
   for (const count of counts) histogram.set(count, (histogram.get(count) ?? 0) + 1);
