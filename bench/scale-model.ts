@@ -87,6 +87,12 @@ export function keyPattern(pk: string): string {
     .join('#');
 }
 
+/** The aggregator's partitions: an account's totals, and the stream shards' checkpoints. */
+const isAggregatorItem = (item: TouchedItem) => item.pk.endsWith('#TOTALS') || item.pk === 'AGGREGATOR';
+export const isAggregatorCall = (call: LoggedCall) =>
+  (call.items?.length ?? 0) > 0 && call.items!.every(isAggregatorItem);
+const LEDGER_SHARD = /^ACCOUNT#.+#L\d+$/;
+
 /** Answered with a throttling error: not charged, and retried in a later call. */
 const THROTTLED = new Set(['ProvisionedThroughputExceededException', 'ThrottlingException', 'RequestLimitExceeded']);
 export const isThrottled = (call: LoggedCall) => call.error !== undefined && THROTTLED.has(call.error);
@@ -122,6 +128,13 @@ export interface KindProfile {
   readonly requests: number;
   readonly tables: readonly TableLoad[];
   readonly partitions: readonly PartitionLoad[];
+  /** Items a request writes to the ledger's shards (`ACCOUNT#<id>#L<n>`): what the aggregator reads back. */
+  readonly ledgerEntriesPerRequest: number;
+  /**
+   * Calls of the usage aggregator (totals and checkpoints only), left out of the per-request
+   * loads: its cost is per stream batch, not per request, and modelScenario models it so.
+   */
+  readonly aggregatorCalls: number;
   /** Calls answered with an error other than throttling (charged: a failed condition still costs). */
   readonly failedCalls: number;
   readonly throttledCalls: number;
@@ -188,6 +201,8 @@ export function profileOf(
   const requestsOfTenant = new Map<number, number>();
   let failedCalls = 0;
   let throttledCalls = 0;
+  let ledgerEntries = 0;
+  let aggregatorCalls = 0;
   requests.forEach((request, index) => {
     requestsOfKey.set(request.key, (requestsOfKey.get(request.key) ?? 0) + 1);
     requestsOfTenant.set(request.tenant, (requestsOfTenant.get(request.tenant) ?? 0) + 1);
@@ -196,8 +211,13 @@ export function profileOf(
         throttledCalls++;
         continue;
       }
+      if (isAggregatorCall(call)) {
+        aggregatorCalls++;
+        continue;
+      }
       if (call.error !== undefined) failedCalls++;
       const items = call.items ?? [];
+      ledgerEntries += items.filter((item) => item.access === 'write' && LEDGER_SHARD.test(item.pk)).length;
       const touched = new Set(items.length === 0 ? ['(not described)'] : items.map((i) => tableLabel(i, tableName)));
       for (const table of touched) {
         const load = tables.get(table) ?? { calls: 0, operations: new Map<string, number>(), wcu: 0, rcu: 0 };
@@ -235,6 +255,8 @@ export function profileOf(
     requests: n,
     failedCalls,
     throttledCalls,
+    ledgerEntriesPerRequest: ledgerEntries / n,
+    aggregatorCalls,
     tables: [...tables]
       .map(([table, load]) => ({
         table,
@@ -287,12 +309,72 @@ export interface ServiceCalls {
   readonly stsPerColdStart: number;
 }
 
+/** The aggregator's event source mapping and what it writes per batch (lib/constructs/usage-pipeline.ts). */
+export interface AggregatorSettings {
+  /** Records a batch holds at most (the mapping's BatchSize). */
+  readonly batchSize: number;
+  /** How long Lambda gathers a batch that is not full (MaximumBatchingWindowInSeconds). */
+  readonly batchingWindowS: number;
+  /** Lambda's invocation payload limit, which also caps a stream batch. */
+  readonly payloadBytes: number;
+  /** A ledger insert's stream record (its new image in DynamoDB JSON), about. */
+  readonly recordBytes: number;
+  /** Totals items per transaction (with the shard's checkpoint). */
+  readonly totalsPerTransaction: number;
+  /** Model and route pairs one API key's requests use within one batch. */
+  readonly pairsPerKey: number;
+}
+
 /** What the code fixes, read from it by the caller. */
 export interface ModelConstants {
   /** Highest per-key rate limit (requests a minute): a tenant needs enough keys for its rate. */
   readonly maxKeyRequestsPerMinute: number;
   /** How long an instance keeps a secret before reading it again. */
   readonly secretCacheS: number;
+  readonly aggregator: AggregatorSettings;
+}
+
+/** The aggregator at a deployment's rate: stream shards, batches and what they write. */
+export interface AggregatorLoad {
+  /** The usage table's stream shards: one per table partition, each under 1,000 WCU/s of ledger writes. */
+  readonly shards: number;
+  readonly batchesPerShardS: number;
+  readonly recordsPerBatch: number;
+  /** Transactional writes to one tenant's totals partition, and to the checkpoints' partition. */
+  readonly tenantTotalsWcuPerS: number;
+  readonly checkpointWcuPerS: number;
+  readonly checkpointRcuPerS: number;
+}
+
+/**
+ * Ledger entries arrive in the usage table's stream, one shard per table partition; Lambda
+ * hands each shard's records to the aggregator in batches, one a shard at a time, gathered for
+ * the batching window unless full (by count or by the payload limit). A batch adds, for each
+ * tenant in it, a day and an hour total per model, route and key it saw (2 write units each,
+ * transactional), plus the shard's checkpoint per transaction (2 units) after reading it (1).
+ */
+export function aggregatorLoad(
+  entriesPerS: number,
+  tenants: number,
+  keysPerTenant: number,
+  settings: AggregatorSettings,
+): AggregatorLoad | undefined {
+  if (entriesPerS <= 0) return undefined;
+  const shards = Math.max(1, Math.ceil(entriesPerS / AWS_LIMITS.partitionWcuPerS));
+  const perShard = entriesPerS / shards;
+  const fullBatch = Math.min(settings.batchSize, Math.floor(settings.payloadBytes / settings.recordBytes));
+  const batchesPerShardS = Math.min(perShard, Math.max(1 / settings.batchingWindowS, perShard / fullBatch));
+  const recordsPerBatch = perShard / batchesPerShardS;
+  const tenantItems = 2 * Math.min(keysPerTenant * settings.pairsPerKey, recordsPerBatch / tenants);
+  const transactions = Math.ceil((tenantItems * tenants) / settings.totalsPerTransaction);
+  return {
+    shards,
+    batchesPerShardS,
+    recordsPerBatch,
+    tenantTotalsWcuPerS: shards * batchesPerShardS * tenantItems * 2,
+    checkpointWcuPerS: shards * batchesPerShardS * transactions * 2,
+    checkpointRcuPerS: shards * batchesPerShardS,
+  };
 }
 
 export interface PartitionRate {
@@ -321,6 +403,7 @@ export interface ScenarioResult {
   readonly rampS: number;
   readonly secretsPerS: number;
   readonly stsPerS: number;
+  readonly aggregator?: AggregatorLoad;
   /** The hottest key of each table and pattern, hottest first. */
   readonly partitions: readonly PartitionRate[];
   readonly tables: readonly { readonly table: string; readonly wruPerS: number; readonly rruPerS: number }[];
@@ -369,9 +452,45 @@ export function modelScenario(
         share,
       });
   }
+  const aggregator = aggregatorLoad(
+    rate * profile.ledgerEntriesPerRequest,
+    tenants,
+    keysPerTenant,
+    constants.aggregator,
+  );
+  const usageTable = profile.tables.find((t) =>
+    profile.partitions.some((p) => p.table === t.table && LEDGER_SHARD.test(p.pk)),
+  )?.table;
+  if (aggregator && usageTable) {
+    const add = (pattern: string, pk: string, scope: Scope, wcuPerS: number, rcuPerS: number) =>
+      hottest.set(`${usageTable}: ${pattern}`, {
+        table: usageTable,
+        pattern,
+        pk,
+        scope,
+        wcuPerS,
+        rcuPerS,
+        share: Math.max(wcuPerS / AWS_LIMITS.partitionWcuPerS, rcuPerS / AWS_LIMITS.partitionRcuPerS),
+      });
+    add('ACCOUNT#<id>#TOTALS', 'ACCOUNT#<id>#TOTALS', 'tenant', aggregator.tenantTotalsWcuPerS, 0);
+    add('AGGREGATOR', 'AGGREGATOR', 'shared', aggregator.checkpointWcuPerS, aggregator.checkpointRcuPerS);
+  }
   const partitions = [...hottest.values()].sort((a, b) => b.share - a.share);
   const tables = profile.tables
-    .map((t) => ({ table: t.table, wruPerS: t.wcuPerRequest * rate, rruPerS: t.rcuPerRequest * rate }))
+    .map((t) => {
+      const extra =
+        aggregator && t.table === usageTable
+          ? {
+              wru: tenants * aggregator.tenantTotalsWcuPerS + aggregator.checkpointWcuPerS,
+              rru: aggregator.checkpointRcuPerS,
+            }
+          : { wru: 0, rru: 0 };
+      return {
+        table: t.table,
+        wruPerS: t.wcuPerRequest * rate + extra.wru,
+        rruPerS: t.rcuPerRequest * rate + extra.rru,
+      };
+    })
     .sort((a, b) => b.wruPerS / AWS_LIMITS.tableInitialWruPerS - a.wruPerS / AWS_LIMITS.tableInitialWruPerS);
 
   const concurrency = rate * durationS;
@@ -408,5 +527,16 @@ export function modelScenario(
     use('Secrets Manager GetSecretValue/s', secretsPerS, AWS_LIMITS.secretsManagerGetSecretValuePerS),
     ...(stsPerS > 0 ? [use('STS requests/s', stsPerS, AWS_LIMITS.stsRequestsPerS)] : []),
   ].sort((a, b) => b.share - a.share);
-  return { scenario, keysPerTenant, concurrency, rampS, secretsPerS, stsPerS, partitions, tables, limits };
+  return {
+    scenario,
+    keysPerTenant,
+    concurrency,
+    rampS,
+    secretsPerS,
+    stsPerS,
+    ...(aggregator ? { aggregator } : {}),
+    partitions,
+    tables,
+    limits,
+  };
 }

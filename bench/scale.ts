@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { RATE_LIMIT } from '../lambdas/identity/key-schemas.js';
+import { MAX_TOTALS_PER_TRANSACTION } from '../lambdas/usage/stream-aggregation.js';
+import { AGGREGATOR_MAPPING } from '../lib/constructs/usage-pipeline.js';
 import { LocalGateway } from '../local/child-runtime.js';
 import { exchange, keepAliveAgent, run, type Probe } from './load.js';
 import {
@@ -41,6 +43,18 @@ import { printVerdicts, verdict } from './verdicts.js';
  * requests make them more often per request; and a partition key's share of requests is taken
  * over the whole run, so a key that changed with time (a per-second bucket) would be undercounted.
  */
+
+/** The deployed aggregator mapping's batching, and what a batch writes (bench/scale-model.ts). */
+const AGGREGATOR_SETTINGS = {
+  batchSize: AGGREGATOR_MAPPING.batchSize,
+  batchingWindowS: AGGREGATOR_MAPPING.maxBatchingWindow.toSeconds(),
+  payloadBytes: 6 * 1_048_576,
+  // A ledger insert's NEW_IMAGE of about 25 attributes in DynamoDB JSON, with the record's keys.
+  recordBytes: 1_200,
+  totalsPerTransaction: MAX_TOTALS_PER_TRANSACTION,
+  // The bench's keys each send one model through one route.
+  pairsPerKey: 1,
+};
 const LATENCY_MS = 1;
 const TENANTS_MEASURED = 2;
 const KEYS_PER_TENANT_MEASURED = 2;
@@ -361,7 +375,18 @@ function report(gateway: LocalGateway, cold: Measurement, measured: ReadonlyMap<
     ]),
   );
 
-  const constants = { maxKeyRequestsPerMinute: RATE_LIMIT.maximum, secretCacheS: SECRET_CACHE_S };
+  const constants = {
+    maxKeyRequestsPerMinute: RATE_LIMIT.maximum,
+    secretCacheS: SECRET_CACHE_S,
+    aggregator: AGGREGATOR_SETTINGS,
+  };
+  console.log(
+    `\nThe usage aggregator, modelled per stream batch (its calls here, ${[...profiles.values()].reduce((n, p) => n + p.aggregatorCalls, 0)} ` +
+      `in all, are left out of the per-request figures): one stream shard per ${AWS_LIMITS.partitionWcuPerS} ledger writes a second, ` +
+      `batches of up to ${AGGREGATOR_SETTINGS.batchSize.toLocaleString('en-US')} records (or ${AGGREGATOR_SETTINGS.payloadBytes / 1_048_576} MB ` +
+      `of ${AGGREGATOR_SETTINGS.recordBytes}-byte records) gathered for up to ${AGGREGATOR_SETTINGS.batchingWindowS} s, ` +
+      `a day and an hour total per tenant, model, route and key in each batch (${AGGREGATOR_SETTINGS.pairsPerKey} model and route per key).`,
+  );
   const results: ScenarioResult[] = [];
   for (const kind of KINDS)
     for (const tenants of TENANT_COUNTS)

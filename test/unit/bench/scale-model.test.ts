@@ -1,5 +1,7 @@
 import {
+  aggregatorLoad,
   AWS_LIMITS,
+  type AggregatorSettings,
   capacityOf,
   keyPattern,
   modelScenario,
@@ -157,7 +159,7 @@ describe('profileOf', () => {
     const answers = profileOf(
       Array.from({ length: 20 }, (_, i) => ({
         tenant: i % 2,
-        key: i % 2,
+        key: Math.floor(i / 32),
         calls: [
           call('GetItem', [read('gateway-cache', `RESPONSE#r${i}`)]),
           // Request 5's answer was written late, while request 6 was measured.
@@ -198,7 +200,15 @@ describe('profileOf', () => {
 describe('modelScenario', () => {
   const profile = profileOf(fixture(), tableName);
   const services: ServiceCalls = { secretsPerRequest: 0, secretsPerColdStart: 1, stsPerRequest: 0, stsPerColdStart: 0 };
-  const constants = { maxKeyRequestsPerMinute: 10_000, secretCacheS: 300 };
+  const aggregator: AggregatorSettings = {
+    batchSize: 10_000,
+    batchingWindowS: 5,
+    payloadBytes: 6_000_000,
+    recordBytes: 1_200,
+    totalsPerTransaction: 99,
+    pairsPerKey: 1,
+  };
+  const constants = { maxKeyRequestsPerMinute: 10_000, secretCacheS: 300, aggregator };
 
   test('one tenant at 10,000 req/s: 60 keys, the tenant partition takes every request, the key ones a sixtieth', () => {
     const result = modelScenario(
@@ -255,5 +265,65 @@ describe('modelScenario', () => {
     expect(result.limits.find((l) => l.name === 'STS requests/s')!.limit).toBe(AWS_LIMITS.stsRequestsPerS);
     // The usage table at 4,000 WRU/s is at its on-demand start exactly: the limit reached first.
     expect(result.limits[0]).toMatchObject({ name: 'table writes, on-demand start, WRU/s (usage)', share: 1 });
+  });
+
+  test("the aggregator is modelled per stream batch, not per request: big batches keep a busy tenant's totals cool", () => {
+    // 10,000 entries a second: 10 stream shards of 1,000 a second, full batches of 5,000 (the
+    // payload's cap), one every 5 s a shard; one tenant over 60 keys: 120 totals items a batch.
+    const busy = aggregatorLoad(10_000, 1, 60, aggregator)!;
+    expect(busy).toMatchObject({ shards: 10, batchesPerShardS: 0.2, recordsPerBatch: 5_000 });
+    expect(busy.tenantTotalsWcuPerS).toBeCloseTo(10 * 0.2 * 120 * 2);
+    expect(busy.checkpointWcuPerS).toBeCloseTo(10 * 0.2 * 2 * 2); // two transactions a batch
+    expect(busy.checkpointRcuPerS).toBeCloseTo(2);
+    // One-second batches of at most 1,000 would write five times as much to the same partition.
+    expect(
+      aggregatorLoad(10_000, 1, 60, { ...aggregator, batchSize: 1_000, batchingWindowS: 1 })!.tenantTotalsWcuPerS,
+    ).toBeCloseTo(2_400);
+    // A trickle: a batch per record, never more batches than records.
+    expect(aggregatorLoad(0.1, 1, 1, aggregator)).toMatchObject({
+      shards: 1,
+      batchesPerShardS: 0.1,
+      recordsPerBatch: 1,
+    });
+    expect(aggregatorLoad(0, 1, 1, aggregator)).toBeUndefined();
+  });
+
+  test("the ledger's entries bring the aggregator's partitions into the scenario, and its own calls stay out of the per-request loads", () => {
+    // 64 requests over the 32 shards: each shard seen twice, so the pattern is the tenant's.
+    const requests: MeasuredRequest[] = Array.from({ length: 64 }, (_, i) => ({
+      tenant: 0,
+      key: Math.floor(i / 32),
+      calls: [
+        call('PutItem', [write('gateway-usage', `ACCOUNT#a#L${i % 32}`)]),
+        ...(i % 16 === 0
+          ? [
+              call('GetItem', [{ ...read('gateway-usage', 'AGGREGATOR'), consistent: true }]),
+              call('TransactWriteItems', [
+                { ...write('gateway-usage', 'ACCOUNT#a#TOTALS'), transactional: true },
+                { ...write('gateway-usage', 'AGGREGATOR'), transactional: true },
+              ]),
+            ]
+          : []),
+      ],
+    }));
+    const ledgerOnly = profileOf(requests, tableName);
+    expect(ledgerOnly.ledgerEntriesPerRequest).toBe(1);
+    expect(ledgerOnly.aggregatorCalls).toBe(8);
+    expect(ledgerOnly.tables).toEqual([
+      expect.objectContaining({ table: 'usage', callsPerRequest: 1, wcuPerRequest: 1, rcuPerRequest: 0 }),
+    ]);
+    const result = modelScenario(
+      ledgerOnly,
+      { kind: 'x', tenants: 1, rate: 10_000, durationS: 1 },
+      services,
+      constants,
+    );
+    const byPattern = Object.fromEntries(result.partitions.map((p) => [p.pattern, p]));
+    expect(byPattern['ACCOUNT#<id>#TOTALS']).toMatchObject({ scope: 'tenant', wcuPerS: expect.closeTo(480) as number });
+    expect(byPattern['AGGREGATOR']).toMatchObject({ scope: 'shared', wcuPerS: expect.closeTo(8) as number });
+    // A ledger shard at a 32nd of the tenant's 10,000 writes a second.
+    expect(byPattern['ACCOUNT#<id>#<id>']!.wcuPerS).toBeCloseTo(10_000 / 32, 0);
+    expect(result.tables[0]).toMatchObject({ table: 'usage', wruPerS: expect.closeTo(10_000 + 480 + 8) as number });
+    expect(result.partitions[0]!.share).toBeLessThan(1);
   });
 });
