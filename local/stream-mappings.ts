@@ -29,15 +29,20 @@ export interface LocalStreamMapping extends Omit<StreamMapping, 'tableName' | 'h
  * the local runtime). The deployed mapping's filter (ledger inserts only) is not applied here:
  * the aggregator skips every other record itself, so it only costs an invocation.
  */
+/**
+ * The deployed mapping gathers a batch for 5 s, which at scale keeps a busy tenant's totals
+ * partition cool; one machine's traffic never needs that, and here reports catch up within
+ * about a second.
+ */
+export const LOCAL_AGGREGATOR_BATCHING_WINDOW_SECONDS = 1;
+
 export const LOCAL_STREAM_MAPPINGS: readonly LocalStreamMapping[] = [
   {
     table: 'usage',
     functionName: 'gateway-usage-aggregator',
     load: () => import('../lambdas/usage/usage-aggregator.js'),
     batchSize: 10_000,
-    // The deployed mapping gathers for 5 s; one machine's traffic never needs the batches that
-    // saves at scale, and reports here catch up within about a second.
-    maximumBatchingWindowSeconds: 1,
+    maximumBatchingWindowSeconds: LOCAL_AGGREGATOR_BATCHING_WINDOW_SECONDS,
     tumblingWindowSeconds: 60,
     bisectBatchOnFunctionError: true,
     maximumRetryAttempts: 10,

@@ -1,7 +1,7 @@
 import { AGGREGATOR_MAPPING, USAGE_PIPELINE_FUNCTIONS } from '../../../lib/constructs/usage-pipeline.js';
 import { tableSchemas } from '../../../lambdas/store/table-schema.js';
 import { LOCAL_QUEUE_MAPPINGS } from '../../../local/queue-mappings.js';
-import { LOCAL_STREAM_MAPPINGS } from '../../../local/stream-mappings.js';
+import { LOCAL_AGGREGATOR_BATCHING_WINDOW_SECONDS, LOCAL_STREAM_MAPPINGS } from '../../../local/stream-mappings.js';
 
 // The local runtime's mappings repeat the stack's settings (it cannot import the CDK construct):
 // these checks keep the two from drifting apart.
@@ -10,12 +10,12 @@ test('the usage table streams new images, which the aggregator reads', () => {
   expect(tableSchemas.find((schema) => schema.name === 'usage')?.stream).toBe('NEW_IMAGE');
 });
 
-test("the local aggregator mapping has the deployed mapping's settings", () => {
+test("the local aggregator mapping has the deployed mapping's settings, with a shorter batching window", () => {
   const aggregator = LOCAL_STREAM_MAPPINGS.find((mapping) => mapping.functionName === 'gateway-usage-aggregator');
   expect(aggregator).toMatchObject({
     table: 'usage',
     batchSize: AGGREGATOR_MAPPING.batchSize,
-    maximumBatchingWindowSeconds: AGGREGATOR_MAPPING.maxBatchingWindow.toSeconds(),
+    maximumBatchingWindowSeconds: LOCAL_AGGREGATOR_BATCHING_WINDOW_SECONDS,
     tumblingWindowSeconds: AGGREGATOR_MAPPING.tumblingWindow.toSeconds(),
     maximumRetryAttempts: AGGREGATOR_MAPPING.retryAttempts,
     bisectBatchOnFunctionError: true,
@@ -23,6 +23,9 @@ test("the local aggregator mapping has the deployed mapping's settings", () => {
     timeoutSeconds: USAGE_PIPELINE_FUNCTIONS.aggregator.timeoutSeconds,
   });
   expect(aggregator?.onFailureQueue).toBeDefined();
+  expect(LOCAL_AGGREGATOR_BATCHING_WINDOW_SECONDS).toBeLessThanOrEqual(
+    AGGREGATOR_MAPPING.maxBatchingWindow.toSeconds(),
+  );
 });
 
 test('the local redrive mapping reads the retry queue as the deployed one does', () => {
