@@ -22,6 +22,7 @@ new GatewayStack(app, context.stackName, {
   corsOrigins: context.corsOrigins,
   gatewayVersion: context.gatewayVersion,
   webAclArn: context.webAclArn,
+  waf: context.waf,
   promptServiceUrl: context.promptServiceUrl,
   themesProviderUrl: context.themesProviderUrl,
   guardrail: context.guardrail,

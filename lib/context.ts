@@ -1,3 +1,4 @@
+import type { GatewayWebAclProps } from './constructs/gateway-web-acl.js';
 import type { Node } from 'constructs';
 import { listFamilies } from '../lambdas/catalog/index.js';
 import { DEFAULT_ACCOUNT_CONCURRENCY } from './concurrency-policy.js';
@@ -29,6 +30,8 @@ export interface GatewayContext {
   readonly corsOrigins: readonly string[];
   readonly gatewayVersion: string;
   readonly webAclArn?: string;
+  /** The stack's own web ACL, unless `webAclArn` names another or `waf` is off. */
+  readonly waf: GatewayWebAclProps | false;
   /** Base URL of the prompt-template service (https). */
   readonly promptServiceUrl?: string;
   /** Base URL of an upstream theme provider (https). */
@@ -81,6 +84,13 @@ export function readGatewayContext(node: Node, defaults: ContextDefaults): Gatew
     corsOrigins: parseOrigins(node.tryGetContext('corsOrigins')),
     gatewayVersion: stringContext(node, 'gatewayVersion') ?? defaults.gatewayVersion,
     webAclArn,
+    waf:
+      parseSwitch('waf', node.tryGetContext('waf')) === false
+        ? false
+        : {
+            adminAllowList: parseAdminAllowList(node.tryGetContext('adminAllowList')),
+            rateLimitPer5Minutes: positiveInteger(node, 'wafRateLimit'),
+          },
     promptServiceUrl: parsePromptServiceUrl(stringContext(node, 'promptServiceUrl')),
     themesProviderUrl: parseHttpsBaseUrl('themesProviderUrl', stringContext(node, 'themesProviderUrl')),
     guardrail: parseGuardrail(stringContext(node, 'guardrailId'), stringContext(node, 'guardrailVersion')),
@@ -325,4 +335,26 @@ function stringContext(node: Node, key: string): string | undefined {
   if (value === undefined || value === null || value === '') return undefined;
   if (typeof value !== 'string') throw new Error(`context ${key} must be a string`);
   return value;
+}
+
+const IPV4_CIDR = /^(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)\.){3}(?:25[0-5]|2[0-4]\d|1?\d?\d)\/(?:3[0-2]|[12]?\d)$/;
+const IPV6_CIDR = /^[0-9a-f:]+\/(?:12[0-8]|1[01]\d|[1-9]?\d)$/i;
+
+/**
+ * `adminAllowList`: the addresses allowed to call `/api/admin/*`, as CIDRs (IPv4 or IPv6), a JSON
+ * array or a comma-separated list. WAF wants CIDRs, so a bare address needs its `/32` or `/128`.
+ */
+export function parseAdminAllowList(raw: unknown): string[] | undefined {
+  if (raw === undefined || raw === null || raw === '') return undefined;
+  const list: unknown = typeof raw === 'string' ? (raw.trim().startsWith('[') ? JSON.parse(raw) : raw.split(',')) : raw;
+  if (!Array.isArray(list)) throw new Error('context adminAllowList must be a list of CIDRs');
+  const cidrs = list.map((item) => String(item).trim()).filter((cidr) => cidr !== '');
+  for (const cidr of cidrs) {
+    const ipv6 = cidr.includes(':');
+    if (!(ipv6 ? IPV6_CIDR.test(cidr) && cidr.split('::').length <= 2 : IPV4_CIDR.test(cidr)))
+      throw new Error(
+        `context adminAllowList: "${cidr}" is not a CIDR like 203.0.113.7/32 or 2001:db8::/48 (an address needs its /32 or /128)`,
+      );
+  }
+  return cidrs.length > 0 ? cidrs : undefined;
 }

@@ -16,6 +16,7 @@ export type GatewayResponseType =
   | 'THROTTLED'
   | 'REQUEST_TOO_LARGE'
   | 'INTEGRATION_TIMEOUT'
+  | 'WAF_FILTERED'
   | 'DEFAULT_4XX'
   | 'DEFAULT_5XX';
 
@@ -72,6 +73,14 @@ export const GATEWAY_RESPONSES: readonly GatewayResponseSpec[] = [
     code: 'GATEWAY_TIMEOUT',
     openaiType: 'api_error',
     message: 'The endpoint did not answer in time',
+  },
+  {
+    // A managed rule of the web ACL (lib/constructs/gateway-web-acl.ts) blocked the request.
+    type: 'WAF_FILTERED',
+    status: 403,
+    code: 'FORBIDDEN',
+    openaiType: 'permission_error',
+    message: "Blocked by the deployment's web application firewall",
   },
   { type: 'DEFAULT_4XX', code: OWN_RESPONSE_TYPE, openaiType: 'invalid_request_error' },
   { type: 'DEFAULT_5XX', code: OWN_RESPONSE_TYPE, openaiType: 'api_error' },

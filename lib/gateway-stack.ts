@@ -23,6 +23,7 @@ import { DashboardUserPool } from './constructs/user-pool.js';
 import { pascal } from './names.js';
 import { RetainExceptOnCreate } from './retain-except-on-create.js';
 import { routes as manifestRoutes, type RouteSpec } from './routes.js';
+import type { GatewayWebAclProps } from './constructs/gateway-web-acl.js';
 
 export interface GatewayStackProps extends StackProps {
   /** @default the route manifest in lib/routes.ts */
@@ -33,8 +34,16 @@ export interface GatewayStackProps extends StackProps {
   readonly corsOrigins?: readonly string[];
   /** The release /api/health reports. @default 'unknown' */
   readonly gatewayVersion?: string;
-  /** Regional WAFv2 web ACL to attach to the API stage. @default - none */
+  /**
+   * An existing regional WAFv2 web ACL to attach to the API stage instead of the stack's own.
+   * @default - the stack's own (`waf`)
+   */
   readonly webAclArn?: string;
+  /**
+   * The stack's own web ACL (lib/constructs/gateway-web-acl.ts), or `false` for none.
+   * Ignored when `webAclArn` is given. @default {} (on, with its defaults)
+   */
+  readonly waf?: GatewayWebAclProps | false;
   /** Retention of each function's log group. @default RetentionDays.ONE_MONTH */
   readonly logRetention?: RetentionDays;
   /** @default StandardThreatProtectionMode.AUDIT_ONLY */
@@ -142,7 +151,7 @@ export class GatewayStack extends Stack {
       routes,
       stageName: props.stageName,
       corsOrigins,
-      webAclArn: props.webAclArn,
+      webAcl: props.webAclArn ? { arn: props.webAclArn } : props.waf === false ? 'none' : (props.waf ?? {}),
       throttle: props.stageThrottle,
       accountRole: props.apiGatewayAccountRole,
     });

@@ -32,6 +32,7 @@ import {
   UnsetAccountRoleClaim,
 } from './api-gateway-account-role.js';
 import { addPreflight, type PreflightPolicy } from './cors-preflights.js';
+import { GatewayWebAcl, type GatewayWebAclProps } from './gateway-web-acl.js';
 import { retainedLogGroup } from './retained-log-group.js';
 
 /** API Gateway's integration timeout for a buffered (non-streaming) REST integration. */
@@ -85,10 +86,11 @@ export interface PublicApiProps {
    */
   readonly routes?: readonly RouteSpec[];
   /**
-   * ARN of an existing WAFv2 web ACL (REGIONAL scope) to associate with the stage.
-   * @default - none; the operator attaches their own web ACL
+   * The stage's web ACL: the stack's own (GatewayWebAcl, with these settings), an existing
+   * WAFv2 web ACL (REGIONAL scope) by ARN, or none.
+   * @default - the stack's own, with GatewayWebAcl's defaults
    */
-  readonly webAclArn?: string;
+  readonly webAcl?: GatewayWebAclProps | { readonly arn: string } | 'none';
   /** @default RetentionDays.THREE_MONTHS */
   readonly accessLogRetention?: RetentionDays;
   /** Of the execution logs (errors only). @default RetentionDays.THREE_MONTHS */
@@ -177,19 +179,17 @@ export class PublicApi extends Construct {
       this.api.deploymentStage.node.addDependency(this.accountRoleClaim.resource);
     }
 
-    if (props.webAclArn) {
-      new CfnWebACLAssociation(this, 'WebAcl', {
-        resourceArn: this.api.deploymentStage.stageArn,
-        webAclArn: props.webAclArn,
-      });
-    } else {
+    const webAcl = props.webAcl ?? {};
+    if (webAcl === 'none') {
       Validations.of(this.api).acknowledge({
         id: 'AwsSolutions-APIG3',
         reason:
-          "WAF rules and their cost are the operator's choice: deploy with -c webAclArn=<regional " +
-          'WAFv2 web ACL ARN> to associate one with the stage. Abuse is bounded meanwhile by per-key rate ' +
-          'limits in the functions.',
+          'The operator turned the web ACL off (-c waf=off); abuse is bounded by per-key rate limits in the ' +
+          'functions and the stage throttle, and every request without a valid key still costs an invocation.',
       });
+    } else {
+      const webAclArn = 'arn' in webAcl ? webAcl.arn : new GatewayWebAcl(this, 'Waf', webAcl).webAcl.attrArn;
+      new CfnWebACLAssociation(this, 'WebAcl', { resourceArn: this.api.deploymentStage.stageArn, webAclArn });
     }
 
     const selfAuthenticated =

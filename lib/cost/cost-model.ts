@@ -45,6 +45,9 @@ export const DEFAULT_ASSUMPTIONS: RequestAssumptions = Object.freeze({
   tracedShare: 0.05,
 });
 
+/** A WAF log line per request, about (its JSON names the request's headers and the rules that matched). */
+const WAF_LOG_BYTES = 1_500;
+
 /** The route whose function serves the representative request. */
 export const REPRESENTATIVE_FUNCTION = /^EndpointsChatCompletionsFunction[0-9A-F]{8}$/;
 
@@ -139,6 +142,15 @@ export function perMillionRequests(
     ofType(template, 'AWS::WAFv2::WebACL').length > 0
   ) {
     lines.push({ item: 'WAF requests', usd: p.waf.perMillionRequests, basis: 'per million requests inspected' });
+  }
+  if (ofType(template, 'AWS::WAFv2::LoggingConfiguration').length > 0) {
+    // WAF writes one JSON line per inspected request (headers, rule matches): about 1.5 KB.
+    const wafLogGb = (WAF_LOG_BYTES * 1e6) / 1024 ** 3;
+    lines.push({
+      item: 'WAF logs ingestion',
+      usd: wafLogGb * p.cloudWatch.perLogGbIngested,
+      basis: `${WAF_LOG_BYTES} bytes a request, CloudWatch Logs`,
+    });
   }
   return lines;
 }

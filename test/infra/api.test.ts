@@ -4,7 +4,16 @@ import { Match } from 'aws-cdk-lib/assertions';
 import { routes } from '../../lib/routes.js';
 import { CORS_ALLOW_HEADERS, publishableKeyResources } from '../../lib/cors-preflight.js';
 import { GATEWAY_RESPONSE_CORS_HEADERS } from '../../lib/gateway-responses.js';
-import { apiMethods as methods, build, functionLogicalId, logicalIdOf, manifestRoutes, type Built } from './support.js';
+import { DEFAULT_WAF_RATE_LIMIT } from '../../lib/constructs/gateway-web-acl.js';
+import {
+  apiMethods as methods,
+  build,
+  functionLogicalId,
+  logicalIdOf,
+  manifestRoutes,
+  STACK_NAME,
+  type Built,
+} from './support.js';
 
 type Resources = Record<string, { Type: string; Properties: Record<string, any> }>;
 
@@ -125,6 +134,7 @@ describe('public API from the route manifest', () => {
         'REQUEST_TOO_LARGE',
         'RESOURCE_NOT_FOUND',
         'THROTTLED',
+        'WAF_FILTERED',
       ].sort(),
     );
     const expected: Record<string, [string | undefined, string, string]> = {
@@ -133,6 +143,7 @@ describe('public API from the route manifest', () => {
       THROTTLED: ['429', 'RATE_LIMIT_EXCEEDED', 'rate_limit_error'],
       REQUEST_TOO_LARGE: ['413', 'PAYLOAD_TOO_LARGE', 'invalid_request_error'],
       INTEGRATION_TIMEOUT: ['504', 'GATEWAY_TIMEOUT', 'api_error'],
+      WAF_FILTERED: ['403', 'FORBIDDEN', 'permission_error'],
       // The fallbacks keep API Gateway's status: setting one would set it for every type they cover.
       DEFAULT_4XX: [undefined, '$context.error.responseType', 'invalid_request_error'],
       DEFAULT_5XX: [undefined, '$context.error.responseType', 'api_error'],
@@ -255,9 +266,108 @@ function gatewayResponses(built: Built): Record<string, GatewayResponseProps> {
 }
 
 describe('WAF', () => {
-  test('a given web ACL is associated with the stage', () => {
+  test('a given web ACL is associated with the stage, and the stack makes none of its own', () => {
     const webAclArn = 'arn:aws:wafv2:eu-west-1:123456789012:regional/webacl/gateway/abc';
     const { template } = build({ webAclArn });
     template.hasResourceProperties('AWS::WAFv2::WebACLAssociation', { WebACLArn: webAclArn });
+    template.resourceCountIs('AWS::WAFv2::WebACL', 0);
+  });
+
+  test("by default the stack's own web ACL guards the stage: reputation, common and bad-input groups, a rate per address", () => {
+    const { template } = build();
+    const acls = template.findResources('AWS::WAFv2::WebACL');
+    expect(Object.keys(acls)).toHaveLength(1);
+    const [aclId, acl] = Object.entries(acls)[0]!;
+    expect(acl.Properties).toMatchObject({
+      Scope: 'REGIONAL',
+      DefaultAction: { Allow: {} },
+      Name: `${STACK_NAME}-api`,
+    });
+    const rules = acl.Properties.Rules as { Name: string; Priority: number; Statement: Record<string, any> }[];
+    expect(rules.map((rule) => rule.Name)).toEqual([
+      'RatePerClientAddress',
+      'AWSManagedRulesCommonRuleSet',
+      'AWSManagedRulesKnownBadInputsRuleSet',
+      'AWSManagedRulesAmazonIpReputationList',
+    ]);
+    expect(rules.map((rule) => rule.Priority)).toEqual([0, 1, 2, 3]);
+    expect(rules[0]!.Statement).toEqual({
+      RateBasedStatement: { Limit: DEFAULT_WAF_RATE_LIMIT, EvaluationWindowSec: 300, AggregateKeyType: 'IP' },
+    });
+    // Refused in the gateway's error shape, as a 429 with a wait, not WAF's bare 403.
+    expect((rules[0] as unknown as { Action: unknown }).Action).toEqual({
+      Block: {
+        CustomResponse: {
+          ResponseCode: 429,
+          CustomResponseBodyKey: 'rate',
+          ResponseHeaders: [{ Name: 'Retry-After', Value: '60' }],
+        },
+      },
+    });
+    const bodies = acl.Properties.CustomResponseBodies as Record<string, { ContentType: string; Content: string }>;
+    expect(bodies['rate']!.ContentType).toBe('APPLICATION_JSON');
+    expect(JSON.parse(bodies['rate']!.Content)).toMatchObject({
+      success: false,
+      error: { code: 'RATE_LIMIT_EXCEEDED', type: 'rate_limit_error' },
+    });
+    // Bodies are prompts: the body rules count rather than block.
+    const counted = (rule: (typeof rules)[number]) =>
+      (rule.Statement['ManagedRuleGroupStatement'].RuleActionOverrides ?? []).map(
+        (o: { Name: string; ActionToUse: unknown }) => [o.Name, o.ActionToUse],
+      );
+    expect(counted(rules[1]!)).toEqual(
+      expect.arrayContaining([
+        ['SizeRestrictions_BODY', { Count: {} }],
+        ['CrossSiteScripting_BODY', { Count: {} }],
+        ['EC2MetaDataSSRF_BODY', { Count: {} }],
+      ]),
+    );
+    expect(counted(rules[2]!)).toEqual([
+      ['Log4JRCE_BODY', { Count: {} }],
+      ['JavaDeserializationRCE_BODY', { Count: {} }],
+    ]);
+    template.hasResourceProperties('AWS::WAFv2::WebACLAssociation', {
+      WebACLArn: { 'Fn::GetAtt': [aclId, 'Arn'] },
+    });
+    // Logs kept three months, credentials redacted.
+    template.hasResourceProperties('AWS::Logs::LogGroup', {
+      LogGroupName: `aws-waf-logs-${STACK_NAME}`,
+      RetentionInDays: 90,
+    });
+    template.hasResourceProperties('AWS::WAFv2::LoggingConfiguration', {
+      ResourceArn: { 'Fn::GetAtt': [aclId, 'Arn'] },
+      RedactedFields: [
+        { SingleHeader: { Name: 'authorization' } },
+        { SingleHeader: { Name: 'x-api-key' } },
+        { SingleHeader: { Name: 'cookie' } },
+      ],
+    });
+  });
+
+  test('an admin allow-list blocks /api/admin/ from every other address, IPv4 and IPv6 alike', () => {
+    const { template } = build({
+      waf: { adminAllowList: ['203.0.113.7/32', '2001:db8::/48'], rateLimitPer5Minutes: 500 },
+    });
+    template.resourceCountIs('AWS::WAFv2::IPSet', 2);
+    template.hasResourceProperties('AWS::WAFv2::IPSet', { IPAddressVersion: 'IPV4', Addresses: ['203.0.113.7/32'] });
+    template.hasResourceProperties('AWS::WAFv2::IPSet', { IPAddressVersion: 'IPV6', Addresses: ['2001:db8::/48'] });
+    const acl = Object.values(template.findResources('AWS::WAFv2::WebACL'))[0]!;
+    const [admin, rate] = acl.Properties.Rules as { Name: string; Action: unknown; Statement: any }[];
+    expect(admin!.Name).toBe('AdminRoutesFromAllowedAddresses');
+    expect(admin!.Action).toEqual({ Block: { CustomResponse: { ResponseCode: 403, CustomResponseBodyKey: 'admin' } } });
+    const [path, notListed] = admin!.Statement.AndStatement.Statements;
+    expect(path.ByteMatchStatement).toMatchObject({ SearchString: '/api/admin/', PositionalConstraint: 'CONTAINS' });
+    expect(notListed.NotStatement.Statement.OrStatement.Statements).toHaveLength(2);
+    expect(rate!.Statement.RateBasedStatement.Limit).toBe(500);
+  });
+
+  test('waf off: no web ACL and no association', () => {
+    const { template } = build({ waf: false });
+    template.resourceCountIs('AWS::WAFv2::WebACL', 0);
+    template.resourceCountIs('AWS::WAFv2::WebACLAssociation', 0);
+  });
+
+  test("a rate limit outside WAF's range is refused at synth", () => {
+    expect(() => build({ waf: { rateLimitPer5Minutes: 5 } })).toThrow(/WAF rate limit 5/);
   });
 });

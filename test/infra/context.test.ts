@@ -14,6 +14,7 @@ describe('deployment context', () => {
       corsOrigins: [],
       gatewayVersion: '1.2.3',
       webAclArn: undefined,
+      waf: { adminAllowList: undefined, rateLimitPer5Minutes: undefined },
       promptServiceUrl: undefined,
       themesProviderUrl: undefined,
       guardrail: undefined,
@@ -30,6 +31,20 @@ describe('deployment context', () => {
     expect(
       read({ stage: 'staging', gatewayVersion: '2.0.0', region: 'us-west-2', stackName: 'GatewayStaging' }),
     ).toMatchObject({ stage: 'staging', gatewayVersion: '2.0.0', region: 'us-west-2', stackName: 'GatewayStaging' });
+  });
+
+  test('waf: on by default; off by switch; the admin allow-list as CIDRs; the rate limit a whole number', () => {
+    expect(read({ waf: 'off' }).waf).toBe(false);
+    expect(read({ waf: false }).waf).toBe(false);
+    expect(read({ adminAllowList: '203.0.113.7/32, 2001:db8::/48', wafRateLimit: '2000' }).waf).toEqual({
+      adminAllowList: ['203.0.113.7/32', '2001:db8::/48'],
+      rateLimitPer5Minutes: 2000,
+    });
+    expect(read({ adminAllowList: ['198.51.100.0/24'] }).waf).toMatchObject({ adminAllowList: ['198.51.100.0/24'] });
+    for (const bad of ['203.0.113.7', '203.0.113.7/33', '300.1.1.1/32', 'example.com/32', '2001:db8::1::/64'])
+      expect(() => read({ adminAllowList: bad })).toThrow(/adminAllowList/);
+    expect(() => read({ waf: 'maybe' })).toThrow(/waf must be on or off/);
+    expect(() => read({ wafRateLimit: 'lots' })).toThrow(/wafRateLimit/);
   });
 
   test('corsOrigins accepts the cdk.json array, a JSON string and a comma list from -c', () => {

@@ -139,7 +139,6 @@ describe('cdk-nag AwsSolutions', () => {
     expect(rules).toEqual(
       [
         'AwsSolutions-APIG2',
-        'AwsSolutions-APIG3',
         'AwsSolutions-APIG4',
         'AwsSolutions-COG2',
         'AwsSolutions-COG4',
@@ -189,6 +188,13 @@ describe('cdk-nag AwsSolutions', () => {
       expect(reason).toContain(`${STACK_NAME}/provider-keys/`);
       expect(reason).toMatch(/runtime/);
     }
+  });
+
+  test('with the web ACL turned off, the WAF finding is acknowledged with the reason', () => {
+    const { stack } = build({ ...fullProps, waf: false });
+    const reasons = [...acknowledgements(stack)].filter(([key]) => key.endsWith('AwsSolutions-APIG3'));
+    expect(reasons).toHaveLength(1);
+    expect(reasons[0]![1]).toMatch(/waf=off/);
   });
 
   test('with a web ACL configured, the WAF finding is satisfied rather than acknowledged', () => {
