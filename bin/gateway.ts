@@ -23,6 +23,7 @@ new GatewayStack(app, context.stackName, {
   gatewayVersion: context.gatewayVersion,
   webAclArn: context.webAclArn,
   waf: context.waf,
+  backups: context.backups,
   promptServiceUrl: context.promptServiceUrl,
   themesProviderUrl: context.themesProviderUrl,
   guardrail: context.guardrail,

@@ -1,4 +1,6 @@
+import { Duration } from 'aws-cdk-lib';
 import type { GatewayWebAclProps } from './constructs/gateway-web-acl.js';
+import type { TableBackupsProps } from './constructs/table-backups.js';
 import type { Node } from 'constructs';
 import { listFamilies } from '../lambdas/catalog/index.js';
 import { DEFAULT_ACCOUNT_CONCURRENCY } from './concurrency-policy.js';
@@ -32,6 +34,8 @@ export interface GatewayContext {
   readonly webAclArn?: string;
   /** The stack's own web ACL, unless `webAclArn` names another or `waf` is off. */
   readonly waf: GatewayWebAclProps | false;
+  /** Daily backups of the business tables, unless `backup` is off. */
+  readonly backups: Omit<TableBackupsProps, 'tables'> | false;
   /** Base URL of the prompt-template service (https). */
   readonly promptServiceUrl?: string;
   /** Base URL of an upstream theme provider (https). */
@@ -91,6 +95,10 @@ export function readGatewayContext(node: Node, defaults: ContextDefaults): Gatew
             adminAllowList: parseAdminAllowList(node.tryGetContext('adminAllowList')),
             rateLimitPer5Minutes: positiveInteger(node, 'wafRateLimit'),
           },
+    backups:
+      parseSwitch('backup', node.tryGetContext('backup')) === false
+        ? false
+        : parseBackups(positiveInteger(node, 'backupRetentionDays'), stringContext(node, 'backupCopyVaultArn')),
     promptServiceUrl: parsePromptServiceUrl(stringContext(node, 'promptServiceUrl')),
     themesProviderUrl: parseHttpsBaseUrl('themesProviderUrl', stringContext(node, 'themesProviderUrl')),
     guardrail: parseGuardrail(stringContext(node, 'guardrailId'), stringContext(node, 'guardrailVersion')),
@@ -357,4 +365,21 @@ export function parseAdminAllowList(raw: unknown): string[] | undefined {
       );
   }
   return cidrs.length > 0 ? cidrs : undefined;
+}
+
+const BACKUP_VAULT_ARN = /^arn:aws[a-z-]*:backup:[a-z0-9-]+:\d{12}:backup-vault:[A-Za-z0-9_.-]{2,50}$/;
+
+/** `backupRetentionDays` (at least 1) and `backupCopyVaultArn` (a backup vault's ARN). */
+export function parseBackups(
+  retentionDays: number | undefined,
+  copyToVaultArn: string | undefined,
+): Omit<TableBackupsProps, 'tables'> {
+  if (copyToVaultArn !== undefined && !BACKUP_VAULT_ARN.test(copyToVaultArn))
+    throw new Error(
+      `context backupCopyVaultArn "${copyToVaultArn}" is not a backup vault ARN like arn:aws:backup:<region>:<account>:backup-vault:<name>`,
+    );
+  return {
+    ...(retentionDays === undefined ? {} : { retention: Duration.days(retentionDays) }),
+    ...(copyToVaultArn === undefined ? {} : { copyToVaultArn }),
+  };
 }

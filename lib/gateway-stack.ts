@@ -24,6 +24,7 @@ import { pascal } from './names.js';
 import { RetainExceptOnCreate } from './retain-except-on-create.js';
 import { routes as manifestRoutes, type RouteSpec } from './routes.js';
 import type { GatewayWebAclProps } from './constructs/gateway-web-acl.js';
+import { TableBackups, type TableBackupsProps } from './constructs/table-backups.js';
 
 export interface GatewayStackProps extends StackProps {
   /** @default the route manifest in lib/routes.ts */
@@ -44,6 +45,11 @@ export interface GatewayStackProps extends StackProps {
    * Ignored when `webAclArn` is given. @default {} (on, with its defaults)
    */
   readonly waf?: GatewayWebAclProps | false;
+  /**
+   * Daily AWS Backup of the identity, usage and jobs tables (lib/constructs/table-backups.ts),
+   * or `false` for none. @default {} (on: 35 days, no copy)
+   */
+  readonly backups?: Omit<TableBackupsProps, 'tables'> | false;
   /** Retention of each function's log group. @default RetentionDays.ONE_MONTH */
   readonly logRetention?: RetentionDays;
   /** @default StandardThreatProtectionMode.AUDIT_ONLY */
@@ -104,6 +110,8 @@ export class GatewayStack extends Stack {
   readonly dashboard: DashboardUserPool;
   /** The usage table's exports to S3 for finance, and the Athena tables over them. */
   readonly usageExports: UsageExports;
+  /** Undefined when the stack was built with `backups: false`. */
+  readonly backups?: TableBackups;
   /**
    * Name prefix of the secrets holding callers' own provider keys (`<stack name>/provider-keys/`):
    * created at runtime, one per key, under the stack's KMS key.
@@ -156,6 +164,13 @@ export class GatewayStack extends Stack {
       accountRole: props.apiGatewayAccountRole,
     });
     if (props.customDomain) new CustomDomain(this, 'CustomDomain', { api: this.api.api, ...props.customDomain });
+    if (props.backups !== false) {
+      this.backups = new TableBackups(this, 'Backups', {
+        ...props.backups,
+        // The cache can be rebuilt; everything else is a business record (jobs hold arena ballots).
+        tables: tables.all.filter(({ schema }) => schema.name !== 'cache').map(({ table }) => table),
+      });
+    }
 
     const shared = {
       [ENV.allowedOrigins]: corsOrigins.join(','),

@@ -15,6 +15,7 @@ describe('deployment context', () => {
       gatewayVersion: '1.2.3',
       webAclArn: undefined,
       waf: { adminAllowList: undefined, rateLimitPer5Minutes: undefined },
+      backups: {},
       promptServiceUrl: undefined,
       themesProviderUrl: undefined,
       guardrail: undefined,
@@ -45,6 +46,16 @@ describe('deployment context', () => {
       expect(() => read({ adminAllowList: bad })).toThrow(/adminAllowList/);
     expect(() => read({ waf: 'maybe' })).toThrow(/waf must be on or off/);
     expect(() => read({ wafRateLimit: 'lots' })).toThrow(/wafRateLimit/);
+  });
+
+  test('backup: on by default; off by switch; retention in days; a copy vault by ARN', () => {
+    expect(read({ backup: 'off' }).backups).toBe(false);
+    const vault = 'arn:aws:backup:eu-central-1:210987654321:backup-vault:gateway-copies';
+    const backups = read({ backupRetentionDays: '90', backupCopyVaultArn: vault }).backups;
+    expect(backups && backups.retention?.toDays()).toBe(90);
+    expect(backups && backups.copyToVaultArn).toBe(vault);
+    expect(() => read({ backupCopyVaultArn: 'arn:aws:s3:::bucket' })).toThrow(/backupCopyVaultArn/);
+    expect(() => read({ backupRetentionDays: '0' })).toThrow(/backupRetentionDays/);
   });
 
   test('corsOrigins accepts the cdk.json array, a JSON string and a comma list from -c', () => {

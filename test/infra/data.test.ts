@@ -10,12 +10,15 @@ describe('data stores', () => {
     keyId = logicalIdOf(built.stack.encryptionKey);
   });
 
-  test('one customer-managed KMS key, rotated yearly and retained with the data (once created)', () => {
-    built.template.resourceCountIs('AWS::KMS::Key', 1);
-    built.template.hasResource('AWS::KMS::Key', {
-      Properties: { EnableKeyRotation: true, RotationPeriodInDays: 365 },
-      DeletionPolicy: 'RetainExceptOnCreate',
-    });
+  test('customer-managed KMS keys, rotated yearly and retained with the data (once created): the data key and the backup vault key', () => {
+    const keys = built.template.findResources('AWS::KMS::Key');
+    expect(Object.keys(keys).sort()).toEqual(
+      [logicalIdOf(built.stack.encryptionKey), logicalIdOf(built.stack.backups!.key)].sort(),
+    );
+    for (const key of Object.values(keys)) {
+      expect(key.Properties).toMatchObject({ EnableKeyRotation: true, RotationPeriodInDays: 365 });
+      expect(key.DeletionPolicy).toBe('RetainExceptOnCreate');
+    }
   });
 
   test.each(tableSchemas.map((schema) => [schema.name, schema]))('table %s', (_name, schema) => {

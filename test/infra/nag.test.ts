@@ -143,6 +143,9 @@ describe('cdk-nag AwsSolutions', () => {
         'AwsSolutions-COG2',
         'AwsSolutions-COG4',
         'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
+        // AWS Backup's role for the daily table backups.
+        'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSBackupServiceRolePolicyForBackup]',
+        'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSBackupServiceRolePolicyForRestores]',
         'AwsSolutions-IAM5[Resource::*]',
         PROVIDER_KEY_FINDING,
         'AwsSolutions-SMG4',
@@ -180,6 +183,10 @@ describe('cdk-nag AwsSolutions', () => {
     for (const path of pathsOf(PROVIDER_KEY_FINDING)) expect(path).toMatch(/\/Role\/Resource$/);
     // The S1 acknowledgement sits on the access log bucket alone; the exports bucket is logged.
     expect(pathsOf('AwsSolutions-S1')).toEqual([stack.usageExports.accessLogBucket.node.path]);
+    for (const policy of ['AWSBackupServiceRolePolicyForBackup', 'AWSBackupServiceRolePolicyForRestores'])
+      expect(pathsOf(`AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/${policy}]`)).toEqual(
+        [`${STACK_NAME}/Backups/Tables`],
+      );
     expect(pathsOf('AwsSolutions-SQS3')).toEqual([stack.usagePipeline.aggregatorFailures.node.defaultChild!.node.path]);
     for (const route of providerKeyRoutes) {
       const reason = acks.get(
