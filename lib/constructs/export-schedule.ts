@@ -165,9 +165,19 @@ export class ExportSchedule extends Construct {
           actions: ['s3:PutObject', 's3:AbortMultipartUpload', 's3:PutObjectAcl'],
           resources: [props.bucket.arnForObjects(`${props.prefix}/*`)],
         }),
+        // The export writes objects under the key through S3 and reads the table through
+        // DynamoDB: the key is usable through those two services only, never directly.
         new PolicyStatement({
           actions: ['kms:GenerateDataKey', 'kms:Decrypt'],
           resources: [props.encryptionKey.keyArn],
+          conditions: {
+            StringEquals: {
+              'kms:ViaService': [
+                `s3.${Stack.of(this).region}.amazonaws.com`,
+                `dynamodb.${Stack.of(this).region}.amazonaws.com`,
+              ],
+            },
+          },
         }),
       ],
       resultSelector: { 'exportArn.$': '$.ExportDescription.ExportArn' },

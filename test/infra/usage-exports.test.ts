@@ -8,6 +8,7 @@ import {
   build,
   flatten,
   logicalIdOf,
+  REGION,
   resourcesOf,
   roleStatements,
   STACK_NAME,
@@ -222,6 +223,13 @@ describe('the daily incremental export', () => {
       `<${ids.bucket}.Arn>/incremental/*`,
     ]);
     expect(on('kms:GenerateDataKey')).toEqual([JSON.stringify({ 'Fn::GetAtt': [ids.key, 'Arn'] })]);
+    // The key through S3 and DynamoDB only.
+    const kms = statements.find((s: Statement) => actionsOf(s).includes('kms:GenerateDataKey')) as Statement & {
+      Condition?: Record<string, Record<string, unknown>>;
+    };
+    expect(kms.Condition).toEqual({
+      StringEquals: { 'kms:ViaService': [`s3.${REGION}.amazonaws.com`, `dynamodb.${REGION}.amazonaws.com`] },
+    });
     expect(statements.some((s) => actionsOf(s).some((a) => a === 's3:*' || a === 'dynamodb:*'))).toBe(false);
   });
 
