@@ -237,6 +237,8 @@ export class GatewayStack extends Stack {
         ...MEDIA_PROVIDER_IDS.filter((id) => MEDIA_PROVIDERS[id].meteredAttempts),
       ],
       alarmEmail: props.alarmEmail,
+      tables: new Map(tables.all.map(({ schema, table }) => [schema.name, table])),
+      accountConcurrency: props.accountConcurrency ?? DEFAULT_ACCOUNT_CONCURRENCY,
     }));
     monitoring.monitorAlarm(usageExports.failureAlarm);
     for (const alarm of usagePipeline.alarms) monitoring.monitorAlarm(alarm);

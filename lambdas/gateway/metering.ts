@@ -1,3 +1,5 @@
+import { METRIC } from '../observability/metric-names.js';
+import { publishMetrics } from '../observability/metrics.js';
 import { costMicroUsd, unitCostMicroUsd, type Cost } from '../catalog/index.js';
 import { logger } from '../config/logger.js';
 import type { Usage } from '../providers/chat/types.js';
@@ -230,8 +232,9 @@ async function writeEntry(entry: UsageEntry, sink: UsageSink): Promise<void> {
       return;
     } catch (error) {
       if (tries >= WRITE_TRIES) {
-        // The ledger is the bill: leave a line finance can reconcile from.
+        // The ledger is the bill: leave a line finance can reconcile from, and count it for the alarm.
         logger.error('usage entry not written', { entry: JSON.stringify(entry), error: (error as Error).message });
+        publishMetrics([{ name: METRIC.usageNotRecorded, unit: 'Count', value: 1, dimensions: {} }]);
         return;
       }
     }

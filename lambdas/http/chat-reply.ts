@@ -1,3 +1,5 @@
+import { METRIC, type MetricRecord } from '../observability/metric-names.js';
+import { publishMetrics } from '../observability/metrics.js';
 import { ChatError } from '../gateway/chat-errors.js';
 import type { ChatResult, ChatRouting } from '../gateway/chat-core.js';
 import type { ChatCompletionChunk } from '../providers/chat/types.js';
@@ -23,8 +25,12 @@ export async function* chatFrames(
   try {
     for await (const chunk of chunks) yield { data: chunk };
   } catch (error) {
-    if (error instanceof ChatError) return yield errorFrameOf(error);
+    if (error instanceof ChatError) {
+      if (error.kind === 'upstream_stream_failed') publishMetrics([STREAM_FAILED]);
+      return yield errorFrameOf(error);
+    }
     if (signal.aborted) throw error;
+    publishMetrics([STREAM_FAILED]);
     // Our own fault: still a final frame, never a silent cut.
     logger.error('chat stream failed', {
       error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
@@ -37,6 +43,9 @@ export async function* chatFrames(
   }
   yield { data: '[DONE]' };
 }
+
+/** One stream that had answered 200 ended in a server error frame (an alarm watches the count). */
+const STREAM_FAILED: MetricRecord = { name: METRIC.streamsFailed, unit: 'Count', value: 1, dimensions: {} };
 
 /** The caller's own failures (guardrails) are invalid_request_error; the upstream's, server_error. */
 function errorFrameOf(error: ChatError): SseFrame {

@@ -27,6 +27,13 @@ export const METRIC = {
   jobsEnded: 'gateway.jobs.ended',
   /** Submission to end of a job; seconds. */
   jobDuration: 'gateway.job.duration',
+  /**
+   * Streams already answered 200 that ended in a server error frame (an upstream that failed
+   * mid-stream, or our own fault): API Gateway counts them as successes.
+   */
+  streamsFailed: 'gateway.streams.failed',
+  /** Usage entries neither the ledger nor the retry queue took: billing records only the logs hold. */
+  usageNotRecorded: 'gateway.usage.not_recorded',
 } as const;
 
 export const DIMENSION = {

@@ -1,4 +1,4 @@
-import { Duration, Stack } from 'aws-cdk-lib';
+import { Annotations, Duration, Stack } from 'aws-cdk-lib';
 import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
 import {
   Alarm,
@@ -14,6 +14,7 @@ import {
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
+import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Topic } from 'aws-cdk-lib/aws-sns';
@@ -33,8 +34,15 @@ export interface MonitoringProps {
   readonly functions: ReadonlyMap<string, IFunction>;
   /** Upstream providers that get an error-rate alarm each. */
   readonly providers: readonly string[];
-  /** Subscribed to the alarm topic when set. @default - none: subscribe after deploy */
+  /** Subscribed to the alarm topic when set. @default - none: subscribe after deploy (synth warns) */
   readonly alarmEmail?: string;
+  /** Tables whose throttled requests raise an alarm, by name. @default - none */
+  readonly tables?: ReadonlyMap<string, ITableV2>;
+  /**
+   * The account's regional Lambda concurrency quota: concurrency near it raises an alarm.
+   * @default - no concurrency alarm
+   */
+  readonly accountConcurrency?: number;
   /** Alarm thresholds. @default DEFAULT_THRESHOLDS */
   readonly thresholds?: Partial<AlarmThresholds>;
 }
@@ -46,12 +54,24 @@ export interface AlarmThresholds {
   readonly upstreamErrorPercent: number;
   /** p99 of the time until the response (headers, for a stream), over 5 minutes. */
   readonly p99LatencyMs: number;
+  /** Streams that ended in a server error frame after their 200, over 5 minutes. */
+  readonly streamFailures: number;
+  /**
+   * Throttled requests of one table over 5 minutes. Some are absorbed (the client's retries,
+   * the usage retry queue); many mean a hot partition or a table past its on-demand peak.
+   */
+  readonly tableThrottles: number;
+  /** Share of the account's concurrency quota in use (maximum over a minute). */
+  readonly concurrencyShare: number;
 }
 
 export const DEFAULT_THRESHOLDS: AlarmThresholds = {
   serverErrorPercent: 5,
   upstreamErrorPercent: 20,
   p99LatencyMs: 15_000,
+  streamFailures: 10,
+  tableThrottles: 50,
+  concurrencyShare: 0.8,
 };
 
 /**
@@ -89,6 +109,12 @@ export class Monitoring extends Construct {
       }),
     );
     if (props.alarmEmail) this.topic.addSubscription(new EmailSubscription(props.alarmEmail));
+    else
+      Annotations.of(this).addWarningV2(
+        'gateway:alarm-topic-without-subscriber',
+        'The alarm topic has no subscriber: alarms will notify nobody. Deploy with -c alarmEmail=<address>, ' +
+          'or subscribe to the AlarmTopicArn output after the deploy.',
+      );
     this.action = new SnsAction(this.topic);
 
     const serverErrorRate = percentOf(
@@ -117,6 +143,45 @@ export class Monitoring extends Construct {
       );
       return rate;
     });
+
+    this.alarm(
+      'StreamsFailed',
+      gatewayMetric(names, METRIC.streamsFailed, {}, 'Sum'),
+      thresholds.streamFailures,
+      'streams that ended in a server error frame after their 200 (the 5xx alarm cannot see them)',
+    );
+    this.alarm(
+      'UsageNotRecorded',
+      gatewayMetric(names, METRIC.usageNotRecorded, {}, 'Sum'),
+      1,
+      'usage entries neither the ledger nor the retry queue took: recover them from the "usage entry not written" log lines',
+    );
+    for (const [name, table] of props.tables ?? []) {
+      const throttled = new MathExpression({
+        expression: 'reads + writes',
+        usingMetrics: {
+          reads: table.metric('ReadThrottleEvents', { period: PERIOD, statistic: 'Sum' }),
+          writes: table.metric('WriteThrottleEvents', { period: PERIOD, statistic: 'Sum' }),
+        },
+        period: PERIOD,
+        label: `${name} throttled requests`,
+      });
+      this.alarm(`TableThrottles${pascal(name)}`, throttled, thresholds.tableThrottles, `${name} table throttled`);
+    }
+    if (props.accountConcurrency !== undefined) {
+      const concurrency = new Metric({
+        namespace: 'AWS/Lambda',
+        metricName: 'ConcurrentExecutions',
+        period: Duration.minutes(1),
+        statistic: 'Maximum',
+      });
+      this.alarm(
+        'AccountConcurrency',
+        concurrency,
+        Math.floor(props.accountConcurrency * thresholds.concurrencyShare),
+        `Lambda concurrency at ${thresholds.concurrencyShare * 100}% of the account's ${props.accountConcurrency} (every function in the account and region counts)`,
+      );
+    }
 
     const throttles = [...props.functions].map(([routeId, fn]) => {
       const metric = fn.metricThrottles({ period: PERIOD, statistic: 'Sum' });
@@ -172,6 +237,12 @@ export class Monitoring extends Construct {
       period: PERIOD,
       label: `${id} failed executions`,
     });
+    this.alarm(
+      `ThrottledExecutions${pascal(id)}`,
+      machine.metric('ExecutionThrottled', { period: PERIOD, statistic: 'Sum' }),
+      1,
+      `${id}: Step Functions throttled state transitions`,
+    );
     return this.alarm(`FailedExecutions${pascal(id)}`, failures, 1, `${id}: failed job executions`);
   }
 

@@ -56,6 +56,26 @@ function countLine(template: Template, type: string, item: string, unitPrice: nu
   return count === 0 ? [] : [{ item, usd: count * unitPrice, basis: `${count} × ${money(unitPrice)} ${unit}` }];
 }
 
+/**
+ * CloudWatch bills a standard alarm per metric it reads: a math alarm over two metrics costs
+ * two alarm-months.
+ */
+function alarmLines(template: Template): CostLine[] {
+  const alarms = ofType(template, 'AWS::CloudWatch::Alarm');
+  if (alarms.length === 0) return [];
+  const metrics = alarms.reduce((sum, [, alarm]) => {
+    const queries = (alarm.Properties?.['Metrics'] as { MetricStat?: unknown }[] | undefined) ?? [];
+    return sum + (queries.length === 0 ? 1 : queries.filter((query) => query.MetricStat).length);
+  }, 0);
+  return [
+    {
+      item: 'CloudWatch alarms',
+      usd: metrics * AWS_PRICES.cloudWatch.perStandardAlarmMonth,
+      basis: `${alarms.length} alarms reading ${metrics} metrics × ${money(AWS_PRICES.cloudWatch.perStandardAlarmMonth)} per metric-month`,
+    },
+  ];
+}
+
 /** What the stack costs a month with no traffic at all. */
 export function idleMonthlyCost(template: Template): CostLine[] {
   const p = AWS_PRICES;
@@ -68,13 +88,7 @@ export function idleMonthlyCost(template: Template): CostLine[] {
       p.secretsManager.perSecretMonth,
       'per secret-month',
     ),
-    ...countLine(
-      template,
-      'AWS::CloudWatch::Alarm',
-      'CloudWatch alarms',
-      p.cloudWatch.perStandardAlarmMonth,
-      'per alarm-month',
-    ),
+    ...alarmLines(template),
     ...countLine(
       template,
       'AWS::CloudWatch::Dashboard',

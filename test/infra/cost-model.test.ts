@@ -41,6 +41,20 @@ test('idle cost counts what the template deploys: keys and secrets at their mont
   );
 });
 
+test('alarms are billed per metric they read: a math alarm over two metrics costs two alarm-months', () => {
+  const alarms = Object.values(template.Resources).filter((r) => r.Type === 'AWS::CloudWatch::Alarm');
+  const metricsRead = alarms.reduce((sum, alarm) => {
+    const queries = (alarm.Properties!['Metrics'] as { MetricStat?: unknown }[] | undefined) ?? [];
+    return sum + (queries.length === 0 ? 1 : queries.filter((q) => q.MetricStat).length);
+  }, 0);
+  // The template has math alarms (error rates, table throttles), so the two counts differ.
+  expect(metricsRead).toBeGreaterThan(alarms.length);
+  expect(line(idleMonthlyCost(template), 'CloudWatch alarms')?.usd).toBeCloseTo(
+    metricsRead * AWS_PRICES.cloudWatch.perStandardAlarmMonth,
+    9,
+  );
+});
+
 test('per million requests: Lambda compute follows the chat function memory in the template and the duration', () => {
   const chat = Object.entries(template.Resources).find(([id]) => id.startsWith('EndpointsChatCompletionsFunction'))!;
   const memoryMb = chat[1].Properties!['MemorySize'] as number;

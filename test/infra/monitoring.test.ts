@@ -1,5 +1,5 @@
 import { Duration, Validations } from 'aws-cdk-lib';
-import { Match } from 'aws-cdk-lib/assertions';
+import { Annotations, Match } from 'aws-cdk-lib/assertions';
 import { Alarm, Metric } from 'aws-cdk-lib/aws-cloudwatch';
 import { DefinitionBody, LogLevel, Pass, StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { AwsSolutionsChecks } from 'cdk-nag';
@@ -92,6 +92,53 @@ describe('monitoring', () => {
         },
       ]),
     );
+  });
+
+  test('alarms the 5xx rate cannot see: failed streams, unrecorded usage, table throttles, account concurrency, throttled job transitions', () => {
+    const alarms = alarmsOf(resources);
+    const byDescription = (text: string) => alarms.filter((alarm) => alarm.Properties.AlarmDescription.includes(text));
+    const [streams] = byDescription('streams that ended in a server error frame');
+    expect(streams!.Properties).toMatchObject({
+      MetricName: 'gateway.streams.failed',
+      Statistic: 'Sum',
+      Threshold: 10,
+    });
+    const [unrecorded] = byDescription('usage entries neither the ledger nor the retry queue took');
+    expect(unrecorded!.Properties).toMatchObject({ MetricName: 'gateway.usage.not_recorded', Threshold: 1 });
+    // Under the namespace the functions emit to.
+    const chat = Object.values(resources).find(
+      (r: any) =>
+        r.Type === 'AWS::Lambda::Function' && / \/api\/v1\/chat\/completions$/.test(r.Properties.Description ?? ''),
+    ) as any;
+    const namespace = chat.Properties.Environment.Variables.POWERTOOLS_METRICS_NAMESPACE;
+    expect([streams, unrecorded].map((alarm) => alarm!.Properties.Namespace)).toEqual([namespace, namespace]);
+    for (const table of ['identity', 'usage', 'cache', 'jobs']) {
+      const [throttled] = byDescription(`${table} table throttled`);
+      const metrics = (throttled!.Properties.Metrics as any[]).filter((query) => query.MetricStat);
+      expect(metrics.map((query) => query.MetricStat.Metric.MetricName).sort()).toEqual([
+        'ReadThrottleEvents',
+        'WriteThrottleEvents',
+      ]);
+      expect(metrics[0].MetricStat.Metric.Dimensions).toEqual([
+        { Name: 'TableName', Value: { Ref: logicalIdOf(stack.tables.get(table as never).table) } },
+      ]);
+    }
+    const [concurrency] = byDescription('Lambda concurrency at 80%');
+    expect(concurrency!.Properties).toMatchObject({
+      Namespace: 'AWS/Lambda',
+      MetricName: 'ConcurrentExecutions',
+      Statistic: 'Maximum',
+      Threshold: 800,
+    });
+    const [transitions] = byDescription('JobPoller: Step Functions throttled state transitions');
+    expect(transitions!.Properties).toMatchObject({ Namespace: 'AWS/States', MetricName: 'ExecutionThrottled' });
+  });
+
+  test('without alarmEmail, synth warns that the alarm topic has no subscriber', () => {
+    const warnings = (built: ReturnType<typeof build>) =>
+      built.template && Annotations.fromStack(built.stack).findWarning('*', Match.stringLikeRegexp('no subscriber'));
+    expect(warnings(build({ routes: manifestRoutes }))).toHaveLength(1);
+    expect(warnings(build({ routes: manifestRoutes, alarmEmail: 'ops@example.com' }))).toHaveLength(0);
   });
 
   test('a dashboard shows the main figures and every alarm', () => {
