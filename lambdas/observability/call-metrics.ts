@@ -6,13 +6,16 @@ import { DIMENSION, METRIC, type MetricRecord } from './metric-names.js';
  */
 export function callMetrics(route: string, status: number, durationMs: number): MetricRecord[] {
   const dimensions = { [DIMENSION.route]: route };
-  return [
+  const records: MetricRecord[] = [
     { name: METRIC.requests, unit: 'Count', value: 1, dimensions },
     { name: METRIC.clientErrors, unit: 'Count', value: status >= 400 && status < 500 ? 1 : 0, dimensions },
     { name: METRIC.serverErrors, unit: 'Count', value: status >= 500 ? 1 : 0, dimensions },
     { name: METRIC.requestDuration, unit: 'Milliseconds', value: durationMs, dimensions },
     { name: METRIC.requestDuration, unit: 'Milliseconds', value: durationMs, dimensions: {} },
   ];
+  // Only when it happens: a successful call's line stays as short as it was.
+  if (status === 401) records.push({ name: METRIC.authFailures, unit: 'Count', value: 1, dimensions: {} });
+  return records;
 }
 
 /** What routing did for one answered chat request (the core's ChatRouting and cache status). */

@@ -32,6 +32,8 @@ export const METRIC = {
    * mid-stream, or our own fault): API Gateway counts them as successes.
    */
   streamsFailed: 'gateway.streams.failed',
+  /** Calls answered 401 (a missing, unknown or revoked credential), under no dimension: one alarm watches spikes. */
+  authFailures: 'gateway.requests.unauthorized',
   /** Usage entries neither the ledger nor the retry queue took: billing records only the logs hold. */
   usageNotRecorded: 'gateway.usage.not_recorded',
 } as const;

@@ -63,6 +63,8 @@ export interface AlarmThresholds {
   readonly tableThrottles: number;
   /** Share of the account's concurrency quota in use (maximum over a minute). */
   readonly concurrencyShare: number;
+  /** Calls answered 401 over 5 minutes, all routes: a credential-guessing run or a broken client fleet. */
+  readonly authFailures: number;
 }
 
 export const DEFAULT_THRESHOLDS: AlarmThresholds = {
@@ -72,6 +74,7 @@ export const DEFAULT_THRESHOLDS: AlarmThresholds = {
   streamFailures: 10,
   tableThrottles: 50,
   concurrencyShare: 0.8,
+  authFailures: 500,
 };
 
 /**
@@ -151,6 +154,12 @@ export class Monitoring extends Construct {
       'streams that ended in a server error frame after their 200 (the 5xx alarm cannot see them)',
     );
     this.alarm(
+      'AuthFailures',
+      gatewayMetric(names, METRIC.authFailures, {}, 'Sum'),
+      thresholds.authFailures,
+      'calls answered 401, all routes (credential guessing, or clients with a revoked key)',
+    );
+    this.alarm(
       'UsageNotRecorded',
       gatewayMetric(names, METRIC.usageNotRecorded, {}, 'Sum'),
       1,
@@ -185,7 +194,14 @@ export class Monitoring extends Construct {
 
     const throttles = [...props.functions].map(([routeId, fn]) => {
       const metric = fn.metricThrottles({ period: PERIOD, statistic: 'Sum' });
-      this.alarm(`Throttles${pascal(routeId)}`, metric, 1, `${routeId} function throttled`);
+      // Function errors are crashes and timeouts: the handlers answer every failure they know.
+      const failed = new MathExpression({
+        expression: 'errors + throttles',
+        usingMetrics: { errors: fn.metricErrors({ period: PERIOD, statistic: 'Sum' }), throttles: metric },
+        period: PERIOD,
+        label: `${routeId} errors and throttles`,
+      });
+      this.alarm(`Throttles${pascal(routeId)}`, failed, 1, `${routeId} function failed (errors or throttles)`);
       return metric.with({ label: routeId });
     });
 

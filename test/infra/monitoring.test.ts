@@ -66,7 +66,7 @@ describe('monitoring', () => {
         ...['openai', 'anthropic', 'google', 'xai', 'openrouter', 'exa'].map(
           (provider) => `AI gateway: ${provider} upstream error rate (%)`,
         ),
-        ...manifestRoutes.map((route) => `AI gateway: ${route.id} function throttled`),
+        ...manifestRoutes.map((route) => `AI gateway: ${route.id} function failed (errors or throttles)`),
       ]),
     );
     for (const alarm of alarms) expect(alarm.Properties.AlarmActions).toEqual([{ Ref: topicId }]);
@@ -130,6 +130,11 @@ describe('monitoring', () => {
       Statistic: 'Maximum',
       Threshold: 800,
     });
+    const [auth] = byDescription('calls answered 401');
+    expect(auth!.Properties).toMatchObject({ MetricName: 'gateway.requests.unauthorized', Threshold: 500 });
+    const [chatFailed] = byDescription('chat-completions function failed');
+    const failedMetrics = (chatFailed!.Properties.Metrics as any[]).filter((query) => query.MetricStat);
+    expect(failedMetrics.map((query) => query.MetricStat.Metric.MetricName).sort()).toEqual(['Errors', 'Throttles']);
     const [transitions] = byDescription('JobPoller: Step Functions throttled state transitions');
     expect(transitions!.Properties).toMatchObject({ Namespace: 'AWS/States', MetricName: 'ExecutionThrottled' });
   });

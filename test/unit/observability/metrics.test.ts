@@ -95,6 +95,11 @@ test('a call: one request, its status class and its duration, by route and overa
   expect(served.at(-1)!.dimensions).toEqual({});
   expect(named(callMetrics('search', 503, 1), 'gateway.requests.5xx')[0]!.value).toBe(1);
   expect(named(callMetrics('search', 429, 1), 'gateway.requests.4xx')[0]!.value).toBe(1);
+  // A 401 is also counted under no dimension, for the auth-failure alarm; nothing else is.
+  expect(named(callMetrics('search', 401, 1), 'gateway.requests.unauthorized')).toEqual([
+    { name: 'gateway.requests.unauthorized', unit: 'Count', value: 1, dimensions: {} },
+  ]);
+  expect(named(callMetrics('search', 403, 1), 'gateway.requests.unauthorized')).toEqual([]);
 });
 
 test('routing: retries, a fallback, a cache miss', () => {
