@@ -142,8 +142,9 @@ describe('monitoring', () => {
   test('without alarmEmail, synth warns that the alarm topic has no subscriber', () => {
     const warnings = (built: ReturnType<typeof build>) =>
       built.template && Annotations.fromStack(built.stack).findWarning('*', Match.stringLikeRegexp('no subscriber'));
-    expect(warnings(build({ routes: manifestRoutes }))).toHaveLength(1);
-    expect(warnings(build({ routes: manifestRoutes, alarmEmail: 'ops@example.com' }))).toHaveLength(0);
+    const keep = { keepSubscriberWarning: true };
+    expect(warnings(build({ routes: manifestRoutes }, keep))).toHaveLength(1);
+    expect(warnings(build({ routes: manifestRoutes, alarmEmail: 'ops@example.com' }, keep))).toHaveLength(0);
   });
 
   test('a dashboard shows the main figures and every alarm', () => {
