@@ -267,7 +267,10 @@ describe('against a model of the schedule', () => {
           }
         }
       }),
-      { numRuns: 40 },
+      // A fixed seed: the check below is about what the generated runs covered, and random
+      // seeds met a second rung only most of the time (a full CI run once saw a single one).
+      // This seed's runs meet several; the model's checks hold for every run whatever the seed.
+      { numRuns: 40, seed: 3 },
     );
     // The runs met locks on more than the first rung (the whole ladder is climbed above).
     expect(refusedAt.size).toBeGreaterThanOrEqual(2);
