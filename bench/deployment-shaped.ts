@@ -8,7 +8,7 @@ import { monotonicUs, sourceResolver, type Window } from './cpu-profile.js';
 import { startFloorProxy, type FloorProxy } from './floor-proxy.js';
 import { benchKeys, ORDER, paths, type PathName, type Paths } from './gateway-overhead.js';
 import { exchange, keepAliveAgent, run, type Probe } from './load.js';
-import { keyPattern } from './scale-model.js';
+import { isAggregatorCall, keyPattern } from './scale-model.js';
 import { childPids, commandLine, cpuMs } from './proc.js';
 import { printProfileBreakdown, type ProfiledPhase } from './profile-report.js';
 import { fmtMs, percent, percentile, table } from './stats.js';
@@ -66,14 +66,6 @@ interface DynamoCall {
   /** What the call touched (the latency section asks for the detailed log). */
   readonly items?: readonly { readonly table: string; readonly pk: string }[];
 }
-
-/**
- * The usage aggregator's own calls (its totals and checkpoints): in AWS another function, fed by
- * the table's stream; in the local runtime it runs in the gateway process, at moments that
- * have nothing to do with any request's.
- */
-const isAggregatorCall = (call: DynamoCall) =>
-  (call.items?.length ?? 0) > 0 && call.items!.every((item) => item.pk.endsWith('#TOTALS') || item.pk === 'AGGREGATOR');
 
 interface Timed {
   readonly sentAt: number;

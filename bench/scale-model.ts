@@ -88,8 +88,12 @@ export function keyPattern(pk: string): string {
 }
 
 /** The aggregator's partitions: an account's totals, and the stream shards' checkpoints. */
-const isAggregatorItem = (item: TouchedItem) => item.pk.endsWith('#TOTALS') || item.pk === 'AGGREGATOR';
-export const isAggregatorCall = (call: LoggedCall) =>
+const isAggregatorItem = (item: { readonly pk: string }) => item.pk.endsWith('#TOTALS') || item.pk === 'AGGREGATOR';
+/**
+ * A call of the usage aggregator (its totals and checkpoints only): in AWS another function, fed
+ * by the table's stream, at moments that have nothing to do with any request's.
+ */
+export const isAggregatorCall = (call: { readonly items?: readonly { readonly pk: string }[] }) =>
   (call.items?.length ?? 0) > 0 && call.items!.every(isAggregatorItem);
 const LEDGER_SHARD = /^ACCOUNT#.+#L\d+$/;
 
