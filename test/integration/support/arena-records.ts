@@ -2,6 +2,9 @@ import { QueryCommand } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { LocalGateway } from '../../../local/child-runtime.js';
 import { ledgerItems } from './ledger-entries.js';
+import { until } from './poll.js';
+
+export { until } from './poll.js';
 import { localDynamo } from './ledger.js';
 
 /** Items of one account whose sort key starts with `prefix`, in one table. */
@@ -18,18 +21,6 @@ async function accountItems(gateway: LocalGateway, table: string, accountId: str
     return (page.Items ?? []).map((item) => unmarshall(item) as Record<string, any>);
   } finally {
     dynamo.destroy();
-  }
-}
-
-/**
- * Polls until `done` holds for what `read` returns (usage lands after the response), or 600
- * reads 50 ms apart have not seen it.
- */
-export async function until<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
-  for (let poll = 1; ; poll++) {
-    const value = await read();
-    if (done(value) || poll >= 600) return value;
-    await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
 

@@ -4,6 +4,7 @@ import { ledgerShardPks } from '../../../lambdas/store/usage-ledger-shards.js';
 import { totalsPk } from '../../../lambdas/store/usage-totals.js';
 import type { LocalGateway } from '../../../local/child-runtime.js';
 import { localDynamo } from './ledger.js';
+import { until } from './poll.js';
 
 export interface LedgerEntry {
   requestId: string;
@@ -19,13 +20,10 @@ export interface LedgerEntry {
   outcome: string;
 }
 
-/** Reads this many times at most, 50 ms apart: usage lands after the response, off the request path. */
-const POLLS = 600;
-
 /**
  * The ledger entries of one request (from every ledger shard). Usage is written after the
  * response, so this polls until `expected` entries exist (or returns what is there after
- * POLLS reads).
+ * the polls of `until`).
  */
 export async function ledgerEntries(
   gateway: LocalGateway,
@@ -33,11 +31,11 @@ export async function ledgerEntries(
   requestId: string,
   expected: number,
 ): Promise<LedgerEntry[]> {
-  for (let poll = 1; ; poll++) {
-    const entries = (await ledgerItems(gateway, accountId)).filter((e) => e.requestId === requestId);
-    if (entries.length >= expected || poll >= POLLS) return entries.sort((a, b) => a.sequence - b.sequence);
-    await new Promise((done) => setTimeout(done, 50));
-  }
+  const entries = await until(
+    async () => (await ledgerItems(gateway, accountId)).filter((e) => e.requestId === requestId),
+    (found) => found.length >= expected,
+  );
+  return entries.sort((a, b) => a.sequence - b.sequence);
 }
 
 /** Every ledger entry of an account, from all its shards. */

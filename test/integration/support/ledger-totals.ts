@@ -1,5 +1,6 @@
 import type { LocalGateway } from '../../../local/child-runtime.js';
 import { accountItems } from './ledger-entries.js';
+import { until } from './poll.js';
 
 export interface Sums {
   requests: number;
@@ -54,15 +55,12 @@ export async function totalsAndLedger(gateway: LocalGateway, accountId: string):
   return { dayTotals, ledgerSums };
 }
 
-/** Reads at most this many times, 50 ms apart: the aggregator applies entries about a second after they land. */
-const POLLS = 600;
-
 /**
  * The totals and ledger of the days starting with `dayPrefix` once the totals have caught up
- * with the ledger (the aggregator runs off the request path), or as they are after POLLS reads.
- * `settled` may ask for more (the ledger holding every entry expected).
+ * with the ledger (the aggregator runs off the request path), or as they are when the polls give
+ * up. `settled` may ask for more (the ledger holding every entry expected).
  */
-export async function settledTotals(
+export function settledTotals(
   gateway: LocalGateway,
   accountId: string,
   dayPrefix: string,
@@ -70,13 +68,13 @@ export async function settledTotals(
 ): Promise<{ totals: Record<string, Sums>; ledger: Record<string, Sums> }> {
   const of = (sums: Record<string, Sums>) =>
     Object.fromEntries(Object.entries(sums).filter(([key]) => key.startsWith(dayPrefix)));
-  for (let poll = 1; ; poll++) {
-    const { dayTotals, ledgerSums } = await totalsAndLedger(gateway, accountId);
-    const state = { totals: of(dayTotals), ledger: of(ledgerSums) };
-    const caughtUp = JSON.stringify(sorted(state.totals)) === JSON.stringify(sorted(state.ledger));
-    if ((caughtUp && settled(state.ledger)) || poll >= POLLS) return state;
-    await new Promise((done) => setTimeout(done, 50));
-  }
+  return until(
+    async () => {
+      const { dayTotals, ledgerSums } = await totalsAndLedger(gateway, accountId);
+      return { totals: of(dayTotals), ledger: of(ledgerSums) };
+    },
+    (state) => JSON.stringify(sorted(state.totals)) === JSON.stringify(sorted(state.ledger)) && settled(state.ledger),
+  );
 }
 
 const sorted = (sums: Record<string, Sums>) => Object.entries(sums).sort(([a], [b]) => a.localeCompare(b));
