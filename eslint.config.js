@@ -1,4 +1,4 @@
-// ESLint flat config. `npm run lint` runs tsc and then this; test/static/lint.test.ts runs it
+// ESLint flat config. `npm run lint` runs tsc and then this; bin/static-checks.mjs runs it
 // under `npm test` too, so CI enforces it.
 // Only the syntactic presets: the type-checked ones would type the whole program a second time
 // (tsc already does), making lint several times slower for little gain here.

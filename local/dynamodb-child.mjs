@@ -11,6 +11,7 @@ import { createRequire } from 'node:module';
 import { addLatency } from './dynamodb-latency.mjs';
 import { addThroughput } from './dynamodb-throughput.mjs';
 import { addStreams, captureItemWrites, createStreamsApiServer, openStreams } from './dynamodb-streams.mjs';
+import { withLoopbackKeepAlive } from './loopback-keep-alive.mjs';
 
 const { path, latencyMs = 0, throughput = {} } = JSON.parse(process.argv[2] ?? '{}');
 
@@ -44,7 +45,8 @@ const server = dynalite({ path, createTableMs: 0, deleteTableMs: 0, updateTableM
 addTransactions(server);
 // Right around the transactions: it sees a transaction answer only if the transaction ran.
 addStreams(server, streams);
-const streamsApi = createStreamsApiServer(streams);
+const streamsApi = withLoopbackKeepAlive(createStreamsApiServer(streams));
+withLoopbackKeepAlive(server);
 setInterval(() => streams.trimExpired(), 60_000).unref();
 // In front of the transactions: a throttled transaction is cancelled whole, before it holds a table.
 if (throughput !== 'off') addThroughput(server, throughput);

@@ -14,6 +14,7 @@ import type { InvocationScope } from './invocation-scope.js';
 import { installLambdaStreamingGlobals, isStreamingHandler, ResponseStream } from './lambda-streaming.js';
 import { LAMBDA_MAX_EVENT_BYTES, sendEventTooLarge, sendGatewayResponse } from './gateway-answers.js';
 import { RouteTable } from './route-table.js';
+import { withLoopbackKeepAlive } from './loopback-keep-alive.mjs';
 
 export interface GatewayServerOptions {
   readonly routes: readonly RouteSpec[];
@@ -70,6 +71,7 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
     inFlight.add(served);
     void served.finally(() => inFlight.delete(served));
   });
+  withLoopbackKeepAlive(server);
   return Object.assign(server, {
     async settled(): Promise<void> {
       while (inFlight.size > 0) await Promise.all(inFlight);

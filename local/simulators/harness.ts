@@ -7,6 +7,7 @@ import { FaultQueue, parseFault, type RequestFaults } from './faults.js';
 import { parseLimit, QpsLimits } from './limits.js';
 import { MAX_ANSWER_PACING_MS, NO_PACING, type Pacing } from './pacing.js';
 import { persistState, type SimulatorState } from './persisted-state.js';
+import { withLoopbackKeepAlive } from '../loopback-keep-alive.mjs';
 
 /**
  * The common harness of every upstream simulator: an HTTP server on loopback with the
@@ -128,6 +129,7 @@ export async function startSimulator(
       else res.destroy();
     });
   });
+  withLoopbackKeepAlive(server);
   server.on('connection', (socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));

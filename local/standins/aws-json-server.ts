@@ -14,6 +14,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { dirname } from 'node:path';
 import { signatureRefusal, type StandInCredentials } from './signature-check.js';
+import { withLoopbackKeepAlive } from '../loopback-keep-alive.mjs';
 
 /** An error the SDK turns into a named exception (`err.name === type`). */
 export class AwsJsonError extends Error {
@@ -116,6 +117,7 @@ export async function startAwsJsonServer(options: AwsJsonServerOptions): Promise
       send(res, contentType, failure.status, { __type: failure.type, message: failure.message }, failure.type);
     });
   });
+  withLoopbackKeepAlive(server);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, '127.0.0.1', () => {

@@ -131,9 +131,15 @@ describe('readVote', () => {
 
   test('a hostile 1 MB output is read in bounded time', () => {
     const hostile = `I vote for ${'Answer '.repeat(150_000)}{"choice":"${'('.repeat(100_000)}`;
-    const started = process.hrtime.bigint();
+    const started = process.cpuUsage();
     readVote(ballot, viaTool(hostile, hostile));
-    // A stall guard, not a speed target: a backtracking blow-up on 1 MB runs for minutes.
-    expect(Number(process.hrtime.bigint() - started) / 1e6).toBeLessThan(5000);
+    // A stall guard, not a speed target: a backtracking blow-up on 1 MB runs for minutes. CPU time
+    // of this process, which a busy machine does not inflate the way it does the wall clock.
+    expect(cpuMsSince(started)).toBeLessThan(5000);
   });
 });
+
+function cpuMsSince(started: NodeJS.CpuUsage): number {
+  const { user, system } = process.cpuUsage(started);
+  return (user + system) / 1000;
+}

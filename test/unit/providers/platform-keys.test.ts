@@ -7,6 +7,7 @@ import type { AwsJsonServer } from '../../../local/standins/aws-json-server.js';
 import { startSecretsManagerStandIn } from '../../../local/standins/secrets-manager.js';
 import { configuredProviders } from '../../../lambdas/providers/provider-config.js';
 import { awsJsonCall } from '../../support/aws-json-call.js';
+import { withLoopbackKeepAlive } from '../../../local/loopback-keep-alive.mjs';
 
 /**
  * `/api/health` is unauthenticated and asks which providers are configured. However often it
@@ -32,6 +33,7 @@ beforeAll(async () => {
     );
     req.pipe(forward);
   });
+  withLoopbackKeepAlive(proxy);
   await new Promise<void>((done) => proxy.listen(0, '127.0.0.1', done));
   Object.assign(process.env, {
     AWS_REGION: 'us-east-1',

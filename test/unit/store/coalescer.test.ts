@@ -1,3 +1,4 @@
+import { jest } from '@jest/globals';
 import { Coalescer } from '../../../lambdas/store/coalescer.js';
 
 test('items added together share one write; each add resolves after it', async () => {
@@ -8,13 +9,21 @@ test('items added together share one write; each add resolves after it', async (
 });
 
 test('a full batch goes at once; the rest follow', async () => {
-  const writes: number[][] = [];
-  const coalescer = new Coalescer<number>(async (items) => void writes.push(items), 2, 50);
-  const started = Date.now();
-  await Promise.all([coalescer.add(1), coalescer.add(2)]);
-  expect(Date.now() - started).toBeLessThan(40);
-  await Promise.all([coalescer.add(3), coalescer.add(4), coalescer.add(5)]);
-  expect(writes).toEqual([[1, 2], [3, 4], [5]]);
+  // Fake timers: the delay never passes unless advanced, so a full batch that settles proves it
+  // did not wait for it, whatever the machine's load.
+  jest.useFakeTimers();
+  try {
+    const writes: number[][] = [];
+    const coalescer = new Coalescer<number>(async (items) => void writes.push(items), 2, 50);
+    await Promise.all([coalescer.add(1), coalescer.add(2)]);
+    expect(writes).toEqual([[1, 2]]);
+    const rest = Promise.all([coalescer.add(3), coalescer.add(4), coalescer.add(5)]);
+    await jest.advanceTimersByTimeAsync(50);
+    await rest;
+    expect(writes).toEqual([[1, 2], [3, 4], [5]]);
+  } finally {
+    jest.useRealTimers();
+  }
 });
 
 test('a failed write rejects every add it carried, and only those', async () => {
