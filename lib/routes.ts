@@ -76,7 +76,7 @@ export interface RouteSpec {
   readonly memoryMb: number;
   readonly errorStyle: ErrorStyle;
   /**
-   * Every JSON answer, errors included, also carries `meta {requestId, timestamp}` (spec 2.14:
+   * Every JSON answer, errors included, also carries `meta {requestId, timestamp}` (docs/interface.md §2.14:
    * fashion). @default false
    */
   readonly envelopeMeta?: boolean;
@@ -116,7 +116,7 @@ const CHAT_GRANTS: readonly Grant[] = [
 /**
  * Battle, fight and the legacy route: long streams of up to eight agents over ten rounds, so
  * the longest timeout API Gateway's streaming integration allows, and memory for eight streams.
- * Errors in the envelope (spec 7's codes; battle and fight bodies are not OpenAI-shaped).
+ * Errors in the envelope (docs/interface.md §7's codes; battle and fight bodies are not OpenAI-shaped).
  */
 const CHAT_MODE = {
   auth: ['secretKey', 'publishableKey'],
@@ -181,7 +181,7 @@ export const routes: readonly RouteSpec[] = [
     path: '/api/v1/fight',
     ...CHAT_MODE,
   }),
-  // Legacy and deprecated (spec 9.3): `mode` picks chat, battle or fight.
+  // Legacy and deprecated (docs/interface.md §9.3): `mode` picks chat, battle or fight.
   route({
     id: 'chat-legacy',
     method: 'POST',
@@ -242,9 +242,9 @@ export const routes: readonly RouteSpec[] = [
     timeoutSeconds: 15,
     grants: [...KEY_READS, 'jobs:read', 'jobs:write', 'platformKeys:read'],
   }),
-  // Fashion predictions through FASHN, on the same job platform. Spec 8 gives these routes
+  // Fashion predictions through FASHN, on the same job platform. docs/interface.md §8 gives these routes
   // limits of their own per key (run and subscribe each 30 per 60 s, status 40 per 10 s), and
-  // every JSON answer carries `meta` (spec 2.14).
+  // every JSON answer carries `meta` (docs/interface.md §2.14).
   route({
     id: 'fashion-run',
     method: 'POST',
@@ -263,7 +263,7 @@ export const routes: readonly RouteSpec[] = [
     timeoutSeconds: 15,
     grants: [...KEY_READS, 'jobs:read', 'platformKeys:read'],
   }),
-  // Streams the prediction's progress for at most 2 minutes (spec 8), then tells the caller to
+  // Streams the prediction's progress for at most 2 minutes (docs/interface.md §8), then tells the caller to
   // poll; the job poller carries on either way, and meters the prediction once.
   route({
     id: 'fashion-subscribe',
@@ -275,7 +275,7 @@ export const routes: readonly RouteSpec[] = [
     timeoutSeconds: 180,
     grants: [...JOB_SUBMIT_GRANTS, 'jobs:read', 'usage:append'],
   }),
-  // Design systems from the configured theme provider, else the embedded catalog (spec 4.5).
+  // Design systems from the configured theme provider, else the embedded catalog (docs/interface.md §4.5).
   route({
     id: 'themes-get',
     method: 'GET',

@@ -6,7 +6,7 @@
 export type ArenaErrorKind =
   /** The caller's input is wrong; `field` names what to fix. */
   | 'invalid_request'
-  /** Fight answers only as a stream (spec 4.3: `stream:false` is refused). */
+  /** Fight answers only as a stream (docs/interface.md §4.3: `stream:false` is refused). */
   | 'streaming_required'
   /** Not one agent could answer a battle that had to answer as one JSON body. */
   | 'no_answer';

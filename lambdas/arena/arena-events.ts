@@ -1,13 +1,13 @@
 /**
- * The events of a battle or fight session (spec 6.1), plus `agent_delta` so clients can show
+ * The events of a battle or fight session (docs/interface.md §6.1), plus `agent_delta` so clients can show
  * answers as they are written. Every event a session produces is one of these; the session
  * event sink (session-events.ts) numbers them, and the session state is rebuilt from them.
- * Fields beyond the spec's (`round` on agent events, `model` on agent_complete, `reason`,
+ * Fields beyond the interface's (`round` on agent events, `model` on agent_complete, `reason`,
  * `code`, `sessionId`) are additions.
  */
 import type { ArenaMode, FightStyle } from './arena-request.js';
 
-/** A source an agent cites (spec 2.9). */
+/** A source an agent cites (docs/interface.md §2.9). */
 export interface Citation {
   readonly url: string;
   readonly title: string;
@@ -41,7 +41,7 @@ export type ArenaEvent =
       /** The concrete model that answered (a fallback route may have served). */
       readonly model: string;
       readonly message: string;
-      /** The sources the agent's searches returned, once per URL (spec 2.9). */
+      /** The sources the agent's searches returned, once per URL (docs/interface.md §2.9). */
       readonly citations?: readonly Citation[];
     }
   | {

@@ -15,8 +15,8 @@ import type { GatewayChatRequest } from '../gateway/chat-request.js';
 import { ArenaError, invalidArenaRequest } from './arena-errors.js';
 
 /**
- * The chat-mode request (spec 4.3 ChatRequest) and the session plan made from it: who the
- * agents are, how many rounds, what style. Limits beyond the spec's (history size, image URL)
+ * The chat-mode request (docs/interface.md §4.3 ChatRequest) and the session plan made from it: who the
+ * agents are, how many rounds, what style. Limits beyond the interface's (history size, image URL)
  * are documented in README.md (chat modes).
  */
 export interface ArenaRequestBody {
@@ -42,7 +42,7 @@ export const MAX_HISTORY_CHARS = 100_000;
 export const MAX_ROUNDS = 10;
 export const MAX_FIGHT_AGENTS = 8;
 export const INSTANCES = 4;
-/** Agents of different models sample at the gateway's default temperature (spec 2.2). */
+/** Agents of different models sample at the gateway's default temperature (docs/interface.md §2.2). */
 export const AGENT_TEMPERATURE = 0.7;
 /**
  * Multi-instance sampling: instance i gets INSTANCE_TEMPERATURES[i-1] and its own seed. All
@@ -194,7 +194,7 @@ export async function checkArenaImageHost(
     throw invalidArenaRequest('image_url', `image_url: ${refusalText(PUBLIC_URL_RULE, refusal.reason)}`);
 }
 
-/** Unknown styles fall back to brawl (spec 4.3); session_start echoes the style used. */
+/** Unknown styles fall back to brawl (docs/interface.md §4.3); session_start echoes the style used. */
 function fightStyleOf(value: unknown): FightStyle {
   return value === 'blitz' ? 'blitz' : 'brawl';
 }

@@ -1,5 +1,5 @@
 /**
- * What each agent sees (spec 4.3), and nothing more:
+ * What each agent sees (docs/interface.md §4.3), and nothing more:
  * - battle: the history and the message, the same for both agents;
  * - brawl: the history, every earlier answer of this round, and every prior round's answers;
  * - blitz: the history and each prior round's winning answer, never a peer's answer in flight;

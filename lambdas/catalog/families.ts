@@ -7,7 +7,7 @@
  * - `routes` is the preference order: a family from one of the four BYOK vendors routes to
  *   the vendor first and to OpenRouter second; the other families route through OpenRouter;
  * - `defaultModel` is the first route's model id;
- * - exactly eight families are fight-capable (spec §4.3: `agentMode` `multiple-<alias>`
+ * - exactly eight families are fight-capable (docs/interface.md §4.3: `agentMode` `multiple-<alias>`
  *   exists for each of the eight; a fight with `models` omitted uses all eight).
  */
 

@@ -13,7 +13,7 @@ export interface MediaProviderInfo {
   readonly id: MediaProviderId;
   readonly name: string;
   /**
-   * The API root, exactly as in the upstream reference (upstreams.md §6.1, §7.1) plus its
+   * The API root, exactly as in the upstream reference (docs/upstreams.md §6.1, §7.1) plus its
    * version segment: adapters append the endpoint (`/t2a_v2`, `/run`, `/status/{id}`, ...).
    */
   readonly defaultBaseUrl: string;

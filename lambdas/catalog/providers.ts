@@ -21,7 +21,7 @@ export interface ProviderInfo {
   readonly kind: ProviderKind;
   readonly wireFormat: WireFormat;
   /**
-   * Default base URL, exactly as in the upstream reference (upstreams.md §0.2). What the
+   * Default base URL, exactly as in the upstream reference (docs/upstreams.md §0.2). What the
    * adapter appends differs per wire format:
    * - openai-compatible: `/chat/completions`, `/models` (the base already ends in `/v1`);
    * - anthropic: `/v1/messages`, `/v1/models` (the base has no version segment);

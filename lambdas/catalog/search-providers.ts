@@ -29,14 +29,14 @@ export interface SearchProviderInfo {
   readonly id: SearchProviderId;
   readonly name: string;
   readonly wireFormat: SearchWireFormat;
-  /** Exactly as in the upstream reference (upstreams.md §0.2); the adapter appends `/search`. */
+  /** Exactly as in the upstream reference (docs/upstreams.md §0.2); the adapter appends `/search`. */
   readonly defaultBaseUrl: string;
   readonly envStem: string;
   readonly price: SearchPrice;
 }
 
 export const SEARCH_PROVIDERS: Readonly<Record<SearchProviderId, SearchProviderInfo>> = Object.freeze({
-  // Prices from March 2026 (upstreams.md §5.7): $7 per 1,000 searches of 10 results,
+  // Prices from March 2026 (docs/upstreams.md §5.7): $7 per 1,000 searches of 10 results,
   // $1 per 1,000 extra results, $1 per 1,000 summaries.
   exa: Object.freeze({
     id: 'exa',

@@ -4,7 +4,7 @@ import type { ChatMessage, ResponseFormat, ToolChoice, ToolDefinition } from '..
 export type GuardrailName = 'pii' | 'content_moderation' | 'schema_validation';
 export type LoadBalanceStrategy = 'weighted' | 'round-robin' | 'least-latency';
 
-/** The gateway request of spec 2.2, as validated. */
+/** The gateway request of docs/interface.md §2.2, as validated. */
 export interface GatewayChatRequest {
   model: string;
   messages: ChatMessage[];
@@ -165,7 +165,7 @@ const tool = {
 };
 
 /**
- * Spec 2.2's fields are checked strictly; other OpenAI fields an SDK may send (`store`,
+ * docs/interface.md §2.2's fields are checked strictly; other OpenAI fields an SDK may send (`store`,
  * `metadata`, `logprobs`, ...) are accepted and ignored, so ordinary clients work unchanged.
  */
 export const chatRequestSchema = {

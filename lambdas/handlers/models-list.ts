@@ -2,7 +2,7 @@ import { listFamilies, PROVIDERS } from '../catalog/index.js';
 import { defineHandler } from '../http/define-handler.js';
 import { bare } from '../http/reply.js';
 
-/** OpenAI's model list shape (spec 2.4); `_service` carries the family name and aliases. */
+/** OpenAI's model list shape (docs/interface.md §2.4); `_service` carries the family name and aliases. */
 const modelList = {
   object: 'list',
   data: listFamilies().map((family) => ({

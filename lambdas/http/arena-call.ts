@@ -26,7 +26,7 @@ import { bare, sse, type Reply, type SseFrame } from './reply.js';
 /**
  * A battle or fight session for one call: planned from the body (a refusal is a 400 naming
  * the field), played through the chat core, and answered as SSE frames with increasing ids, or
- * for a battle with `stream:false` as spec 2.10's body. Every turn's usage and the session
+ * for a battle with `stream:false` as docs/interface.md §2.10's body. Every turn's usage and the session
  * record are written after the response; the caller leaving aborts every upstream call.
  */
 export async function answerArena(call: GatewayCall<ArenaRequestBody>, mode: ArenaMode): Promise<Reply> {
@@ -39,7 +39,7 @@ export async function answerArena(call: GatewayCall<ArenaRequestBody>, mode: Are
   const deadlineReached = () => endedByTimeout(call.signal);
   const context = { account, sessionId, route: call.route.id, deadlineReached, defer };
   const chat = arenaChat(context, deploymentChatDeps);
-  // Agents search by themselves where the deployment has a search provider (spec 4.3).
+  // Agents search by themselves where the deployment has a search provider (docs/interface.md §4.3).
   const search = { search: deploymentSearchDeps, recordUsage: deploymentChatDeps.recordUsage, now: Date.now };
   const tools = (await searchAvailable(deploymentSearchDeps))
     ? [webSearchTool(arenaSearch(context, search), Date.now)]
@@ -58,7 +58,7 @@ async function* framesOf(events: AsyncIterable<SequencedEvent>): AsyncGenerator<
 }
 
 /**
- * Spec 2.10: the answers in the order the models were asked for. An agent that failed is
+ * docs/interface.md §2.10: the answers in the order the models were asked for. An agent that failed is
  * listed under `errors` (an addition); when none answered, the call fails as the chat core's
  * failures do (429 if every agent was rate limited, else 503).
  */

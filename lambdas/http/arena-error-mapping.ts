@@ -1,7 +1,7 @@
 import type { ArenaError } from '../arena/arena-errors.js';
 import { HttpError } from './errors.js';
 
-/** The one translation of the arena's refusals into HTTP (spec 7). */
+/** The one translation of the arena's refusals into HTTP (docs/interface.md §7). */
 export function arenaHttpError(error: ArenaError): HttpError {
   switch (error.kind) {
     case 'invalid_request':

@@ -13,7 +13,7 @@ const OPENAI_TYPES: Record<number, string> = {
   503: 'service_unavailable',
 };
 
-/** The body of an error response in the route's style (spec 2.14 and architecture §6). */
+/** The body of an error response in the route's style (docs/interface.md §2.14 and §7). */
 export function errorBody(style: ErrorStyle, error: HttpError): unknown {
   if (style === 'openai') {
     return {

@@ -1,6 +1,6 @@
 import type { FashionPrediction } from '../jobs/fashion-jobs.js';
 
-/** The `data` of fashion responses (spec 2.12 and 4.10), snake_case as callers read them. */
+/** The `data` of fashion responses (docs/interface.md §2.12 and §4.10), snake_case as callers read them. */
 
 /** Run's answer: the new prediction, `starting`. */
 export function fashionRunData(prediction: FashionPrediction) {
@@ -13,8 +13,8 @@ export function fashionRunData(prediction: FashionPrediction) {
 }
 
 /**
- * Status's answer: spec 4.10's four fields plus the rest of spec 2.12's prediction. A failed
- * prediction is `status: 'failed'` with its error, inside `success: true`.
+ * Status's answer: the four fields of docs/interface.md §4.10 plus the rest of §2.12's
+ * prediction. A failed prediction is `status: 'failed'` with its error, inside `success: true`.
  */
 export function fashionStatusData(prediction: FashionPrediction) {
   return { ...fashionRunData(prediction), output: prediction.output, error: prediction.error };

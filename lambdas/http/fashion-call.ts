@@ -10,8 +10,8 @@ import { fashionFrames } from './fashion-frames.js';
 import { envelope, sse, type Reply } from './reply.js';
 
 /**
- * The fashion routes (spec 4.10): run submits a prediction, status reads it, subscribe submits
- * and streams it (spec 6.3). The per-key limits and `meta` come from the manifest (rate-limit
+ * The fashion routes (docs/interface.md §4.10): run submits a prediction, status reads it, subscribe submits
+ * and streams it (docs/interface.md §6.3). The per-key limits and `meta` come from the manifest (rate-limit
  * middleware, response writer); this file only translates.
  */
 export async function answerFashionRun(call: GatewayCall<FashionRequestBody>): Promise<Reply> {

@@ -5,7 +5,7 @@ import { IdempotencyError, IDEMPOTENCY_HEADER, type IdempotencyErrorKind } from 
 import { HttpError, retryAfterSeconds } from './errors.js';
 
 /**
- * The one translation of fashion failures into HTTP (spec 4.10 and 7). The upstream's own
+ * The one translation of fashion failures into HTTP (docs/interface.md §4.10 and §7). The upstream's own
  * throttles (RateLimitExceeded, ConcurrencyLimitExceeded) are 429 with Retry-After: waiting
  * helps, so the caller should wait; so is a prediction already watched by its cap of streams
  * (Retry-After: when a slot frees at the latest). A refused platform key or an empty credit

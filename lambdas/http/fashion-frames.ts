@@ -5,7 +5,7 @@ import type { SseFrame } from './reply.js';
 export const fashionStatusPath = (predictionId: string) => `/api/v1/fashion/status/${encodeURIComponent(predictionId)}`;
 
 /**
- * Spec 6.3: each event as `event: fashion` + JSON, then `data: [DONE]` (under the same event
+ * docs/interface.md §6.3: each event as `event: fashion` + JSON, then `data: [DONE]` (under the same event
  * name, so an EventSource listening for `fashion` sees the end too).
  */
 export async function* fashionFrames(events: AsyncIterable<FashionStreamEvent>): AsyncGenerator<SseFrame> {

@@ -2,7 +2,7 @@ import type { MediaError } from '../providers/media/media-errors.js';
 import { HttpError, retryAfterSeconds } from './errors.js';
 
 /**
- * The one translation of speech and music failures into HTTP (spec 7): the caller's input 400
+ * The one translation of speech and music failures into HTTP (docs/interface.md §7): the caller's input 400
  * naming the field, MiniMax's rate limit 429 with Retry-After, no provider or a failing one 503.
  */
 export function mediaHttpError(error: MediaError): HttpError {

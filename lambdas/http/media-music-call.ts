@@ -17,7 +17,7 @@ import { binary, envelope, type Reply } from './reply.js';
 export const MUSIC_KEEPALIVE_MS = 10_000;
 
 /**
- * One song for one call, metered per song after the response. Spec 2.13's music result:
+ * One song for one call, metered per song after the response. docs/interface.md §2.13's music result:
  * `status` MiniMax's integer (2 = complete), `audio` a URL or hex, `duration` in seconds.
  */
 export async function answerMusic(call: GatewayCall<MusicRequestBody>): Promise<Reply> {

@@ -28,7 +28,7 @@ export type Reply =
       readonly headers?: Record<string, string>;
     };
 
-/** `{success:true, data}`: the envelope of non-gateway JSON routes (spec 2.14). */
+/** `{success:true, data}`: the envelope of non-gateway JSON routes (docs/interface.md §2.14). */
 export const envelope = (data: unknown, status = 200, headers?: Record<string, string>): Reply => ({
   kind: 'json',
   status,

@@ -3,7 +3,8 @@ import type { RouteSpec } from '../../lib/routes.js';
 
 /**
  * One request shape for handlers, whichever door it came through: REST API proxy events are
- * the v1 shape, function URL events the v2 shape (architecture §3a).
+ * the v1 shape, function URL events the v2 shape (docs/deployment.md, "Signed calls to the
+ * function URLs").
  */
 export interface GatewayRequest {
   readonly method: string;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 
 /**
- * `meta {requestId, timestamp}`, which spec 2.14 puts on every fashion response next to the
+ * `meta {requestId, timestamp}`, which docs/interface.md §2.14 puts on every fashion response next to the
  * envelope. Routes flagged `envelopeMeta` in the manifest get it from the response writer, on
  * successes and errors alike, so no handler builds it.
  */
@@ -14,8 +14,9 @@ export interface ResponseMeta {
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
- * The spec makes `requestId` a UUID: the call's X-Request-ID when it is one (the gateway's own
- * always are), else a fresh one; a caller's non-UUID id stays in the X-Request-ID header.
+ * docs/interface.md §2.14 makes `requestId` a UUID: the call's X-Request-ID when it is one (the
+ * gateway's own always are), else a fresh one; a caller's non-UUID id stays in the X-Request-ID
+ * header.
  */
 export function responseMeta(requestId: string, now: Date = new Date()): ResponseMeta {
   return { requestId: UUID.test(requestId) ? requestId : randomUUID(), timestamp: now.toISOString() };

@@ -3,7 +3,7 @@ import { lease, type Lease } from '../store/rate-limit-windows.js';
 import { HttpError, retryAfterSeconds } from './errors.js';
 
 /**
- * A route's own limit per key (the manifest's `perKeyLimit`; spec 8 gives the fashion routes
+ * A route's own limit per key (the manifest's `perKeyLimit`; docs/interface.md §8 gives the fashion routes
  * theirs: run and subscribe 30 per 60 s each, status 40 per 10 s). Each route has a window of
  * its own, counted exactly in the shared DynamoDB window store, one conditional write per
  * request: these are calls of seconds, where leasing blocks ahead would buy nothing.

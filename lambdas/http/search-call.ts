@@ -13,7 +13,7 @@ import { searchHttpError } from './search-error-mapping.js';
 
 /**
  * One search for one call: the core with the deployment's provider, its upstream call metered
- * after the response (failed calls too, at their cost of 0), the answer in spec 2.8's shape.
+ * after the response (failed calls too, at their cost of 0), the answer in docs/interface.md §2.8's shape.
  */
 export async function answerSearch(call: GatewayCall<SearchRequestBody>): Promise<Reply> {
   const meter = new Meter(
@@ -35,7 +35,7 @@ export async function answerSearch(call: GatewayCall<SearchRequestBody>): Promis
   }
 }
 
-/** Spec 2.8, snake_case; `request_id` is the provider's id for the search, else the gateway's. */
+/** docs/interface.md §2.8, snake_case; `request_id` is the provider's id for the search, else the gateway's. */
 function searchBody(answer: SearchAnswer, requestId: string) {
   return {
     query: answer.query,

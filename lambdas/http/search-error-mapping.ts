@@ -1,7 +1,7 @@
 import type { SearchError } from '../providers/search/search-errors.js';
 import { HttpError, retryAfterSeconds } from './errors.js';
 
-/** The one translation of search failures into HTTP (spec 4.4 and 7). */
+/** The one translation of search failures into HTTP (docs/interface.md §4.4 and §7). */
 export function searchHttpError(error: SearchError): HttpError {
   switch (error.kind) {
     case 'invalid_request':

@@ -15,7 +15,7 @@ export async function answerTheme(call: GatewayCall<undefined>): Promise<Reply> 
   }
 }
 
-/** The one translation of theme failures into HTTP (spec 4.5 and 7). */
+/** The one translation of theme failures into HTTP (docs/interface.md §4.5 and §7). */
 export function themeHttpError(error: ThemeError): HttpError {
   switch (error.kind) {
     case 'invalid_request':

@@ -10,7 +10,7 @@ import { mediaHttpError } from './media-error-mapping.js';
 import { envelope, type Reply } from './reply.js';
 
 /**
- * The video routes (spec 4.9): submit answers `{task_id, status: 'submitted', model}` once the
+ * The video routes (docs/interface.md §4.9): submit answers `{task_id, status: 'submitted', model}` once the
  * job's poller has started; status answers the job record, with a working download link.
  */
 export async function answerVideoSubmit(call: GatewayCall<VideoRequestBody>): Promise<Reply> {
@@ -28,7 +28,7 @@ export async function answerVideoStatus(call: GatewayCall): Promise<Reply> {
   return envelope(videoStatusData(job));
 }
 
-/** Spec 2.13's video job; `error` says why a `Fail` failed (null otherwise). */
+/** docs/interface.md §2.13's video job; `error` says why a `Fail` failed (null otherwise). */
 function videoStatusData(job: VideoJob) {
   return {
     task_id: job.taskId,

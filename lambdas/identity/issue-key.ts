@@ -3,7 +3,7 @@ import { putApiKey, type ApiKeyRecord } from '../store/api-keys.js';
 import { generateKey, type KeyType } from './api-key-format.js';
 
 export const DEFAULT_KEY_NAME = 'Default';
-/** Requests per minute when the creator sets none (the spec leaves the default open). */
+/** Requests per minute when the creator sets none (docs/interface.md §2.5 leaves the default open). */
 export const DEFAULT_RATE_LIMIT = 600;
 
 export interface KeyRequest {

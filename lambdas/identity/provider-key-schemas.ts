@@ -1,6 +1,9 @@
 import { PROVIDER_IDS } from '../catalog/index.js';
 
-/** The body that stores a caller's own provider key (spec 2.6), compiled by its handler and documented as it is. */
+/**
+ * The body that stores a caller's own provider key (docs/interface.md §2.6), compiled by its handler
+ * and documented as it is.
+ */
 export const CREATE_PROVIDER_KEY_BODY = {
   type: 'object',
   properties: {

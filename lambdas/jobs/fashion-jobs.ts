@@ -22,13 +22,13 @@ import type { JobOwner, MediaJobDeps } from './media-job-deps.js';
 import { startJob } from './start-job.js';
 
 /**
- * Fashion predictions as jobs (spec 4.10): run submits to FASHN and starts the poller, status
+ * Fashion predictions as jobs (docs/interface.md §4.10): run submits to FASHN and starts the poller, status
  * reads the job record, subscribe watches the job for at most 2 minutes (fashion-watch.ts). The
  * `prediction_id` callers see is the job's id, never FASHN's, so every read is owner-scoped.
  * No HTTP here: refusals are FashionErrors or IdempotencyErrors, an unknown id JobNotFoundError.
  */
 
-/** Spec 2.12's prediction. */
+/** docs/interface.md §2.12's prediction. */
 export interface FashionPrediction {
   readonly predictionId: string;
   readonly status: PredictionState;
@@ -48,7 +48,7 @@ export interface FashionSubmission {
 }
 
 export interface SubmittedPrediction {
-  /** As spec 4.10's run answers it: `starting`. */
+  /** As docs/interface.md §4.10's run answers it: `starting`. */
   readonly prediction: FashionPrediction;
   /** True when an earlier call with the same Idempotency-Key made this prediction. */
   readonly replayed: boolean;
@@ -64,7 +64,7 @@ interface Submitted {
 
 /**
  * Checks the body, then submits once: with an `Idempotency-Key`, at most one prediction per
- * key, account and body within 24 hours (FASHN has none of its own, upstreams.md §7.5); a
+ * key, account and body within 24 hours (FASHN has none of its own, docs/upstreams.md §7.5); a
  * repeat answers the first prediction. Without the header every call submits.
  */
 export async function submitFashionJob(input: FashionSubmission, deps: MediaJobDeps): Promise<SubmittedPrediction> {
@@ -154,7 +154,7 @@ function predictionOf(job: JobRecord): FashionPrediction {
 }
 
 /**
- * Base64 outputs are served by FASHN for 60 minutes after completion (spec 4.10); after that
+ * Base64 outputs are served by FASHN for 60 minutes after completion (docs/interface.md §4.10); after that
  * the prediction is still completed, with no outputs and an error saying why.
  */
 async function outputsAtUpstream(

@@ -31,7 +31,7 @@ import { settleJob } from './settle-job.js';
 import { SharedPolls } from './shared-polls.js';
 
 /**
- * The subscribe stream's watch of a fashion job (spec 6.3). However many streams watch one
+ * The subscribe stream's watch of a fashion job (docs/interface.md §6.3). However many streams watch one
  * prediction, FASHN is asked once per interval: each look takes the job's poll lease first
  * (poll-lease.ts), and only its holder calls FASHN and writes what it saw into the record; the
  * others read the record. Within one instance, looks at the same job share one in flight

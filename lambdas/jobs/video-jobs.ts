@@ -14,13 +14,13 @@ import type { JobOwner, MediaJobDeps } from './media-job-deps.js';
 import { startJob } from './start-job.js';
 
 /**
- * Video generation as a job (spec 4.9): submit checks and translates the request, hands it to
+ * Video generation as a job (docs/interface.md §4.9): submit checks and translates the request, hands it to
  * MiniMax and starts the poller; status reads the job record, and for a finished video hands
  * out a download link that works for at least 10 more minutes (video-download-link.ts). No
  * HTTP here: refusals are MediaErrors, an unknown task JobNotFoundError.
  */
 
-/** A video job as the routes answer it (spec 2.13): `task_id` is the job's id, never MiniMax's. */
+/** A video job as the routes answer it (docs/interface.md §2.13): `task_id` is the job's id, never MiniMax's. */
 export interface VideoJob {
   readonly taskId: string;
   readonly status: 'submitted' | VideoStatus;

@@ -2,9 +2,9 @@ import type { JsonSchema } from './json-schema-2020.js';
 import { integer, record, ref, text } from './schema-ref.js';
 
 /**
- * The server-sent events (spec 6): one schema per event of a battle or fight session
- * (lambdas/arena/arena-events.ts; spec 6.1 plus `agent_delta` and the fields the gateway adds),
- * the union a stream carries, and the chat completion stream's events (spec 6.2).
+ * The server-sent events (docs/interface.md §6): one schema per event of a battle or fight session
+ * (lambdas/arena/arena-events.ts; docs/interface.md §6.1 plus `agent_delta` and the fields the gateway adds),
+ * the union a stream carries, and the chat completion stream's events (docs/interface.md §6.2).
  */
 
 export const ARENA_STREAM_FRAMING = [
@@ -123,7 +123,7 @@ const ARENA_EVENT_FIELDS: Readonly<Record<string, { schema: JsonSchema; descript
 
 const prediction = { prediction_id: text('The prediction (job) id') };
 
-/** Spec 6.3's events, plus `still_running`, which ends a stream that ran its two minutes. */
+/** docs/interface.md §6.3's events, plus `still_running`, which ends a stream that ran its two minutes. */
 const FASHION_EVENT_FIELDS: Readonly<Record<string, { schema: JsonSchema; description: string }>> = {
   job_submitted: {
     description: 'The prediction was accepted.',
@@ -189,11 +189,17 @@ const union = (description: string, events: ReturnType<typeof eventsOf>): JsonSc
 
 export const EVENT_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
   ...Object.fromEntries(arenaEvents.map(({ name, schema }) => [name, schema])),
-  ArenaEvent: union(`One event of a battle or fight stream (spec 6.1). ${ARENA_STREAM_FRAMING}`, arenaEvents),
+  ArenaEvent: union(
+    `One event of a battle or fight stream (docs/interface.md §6.1). ${ARENA_STREAM_FRAMING}`,
+    arenaEvents,
+  ),
   ...Object.fromEntries(fashionEvents.map(({ name, schema }) => [name, schema])),
-  FashionEvent: union(`One event of a fashion subscribe stream (spec 6.3). ${FASHION_STREAM_FRAMING}`, fashionEvents),
+  FashionEvent: union(
+    `One event of a fashion subscribe stream (docs/interface.md §6.3). ${FASHION_STREAM_FRAMING}`,
+    fashionEvents,
+  ),
   ChatStreamEvent: {
-    description: `One event of a chat completion stream (spec 6.2). ${CHAT_STREAM_FRAMING}`,
+    description: `One event of a chat completion stream (docs/interface.md §6.2). ${CHAT_STREAM_FRAMING}`,
     oneOf: [ref('ChatCompletionChunk'), ref('OpenAIError')],
   },
 };

@@ -4,8 +4,8 @@ import { record, ref, text } from './schema-ref.js';
 
 /**
  * What every route shares, keyed by the manifest's own terms: the error body of each error
- * style (lambdas/http/error-body.ts), the security schemes of each auth scheme (spec 5), and
- * the response headers (spec 4.2 and 8).
+ * style (lambdas/http/error-body.ts), the security schemes of each auth scheme (docs/interface.md §5), and
+ * the response headers (docs/interface.md §4.2 and §8).
  */
 
 export const ERROR_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
@@ -14,7 +14,7 @@ export const ERROR_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
       error: record({
         message: text(),
         type: text('`invalid_request_error`, `authentication_error`, `rate_limit_error`…'),
-        code: text('Spec 7: `BAD_REQUEST`, `UNAUTHORIZED`, `INVALID_API_KEY`, `RATE_LIMIT_EXCEEDED`…'),
+        code: text('docs/interface.md §7: `BAD_REQUEST`, `UNAUTHORIZED`, `INVALID_API_KEY`, `RATE_LIMIT_EXCEEDED`…'),
         param: { type: ['string', 'null'], description: 'The request field at fault' },
       }),
     }),
@@ -26,7 +26,7 @@ export const ERROR_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
       error: {
         type: 'object',
         required: ['code', 'message'],
-        properties: { code: text('Spec 7'), message: text(), field: text('The request field at fault') },
+        properties: { code: text('docs/interface.md §7'), message: text(), field: text('The request field at fault') },
       },
     }),
     description: 'The error envelope of the other routes.',

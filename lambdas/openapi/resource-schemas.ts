@@ -6,8 +6,8 @@ import type { JsonSchema } from './json-schema-2020.js';
 import { dateTime, integer, nullableText, record, ref, text } from './schema-ref.js';
 
 /**
- * The resources the routes answer with (spec section 2), written once, here: handlers do not
- * validate what they answer, so these are the documentation's own. Additions beyond the spec
+ * The resources the routes answer with (docs/interface.md §2), written once, here: handlers do not
+ * validate what they answer, so these are the documentation's own. Additions beyond the interface
  * (`byRoute`, `unpriced`, `units`, `maskedKey`...) are the gateway's, as README.md describes them.
  */
 
@@ -50,12 +50,12 @@ const chatCompletion = {
     },
     usage: ref('Usage'),
   }),
-  description: 'Spec 2.3: the OpenAI chat completion.',
+  description: 'docs/interface.md §2.3: the OpenAI chat completion.',
 };
 
 const chatCompletionChunk = {
   type: 'object',
-  description: 'One event of a chat completion stream (spec 6.2): the OpenAI chat.completion.chunk.',
+  description: 'One event of a chat completion stream (docs/interface.md §6.2): the OpenAI chat.completion.chunk.',
   required: ['id', 'object', 'created', 'model', 'choices'],
   properties: {
     id: text(),
@@ -105,12 +105,12 @@ const model = record(
     owned_by: text('`gateway/<provider>`'),
     _service: record({ name: text(), aliases: { type: 'array', items: text() } }),
   },
-  'Spec 2.4: one model family, addressed by its id or any of its aliases.',
+  'docs/interface.md §2.4: one model family, addressed by its id or any of its aliases.',
 );
 
 const apiKey = {
   type: 'object',
-  description: 'Spec 2.5: a service API key as listings show it, never the secret.',
+  description: 'docs/interface.md §2.5: a service API key as listings show it, never the secret.',
   required: ['id', 'name', 'type', 'maskedKey', 'createdAt', 'enabled', 'rateLimit'],
   properties: {
     id: text(),
@@ -146,7 +146,7 @@ const providerKey = record(
     apiKey: text('Masked: `••••` and the last four characters'),
     createdAt: dateTime(),
   },
-  "Spec 2.6: a caller's own provider key, as answered.",
+  "docs/interface.md §2.6: a caller's own provider key, as answered.",
 );
 
 const unpricedUsage = record(
@@ -175,7 +175,8 @@ const usageFigures = {
 const usageRecord = {
   type: 'object',
   description:
-    'Spec 2.7, plus `byRoute`, `byKey`, `unpriced` and `units` (present only where there was such work). `from` and `to` are the period counted: the one asked for, widened to whole UTC hours.',
+    'docs/interface.md §2.7, plus `byRoute`, `byKey`, `unpriced` and `units` (present only where there was such ' +
+    'work). `from` and `to` are the period counted: the one asked for, widened to whole UTC hours.',
   required: ['totalRequests', 'totalTokens', 'totalCost', 'from', 'to', 'byModel', 'byRoute', 'byKey', 'unpriced'],
   properties: {
     totalRequests: integer(),
@@ -201,7 +202,7 @@ const usageRecord = {
 
 const citation = {
   type: 'object',
-  description: 'Spec 2.9: a source an agent cites.',
+  description: 'docs/interface.md §2.9: a source an agent cites.',
   required: ['url', 'title', 'snippet'],
   properties: { url: text(), title: text(), snippet: text(), publishedDate: text(), score: { type: 'number' } },
 };
@@ -216,7 +217,7 @@ const searchResult = record(
     author: nullableText('When known'),
     favicon: nullableText('When known'),
   },
-  'Spec 2.8: one search result.',
+  'docs/interface.md §2.8: one search result.',
 );
 
 const searchAnswer = record({
@@ -229,7 +230,8 @@ const searchAnswer = record({
 
 const battleResponse = {
   type: 'object',
-  description: 'Spec 2.10: a battle answered as JSON (`stream: false`); `errors` lists agents that failed.',
+  description:
+    'docs/interface.md §2.10: a battle answered as JSON (`stream: false`); `errors` lists agents that failed.',
   required: ['id', 'mode', 'responses', 'created_at'],
   properties: {
     id: text('The session id'),
@@ -261,7 +263,7 @@ const theme = record(
     content: text('Markdown wrapped in `<design-system>…</design-system>`'),
     source: record({ provider: text(), url: text(), theme_url: text() }),
   },
-  'Spec 2.11: one design system.',
+  'docs/interface.md §2.11: one design system.',
 );
 
 const musicResult = record(
@@ -272,7 +274,7 @@ const musicResult = record(
     sample_rate: { type: 'number' },
     format: text('`mp3`'),
   },
-  'Spec 2.13: a generated song.',
+  'docs/interface.md §2.13: a generated song.',
 );
 
 const jobError = record({ name: text('A stable name to branch on'), message: text() }, 'Why a job failed.');
@@ -283,7 +285,7 @@ const videoSubmitted = record(
     status: { const: 'submitted' },
     model: { enum: [...VIDEO_MODEL_IDS] },
   },
-  'Spec 4.9: a submitted video job.',
+  'docs/interface.md §4.9: a submitted video job.',
 );
 
 const videoJob = record(
@@ -295,7 +297,7 @@ const videoJob = record(
     download_url: nullableText('On `Success`: a link that works for at least 10 more minutes'),
     error: { oneOf: [{ type: 'null' }, ref('JobError')], description: 'On `Fail`: why' },
   },
-  'Spec 2.13: a video job.',
+  'docs/interface.md §2.13: a video job.',
 );
 
 const predictionStatus = { enum: ['starting', 'in_queue', 'processing', 'completed', 'failed'] };
@@ -307,7 +309,7 @@ const fashionRun = record(
     model_name: { enum: [...FASHION_MODEL_NAMES] },
     created_at: integer('Epoch milliseconds'),
   },
-  'Spec 4.10: a submitted prediction.',
+  'docs/interface.md §4.10: a submitted prediction.',
 );
 
 const fashionPrediction = record(
@@ -323,15 +325,15 @@ const fashionPrediction = record(
     },
     error: {
       oneOf: [{ type: 'null' }, ref('JobError')],
-      description: 'When failed: `ImageLoadError`, `ContentModerationError`, `PoseError`, … (spec 7)',
+      description: 'When failed: `ImageLoadError`, `ContentModerationError`, `PoseError`, … (docs/interface.md §7)',
     },
   },
-  'Spec 2.12: a fashion prediction.',
+  'docs/interface.md §2.12: a fashion prediction.',
 );
 
 const responseMeta = record(
   { requestId: { type: 'string', format: 'uuid' }, timestamp: dateTime() },
-  'Spec 2.14: on every fashion answer, errors included.',
+  'docs/interface.md §2.14: on every fashion answer, errors included.',
 );
 
 const health = record({

@@ -73,11 +73,11 @@ export const TAGS: Readonly<Record<string, string>> = {
   Health: 'Service status, unauthenticated',
   Documentation: 'This document',
   Gateway: 'OpenAI-compatible chat completions and the model list',
-  'Chat modes': 'Battle, fight and multi-instance sessions (spec 4.3)',
+  'Chat modes': 'Battle, fight and multi-instance sessions (docs/interface.md §4.3)',
   Search: 'Web search through the platform’s search provider',
-  Themes: 'Design systems (spec 4.5)',
-  Media: 'Speech, music and video generation (spec 4.9)',
-  Fashion: 'Fashion image and video predictions (spec 4.10)',
+  Themes: 'Design systems (docs/interface.md §4.5)',
+  Media: 'Speech, music and video generation (docs/interface.md §4.9)',
+  Fashion: 'Fashion image and video predictions (docs/interface.md §4.10)',
   Dashboard: 'Dashboard sign-in, service API keys and provider keys (session cookie)',
   Usage: 'Usage and estimated cost',
   Admin: 'Partner provisioning with the admin token',
@@ -152,13 +152,14 @@ export const routeDocs: Readonly<Record<string, RouteDoc>> = {
   'models-list': {
     tag: 'Gateway',
     summary: 'List models',
-    success: { status: 200, description: 'The model families (spec 2.4)', json: ref('ModelList') },
+    success: { status: 200, description: 'The model families (docs/interface.md §2.4)', json: ref('ModelList') },
   },
   'chat-completions': {
     tag: 'Gateway',
     summary: 'Chat completion',
     description:
-      'Spec 2.2: the OpenAI request plus fallback, retries, timeout, load balancing, guardrails and prompt templates.',
+      'docs/interface.md §2.2: the OpenAI request plus fallback, retries, timeout, load balancing, guardrails ' +
+      'and prompt templates.',
     request: { name: 'ChatCompletionRequest', schema: chatRequestSchema },
     parameters: CHAT_HEADERS,
     success: {
@@ -215,7 +216,7 @@ export const routeDocs: Readonly<Record<string, RouteDoc>> = {
     tag: 'Search',
     summary: 'Web search',
     request: { name: 'SearchRequest', schema: searchRequestSchema },
-    success: { status: 200, description: 'The results (spec 2.8)', json: enveloped(ref('SearchAnswer')) },
+    success: { status: 200, description: 'The results (docs/interface.md §2.8)', json: enveloped(ref('SearchAnswer')) },
     errors: {
       500: 'The deployment has no search provider (`INTERNAL_ERROR`)',
       503: 'The search provider failed or did not answer (`SERVICE_UNAVAILABLE`)',
@@ -242,7 +243,7 @@ export const routeDocs: Readonly<Record<string, RouteDoc>> = {
       'Songs take minutes: while one is pending the body starts with a space every 10 s (JSON allows ' +
       'leading whitespace); a failure after that arrives as `{success:false, error}` in the 200 body.',
     request: { name: 'MusicRequest', schema: musicRequestSchema },
-    success: { status: 200, description: 'The song (spec 2.13)', json: enveloped(ref('MusicResult')) },
+    success: { status: 200, description: 'The song (docs/interface.md §2.13)', json: enveloped(ref('MusicResult')) },
     errors: { 503: 'MiniMax is not configured, or failed (`SERVICE_UNAVAILABLE`)' },
   },
   'media-video': {
@@ -253,7 +254,7 @@ export const routeDocs: Readonly<Record<string, RouteDoc>> = {
       'any upstream call, submits it, and starts the job poller. Poll `GET /api/v1/media/video/status`; a video ' +
       'takes 1 to 3 minutes. A finished video is metered in seconds.',
     request: { name: 'VideoRequest', schema: videoRequestSchema },
-    success: { status: 200, description: 'The job (spec 4.9)', json: enveloped(ref('VideoSubmitted')) },
+    success: { status: 200, description: 'The job (docs/interface.md §4.9)', json: enveloped(ref('VideoSubmitted')) },
     errors: { 503: 'MiniMax is not configured, or failed (`SERVICE_UNAVAILABLE`)' },
   },
   'media-video-status': {
@@ -263,7 +264,7 @@ export const routeDocs: Readonly<Record<string, RouteDoc>> = {
       'From the job record. On `Success`, `download_url` works for at least 10 more minutes: MiniMax’s links ' +
       'expire within an hour, so a fresh one is fetched when the kept one runs short.',
     parameters: [{ ...query('task_id', 'The `task_id` the submit answered'), required: true }],
-    success: { status: 200, description: 'The job (spec 2.13)', json: enveloped(ref('VideoJob')) },
+    success: { status: 200, description: 'The job (docs/interface.md §2.13)', json: enveloped(ref('VideoJob')) },
     errors: {
       404: 'No such task of this account (`NOT_FOUND`)',
       503: 'MiniMax’s file API failed (`SERVICE_UNAVAILABLE`)',
@@ -273,7 +274,7 @@ export const routeDocs: Readonly<Record<string, RouteDoc>> = {
     tag: 'Fashion',
     summary: 'Submit a fashion prediction',
     description:
-      'Checks `inputs` against the model (spec 4.10), submits to FASHN and starts the job poller; poll ' +
+      'Checks `inputs` against the model (docs/interface.md §4.10), submits to FASHN and starts the job poller; poll ' +
       '`GET /api/v1/fashion/status/{id}`. A completed prediction is metered in credits; a failed one costs none.',
     request: { name: 'FashionRequest', schema: fashionRequestSchema },
     parameters: [IDEMPOTENCY_KEY],
@@ -290,7 +291,11 @@ export const routeDocs: Readonly<Record<string, RouteDoc>> = {
     summary: 'A fashion prediction’s status',
     description: 'A failed prediction is `status: failed` with its `error`, inside `success: true`.',
     pathParameters: { id: 'The `prediction_id` run or subscribe answered' },
-    success: { status: 200, description: 'The prediction (spec 2.12)', json: enveloped(ref('FashionPrediction')) },
+    success: {
+      status: 200,
+      description: 'The prediction (docs/interface.md §2.12)',
+      json: enveloped(ref('FashionPrediction')),
+    },
     errors: { 404: FASHION_ERRORS[404], 503: FASHION_ERRORS[503] },
   },
   'fashion-subscribe': {
@@ -318,7 +323,7 @@ export const routeDocs: Readonly<Record<string, RouteDoc>> = {
       query('id', 'A theme slug; takes precedence over `platform`'),
       query('platform', 'Biases the random draw', { enum: [...THEME_PLATFORMS] }),
     ],
-    success: { status: 200, description: 'The theme (spec 2.11)', json: enveloped(ref('Theme')) },
+    success: { status: 200, description: 'The theme (docs/interface.md §2.11)', json: enveloped(ref('Theme')) },
     errors: { 503: 'The theme provider failed (`SERVICE_UNAVAILABLE`)' },
   },
   'auth-login': {
@@ -399,7 +404,11 @@ export const routeDocs: Readonly<Record<string, RouteDoc>> = {
     tag: 'Usage',
     summary: 'Usage and estimated cost',
     parameters: PERIOD,
-    success: { status: 200, description: 'The usage record (spec 2.7)', json: enveloped(ref('UsageRecord')) },
+    success: {
+      status: 200,
+      description: 'The usage record (docs/interface.md §2.7)',
+      json: enveloped(ref('UsageRecord')),
+    },
   },
   'admin-accounts-create': {
     tag: 'Admin',

@@ -3,7 +3,7 @@ import type { JsonSchema } from './json-schema-2020.js';
 /** A reference to one of the document's named schemas (components.schemas). */
 export const ref = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
 
-/** `{success: true, data}`: how non-gateway JSON routes answer (spec 2.14). */
+/** `{success: true, data}`: how non-gateway JSON routes answer (docs/interface.md §2.14). */
 export const enveloped = (data: JsonSchema): JsonSchema => ({
   type: 'object',
   required: ['success', 'data'],

@@ -6,7 +6,7 @@ import { exceedsCharacters } from './text-length.js';
 /**
  * The one policy for URLs a caller gives the gateway for someone else to fetch (fashion image
  * inputs and LoRA weights, video `first_frame_image`, chat image parts, the arena's
- * `image_url`): spec 4.10's "a public URL". The fetching party (an upstream provider, or a
+ * `image_url`): docs/interface.md §4.10's "a public URL". The fetching party (an upstream provider, or a
  * vision model) must not be pointed at the platform's own network or anyone's private one.
  *
  * Two steps. `checkPublicUrl` is synchronous and runs where the request is parsed: the text is

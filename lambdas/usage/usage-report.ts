@@ -61,7 +61,7 @@ const usd = (microUsd: number) => microUsd / 1e6;
 const unpriced = (totals: UsageTotals) => ({ requests: totals.unpricedRequests, tokens: totals.unpricedTokens });
 
 /**
- * The usage record of spec 2.7 for one account and period, plus `unpriced`: the requests and
+ * The usage record of docs/interface.md §2.7 for one account and period, plus `unpriced`: the requests and
  * tokens of models without a catalog price, which `cost` counts as 0 (overall and per model),
  * `byRoute`: the same usage split by the route (manifest id) it came through, `byKey`: split by
  * the API key that made it (`none`: no key), and `units` (overall and in each split, only where
@@ -109,7 +109,7 @@ interface Figures {
   units?: UsageTotals['units'];
 }
 
-/** `units` only where there was non-token work: token-only usage keeps exactly spec 2.7's shape. */
+/** `units` only where there was non-token work: token-only usage keeps exactly docs/interface.md §2.7's shape. */
 const unitsOf = (totals: UsageTotals): { units?: UsageTotals['units'] } =>
   Object.keys(totals.units).length > 0 ? { units: { ...totals.units } } : {};
 

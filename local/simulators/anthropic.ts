@@ -5,7 +5,7 @@ import { wholeAnswerMs } from './pacing.js';
 import { runScript, type ScriptInput, type ScriptTurn } from './script.js';
 
 /**
- * The Anthropic Messages API simulator (upstreams.md §2 and its "Anthropic fake" checklist).
+ * The Anthropic Messages API simulator (docs/upstreams.md §2 and its "Anthropic fake" checklist).
  *
  * - `POST /v1/messages` (faultable): requires `x-api-key` (missing, or starting with `bad` /
  *   `invalid` → 401 `authentication_error`) and `anthropic-version` (missing → 400

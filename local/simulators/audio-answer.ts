@@ -3,7 +3,7 @@ import type { SimExchange } from './harness.js';
 import { BUSINESS_CODES, minimaxAnswer, traceId } from './minimax-wire.js';
 
 /**
- * How the MiniMax fake delivers generated audio, for speech and music alike (upstreams.md
+ * How the MiniMax fake delivers generated audio, for speech and music alike (docs/upstreams.md
  * §6.2): hex in `data.audio` with `status: 2`, or a URL to the simulator's own file store; or,
  * with `stream: true`, SSE events of hex chunks (`status: 1`) and a final `status: 2` event
  * with `extra_info` and the whole audio again unless `exclude_aggregated_audio`. `failAfter`

@@ -1,5 +1,5 @@
 /**
- * The MiniMax fake's request checks for speech and music (upstreams.md §6.2, §6.3): each
+ * The MiniMax fake's request checks for speech and music (docs/upstreams.md §6.2, §6.3): each
  * returns MiniMax's complaint (for a 2013 "invalid params" inside HTTP 200), or undefined when
  * the value is acceptable. Data-driven where MiniMax lists the allowed values.
  */

@@ -5,7 +5,7 @@ import type { SimRoute } from './harness.js';
 import { businessError } from './minimax-wire.js';
 
 /**
- * The MiniMax fake's `POST /music_generation` (upstreams.md §6.3, `music-2.5`): lyrics required
+ * The MiniMax fake's `POST /music_generation` (docs/upstreams.md §6.3, `music-2.5`): lyrics required
  * unless instrumental (or `lyrics_optimizer` writes them from the prompt), instrumental only on
  * `music-2.5+` and with a prompt, lyrics structure tags only in MiniMax's own spelling (`[Pre
  * Chorus]`; `[Pre-Chorus]` is refused, so an adapter that forgets to translate is caught).

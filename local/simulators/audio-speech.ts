@@ -15,7 +15,7 @@ import type { SimRoute } from './harness.js';
 import { businessError } from './minimax-wire.js';
 
 /**
- * The MiniMax fake's `POST /t2a_v2` (upstreams.md §6.2): MiniMax's own checks (2013 inside
+ * The MiniMax fake's `POST /t2a_v2` (docs/upstreams.md §6.2): MiniMax's own checks (2013 inside
  * HTTP 200 for a bad enum or range, 1042 for text that is mostly invisible characters), then
  * a real clip of the tone whose length follows the text (40 ms a character, 0.1 s to 6 s),
  * encoded in the asked format, with `extra_info` counted from those bytes. Formats MiniMax

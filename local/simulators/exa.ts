@@ -3,8 +3,8 @@ import type { SimExchange, SimResponse, SimulatorDefinition } from './harness.js
 import { json } from './openai-compatible-simulator.js';
 
 /**
- * The Exa fake (upstreams.md §5 and its Simulator checklist): `POST /search` answering
- * deterministically from the query, as Exa's current API does (§5.7): no `score` unless the
+ * The Exa fake (docs/upstreams.md §5 and its Simulator checklist): `POST /search` answering
+ * deterministically from the query, as Exa's current API does (docs/upstreams.md §5.7): no `score` unless the
  * type is `neural`, no `autopromptString`, no `resolvedSearchType`. Results honour
  * `numResults`, `startPublishedDate`/`endPublishedDate` and `contents` (only the content
  * fields asked for; `text` cut to `maxCharacters`); `costDollars` carries only non-zero parts,
@@ -18,7 +18,7 @@ import { json } from './openai-compatible-simulator.js';
  *
  * `stream: true` on `/search` answers data-only SSE: OpenAI-style chunks whose
  * `choices[0].delta.content` carry a short digest of the results, then a chunk with the
- * `citations` (the results), then `data: [DONE]` (§5.5).
+ * `citations` (the results), then `data: [DONE]` (docs/upstreams.md §5.5).
  *
  * `POST /contents` `{ids | urls, text?, highlights?, summary?}` (at most 100) answers a 200 with
  * a result per page it could fetch and a `statuses[]` entry per id; a page fails, deterministically
@@ -40,7 +40,7 @@ const MAX_NUM_RESULTS = 100;
 
 const PRICE = { search: 0.007, includedResults: 10, perExtraResult: 0.001, perSummary: 0.001, perPage: 0.001 };
 const MAX_CONTENTS_IDS = 100;
-/** Exa's default limits (§5.6). */
+/** Exa's default limits (docs/upstreams.md §5.6). */
 const QPS = { search: 10, contents: 100 };
 const CONTENT_FIELDS = ['text', 'highlights', 'summary'] as const;
 

@@ -1,5 +1,5 @@
 /**
- * The FASHN fake's own view of the models (upstreams.md §7.3 and spec 4.10), kept apart from
+ * The FASHN fake's own view of the models (docs/upstreams.md §7.3 and docs/interface.md §4.10), kept apart from
  * the gateway's table on purpose: the fake states what the upstream does, so a mistake in the
  * gateway's table shows up against it. `edit` is the upstream's too (the gateway offers ten).
  */

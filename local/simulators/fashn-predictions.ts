@@ -4,7 +4,7 @@ import { changeListeners, type SimulatorState } from './persisted-state.js';
 
 /**
  * The FASHN fake's predictions: each walks `starting → in_queue → processing` over its polls
- * and then ends `completed` or `failed` (upstreams.md §7.4). Time comes from an injected clock,
+ * and then ends `completed` or `failed` (docs/upstreams.md §7.4). Time comes from an injected clock,
  * so output expiry (CDN 72 h, base64 60 min) and abandoned predictions are testable.
  *
  * Directives in any string input (a prompt, or an image URL's query or fragment):
@@ -33,7 +33,7 @@ export interface Prediction {
 
 export const DEFAULT_POLLS = 3;
 export const MAX_POLLS = 1000;
-/** FASHN's default concurrency cap per account (upstreams.md §7.7, a placeholder). */
+/** FASHN's default concurrency cap per account (docs/upstreams.md §7.7, a placeholder). */
 export const DEFAULT_CONCURRENCY = 6;
 export const CDN_RETENTION_MS = 72 * 3600_000;
 export const BASE64_RETENTION_MS = 60 * 60_000;

@@ -1,7 +1,7 @@
 import type { SimExchange, SimResponse } from './harness.js';
 
 /**
- * FASHN's API-level errors (upstreams.md §7.5): `{error, message}` with no id or status. The
+ * FASHN's API-level errors (docs/upstreams.md §7.5): `{error, message}` with no id or status. The
  * three 429s differ only by `error`, so each is also a named fault (`error:OutOfCredits`).
  */
 

@@ -5,7 +5,7 @@ import { isTerminal, PredictionBook, DEFAULT_CONCURRENCY, type Prediction } from
 import { apiError, authenticateFashn, fashnJson, namedApiErrors, statusError } from './fashn-wire.js';
 
 /**
- * The FASHN fake (upstreams.md §7 and its Simulator checklist): `POST /v1/run` checks
+ * The FASHN fake (docs/upstreams.md §7 and its Simulator checklist): `POST /v1/run` checks
  * `model_name` and the required inputs (400 BadRequest) and answers `{id, error:null}`,
  * reading `webhook_url` from the query string (recorded, not delivered); `GET /v1/status/{id}`
  * walks the prediction (fashn-predictions.ts, with its directives) and carries

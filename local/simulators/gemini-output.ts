@@ -3,7 +3,7 @@ import type { ScriptTurn } from './script.js';
 
 /**
  * The Gemini simulator's answer side: a ScriptTurn as a GenerateContentResponse (whole, and as
- * the stream's events), and Google's error envelope (upstreams.md §3.4–§3.6).
+ * the stream's events), and Google's error envelope (docs/upstreams.md §3.4–§3.6).
  */
 
 export type Json = Record<string, unknown>;

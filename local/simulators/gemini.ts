@@ -20,7 +20,7 @@ import { isPaced, wholeAnswerMs } from './pacing.js';
 import { runScript, type ScriptInput } from './script.js';
 
 /**
- * The Gemini Developer API simulator, native format (upstreams.md §3 and its "Gemini fake"
+ * The Gemini Developer API simulator, native format (docs/upstreams.md §3 and its "Gemini fake"
  * checklist). The API lives under `/v1beta`.
  *
  * - `POST /v1beta/models/{model}:generateContent` and `:streamGenerateContent` (faultable):

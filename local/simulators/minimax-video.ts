@@ -16,7 +16,7 @@ import { acceptVideoTask, FRAME_SIZES } from './video-models.js';
 import { createTask, pollTask, selfPacedUnfinished, taskOf, videoTaskState, type SimVideoTask } from './video-tasks.js';
 
 /**
- * The MiniMax fake's video routes (upstreams.md §6.4): create a task, poll it along its walk
+ * The MiniMax fake's video routes (docs/upstreams.md §6.4): create a task, poll it along its walk
  * (video-tasks.ts) or follow it through `callback_url` pushes (video-callbacks.ts), retrieve
  * its file's download link and download it (video-files.ts).
  * A task id or file id the key did not create, or that never existed, is answered with 2013

@@ -2,13 +2,13 @@ import { randomBytes } from 'node:crypto';
 import type { SimExchange, SimResponse } from './harness.js';
 
 /**
- * MiniMax's common envelope (upstreams.md §6.1), shared by the speech, music and video routes
+ * MiniMax's common envelope (docs/upstreams.md §6.1), shared by the speech, music and video routes
  * of the MiniMax fake: every JSON answer carries `base_resp {status_code, status_msg}` (0 is
  * success) and a `trace_id`, echoed in the `Trace-Id` header; business errors arrive inside
  * HTTP 200.
  */
 
-/** The business codes of §6.1 with MiniMax's messages: each is also a named fault (`error:1002`). */
+/** The business codes of docs/upstreams.md §6.1 with MiniMax's messages, each also a named fault (`error:1002`). */
 export const BUSINESS_CODES: Readonly<Record<string, string>> = Object.freeze({
   '1000': 'unknown error',
   '1001': 'request timeout',

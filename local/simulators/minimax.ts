@@ -5,10 +5,10 @@ import { MINIMAX_VIDEO_ROUTES, MINIMAX_VIDEO_STATE } from './minimax-video.js';
 import { isDownloadPath } from './video-files.js';
 
 /**
- * The MiniMax fake (upstreams.md §6 and its Simulator checklist): speech and music
+ * The MiniMax fake (docs/upstreams.md §6 and its Simulator checklist): speech and music
  * (minimax-audio.ts), video tasks and the file store (minimax-video.ts), on the common
  * envelope and auth of minimax-wire.ts. Faults: `status:<code>` is a real HTTP error whose
- * body still carries a business code; `error:<code>` (any code of §6.1, e.g. `error:1002`) is
+ * body still carries a business code; `error:<code>` (any code of docs/upstreams.md §6.1, e.g. `error:1002`) is
  * a business error inside HTTP 200, as MiniMax reports them. The model of a request, for
  * faults scoped to one, is its body's `model`. Started over a state folder, its video tasks
  * and files outlive a restart (audio links do not: they last minutes).

@@ -4,7 +4,7 @@ import type { ScriptInput, ScriptMessage, ScriptToolChoice, ScriptTurn } from '.
 
 /**
  * The OpenAI chat-completions wire format as the OpenAI-compatible simulators speak it
- * (upstreams.md §1.3–§1.7): request checks, the request → script conversion, and the
+ * (docs/upstreams.md §1.3–§1.7): request checks, the request → script conversion, and the
  * encoding of a script turn as a `chat.completion` body or a `chat.completion.chunk` stream.
  */
 

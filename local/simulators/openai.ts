@@ -10,7 +10,7 @@ import {
 import { openAiUsage, randomId, type WireRequest } from './openai-wire.js';
 
 /**
- * The OpenAI fake (upstreams.md §1 and its Simulator checklist): `/v1/chat/completions`,
+ * The OpenAI fake (docs/upstreams.md §1 and its Simulator checklist): `/v1/chat/completions`,
  * `/v1/models`, OpenAI's `{error:{message,type,param,code}}` envelope, `x-request-id`,
  * `openai-processing-ms` and the six `x-ratelimit-*` headers with counters that go down.
  *

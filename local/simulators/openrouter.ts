@@ -7,7 +7,7 @@ import { NO_PACING } from './pacing.js';
 import type { ScriptTurn } from './script.js';
 
 /**
- * The OpenRouter fake (upstreams.md §4.1 and its Simulator checklist): the OpenAI skin at
+ * The OpenRouter fake (docs/upstreams.md §4.1 and its Simulator checklist): the OpenAI skin at
  * `/api/v1`, `vendor/model[:variant]` ids, usage always (with `cost`), `provider` and
  * `native_finish_reason`, `: OPENROUTER PROCESSING` before the first event, `X-Generation-Id`,
  * errors `{error:{code,message,metadata?}}`, and the `/key` and `/generation` lookups.

@@ -3,7 +3,7 @@ import { BUSINESS_CODES, traceId } from './minimax-wire.js';
 import { advance, currentStatus, isFinished, type SimVideoTask } from './video-tasks.js';
 
 /**
- * The `callback_url` flow of MiniMax's video tasks (upstreams.md §6.4). On create, the fake
+ * The `callback_url` flow of MiniMax's video tasks (docs/upstreams.md §6.4). On create, the fake
  * POSTs `{"challenge": "<value>"}` to the URL and needs the same value echoed within 3 s, or
  * refuses the task (2013). A verified task then walks on its own, a step every `step_ms`, and
  * each change of its callback status is POSTed as MiniMax does, in lower case: `processing`

@@ -6,7 +6,7 @@ import { numericId, remember } from './video-store.js';
 import type { SimVideoTask } from './video-tasks.js';
 
 /**
- * The MiniMax fake's file store (upstreams.md §6.4): a finished task's video gets a file id;
+ * The MiniMax fake's file store (docs/upstreams.md §6.4): a finished task's video gets a file id;
  * `GET /v1/files/retrieve` hands out a signed download link that expires (one hour by
  * default, `[sim:url_ttl_ms=N]` in the task's prompt), served by the fake itself under
  * `/cdn/video/...` as a CDN would: no API key, the signature and expiry in the query, and a

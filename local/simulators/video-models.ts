@@ -1,5 +1,5 @@
 /**
- * What the MiniMax fake's `POST /v1/video_generation` accepts (upstreams.md §6.4), as data:
+ * What the MiniMax fake's `POST /v1/video_generation` accepts (docs/upstreams.md §6.4), as data:
  * per model, whether it makes video from text, from a first-frame image, and which durations
  * each resolution offers. A request outside this is refused with 2013 inside HTTP 200, as
  * MiniMax refuses invalid parameters.

@@ -3,7 +3,7 @@ import type { AcceptedVideoTask } from './video-models.js';
 import { numericId, remember } from './video-store.js';
 
 /**
- * The MiniMax fake's video tasks (upstreams.md §6.4): each poll of `GET /v1/query/
+ * The MiniMax fake's video tasks (docs/upstreams.md §6.4): each poll of `GET /v1/query/
  * video_generation` moves a task one step along its walk, `Preparing → Queueing → Processing
  * → Success|Fail`, and the last step repeats. Tasks belong to the key that created them.
  *

@@ -10,7 +10,7 @@ import {
 import { openAiUsage } from './openai-wire.js';
 
 /**
- * The xAI fake (upstreams.md §4.2 and its Simulator checklist): OpenAI's chat completions
+ * The xAI fake (docs/upstreams.md §4.2 and its Simulator checklist): OpenAI's chat completions
  * and stream at `/v1`, but errors as top-level strings `{code, error}` where `code` is a
  * gRPC status description. A `bad…` key gets HTTP 400 "Incorrect API key" (as observed);
  * an `invalid…` key or none gets the 401 variant.

@@ -127,7 +127,7 @@ describe('battle', () => {
     ).toEqual(['gpt', 'llama']);
   });
 
-  it('answers spec 2.10 when stream is false', async () => {
+  it('answers docs/interface.md §2.10 when stream is false', async () => {
     const answer = await call(gateway.url('/api/v1/battle'), {
       headers: bearer(key),
       body: { message: 'Tell me a fact.', models: 'claude, gemini', stream: false },

@@ -8,7 +8,7 @@ import { CATALOG_NAMES, containsName } from '../unit/arena/catalog-names.js';
 import { readView, statedWidth, type ShownAnswer } from '../unit/arena/peer-view.js';
 
 /**
- * What each agent saw, proved from what the simulators received (spec 4.3, issue 9 sections 3
+ * What each agent saw, proved from what the simulators received (docs/interface.md §4.3, issue 9 sections 3
  * and 4). Every simulated answer carries a `(take xxxxxx)` drawn from its request, unique per
  * answer, so the takes in a request say exactly which answers it was shown.
  */

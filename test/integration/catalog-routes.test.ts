@@ -25,7 +25,7 @@ test('GET /api/health needs no credentials and lists every family', async () => 
   expect(answer.headers.get('x-request-id')).toBeTruthy();
 });
 
-test('GET /api/v1/models lists nine families in the spec 2.4 shape', async () => {
+test('GET /api/v1/models lists nine families in the docs/interface.md §2.4 shape', async () => {
   const answer = await call(gateway.url('/api/v1/models'), { headers: { 'X-API-Key': gateway.info.apiKey } });
   expect(answer.status).toBe(200);
   expect(answer.body.object).toBe('list');

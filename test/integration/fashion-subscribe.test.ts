@@ -8,7 +8,7 @@ import { RawHttpConnection, type RawResponse } from '../support/raw-http.js';
 import { LocalGateway } from '../../local/child-runtime.js';
 
 /**
- * POST /api/v1/fashion/subscribe over HTTP (spec 6.3), read byte for byte. The FASHN fake
+ * POST /api/v1/fashion/subscribe over HTTP (docs/interface.md §6.3), read byte for byte. The FASHN fake
  * moves a prediction one status per poll, so here the job poller waits a minute between polls:
  * the stream alone walks the prediction, and the events it sees are exactly the fake's walk.
  */

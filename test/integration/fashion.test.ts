@@ -6,7 +6,7 @@ import { SimulatorControl } from './support/simulators.js';
 import { LocalGateway } from '../../local/child-runtime.js';
 
 /**
- * The fashion routes over HTTP against the local runtime and its FASHN fake (spec 4.10, 6.3,
+ * The fashion routes over HTTP against the local runtime and its FASHN fake (docs/interface.md §4.10, §6.3,
  * 8): run → completed with outputs, a failed prediction at 0 credits, the Idempotency-Key, `meta` on every answer,
  * the per-key limits, tenancy, and every validation rule a 400 naming its field. The subscribe
  * stream has a file of its own (fashion-subscribe.test.ts).
@@ -184,7 +184,7 @@ test('FASHN’s own limits: its rate limit and concurrency cap are 429 with Retr
   }
 });
 
-describe('validation: every rule of spec 4.10 is a 400 naming its field, before any upstream call', () => {
+describe('validation: every rule of docs/interface.md §4.10 is a 400 naming its field, before an upstream call', () => {
   const image = (inputs: Record<string, unknown>, model = 'background-remove') => ({ model_name: model, inputs });
   const tryon = (extra: Record<string, unknown>) =>
     image({ model_image: IMG, garment_image: IMG, ...extra }, 'tryon-v1.6');

@@ -7,8 +7,8 @@ import { LocalGateway } from '../../local/child-runtime.js';
 import { walkMp3 } from '../support/audio-formats.js';
 
 /**
- * POST /api/v1/media/music over HTTP against the local runtime and its MiniMax fake (spec 4.9):
- * the spec's interface translated for MiniMax (structure tags, lyrics_optimizer), combinations
+ * POST /api/v1/media/music over HTTP against the local runtime and its MiniMax fake (docs/interface.md §4.9):
+ * the interface translated for MiniMax (structure tags, lyrics_optimizer), combinations
  * MiniMax cannot serve refused with a 400 naming the field before any call, usage per song.
  */
 let gateway: LocalGateway;

@@ -9,8 +9,8 @@ import { FramingError, RawHttpConnection } from '../support/raw-http.js';
 import { parseFlac, parseWav, walkMp3 } from '../support/audio-formats.js';
 
 /**
- * POST /api/v1/media/speech over HTTP against the local runtime and its MiniMax fake (spec
- * 4.9): decodable audio of each format streamed through the binary writer, every validation
+ * POST /api/v1/media/speech over HTTP against the local runtime and its MiniMax fake (docs/interface.md
+ * §4.9): decodable audio of each format streamed through the binary writer, every validation
  * rule a 400 naming its field, MiniMax's failures as clear statuses before the first byte and
  * as a cut response after it, usage by characters.
  */
@@ -48,7 +48,7 @@ async function sentToMinimax(): Promise<any> {
 }
 
 describe('audio of each format', () => {
-  test('mp3 by default: MPEG Layer III frames at 44.1 kHz, MiniMax asked to stream with the spec defaults', async () => {
+  test('mp3 by default: MPEG Layer III frames at 44.1 kHz, MiniMax asked to stream with the defaults', async () => {
     const answer = await speak({ text: 'Your order has shipped.' });
     expect(answer.status).toBe(200);
     expect(answer.headers.get('content-type')).toBe('audio/mpeg');

@@ -6,7 +6,7 @@ import { SimulatorControl } from './support/simulators.js';
 import { LocalGateway } from '../../local/child-runtime.js';
 
 /**
- * The video routes over HTTP against the local runtime (spec 4.9): submit, the Step Functions
+ * The video routes over HTTP against the local runtime (docs/interface.md §4.9): submit, the Step Functions
  * stand-in polling the MiniMax fake, status with a download link that answers, every
  * validation rule a 400 naming its field before any upstream call, and tenancy.
  */
@@ -87,7 +87,7 @@ test('a video MiniMax fails is Fail with its reason; the submit answered submitt
   });
 });
 
-describe('validation: every rule of spec 4.9 is a 400 naming its field, before any upstream call', () => {
+describe('validation: every rule of docs/interface.md §4.9 is a 400 naming its field, before any upstream call', () => {
   test.each<[string, Record<string, unknown>]>([
     ['prompt', {}],
     ['prompt', { prompt: 7 }],

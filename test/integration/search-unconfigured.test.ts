@@ -8,7 +8,7 @@ import { validateArenaStream } from '../support/arena-stream-validator.js';
 /**
  * A deployment without a search provider key: `EXA_API_KEY` set to the empty string runs
  * the local runtime with no Exa simulator and no key, as a deployment whose platform keys
- * secret has no `exa` entry. Search is then a 500 INTERNAL_ERROR (spec 7), not a 503.
+ * secret has no `exa` entry. Search is then a 500 INTERNAL_ERROR (docs/interface.md §7), not a 503.
  */
 let gateway: LocalGateway;
 

@@ -7,7 +7,7 @@ import { SimulatorControl } from './support/simulators.js';
 import { LocalGateway } from '../../local/child-runtime.js';
 import { SIMULATOR_API_KEY } from '../../local/simulators/index.js';
 
-/** POST /api/v1/search over HTTP against the local runtime and its Exa simulator (spec 4.4). */
+/** POST /api/v1/search over HTTP against the local runtime and its Exa simulator (docs/interface.md §4.4). */
 let gateway: LocalGateway;
 let account: TestAccount;
 let key: string;

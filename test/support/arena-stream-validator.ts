@@ -1,5 +1,5 @@
 /**
- * Checks a whole battle or fight stream against the rules of spec 6.1 and issue 9: order, ids,
+ * Checks a whole battle or fight stream against the rules of docs/interface.md §6.1 and issue 9: order, ids,
  * votes, tallies, winners and the leaderboard. Returns the problems found (empty when the
  * stream is sound), so a failing test prints every rule broken at once.
  */

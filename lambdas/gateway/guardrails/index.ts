@@ -13,7 +13,7 @@ import { redactPii } from './pii.js';
 import { responseFormatSchemaError, validateAnswer, type SchemaResult } from './schema-validation.js';
 
 /**
- * The guardrails the gateway applies around one chat completion (spec 2.2, 4.2):
+ * The guardrails the gateway applies around one chat completion (docs/interface.md §2.2, §4.2):
  * `pii` redacts PII in the request and the answer; `content_moderation` blocks dangerous
  * requests and answers with a 400 CONTENT_BLOCKED; `schema_validation` checks the answer against
  * `response_format` and fails with a 400 SCHEMA_VALIDATION_FAILED. Streams: see stream-guard.ts.
@@ -108,9 +108,9 @@ export async function guardRequest(
  * After a non-streamed answer. Order: schema validation checks the model's own output (before
  * redaction, which may legitimately change string values a schema constrains); then PII is
  * redacted in content and tool-call arguments; then the redacted answer is moderated. A flagged
- * answer is not returned at all: 400 CONTENT_BLOCKED (the spec's "blocks dangerous content with
- * a clear 400"), the same code as a blocked request, so clients handle one error. The returned
- * statuses are the whole X-Guardrail-Status: the request's pii outcome is merged (redact wins).
+ * answer is not returned at all: 400 CONTENT_BLOCKED (docs/interface.md §2.2), the same code as
+ * a blocked request, so clients handle one error. The returned statuses are the whole
+ * X-Guardrail-Status: the request's pii outcome is merged (redact wins).
  */
 export async function guardAnswer(
   completion: ChatCompletion,

@@ -41,8 +41,8 @@ export function answerStatuses(
 }
 
 /**
- * A blocked request or answer: 400 CONTENT_BLOCKED (the spec's "blocks dangerous content with a
- * clear 400"), one code for both so clients handle one error; the message names the categories.
+ * A blocked request or answer: 400 CONTENT_BLOCKED (docs/interface.md §2.2), one code for both
+ * so clients handle one error; the message names the categories.
  */
 export function contentBlocked(what: 'request' | 'answer', categories: readonly string[]): ChatError {
   const subject = what === 'request' ? 'The request was' : "The model's answer was";
@@ -55,8 +55,9 @@ export function contentBlocked(what: 'request' | 'answer', categories: readonly 
 }
 
 /**
- * An answer that breaks response_format: 400 SCHEMA_VALIDATION_FAILED (spec 7 has no code for
- * it; 400 keeps the gateway's single client-error status) with the first validation errors.
+ * An answer that breaks response_format: 400 SCHEMA_VALIDATION_FAILED (the interface's error
+ * table has no code for it, docs/interface.md §7; 400 keeps the gateway's single client-error
+ * status) with the first validation errors.
  */
 export function schemaFailed(errors: readonly string[]): ChatError {
   const detail = errors.length > 0 ? `: ${errors.join('; ')}` : '';

@@ -5,7 +5,7 @@ import { PromptServiceError, type FetchTemplate } from '../../providers/prompts/
 import { renderTemplate } from './render.js';
 
 /**
- * Managed prompt templates (spec §2.2 `prompt_id`, `prompt_version`, `prompt_variables`).
+ * Managed prompt templates (docs/interface.md §2.2 `prompt_id`, `prompt_version`, `prompt_variables`).
  *
  * The result is the rendered template's messages followed by the request's own: the template
  * supplies the system and context turns, the request supplies the conversation. Without a

@@ -11,7 +11,7 @@ import type { JobRecord } from '../job-record.js';
  * Video jobs over MiniMax (kind `video`): each poll is one query of the task; `Success` ends
  * the job with the file id (the status route fetches a download link from it), `Fail` ends it
  * with the upstream failure's kind as the error name. The submit route keeps the checked
- * request (spec 4.9, translated) as the record's `details`, which prices the finished video.
+ * request (docs/interface.md §4.9, translated) as the record's `details`, which prices the finished video.
  * MiniMax says a video takes 1 to 3 minutes: polled every 10 s for up to 30 minutes.
  */
 export const VIDEO_JOB_KIND = 'video';

@@ -27,7 +27,7 @@ const BY_TYPE: Readonly<Record<string, FailureKind>> = {
   timeout_error: 'overload',
 };
 
-/** Spend caps arrive as 400 or 429 (upstreams.md §2.7, §9): not transient, so quota. */
+/** Spend caps arrive as 400 or 429 (docs/upstreams.md §2.7, §9): not transient, so quota. */
 const SPEND_LIMIT_CODES: ReadonlySet<string> = new Set(['enforced_spend_limit_reached']);
 const SPEND_LIMIT_MESSAGE = /credit balance is too low|spend(ing)? limit/i;
 

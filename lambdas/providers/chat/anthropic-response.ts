@@ -5,7 +5,7 @@ import type { ChatCompletion, FinishReason, ToolCall, Usage } from './types.js';
 
 /** Anthropic Messages response → canonical completion; the pieces the stream translator shares. */
 
-/** upstreams.md §9. Unknown (future) reasons read as a normal stop. */
+/** docs/upstreams.md §9. Unknown (future) reasons read as a normal stop. */
 const STOP_REASONS: Readonly<Record<string, FinishReason>> = {
   end_turn: 'stop',
   stop_sequence: 'stop',

@@ -6,7 +6,7 @@ import { finishReasonOf, toUsage, type AnthropicUsage } from './anthropic-respon
 import type { ChatCompletionChunk, ChunkChoice, Usage } from './types.js';
 
 /**
- * Anthropic's named-event stream → canonical chunks (upstreams.md §2.6):
+ * Anthropic's named-event stream → canonical chunks (docs/upstreams.md §2.6):
  * message_start (input usage) → per block content_block_start / _delta / _stop →
  * message_delta (stop reason, cumulative output usage) → message_stop (the terminal marker).
  * `ping`, thinking and unknown events are skipped.

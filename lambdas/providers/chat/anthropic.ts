@@ -5,7 +5,7 @@ import { parseAnthropicResponse } from './anthropic-response.js';
 import { AnthropicStreamTranslator } from './anthropic-stream.js';
 
 /**
- * The Anthropic Messages wire format (upstreams.md §2). The translation choices where the
+ * The Anthropic Messages wire format (docs/upstreams.md §2). The translation choices where the
  * formats differ are documented in anthropic-request.ts; responses, streams and errors live in
  * their own modules.
  */

@@ -9,7 +9,7 @@ import {
 } from '../upstream-failure.js';
 
 /**
- * Gemini's error classification (upstreams.md §3.6, §9). The body is a google.rpc.Status
+ * Gemini's error classification (docs/upstreams.md §3.6, §9). The body is a google.rpc.Status
  * `{"error":{code,message,status,details[]}}`, sometimes wrapped in an array; its `status`
  * decides, refined by `details`, and the HTTP status decides when the body is not Google's.
  */

@@ -12,7 +12,7 @@ import type { ChatMessage, ChatRequest, ContentPart, TextPart, ToolCall, ToolCho
 import { parseJsonObject } from '../bounded-answer.js';
 
 /**
- * Canonical (OpenAI-shaped) request → Gemini `GenerateContentRequest` (upstreams.md §3.3).
+ * Canonical (OpenAI-shaped) request → Gemini `GenerateContentRequest` (docs/upstreams.md §3.3).
  *
  * Choices where the formats do not line up:
  * - system and developer messages, wherever they appear, become `systemInstruction.parts`

@@ -8,7 +8,7 @@ import type { ChatCompletion, FinishReason, ToolCall, Usage } from './types.js';
 /** Gemini `GenerateContentResponse` → canonical completion; the pieces the stream translator shares. */
 
 /**
- * upstreams.md §9. `error` marks reasons that mean the turn failed (a malformed or unexpected
+ * docs/upstreams.md §9. `error` marks reasons that mean the turn failed (a malformed or unexpected
  * function call, `OTHER`): they surface as a `malformed` UpstreamError, which the router may
  * retry or fall back on, rather than as a finished answer with nothing usable in it. `STOP` with
  * functionCall parts becomes `tool_calls` (Gemini has no such reason).

@@ -11,7 +11,7 @@ export type ConvertedSchema =
   | { readonly kind: 'subset'; readonly schema: Record<string, unknown> }
   | { readonly kind: 'jsonSchema'; readonly schema: Record<string, unknown> };
 
-/** Keywords of the OpenAPI-subset `Schema` (upstreams.md §3.3). */
+/** Keywords of the OpenAPI-subset `Schema` (docs/upstreams.md §3.3). */
 const SUBSET_KEYWORDS: ReadonlySet<string> = new Set([
   'type',
   'format',

@@ -6,7 +6,7 @@ import type { UsageMetadata } from './gemini-wire.js';
 import type { ChatCompletionChunk, ChunkChoice, ToolCallDelta, Usage } from './types.js';
 
 /**
- * Gemini's `:streamGenerateContent?alt=sse` → canonical chunks (upstreams.md §3.5). Every event
+ * Gemini's `:streamGenerateContent?alt=sse` → canonical chunks (docs/upstreams.md §3.5). Every event
  * is a whole GenerateContentResponse holding only new text; functionCall parts arrive whole, so
  * each call is one delta with id, name and all its arguments. `usageMetadata` rides on every
  * event and the last one wins. There is no terminal marker: the stream is complete once an event

@@ -1,5 +1,5 @@
 /**
- * The Gemini native wire shapes the adapter writes and reads (upstreams.md §3), camelCase as on
+ * The Gemini native wire shapes the adapter writes and reads (docs/upstreams.md §3), camelCase as on
  * the wire. Response fields are optional and loosely typed: the adapter checks what it reads
  * and ignores everything else.
  */

@@ -5,7 +5,7 @@ import { parseGeminiResponse } from './gemini-response.js';
 import { GeminiStreamTranslator } from './gemini-stream.js';
 
 /**
- * The Gemini native wire format (upstreams.md §3), provider `google`. The translation choices
+ * The Gemini native wire format (docs/upstreams.md §3), provider `google`. The translation choices
  * where the formats differ are documented in gemini-request.ts (requests) and
  * gemini-response.ts (finish reasons, usage, synthesised tool-call ids); streams and errors
  * live in their own modules.

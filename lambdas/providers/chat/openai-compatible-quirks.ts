@@ -2,7 +2,7 @@ import type { ProviderId } from '../../catalog/index.js';
 import type { FailureKind } from '../upstream-failure.js';
 
 /**
- * Where the OpenAI-compatible upstreams differ from OpenAI (upstreams.md §1, §4.1, §4.2):
+ * Where the OpenAI-compatible upstreams differ from OpenAI (docs/upstreams.md §1, §4.1, §4.2):
  * data the adapter reads, so its logic never names a provider.
  */
 export interface OpenAiCompatibleQuirks {

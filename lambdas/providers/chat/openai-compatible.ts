@@ -7,7 +7,7 @@ import { finishReasonOf, isObject, malformed, mapUsage, syntheticCallId, text } 
 import type { ChatCompletion, ChatRequest, ToolCall } from './types.js';
 
 /**
- * OpenAI, xAI and OpenRouter (upstreams.md §1, §4): the canonical request is already this
+ * OpenAI, xAI and OpenRouter (docs/upstreams.md §1, §4): the canonical request is already this
  * wire format, so the work is in the edges: usage in streams, tool-call fragments, the
  * errors each upstream reports in its own way (see the quirks table).
  */

@@ -1,7 +1,7 @@
 import type { FashionRequest } from './fashion-request.js';
 
 /**
- * The credits of one prediction (spec 4.10): the model's base cost, or its face-reference cost
+ * The credits of one prediction (docs/interface.md §4.10): the model's base cost, or its face-reference cost
  * when that input is present, times the outputs asked for (`num_samples` / `num_images`,
  * default 1). A failed prediction costs nothing. When the upstream reports what it charged
  * (`x-fashn-credits-used`), that figure wins over the estimate: it is what the platform pays.

@@ -12,12 +12,12 @@ import { invalidFashion } from './fashion-errors.js';
 import type { FashionRequest } from './fashion-request.js';
 
 /**
- * The image-input rules of spec 4.10. The upstream fetches URLs itself, so a URL must be one
+ * The image-input rules of docs/interface.md §4.10. The upstream fetches URLs itself, so a URL must be one
  * it can reach publicly: the gateway's caller-URL policy (lambdas/schema/public-url.ts), http
  * or https, no credentials, no loopback, private, link-local or internal-only hosts (which
  * would also let a caller point the upstream at the platform's own network). A data URI
  * needs its `data:image/<type>;base64,` prefix; a bare base64 string is passed on unchanged, so
- * the upstream fails the prediction with `ImageLoadError` as the spec says it does (a failed
+ * the upstream fails the prediction with `ImageLoadError` as docs/interface.md §4.10 says it does (a failed
  * prediction costs no credits).
  */
 

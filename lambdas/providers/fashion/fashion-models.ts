@@ -1,5 +1,5 @@
 /**
- * The ten FASHN models the gateway offers (spec 4.10), as data: each model's inputs with their
+ * The ten FASHN models the gateway offers (docs/interface.md §4.10), as data: each model's inputs with their
  * type and rule, its base credits, the input that makes it a face-reference run (5 credits
  * instead of 3), and the input that multiplies the credits. Validation (fashion-request.ts) and
  * credits (credits.ts) read this table; no code branches on a model's name.
@@ -29,9 +29,9 @@ export interface FashionModel {
   readonly video?: boolean;
 }
 
-/** Longest prompt accepted, as the video prompt's (spec 8): bounded input, whatever the model. */
+/** Longest prompt accepted, as the video prompt's (docs/interface.md §8): bounded input, whatever the model. */
 export const MAX_PROMPT_CHARS = 2_000;
-/** `num_samples` / `num_images`: 1 to 4 (spec 8). */
+/** `num_samples` / `num_images`: 1 to 4 (docs/interface.md §8). */
 export const MAX_OUTPUTS_PER_RUN = 4;
 export const MAX_SEED = 2 ** 32 - 1;
 
@@ -51,7 +51,7 @@ const IMAGE_OUTPUT = {
 
 const NINE_ASPECT_RATIOS = oneOf('1:1', '2:3', '3:4', '4:5', '5:4', '4:3', '3:2', '16:9', '9:16');
 
-/** A face reference costs 5 credits instead of 3 (spec 4.10) on the models that take one. */
+/** A face reference costs 5 credits instead of 3 (docs/interface.md §4.10) on the models that take one. */
 const FACE_REFERENCE = { input: 'face_reference', credits: 5 } as const;
 
 const MODELS: readonly FashionModel[] = [

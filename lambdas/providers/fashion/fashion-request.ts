@@ -3,7 +3,7 @@ import { invalidFashion } from './fashion-errors.js';
 import { imageInputKind, publicUrl } from './fashion-images.js';
 import { FASHION_MODEL_NAMES, fashionModelOf, type FashionModel, type InputSpec } from './fashion-models.js';
 
-/** The body of run and subscribe (spec 4.10), checked against the model's row of the table. */
+/** The body of run and subscribe (docs/interface.md §4.10), checked against the model's row of the table. */
 export interface FashionRequest {
   readonly model: FashionModel;
   /** Exactly the inputs the caller sent, each checked: what the upstream receives. */

@@ -74,7 +74,7 @@ export const fashionRequestSchema = {
   additionalProperties: false,
   properties: {
     model_name: { type: 'string', ...enumOf(FASHION_MODEL_NAMES) },
-    inputs: { type: 'object', description: "The model's inputs (spec 4.10)" },
+    inputs: { type: 'object', description: "The model's inputs (docs/interface.md §4.10)" },
   },
   allOf: FASHION_MODEL_NAMES.map((name) => modelRule(FASHION_MODELS[name]!)),
 };

@@ -2,10 +2,10 @@ import { FashionError } from './fashion-errors.js';
 import type { PredictionError, PredictionState, PredictionStatus } from './fashn-wire.js';
 
 /**
- * The subscribe stream's events (spec 6.3), as an async generator over a submitted prediction:
+ * The subscribe stream's events (docs/interface.md §6.3), as an async generator over a submitted prediction:
  * `job_submitted`, a `status_update` for each status change seen, then `completed` or
  * `failed`; `error` when polling fails unexpectedly; and after at most `maxMs` (2 minutes,
- * spec 8) a final `still_running` event telling the caller to poll the status endpoint
+ * docs/interface.md §8) a final `still_running` event telling the caller to poll the status endpoint
  * instead. Time and polling are dependencies, so the whole walk runs on a fake clock in tests.
  */
 
@@ -49,9 +49,9 @@ export interface SubscribeOptions {
   readonly transientTries?: number;
 }
 
-/** Spec 8: a subscribe stream lasts at most 2 minutes. */
+/** docs/interface.md §8: a subscribe stream lasts at most 2 minutes. */
 export const SUBSCRIBE_MAX_MS = 120_000;
-/** Well inside the upstream's status limit (about 50 per 10 s per account, upstreams.md §7.7). */
+/** Well inside the upstream's status limit (about 50 per 10 s per account, docs/upstreams.md §7.7). */
 export const SUBSCRIBE_POLL_INTERVAL_MS = 1_500;
 
 /** Throttling and upstream hiccups are worth another poll; a refused key or unknown id is not. */

@@ -6,8 +6,8 @@ import { FashionError, type FashionErrorKind } from './fashion-errors.js';
 import type { FashionRequest } from './fashion-request.js';
 
 /**
- * The FASHN adapter (upstreams.md §7): `POST /run` and `GET /status/{id}` with Bearer auth.
- * API-level errors (`{error, message}`, §7.5) are classified by their `error` name first (the
+ * The FASHN adapter (docs/upstreams.md §7): `POST /run` and `GET /status/{id}` with Bearer auth.
+ * API-level errors (`{error, message}`, docs/upstreams.md §7.5) are classified by their `error` name first (the
  * three 429s mean different things), then by status; a prediction that ran and failed is a
  * status, not an error.
  */
@@ -64,7 +64,7 @@ const KIND_OF_STATUS: Readonly<Record<number, FashionErrorKind>> = {
 /** Statuses outside the documented five (the SDK's `canceled`, `time_out`) end as failures with these names. */
 const FAILED_AS: Readonly<Record<string, string>> = { canceled: 'Canceled', time_out: 'TimeOut' };
 const STATES: ReadonlySet<string> = new Set(['starting', 'in_queue', 'processing', 'completed', 'failed']);
-/** The upstream's two names for the same cause; the spec knows `ThirdPartyError`. */
+/** The upstream's two names for the same cause; the interface knows `ThirdPartyError` (docs/interface.md §7). */
 const ERROR_NAME_ALIASES: Readonly<Record<string, string>> = { '3rdPartyProviderError': 'ThirdPartyError' };
 
 /** Submits a prediction; the answer is the upstream's prediction id. */

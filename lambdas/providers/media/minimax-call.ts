@@ -4,7 +4,7 @@ import type { TransportRequest, TransportResponse } from '../http-transport.js';
 import { bodySnippet, UpstreamError, upstreamFailure, type FailureKind } from '../upstream-failure.js';
 
 /**
- * One call to a MiniMax endpoint (upstreams.md §6.1), for the speech, music and video
+ * One call to a MiniMax endpoint (docs/upstreams.md §6.1), for the speech, music and video
  * adapters: Bearer auth, JSON in and out, and MiniMax's envelope read once here. Business
  * errors arrive inside HTTP 200 as a non-zero `base_resp.status_code`; they are classified
  * from the table below (data, not branches), as are real HTTP errors, into the gateway's
@@ -37,7 +37,7 @@ export interface MinimaxAnswer {
  */
 export const MAX_MINIMAX_ANSWER_BYTES = 96 * 1024 * 1024;
 
-/** `base_resp.status_code` → the gateway's failure kind (§6.1's classification column). */
+/** `base_resp.status_code` → the gateway's failure kind (docs/upstreams.md §6.1's classification column). */
 const KIND_OF_CODE: Readonly<Record<number, FailureKind>> = {
   1000: 'overload',
   1001: 'timeout',

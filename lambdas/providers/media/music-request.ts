@@ -3,10 +3,10 @@ import { compileConditional } from '../../schema/compile.js';
 import { invalidMedia } from './media-errors.js';
 
 /**
- * The music endpoint's body (spec 4.9) and its translation to MiniMax's `/music_generation`
- * (upstreams.md §6.3). The spec's interface is kept; where MiniMax differs the adapter
+ * The music endpoint's body (docs/interface.md §4.9) and its translation to MiniMax's `/music_generation`
+ * (docs/upstreams.md §6.3). The interface is kept; where MiniMax differs the adapter
  * translates, and combinations MiniMax cannot serve are refused here, before any call:
- * - structure tags: a line that is only a bracketed tag must be one of the spec's (`[Verse]`,
+ * - structure tags: a line that is only a bracketed tag must be one of the interface's (`[Verse]`,
  *   `[Chorus]`, `[Bridge]`, `[Intro]`, `[Outro]`, `[Pre-Chorus]`, `[Hook]`) or one MiniMax adds
  *   (`[Interlude]`, `[Post Chorus]`, `[Transition]`, `[Break]`, `[Build Up]`, `[Inst]`,
  *   `[Solo]`), spelt with a hyphen, a space or neither, any case; it is sent in MiniMax's
@@ -42,7 +42,7 @@ const text = (max: number) => ({
   },
 });
 
-/** The body of POST /api/v1/media/music (spec 4.9); the OpenAPI document shows this object. */
+/** The body of POST /api/v1/media/music (docs/interface.md §4.9); the OpenAPI document shows this object. */
 export const musicRequestSchema = {
   type: 'object',
   additionalProperties: false,

@@ -2,10 +2,10 @@ import { enumOf } from '../../schema/enum-of.js';
 import { compileConditional } from '../../schema/compile.js';
 
 /**
- * The speech endpoint's body (spec 4.9), snake_case as callers send it, and its translation to
- * MiniMax's `/t2a_v2` request (upstreams.md §6.2). Unknown fields are refused at every level,
+ * The speech endpoint's body (docs/interface.md §4.9), snake_case as callers send it, and its translation to
+ * MiniMax's `/t2a_v2` request (docs/upstreams.md §6.2). Unknown fields are refused at every level,
  * as the house does (a misspelt `voice_settings` would otherwise be silently ignored). Ranges
- * the spec leaves open are MiniMax's: speed [0.5, 2], vol (0, 10].
+ * the interface leaves open are MiniMax's: speed [0.5, 2], vol (0, 10].
  */
 export const SPEECH_MODELS = ['speech-2.6-hd', 'speech-2.6-turbo'] as const;
 export const SPEECH_FORMATS = ['mp3', 'wav', 'pcm', 'flac'] as const;
@@ -22,7 +22,7 @@ export interface SpeechRequestBody {
   audio_setting?: { format?: SpeechFormat; sample_rate?: number; bitrate?: number };
 }
 
-/** The body of POST /api/v1/media/speech (spec 4.9); the OpenAPI document shows this object. */
+/** The body of POST /api/v1/media/speech (docs/interface.md §4.9); the OpenAPI document shows this object. */
 export const speechRequestSchema = {
   type: 'object',
   required: ['text'],
@@ -74,7 +74,7 @@ export const speechRequestSchema = {
 
 export const speechRequestValidator = compileConditional<SpeechRequestBody>(speechRequestSchema);
 
-/** A validated request with the spec's defaults filled in. */
+/** A validated request with the interface's defaults filled in (docs/interface.md §4.9). */
 export interface SpeechRequest {
   readonly text: string;
   readonly model: string;

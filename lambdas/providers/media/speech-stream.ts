@@ -4,7 +4,7 @@ import { UpstreamError, upstreamFailure } from '../upstream-failure.js';
 import { boundedText, MAX_MINIMAX_ANSWER_BYTES, readMinimaxEnvelope } from './minimax-call.js';
 
 /**
- * Reads MiniMax's streamed speech answer (upstreams.md §6.2): SSE events of hex audio chunks
+ * Reads MiniMax's streamed speech answer (docs/upstreams.md §6.2): SSE events of hex audio chunks
  * (`status: 1`) and a final `status: 2` event with `extra_info`. Each event is read against
  * MiniMax's envelope, so a failure mid-stream (a non-zero `base_resp`) throws the classified
  * UpstreamError where it happens. An answer that is JSON instead of SSE (MiniMax refuses a

@@ -1,8 +1,9 @@
 import { invalidVideo } from './video-errors.js';
 
 /**
- * Camera commands in a video prompt (spec 4.9; upstreams.md §6.4). The spec lists nine;
- * MiniMax understands fifteen, and up to three combined in one bracket (`[Pan left,Zoom in]`).
+ * Camera commands in a video prompt (docs/interface.md §4.9; docs/upstreams.md §6.4). The
+ * interface lists nine; MiniMax understands fifteen, and up to three combined in one bracket
+ * (`[Pan left,Zoom in]`).
  * All fifteen are accepted, matched without regard to case or spacing and written in
  * MiniMax's spelling. A bracket that opens with a camera verb is read as commands and must
  * hold one to three known ones, so a typo (`[Pan up]`) is a 400 rather than text the model

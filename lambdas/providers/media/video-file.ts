@@ -3,7 +3,7 @@ import { callMinimax, type MinimaxDeps } from './minimax-call.js';
 import { malformed } from './video-task.js';
 
 /**
- * A finished video's download link from MiniMax's file API (upstreams.md §6.4). MiniMax says
+ * A finished video's download link from MiniMax's file API (docs/upstreams.md §6.4). MiniMax says
  * the link works for one hour and does not say until when: the expiry is counted from just
  * before the call, so it is never later than the real one.
  */

@@ -1,9 +1,9 @@
 import { MAX_PUBLIC_URL_CHARS } from '../../schema/public-url.js';
 
 /**
- * The video models and sizes of the gateway's interface (spec 4.9) and what MiniMax makes for
- * each (upstreams.md §6.4), as data. The spec writes `<vendor>-video-2.3`; the vendor is
- * spelt as the provider's catalog id, `minimax`.
+ * The video models and sizes of the gateway's interface (docs/interface.md §4.9) and what
+ * MiniMax makes for each (docs/upstreams.md §6.4), as data. The interface writes
+ * `<vendor>-video-2.3`; the vendor is spelt as the provider's catalog id, `minimax`.
  */
 
 export const VIDEO_MODEL_IDS = ['minimax-video-2.3', 'minimax-video-2.3-Fast'] as const;
@@ -22,7 +22,7 @@ export const VIDEO_MODELS: Readonly<Record<VideoModelId, VideoModelInfo>> = {
   'minimax-video-2.3-Fast': { upstream: 'MiniMax-Hailuo-2.3-Fast', needsFirstFrame: true },
 };
 
-/** The spec's resolutions. */
+/** The interface's resolutions (docs/interface.md §4.9). */
 export const VIDEO_RESOLUTIONS = ['720P', '768P', '1080P'] as const;
 export type VideoResolution = (typeof VIDEO_RESOLUTIONS)[number];
 
@@ -47,7 +47,7 @@ export const DURATIONS_AT: Readonly<Record<MadeResolution, readonly VideoDuratio
 };
 
 /**
- * Without a `resolution`, the spec's default 1080P where the upstream makes it for the
+ * Without a `resolution`, the interface's default 1080P where the upstream makes it for the
  * duration, else the best that it does (768P for 10 s): a caller who chose only a duration
  * is served rather than refused for a default they did not pick.
  */

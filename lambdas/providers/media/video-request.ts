@@ -29,7 +29,7 @@ import {
 } from './video-models.js';
 
 /**
- * The video submit body (spec 4.9) checked and translated for MiniMax before any upstream
+ * The video submit body (docs/interface.md §4.9) checked and translated for MiniMax before any upstream
  * call: every refusal is a MediaError (`invalid_request`) naming the field. The result is plain data, so it
  * can be kept in a job record and submitted later.
  */
@@ -47,7 +47,7 @@ export interface VideoRequest {
 
 const FIRST_FRAME_RULE = `${PUBLIC_URL_RULE} of at most ${MAX_FIRST_FRAME_URL_CHARS} characters`;
 
-/** The body as callers send it (spec 4.9, plus the `first_frame_image` extension). */
+/** The body as callers send it (docs/interface.md §4.9, plus the `first_frame_image` extension). */
 export interface VideoRequestBody {
   prompt: string;
   model?: VideoModelId;

@@ -5,8 +5,9 @@ import { VIDEO_MODELS } from './video-models.js';
 import type { VideoRequest } from './video-request.js';
 
 /**
- * A MiniMax video task (upstreams.md §6.4): submit it, then poll it. MiniMax's statuses are
- * translated to the spec's four here, so the jobs platform never sees `Preparing`.
+ * A MiniMax video task (docs/upstreams.md §6.4): submit it, then poll it. MiniMax's statuses are
+ * translated to the interface's four here (docs/interface.md §3), so the jobs platform never
+ * sees `Preparing`.
  */
 
 export type VideoStatus = 'Queueing' | 'Processing' | 'Success' | 'Fail';
@@ -21,7 +22,7 @@ export interface VideoTaskState {
   readonly failure?: UpstreamFailure;
 }
 
-/** MiniMax's status (any case: callbacks spell them lower-case) → the spec's. */
+/** MiniMax's status (any case: callbacks spell them lower-case) → the interface's. */
 const STATUS_OF: Readonly<Record<string, VideoStatus>> = {
   preparing: 'Queueing',
   queueing: 'Queueing',

@@ -4,9 +4,9 @@ import { readSecret } from '../../store/secret-values.js';
 import { parseTemplate, type PromptTemplate } from './prompt-template.js';
 
 /**
- * Client of the external prompt-template service (spec §1, §2.2 `prompt_id`/`prompt_version`).
- * The spec does not show that service's API, so this is ours, modelled on common
- * prompt-management services (versions are immutable, labels are movable pointers):
+ * Client of the external prompt-template service (docs/interface.md §1, §2.2: `prompt_id`,
+ * `prompt_version`). The interface does not show that service's API, so this is ours, modelled
+ * on common prompt-management services (versions are immutable, labels are movable pointers):
  *
  *   GET {PROMPT_SERVICE_URL}/v1/prompts/{id}?version=N       a pinned version
  *   GET {PROMPT_SERVICE_URL}/v1/prompts/{id}?label=production the version a label points at

@@ -3,10 +3,10 @@ import type { SearchOptions, SearchResult } from './search-types.js';
 import { cutOnWordBoundary } from './snippet.js';
 
 /**
- * Exa's `POST /search` (upstreams.md §5). The request asks for highlights and a little text
+ * Exa's `POST /search` (docs/upstreams.md §5). The request asks for highlights and a little text
  * (both included in the search price) so that every result has a snippet, and for a summary
  * only when the caller wants one (billed per result). Exa's current API no longer returns
- * `autopromptString`, nor a `score` for `auto` searches (§5.7): both are read when present.
+ * `autopromptString`, nor a `score` for `auto` searches (docs/upstreams.md §5.7): both are read when present.
  */
 
 /** Enough text for a 500-character snippet after whitespace is collapsed. */

@@ -11,7 +11,7 @@ import {
   type SearchType,
 } from './search-types.js';
 
-/** The search endpoint's body (spec 4.4), snake_case as callers send it. */
+/** The search endpoint's body (docs/interface.md §4.4), snake_case as callers send it. */
 export interface SearchRequestBody {
   query: string;
   num_results?: number;
@@ -44,7 +44,7 @@ function monthsBack(date: Date, months: number): void {
 
 /**
  * Unknown fields are refused (a misspelt `numResults` would otherwise silently give ten
- * results); every bound is the spec's (section 8).
+ * results); every bound is docs/interface.md §8's.
  */
 export const searchRequestSchema = {
   type: 'object',

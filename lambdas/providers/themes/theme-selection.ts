@@ -27,14 +27,14 @@ export interface ThemeDeps {
 const SLUG = /^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/;
 
 /**
- * Spec 4.5. `id` takes precedence (unknown: not_found) and `platform` is then ignored. Otherwise the selection rule: with a
- * `platform`, the candidates are that platform's themes (all themes if the catalog has none for
- * it); without one, every theme. A candidate is drawn with probability weight / sum of weights.
- * The query is checked before any upstream call.
+ * docs/interface.md §4.5. `id` takes precedence (unknown: not_found) and `platform` is then
+ * ignored. Otherwise the selection rule: with a `platform`, the candidates are that platform's
+ * themes (all themes if the catalog has none for it); without one, every theme. A candidate is
+ * drawn with probability weight / sum of weights. The query is checked before any upstream call.
  */
 export async function chooseTheme(query: ThemeQuery, deps: ThemeDeps): Promise<Theme> {
   const id = checkedId(query.id);
-  // Spec 4.5: with an id, platform is ignored (not even checked).
+  // docs/interface.md §4.5: with an id, platform is ignored (not even checked).
   const platform = id === undefined ? checkedPlatform(query.platform) : undefined;
   const catalog = deps.provider ? await deps.provider.fetchCatalog(deps.signal) : deps.catalog;
   const theme = id === undefined ? drawTheme(candidatesFor(catalog.themes, platform), deps.random) : byId(catalog, id);

@@ -1,4 +1,4 @@
-/** Spec 2.11's platforms: what a design system was written for. */
+/** docs/interface.md §2.11's platforms: what a design system was written for. */
 export const THEME_PLATFORMS = ['desktop-web', 'mobile-app', 'game'] as const;
 
 export type ThemePlatform = (typeof THEME_PLATFORMS)[number];
@@ -16,14 +16,14 @@ export interface CatalogTheme {
   readonly content: string;
 }
 
-/** Where an answered theme came from (spec 2.11 `source`). */
+/** Where an answered theme came from (docs/interface.md §2.11 `source`). */
 export interface ThemeSource {
   readonly provider: string;
   readonly url: string;
   readonly theme_url: string;
 }
 
-/** Spec 2.11: the theme as answered, `content` wrapped in `<design-system>`. */
+/** docs/interface.md §2.11: the theme as answered, `content` wrapped in `<design-system>`. */
 export interface Theme extends CatalogTheme {
   readonly source: ThemeSource;
 }

@@ -24,7 +24,7 @@ export const DEFAULT_CATALOG_CACHE_MS = 60_000;
 /**
  * A theme provider at `url`: `GET <url>` answers `{provider?, themes:[{id, name, platform,
  * weight, content}]}`. Any non-2xx, unreachable host, timeout or unusable body is
- * `upstream_failed` (spec 4.5's 503); themes that are not well formed are left out. A catalog
+ * `upstream_failed` (docs/interface.md §4.5's 503); themes that are not well formed are left out. A catalog
  * read is kept for `cacheMs`; failures are not kept, so the next call asks again.
  */
 export function upstreamThemeProvider(

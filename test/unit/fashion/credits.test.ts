@@ -1,7 +1,10 @@
 import { creditsCharged, expectedCredits } from '../../../lambdas/providers/fashion/credits.js';
 import { parseFashionRequest } from '../../../lambdas/providers/fashion/fashion-request.js';
 
-/** Spec 4.10's credits: base cost, 5 with a face reference, × num_samples / num_images, 0 when failed. */
+/**
+ * The credits of docs/interface.md §4.10: base cost, 5 with a face reference, × num_samples /
+ * num_images, 0 when failed.
+ */
 const IMG = 'https://images.example.com/a.jpg';
 const request = (model_name: string, inputs: Record<string, unknown>) => parseFashionRequest({ model_name, inputs });
 

@@ -5,7 +5,7 @@ import { FASHION_MODEL_NAMES, FASHION_MODELS } from '../../../lambdas/providers/
 import { parseFashionRequest, parsePredictionId } from '../../../lambdas/providers/fashion/fashion-request.js';
 import type { HostLookup } from '../../../lambdas/schema/public-url.js';
 
-/** Every rule of spec 4.10 refused with a domain error naming the field; valid bodies pass unchanged. */
+/** Every rule of docs/interface.md §4.10 refused with a domain error naming the field; valid bodies pass unchanged. */
 const IMG = 'https://images.example.com/a.jpg';
 const DATA = `data:image/png;base64,${'iVBORw0KGgo'.padEnd(64, 'A')}`;
 
@@ -41,7 +41,7 @@ function refusal(input: unknown): { field?: string; message: string } {
   throw new Error(`accepted: ${JSON.stringify(input).slice(0, 200)}`);
 }
 
-test('the table covers exactly the ten models of spec 4.10', () => {
+test('the table covers exactly the ten models of docs/interface.md §4.10', () => {
   expect([...FASHION_MODEL_NAMES].sort()).toEqual(Object.keys(MINIMAL).sort());
 });
 

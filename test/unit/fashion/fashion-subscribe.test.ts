@@ -7,7 +7,7 @@ import {
 import type { PredictionStatus } from '../../../lambdas/providers/fashion/fashn-wire.js';
 import { fashionFrames } from '../../../lambdas/http/fashion-frames.js';
 
-/** The subscribe stream's events (spec 6.3) over a scripted upstream, on a fake clock. */
+/** The subscribe stream's events (docs/interface.md §6.3) over a scripted upstream, on a fake clock. */
 const ID = 'pred-1';
 const running = (status: PredictionStatus['status']): PredictionStatus => ({
   id: ID,

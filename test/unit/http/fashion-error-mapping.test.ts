@@ -10,7 +10,7 @@ import { fashionStatusData } from '../../../lambdas/http/fashion-bodies.js';
 import { responseMeta, withMeta } from '../../../lambdas/http/response-meta.js';
 import { JobNotFoundError } from '../../../lambdas/jobs/job-lookup.js';
 
-/** Fashion domain errors map to the statuses of spec 7 and the README; every answer carries meta. */
+/** Fashion domain errors map to the statuses of docs/interface.md §7 and the README; every answer carries meta. */
 
 const mapped = (error: unknown) => {
   const http = toFashionHttpError(error);

@@ -3,7 +3,7 @@ import { routes } from '../../../lib/routes.js';
 import { lease } from '../../../lambdas/store/rate-limit-windows.js';
 import { admitRouteRequest, routeLimitError } from '../../../lambdas/http/route-limits.js';
 
-/** Spec 8's fashion limits per key, counted in the shared window store (dynalite), on a fake clock. */
+/** docs/interface.md §8's fashion limits per key, counted in the shared window store (dynalite), on a fake clock. */
 let now = 1_800_000_000_000;
 const deps = { lease, now: () => now };
 
@@ -18,7 +18,7 @@ async function admitMany(id: string, key: string, count: number) {
   return results;
 }
 
-test('the manifest gives the fashion routes spec 8’s limits', () => {
+test('the manifest gives the fashion routes docs/interface.md §8’s limits', () => {
   expect(limitOf('fashion-run')).toEqual({ requests: 30, windowSeconds: 60 });
   expect(limitOf('fashion-subscribe')).toEqual({ requests: 30, windowSeconds: 60 });
   expect(limitOf('fashion-status')).toEqual({ requests: 40, windowSeconds: 10 });

@@ -11,7 +11,7 @@ import { minimaxSimulator } from '../../../local/simulators/minimax.js';
 
 /**
  * The video adapter against the MiniMax fake on loopback: submit, the status walk translated
- * to the spec's four statuses, failures (in the task and of the call), the file's download
+ * to the interface's four statuses, failures (in the task and of the call), the file's download
  * link and the policy that refreshes it.
  */
 let sim: RunningSimulator;

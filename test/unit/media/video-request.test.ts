@@ -6,7 +6,7 @@ import type { HostLookup } from '../../../lambdas/schema/public-url.js';
 import { videoGenerationBody } from '../../../lambdas/providers/media/video-task.js';
 
 /**
- * The video submit body (spec 4.9) checked and translated for MiniMax: defaults, the
+ * The video submit body (docs/interface.md §4.9) checked and translated for MiniMax: defaults, the
  * translations the adapter makes, and one refusal per rule naming its field.
  */
 const refusalOf = (body: unknown) => {
@@ -20,7 +20,7 @@ const refusalOf = (body: unknown) => {
   throw new Error('accepted');
 };
 
-test('defaults: minimax-video-2.3, 6 s at the spec’s 1080P, prompt optimizer on', () => {
+test('defaults: minimax-video-2.3, 6 s at the interface’s 1080P, prompt optimizer on', () => {
   const request = parseVideoRequest({ prompt: 'a cat on a wall' });
   expect(request).toEqual({
     model: 'minimax-video-2.3',

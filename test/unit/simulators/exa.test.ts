@@ -4,7 +4,7 @@ import { startSimulator, type RunningSimulator } from '../../../local/simulators
 
 /**
  * The Exa simulator's `/contents`, streaming `/search` and QPS limits, over loopback HTTP
- * (upstreams.md §5 and its "Exa fake" checklist).
+ * (docs/upstreams.md §5 and its "Exa fake" checklist).
  */
 let sim: RunningSimulator;
 beforeAll(async () => {

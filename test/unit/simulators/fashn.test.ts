@@ -3,7 +3,7 @@ import { createFashnSimulator } from '../../../local/simulators/fashn.js';
 import { ABANDONED_AFTER_MS } from '../../../local/simulators/fashn-predictions.js';
 
 /**
- * The FASHN fake against upstreams.md §7 and its checklist: auth, run validation, status walks
+ * The FASHN fake against docs/upstreams.md §7 and its checklist: auth, run validation, status walks
  * over polls, each runtime error, the three 429s told apart by `error`, a real concurrency cap,
  * credits on terminal statuses, and output expiry on a controllable clock.
  */

@@ -5,7 +5,7 @@ import { minimaxSimulator } from '../../../local/simulators/minimax.js';
 import { MP4_TIMESCALE } from '../../../local/simulators/video-mp4.js';
 
 /**
- * The MiniMax fake's video half over loopback HTTP (upstreams.md §6.4 and the "MiniMax fake"
+ * The MiniMax fake's video half over loopback HTTP (docs/upstreams.md §6.4 and the "MiniMax fake"
  * checklist): status walks over polls, failures, the duration/resolution matrix, key scoping,
  * expiring download links and the MP4 they serve.
  */
