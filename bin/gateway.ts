@@ -27,6 +27,7 @@ new GatewayStack(app, context.stackName, {
   promptServiceUrl: context.promptServiceUrl,
   themesProviderUrl: context.themesProviderUrl,
   guardrail: context.guardrail,
+  moderationUrl: context.moderationUrl,
   imageDescriberModel: context.imageDescriberModel,
   stageThrottle: context.stageThrottle,
   reservedConcurrency: context.reservedConcurrency,

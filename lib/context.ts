@@ -41,6 +41,11 @@ export interface GatewayContext {
   /** Base URL of an upstream theme provider (https). */
   readonly themesProviderUrl?: string;
   readonly guardrail?: BedrockGuardrailConfig;
+  /**
+   * An OpenAI-compatible moderation API (https) for `content_moderation`, instead of a Bedrock
+   * guardrail; its key lives in the ModerationKey secret the stack then creates.
+   */
+  readonly moderationUrl?: string;
   /** Main alias of the vision family that writes image descriptions. */
   readonly imageDescriberModel?: string;
   readonly stageThrottle: StageThrottle;
@@ -102,6 +107,7 @@ export function readGatewayContext(node: Node, defaults: ContextDefaults): Gatew
     promptServiceUrl: parsePromptServiceUrl(stringContext(node, 'promptServiceUrl')),
     themesProviderUrl: parseHttpsBaseUrl('themesProviderUrl', stringContext(node, 'themesProviderUrl')),
     guardrail: parseGuardrail(stringContext(node, 'guardrailId'), stringContext(node, 'guardrailVersion')),
+    moderationUrl: parseModerationUrl(stringContext(node, 'moderationUrl'), stringContext(node, 'guardrailId')),
     imageDescriberModel: parseImageDescriberModel(stringContext(node, 'imageDescriberModel')),
     stageThrottle: {
       rateLimit: positiveInteger(node, 'throttleRateLimit') ?? DEFAULT_STAGE_THROTTLE.rateLimit,
@@ -284,6 +290,21 @@ export function parseGuardrail(
     throw new Error(`context guardrailVersion "${version}" must be a version number (1, 2, ...) or DRAFT`);
   }
   return version === undefined ? { id } : { id, version };
+}
+
+/**
+ * The moderation API's `/moderations` URL or the base it is appended to (`https://api.openai.com/v1`):
+ * https, no credentials (the key belongs in the ModerationKey secret). One engine at a time: a
+ * Bedrock guardrail would win at runtime and leave the API and its secret unused.
+ */
+export function parseModerationUrl(raw: string | undefined, guardrailId: string | undefined): string | undefined {
+  const url = parseHttpsBaseUrl('moderationUrl', raw, 'the key belongs in the ModerationKey secret');
+  if (url !== undefined && guardrailId !== undefined) {
+    throw new Error(
+      'context moderationUrl and guardrailId each choose the content moderation engine: set one, not both',
+    );
+  }
+  return url;
 }
 
 /**

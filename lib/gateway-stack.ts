@@ -70,6 +70,13 @@ export interface GatewayStackProps extends StackProps {
    */
   readonly guardrail?: BedrockGuardrailConfig;
   /**
+   * An OpenAI-compatible moderation API (its `/moderations` URL or base, https) routes with
+   * `guardrails:apply` use for content moderation instead; the stack creates the ModerationKey
+   * secret for its key, empty until the operator sets it. Not with `guardrail`.
+   * @default - none
+   */
+  readonly moderationUrl?: string;
+  /**
    * Main alias of the vision family that describes images for models without vision.
    * @default - none: the function uses the catalog's first vision family
    */
@@ -145,7 +152,13 @@ export class GatewayStack extends Stack {
 
     const encryptionKey = (this.encryptionKey = new EncryptionKey(this, 'EncryptionKey').key);
     const tables = (this.tables = new Tables(this, 'Tables', { encryptionKey }));
-    const secrets = (this.secrets = new GatewaySecrets(this, 'Secrets', { encryptionKey }));
+    if (props.moderationUrl !== undefined && props.guardrail !== undefined) {
+      throw new Error('moderationUrl and guardrail each choose the content moderation engine: give one, not both');
+    }
+    const secrets = (this.secrets = new GatewaySecrets(this, 'Secrets', {
+      encryptionKey,
+      moderationKey: props.moderationUrl !== undefined,
+    }));
     const dashboard = (this.dashboard = new DashboardUserPool(this, 'Dashboard', {
       threatProtection: props.threatProtection,
     }));
@@ -192,6 +205,7 @@ export class GatewayStack extends Stack {
       promptServiceUrl: props.promptServiceUrl,
       themesProviderUrl: props.themesProviderUrl,
       guardrail: props.guardrail,
+      moderationUrl: props.moderationUrl,
     };
     const jobPoller = (this.jobPoller = new JobPoller(this, 'JobPoller', {
       taskAccess: endpointAccess(JOB_TASK_GRANTS, resources),
@@ -256,6 +270,12 @@ export class GatewayStack extends Stack {
       value: secrets.promptServiceKey.secretArn,
       description: 'Set after deploy: the prompt-template service API key (plain string)',
     });
+    if (secrets.moderationKey) {
+      new CfnOutput(this, 'ModerationKeySecretArn', {
+        value: secrets.moderationKey.secretArn,
+        description: 'Set after deploy: the content moderation API key (plain string)',
+      });
+    }
     new CfnOutput(this, 'ProviderKeySecretPrefix', {
       value: providerKeySecretPrefix,
       description: "Name prefix of the secrets holding callers' own provider keys (created at runtime)",

@@ -30,6 +30,22 @@ export async function ensureSecrets(secretsManagerUrl: string, credentials: Stan
   return SecretString;
 }
 
+/** A secret the runtime derives at every start (its value may change between starts): created or replaced. */
+export async function putSecret(
+  secretsManagerUrl: string,
+  credentials: StandInCredentials,
+  name: string,
+  value: string,
+): Promise<void> {
+  const call = (operation: string, input: unknown) => secretsManager(secretsManagerUrl, credentials, operation, input);
+  try {
+    await call('CreateSecret', { Name: name, SecretString: value });
+  } catch (error) {
+    if ((error as { name?: string }).name !== 'ResourceExistsException') throw error;
+    await call('PutSecretValue', { SecretId: name, SecretString: value });
+  }
+}
+
 async function createIfMissing(
   call: (operation: string, input: unknown) => Promise<unknown>,
   name: string,

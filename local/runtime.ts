@@ -3,12 +3,13 @@ import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import packageJson from '../package.json' with { type: 'json' };
 import { routes } from '../lib/routes.js';
-import { ensureFirstAccount, ensureSecrets } from './bootstrap.js';
+import { ensureFirstAccount, ensureSecrets, putSecret } from './bootstrap.js';
 import { quietClientDisconnects } from './client-disconnect.js';
 import { startLocalDynamoDb } from './dynamodb.js';
 import { createGatewayServer } from './gateway-server.js';
 import { drainOnStop } from './graceful-stop.js';
 import { loadRouteHandler } from './handler-modules.js';
+import { LOCAL_MODERATION_KEY_SECRET, moderationWiring, type LocalModeration } from './moderation-engine.js';
 import { LOCAL_QUEUE_MAPPINGS, startLocalQueuePollers } from './queue-mappings.js';
 import { concurrentInvocations } from './invocation-scope.js';
 import { handlerEnvironment, LOCAL_REGION } from './runtime-config.js';
@@ -33,6 +34,8 @@ export interface LocalRuntimeOptions {
   readonly dynamoDbLatencyMs?: number;
   /** `$GATEWAY_JOB_WAIT_MS`: every job poller Wait and retry pause. @default DEFAULT_LOCAL_JOB_WAIT_MS */
   readonly jobWaitMs?: number;
+  /** `$GATEWAY_MODERATION`: the content moderation engine (local/moderation-engine.ts). @default 'local' */
+  readonly moderation?: LocalModeration;
 }
 
 /** The contract other tooling reads from `$GATEWAY_DATA_DIR/runtime.json`. */
@@ -103,6 +106,9 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       ),
       services.environment,
     );
+    // Decided once the simulators' OPENAI_* are in the environment; set before any request.
+    const moderation = moderationWiring(options.moderation ?? 'local', process.env);
+    if (moderation) Object.assign(process.env, moderation.environment);
     // After the handlers' environment is set: executions resumed from the data dir poll at once,
     // and the stand-in takes its credentials from it.
     const stepFunctions = await startLocalStepFunctions(dataDir, options.jobWaitMs);
@@ -132,6 +138,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     });
     stops.push(() => queuePollers.stop());
     const adminToken = await ensureSecrets(services.secretsManager, credentials);
+    if (moderation) await putSecret(services.secretsManager, credentials, LOCAL_MODERATION_KEY_SECRET, moderation.key);
     const first = await ensureFirstAccount(dataDir, baseUrl, adminToken);
     const info: RuntimeInfo = {
       baseUrl,

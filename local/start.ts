@@ -4,8 +4,10 @@
  * (extra comma-separated origins for CORS and dashboard cookies), POWERTOOLS_LOG_LEVEL,
  * POWERTOOLS_METRICS_DISABLED (default true: no EMF lines on the console),
  * GATEWAY_DYNAMODB_LATENCY_MS (each embedded DynamoDB call waits this long, as in AWS; default 0),
- * GATEWAY_JOB_WAIT_MS (each job poller wait and retry pause; default 1000).
+ * GATEWAY_JOB_WAIT_MS (each job poller wait and retry pause; default 1000),
+ * GATEWAY_MODERATION (`local`, the default, or `openai`: local/moderation-engine.ts).
  */
+import { parseLocalModeration } from './moderation-engine.js';
 import { startLocalRuntime } from './runtime.js';
 
 process.env['POWERTOOLS_LOG_LEVEL'] ??= 'WARN';
@@ -24,7 +26,16 @@ const dynamoDbLatencyMs = Number(process.env['GATEWAY_DYNAMODB_LATENCY_MS'] || 0
 const jobWait = Number(process.env['GATEWAY_JOB_WAIT_MS'] || Number.NaN);
 const jobWaitMs = Number.isFinite(jobWait) && jobWait >= 0 ? jobWait : undefined;
 
-const runtime = await startLocalRuntime({ dataDir, port, extraOrigins, dynamoDbLatencyMs, jobWaitMs });
+const moderation = parseLocalModeration(process.env['GATEWAY_MODERATION']);
+
+const runtime = await startLocalRuntime({
+  dataDir,
+  port,
+  extraOrigins,
+  dynamoDbLatencyMs,
+  jobWaitMs,
+  moderation,
+});
 const { info } = runtime;
 
 console.log(

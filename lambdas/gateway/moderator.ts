@@ -1,13 +1,16 @@
+import { readSecret } from '../store/secret-values.js';
 import { moderatorFromEnv, type ApplyGuardrailSend, type Moderator } from './guardrails/index.js';
 
 /**
  * The content moderator this deployment uses (see moderatorFromEnv). Bedrock's SDK client is
- * loaded only when a Bedrock guardrail is configured.
+ * loaded only when a Bedrock guardrail is configured; the moderation API's key is read from its
+ * secret with the secrets' bounded cache (lambdas/store/secret-values.ts), so a new key is used
+ * within five minutes on every instance.
  */
 let moderator: Moderator | undefined;
 
 export function deploymentModerator(): Moderator {
-  moderator ??= moderatorFromEnv(process.env, { bedrockSend });
+  moderator ??= moderatorFromEnv(process.env, { bedrockSend, readSecret });
   return moderator;
 }
 

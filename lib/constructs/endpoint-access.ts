@@ -3,6 +3,7 @@ import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { ENV } from '../../lambdas/config/environment.js';
+import { MODERATION_ENV } from '../../lambdas/gateway/guardrails/moderation.js';
 import type { TableName } from '../../lambdas/store/table-schema.js';
 import { RETRY_QUEUE_URL_ENV } from '../../lambdas/usage/sqs-retry-queue.js';
 import type { BedrockGuardrailConfig } from '../context.js';
@@ -26,8 +27,13 @@ export interface EndpointResources {
   readonly promptServiceUrl?: string;
   /** Base URL of the upstream theme provider. @default - none: the embedded theme catalog answers */
   readonly themesProviderUrl?: string;
-  /** @default - none: `guardrails:apply` grants nothing */
+  /** @default - none: `guardrails:apply` grants nothing for Bedrock */
   readonly guardrail?: BedrockGuardrailConfig;
+  /**
+   * An OpenAI-compatible moderation API for `guardrails:apply`, with its key in
+   * `secrets.moderationKey`. @default - none: `guardrails:apply` grants nothing for it
+   */
+  readonly moderationUrl?: string;
   /** The job poller state machine, for `jobs:start`. @default - none: a route with `jobs:start` is refused */
   readonly jobPollerArn?: string;
   /** The usage retry queue (lib/constructs/usage-pipeline.ts), for `usage:append`. @default - none: a route with `usage:append` is refused */
@@ -43,8 +49,10 @@ export const RUNTIME_ENV = {
   promptServiceUrl: 'PROMPT_SERVICE_URL',
   promptServiceKeySecretId: 'PROMPT_SERVICE_KEY_SECRET_ID',
   /** lambdas/gateway/guardrails/moderation.ts moderatorFromEnv */
-  guardrailId: 'GUARDRAILS_BEDROCK_ID',
-  guardrailVersion: 'GUARDRAILS_BEDROCK_VERSION',
+  guardrailId: MODERATION_ENV.bedrockId,
+  guardrailVersion: MODERATION_ENV.bedrockVersion,
+  moderationUrl: MODERATION_ENV.url,
+  moderationKeySecretId: MODERATION_ENV.keySecretId,
   /** lambdas/gateway/image-descriptions.ts */
   imageDescriberModel: 'IMAGE_DESCRIBER_MODEL',
   /** lambdas/usage/sqs-retry-queue.ts */
@@ -108,7 +116,8 @@ const GRANTS: Record<Grant, (acc: Accumulator) => void> = {
   'promptService:read': (acc) => acc.promptService(),
   // Only a URL, and only when configured: the provider is public and keyless.
   'themesProvider:read': (acc) => acc.themesProvider(),
-  // Nothing at all without a configured guardrail: the function then moderates with its local rules.
+  // Nothing at all without a configured engine (a Bedrock guardrail, or a moderation API and its
+  // key secret): the function then moderates with its local rules.
   'guardrails:apply': (acc) => acc.guardrail(),
   // Callers' own keys, one secret per key created at runtime: Secrets Manager encrypts them under
   // the stack's key (GenerateDataKey on create, Decrypt on read).
@@ -178,8 +187,9 @@ class Accumulator {
     this.environment[schema.envVar] = table.tableName;
   }
 
-  secret(envVar: string, which: 'adminToken' | 'platformKeys' | 'promptServiceKey'): void {
+  secret(envVar: string, which: 'adminToken' | 'platformKeys' | 'promptServiceKey' | 'moderationKey'): void {
     const secret = this.resources.secrets[which];
+    if (secret === undefined) throw new Error(`the ${which} secret was not created`);
     this.secretArns.add(secret.secretArn);
     this.secretKeyActions.add('kms:Decrypt');
     this.environment[envVar] = secret.secretArn;
@@ -197,6 +207,11 @@ class Accumulator {
   }
 
   guardrail(): void {
+    const moderationUrl = this.resources.moderationUrl;
+    if (moderationUrl !== undefined) {
+      this.environment[RUNTIME_ENV.moderationUrl] = moderationUrl;
+      this.secret(RUNTIME_ENV.moderationKeySecretId, 'moderationKey');
+    }
     const guardrail = this.resources.guardrail;
     if (guardrail === undefined) return;
     // An ARN is used as given (it may name another account's guardrail); an id is this account's, in this region.

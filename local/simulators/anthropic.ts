@@ -7,8 +7,10 @@ import { runScript, type ScriptInput, type ScriptTurn } from './script.js';
 /**
  * The Anthropic Messages API simulator (docs/upstreams.md §2 and its "Anthropic fake" checklist).
  *
- * - `POST /v1/messages` (faultable): requires `x-api-key` (missing, or starting with `bad` /
- *   `invalid` → 401 `authentication_error`) and `anthropic-version` (missing → 400
+ * - `POST /v1/messages` (faultable): requires a key, in `x-api-key` or as
+ *   `Authorization: Bearer <key>` (how the official SDK sends an API key since its 1.0, API
+ *   version 2026-10-21); missing, or starting with `bad` / `invalid` → 401
+ *   `authentication_error`. Requires `anthropic-version` (any value; missing → 400
  *   `invalid_request_error`); validates the body like the API (anthropic-input.ts); answers a
  *   `type:"message"` JSON body or the named-event stream.
  * - `POST /v1/messages/count_tokens`, `GET /v1/models` (paged: `limit`, `after_id`,
@@ -123,7 +125,7 @@ export const anthropicSimulator: SimulatorDefinition = {
       : undefined),
   errorFor: (status, exchange) => errorFor(status, exchange),
   authenticate(exchange) {
-    const key = header(exchange, 'x-api-key');
+    const key = header(exchange, 'x-api-key') ?? bearerOf(header(exchange, 'authorization'));
     if (!key || key.startsWith('bad') || key.startsWith('invalid'))
       return apiError(401, 'authentication_error', 'invalid x-api-key');
     // Not a credential, but checked at the same gate, before anything else is read.
@@ -422,6 +424,12 @@ const errorMessage = (type: string): string =>
 const count = (value: string | undefined): number => Math.max(0, Math.floor(Number(value) || 0));
 const tokensOf = (text: string): number => splitWords(text).length;
 const requestId = (): string => `req_011CSim${randomBytes(12).toString('base64url')}`;
+
+/** The key of an `Authorization: Bearer <key>` header, as the official SDK (1.x) sends it. */
+function bearerOf(value: string | undefined): string | undefined {
+  const match = /^Bearer\s+(\S+)$/i.exec(value ?? '');
+  return match?.[1];
+}
 
 function header(exchange: SimExchange, name: string): string | undefined {
   const value = exchange.headers[name];

@@ -7,12 +7,14 @@ import {
   openAiModel,
   type SimModel,
 } from './openai-compatible-simulator.js';
+import { moderationsRoute } from './openai-moderations.js';
 import { openAiUsage, randomId, type WireRequest } from './openai-wire.js';
 
 /**
  * The OpenAI fake (docs/upstreams.md §1 and its Simulator checklist): `/v1/chat/completions`,
- * `/v1/models`, OpenAI's `{error:{message,type,param,code}}` envelope, `x-request-id`,
- * `openai-processing-ms` and the six `x-ratelimit-*` headers with counters that go down.
+ * `/v1/models`, `/v1/moderations` (openai-moderations.ts: flagging by `[sim:flag]`), OpenAI's
+ * `{error:{message,type,param,code}}` envelope, `x-request-id`, `openai-processing-ms` and the
+ * six `x-ratelimit-*` headers with counters that go down.
  *
  * `[sim:error=429:VARIANT]` variants: `insufficient_quota` (billing, not transient),
  * `no_retry_after` (a 429 without retry headers: only the message says when),
@@ -226,6 +228,14 @@ export const openAiSimulator: SimulatorDefinition = defineOpenAiCompatibleSimula
           requestHeaders(),
         ),
   check,
+  extraRoutes: [
+    moderationsRoute({
+      prefix: '/v1',
+      invalid,
+      unknownModel: (model) => openAiError(404, undefined, model),
+      headers: requestHeaders,
+    }),
+  ],
   streamError: (code) => ({
     error: {
       message: 'The server had an error while processing your request. Sorry about that!',

@@ -19,6 +19,7 @@ describe('deployment context', () => {
       promptServiceUrl: undefined,
       themesProviderUrl: undefined,
       guardrail: undefined,
+      moderationUrl: undefined,
       imageDescriberModel: undefined,
       stageThrottle: { rateLimit: 500, burstLimit: 1000 },
       reservedConcurrency: {},
@@ -142,6 +143,18 @@ describe('deployment context', () => {
     [{ guardrailVersion: '1' }, /guardrailVersion needs guardrailId/],
   ])('rejects guardrail context %j', (context, message) => {
     expect(() => read(context)).toThrow(message);
+  });
+
+  test('moderationUrl: an https base or /moderations URL, without credentials, never with guardrailId', () => {
+    expect(read({ moderationUrl: 'https://api.openai.com/v1' }).moderationUrl).toBe('https://api.openai.com/v1');
+    expect(read({ moderationUrl: 'https://mod.example.com/v1/moderations' }).moderationUrl).toBe(
+      'https://mod.example.com/v1/moderations',
+    );
+    expect(() => read({ moderationUrl: 'http://api.openai.com/v1' })).toThrow(/https/);
+    expect(() => read({ moderationUrl: 'https://user:sk@api.openai.com/v1' })).toThrow(/ModerationKey secret/);
+    expect(() => read({ moderationUrl: 'https://api.openai.com/v1', guardrailId: 'abc123def456' })).toThrow(
+      /set one, not both/,
+    );
   });
 
   test('imageDescriberModel: the lowercase alias of a vision family', () => {

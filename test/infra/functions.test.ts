@@ -92,6 +92,8 @@ describe('endpoint functions', () => {
         RUNTIME_ENV.promptServiceUrl,
         RUNTIME_ENV.guardrailId,
         RUNTIME_ENV.guardrailVersion,
+        RUNTIME_ENV.moderationUrl,
+        RUNTIME_ENV.moderationKeySecretId,
         RUNTIME_ENV.imageDescriberModel,
         ENV.themesProviderUrl,
       ]) {
@@ -175,6 +177,49 @@ describe('optional context: prompt service, Bedrock guardrail, image describer, 
   });
 });
 
+describe('optional context: an OpenAI-compatible moderation API instead of a Bedrock guardrail', () => {
+  const MODERATION = 'https://api.openai.com/v1';
+  let built: Built;
+  beforeAll(() => {
+    built = build({ moderationUrl: MODERATION });
+  });
+
+  test.each(routes.map((route) => [route.id, route]))(
+    '%s: the URL and the key secret reach exactly the functions with guardrails:apply',
+    (_id, route) => {
+      const env =
+        built.template.toJSON().Resources[functionLogicalId(built.stack, route.id)].Properties.Environment.Variables;
+      const applies = route.grants.includes('guardrails:apply');
+      expect(env[RUNTIME_ENV.moderationUrl]).toBe(applies ? MODERATION : undefined);
+      expect(env[RUNTIME_ENV.moderationKeySecretId]).toEqual(
+        applies ? { Ref: logicalIdOf(built.stack.secrets.moderationKey!) } : undefined,
+      );
+      expect(env[RUNTIME_ENV.guardrailId]).toBeUndefined();
+    },
+  );
+
+  test('the key secret starts without a value under the stack key, and is an output', () => {
+    const id = logicalIdOf(built.stack.secrets.moderationKey!);
+    const resource = built.template.toJSON().Resources[id];
+    expect(resource.Type).toBe('AWS::SecretsManager::Secret');
+    expect(resource.Properties.KmsKeyId).toEqual({
+      'Fn::GetAtt': [logicalIdOf(built.stack.encryptionKey), 'Arn'],
+    });
+    expect(resource.Properties.SecretString).toBeUndefined();
+    expect(resource.Properties.GenerateSecretString).toBeUndefined();
+    built.template.hasOutput('ModerationKeySecretArn', { Value: { Ref: id } });
+  });
+
+  test('without it there is no such secret or output; with a guardrail as well the stack refuses', () => {
+    const plain = build({});
+    expect(plain.stack.secrets.moderationKey).toBeUndefined();
+    expect(Object.keys(plain.template.toJSON().Outputs)).not.toContain('ModerationKeySecretArn');
+    expect(() => build({ moderationUrl: MODERATION, guardrail: { id: 'abc123def456' } })).toThrow(
+      /moderationUrl and guardrail/,
+    );
+  });
+});
+
 describe('the environment names are the ones the functions read', () => {
   test('prompt service URL and key secret', () => {
     expect(RUNTIME_ENV.promptServiceUrl).toBe(PROMPT_SERVICE_URL);
@@ -183,6 +228,22 @@ describe('the environment names are the ones the functions read', () => {
 
   test('image describer', () => {
     expect(RUNTIME_ENV.imageDescriberModel).toBe(DESCRIBER_ENV);
+  });
+
+  test('the moderation URL and key secret reach the moderation API, the key read from the secret', async () => {
+    const calls: { url: string; authorization: string | undefined }[] = [];
+    const moderator = moderatorFromEnv(
+      { [RUNTIME_ENV.moderationUrl]: 'https://m.example/v1', [RUNTIME_ENV.moderationKeySecretId]: 'arn:key' },
+      {
+        readSecret: async (id) => (id === 'arn:key' ? 'sk-from-secret' : ''),
+        fetch: async (url, init) => {
+          calls.push({ url, authorization: init.headers['authorization'] });
+          return { ok: true, status: 200, json: async () => ({ results: [{ flagged: false, categories: {} }] }) };
+        },
+      },
+    );
+    await moderator.moderate(['hello'], new AbortController().signal);
+    expect(calls).toEqual([{ url: 'https://m.example/v1/moderations', authorization: 'Bearer sk-from-secret' }]);
   });
 
   test('Bedrock guardrail id and version reach ApplyGuardrail', async () => {

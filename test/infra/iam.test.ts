@@ -98,6 +98,12 @@ const CONFIGURED: Partial<GatewayStackProps> = {
   guardrail: { id: GUARDRAIL_ID, version: '2' },
   promptServiceUrl: 'https://prompts.example.com',
 };
+// The other engine: an OpenAI-compatible moderation API, its key in a secret of the stack's.
+const MODERATION_API: Partial<GatewayStackProps> = { moderationUrl: 'https://api.openai.com/v1' };
+
+/** Whether the route reads the moderation API's key secret. */
+const readsModerationKey = (route: RouteSpec, props: Partial<GatewayStackProps>): boolean =>
+  route.grants.includes('guardrails:apply') && props.moderationUrl !== undefined;
 
 /** The ARN ApplyGuardrail should be allowed on, flattened; none without a configured guardrail. */
 function expectedGuardrailArns(route: RouteSpec, props: Partial<GatewayStackProps>): string[] {
@@ -111,7 +117,7 @@ function expectedServices(route: RouteSpec, props: Partial<GatewayStackProps>): 
   const has = (grants: readonly Grant[]) => route.grants.some((grant) => grants.includes(grant));
   const services = ['logs', 'xray'];
   if (route.grants.some((grant) => TABLE_ACTIONS[grant])) services.push('dynamodb', 'kms');
-  if (has(SECRET_READS)) services.push('secretsmanager', 'kms');
+  if (has(SECRET_READS) || readsModerationKey(route, props)) services.push('secretsmanager', 'kms');
   if (has(['providerKeys:delete'])) services.push('secretsmanager');
   if (has(['userPool:login', 'userPool:admin'])) services.push('cognito-idp');
   if (has(['jobs:start'])) services.push('states');
@@ -161,7 +167,11 @@ function expectedProviderKeyActions(route: RouteSpec): string[] {
 }
 
 /** What the stack key may be used for through one service, e.g. `dynamodb`. */
-function expectedKeyActions(route: RouteSpec, service: 'dynamodb' | 'secretsmanager' | 'sqs'): string[] {
+function expectedKeyActions(
+  route: RouteSpec,
+  service: 'dynamodb' | 'secretsmanager' | 'sqs',
+  props: Partial<GatewayStackProps>,
+): string[] {
   const has = (grants: readonly Grant[]) => route.grants.some((grant) => grants.includes(grant));
   // Sending to the KMS-encrypted retry queue.
   if (service === 'sqs') return has(['usage:append']) ? ['kms:Decrypt', 'kms:GenerateDataKey'] : [];
@@ -172,7 +182,7 @@ function expectedKeyActions(route: RouteSpec, service: 'dynamodb' | 'secretsmana
       : ['kms:Decrypt', 'kms:DescribeKey'];
   }
   if (route.grants.includes('providerKeys:create')) return ['kms:Decrypt', 'kms:Encrypt', 'kms:GenerateDataKey'];
-  return has(SECRET_READS) ? ['kms:Decrypt'] : [];
+  return has(SECRET_READS) || readsModerationKey(route, props) ? ['kms:Decrypt'] : [];
 }
 
 const onProviderKeySecrets = (statement: Statement) =>
@@ -230,6 +240,7 @@ describe.each<[string, readonly RouteSpec[], Partial<GatewayStackProps>]>([
   ['one route per grant', singleGrantRoutes, {}],
   ['one route per grant, guardrail and prompt service configured', singleGrantRoutes, CONFIGURED],
   ['the manifest, guardrail given as an ARN', manifestRoutes, { guardrail: { id: GUARDRAIL_ARN } }],
+  ['one route per grant, moderation API configured', singleGrantRoutes, MODERATION_API],
 ])('least privilege per function: %s', (_name, routes, props) => {
   let built: Built;
   beforeAll(() => {
@@ -314,6 +325,11 @@ describe.each<[string, readonly RouteSpec[], Partial<GatewayStackProps>]>([
       expect(secretIds.some((r) => refersTo(r, logicalIdOf(built.stack.secrets.promptServiceKey)))).toBe(
         has('promptService:read'),
       );
+      const moderationKey = built.stack.secrets.moderationKey;
+      expect(moderationKey === undefined).toBe(props.moderationUrl === undefined);
+      expect(!!moderationKey && secretIds.some((r) => refersTo(r, logicalIdOf(moderationKey)))).toBe(
+        readsModerationKey(route, props),
+      );
 
       // Bedrock: ApplyGuardrail on exactly the configured guardrail, and only with guardrails:apply.
       const bedrock = statements.filter((s) => actionsOf(s).some((a) => a.startsWith('bedrock:')));
@@ -354,13 +370,13 @@ describe.each<[string, readonly RouteSpec[], Partial<GatewayStackProps>]>([
               .flatMap(actionsOf),
           ),
         ].sort();
-      expect(via('dynamodb')).toEqual(expectedKeyActions(route, 'dynamodb'));
-      expect(via('secretsmanager')).toEqual(expectedKeyActions(route, 'secretsmanager'));
-      expect(via('sqs')).toEqual(expectedKeyActions(route, 'sqs'));
+      expect(via('dynamodb')).toEqual(expectedKeyActions(route, 'dynamodb', props));
+      expect(via('secretsmanager')).toEqual(expectedKeyActions(route, 'secretsmanager', props));
+      expect(via('sqs')).toEqual(expectedKeyActions(route, 'sqs', props));
       expect(keyStatements.flatMap(actionsOf).length).toBe(
-        expectedKeyActions(route, 'dynamodb').length +
-          expectedKeyActions(route, 'secretsmanager').length +
-          expectedKeyActions(route, 'sqs').length,
+        expectedKeyActions(route, 'dynamodb', props).length +
+          expectedKeyActions(route, 'secretsmanager', props).length +
+          expectedKeyActions(route, 'sqs', props).length,
       );
     },
   );

@@ -58,6 +58,12 @@ describe('cdk-nag AwsSolutions', () => {
     expect(new AwsSolutionsChecks().validateScope(stack).violations).toEqual([]);
   });
 
+  test('with a moderation API instead of the guardrail (its key secret acknowledged) there is still no finding', () => {
+    const { app, stack } = build({ ...fullProps, moderationUrl: 'https://api.openai.com/v1' });
+    expect(() => app.synth()).not.toThrow();
+    expect(new AwsSolutionsChecks().validateScope(stack).violations).toEqual([]);
+  });
+
   test('each of the three secrets carries its own SMG4 acknowledgement', () => {
     const { stack } = build(fullProps);
     const acks = acknowledgements(stack);

@@ -29,6 +29,7 @@ export { answerStreamGuard, type AnswerStreamGuard } from './stream-guard.js';
 export {
   bedrockModerator,
   localModerator,
+  MODERATION_ENV,
   moderatorFromEnv,
   openAiModerationModerator,
   type ApplyGuardrailSend,

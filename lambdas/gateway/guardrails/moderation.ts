@@ -313,7 +313,12 @@ export type FetchLike = (
 export interface OpenAiModerationConfig {
   /** The `/moderations` endpoint, or the API base it is appended to (`https://host/v1`). */
   url: string;
-  apiKey: string;
+  /**
+   * The key, or how to read it before each call (deployed, from its Secrets Manager secret,
+   * cached there): a read that fails or finds no value fails the request closed, as an
+   * unreachable engine does.
+   */
+  apiKey: string | (() => Promise<string>);
   model?: string;
   fetch?: FetchLike;
 }
@@ -325,14 +330,20 @@ export interface OpenAiModerationConfig {
 export function openAiModerationModerator(config: OpenAiModerationConfig): Moderator {
   const url = /\/moderations\/?$/.test(config.url) ? config.url : `${config.url.replace(/\/+$/, '')}/moderations`;
   const doFetch = config.fetch ?? (globalThis.fetch as unknown as FetchLike);
+  const keyOf = async (): Promise<string> => {
+    const key = typeof config.apiKey === 'string' ? config.apiKey : await config.apiKey();
+    if (key.trim() === '') throw new Error('the moderation API key is empty');
+    return key.trim();
+  };
   return {
     async moderate(texts, signal) {
       const input = texts.filter((text) => text.trim() !== '');
       if (input.length === 0) return { flagged: false, categories: [] };
       const body = await unavailableOnFailure(async () => {
+        const apiKey = await keyOf();
         const response = await doFetch(url, {
           method: 'POST',
-          headers: { 'content-type': 'application/json', authorization: `Bearer ${config.apiKey}` },
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}` },
           body: JSON.stringify({ ...(config.model ? { model: config.model } : {}), input }),
           signal,
         });
@@ -355,35 +366,59 @@ export function openAiModerationModerator(config: OpenAiModerationConfig): Moder
   };
 }
 
+/** The environment moderatorFromEnv reads (the stack sets them: lib/constructs/endpoint-access.ts). */
+export const MODERATION_ENV = {
+  bedrockId: 'GUARDRAILS_BEDROCK_ID',
+  bedrockVersion: 'GUARDRAILS_BEDROCK_VERSION',
+  /** The moderation API's `/moderations` URL, or its base (`https://api.openai.com/v1`). */
+  url: 'GUARDRAILS_MODERATION_URL',
+  /** Its key in plain text (a developer's own runtime)... */
+  key: 'GUARDRAILS_MODERATION_KEY',
+  /** ...or the Secrets Manager secret that holds it (a plain string), as deployed. */
+  keySecretId: 'GUARDRAILS_MODERATION_KEY_SECRET_ID',
+} as const;
+
 export interface ModeratorDeps {
   /** Required when GUARDRAILS_BEDROCK_ID is set: the integrator owns the Bedrock client. */
   bedrockSend?: ApplyGuardrailSend;
+  /** Required when GUARDRAILS_MODERATION_KEY_SECRET_ID is set: reads a secret's value (cached by the integrator). */
+  readSecret?: (secretId: string) => Promise<string>;
   fetch?: FetchLike;
 }
 
 /**
- * GUARDRAILS_BEDROCK_ID (+ GUARDRAILS_BEDROCK_VERSION) → Bedrock; GUARDRAILS_MODERATION_URL +
- * GUARDRAILS_MODERATION_KEY → the moderation API; neither → local rules. A half configuration
- * throws at start-up rather than silently moderating with something weaker.
+ * GUARDRAILS_BEDROCK_ID (+ GUARDRAILS_BEDROCK_VERSION) → Bedrock; GUARDRAILS_MODERATION_URL with
+ * GUARDRAILS_MODERATION_KEY or GUARDRAILS_MODERATION_KEY_SECRET_ID → the moderation API; neither
+ * → local rules. A half configuration throws at start-up rather than silently moderating with
+ * something weaker.
  */
 export function moderatorFromEnv(
   env: Readonly<Record<string, string | undefined>>,
   deps: ModeratorDeps = {},
 ): Moderator {
-  const bedrockId = env.GUARDRAILS_BEDROCK_ID?.trim();
+  const bedrockId = env[MODERATION_ENV.bedrockId]?.trim();
   if (bedrockId) {
     if (!deps.bedrockSend)
       throw new Error('GUARDRAILS_BEDROCK_ID is set but no ApplyGuardrail send function was supplied');
     return bedrockModerator({
       guardrailId: bedrockId,
-      guardrailVersion: env.GUARDRAILS_BEDROCK_VERSION?.trim() || undefined,
+      guardrailVersion: env[MODERATION_ENV.bedrockVersion]?.trim() || undefined,
       send: deps.bedrockSend,
     });
   }
-  const url = env.GUARDRAILS_MODERATION_URL?.trim();
-  const apiKey = env.GUARDRAILS_MODERATION_KEY?.trim();
+  const url = env[MODERATION_ENV.url]?.trim();
+  const apiKey = env[MODERATION_ENV.key]?.trim();
+  const keySecretId = env[MODERATION_ENV.keySecretId]?.trim();
   if (url && apiKey) return openAiModerationModerator({ url, apiKey, fetch: deps.fetch });
-  if (url || apiKey) throw new Error('GUARDRAILS_MODERATION_URL and GUARDRAILS_MODERATION_KEY must be set together');
+  if (url && keySecretId) {
+    const readSecret = deps.readSecret;
+    if (!readSecret) throw new Error('GUARDRAILS_MODERATION_KEY_SECRET_ID is set but no secret reader was supplied');
+    return openAiModerationModerator({ url, apiKey: () => readSecret(keySecretId), fetch: deps.fetch });
+  }
+  if (url || apiKey || keySecretId)
+    throw new Error(
+      'GUARDRAILS_MODERATION_URL needs GUARDRAILS_MODERATION_KEY or GUARDRAILS_MODERATION_KEY_SECRET_ID, and they need it',
+    );
   return localModerator();
 }
 

@@ -235,7 +235,66 @@ describe('moderatorFromEnv', () => {
       { fetch: fetch({ results: [{ flagged: true, categories: { harassment: true } }] }) },
     );
     expect(await moderator.moderate(['x'], signal)).toEqual({ flagged: true, categories: ['harassment'] });
-    expect(() => moderatorFromEnv({ GUARDRAILS_MODERATION_URL: 'https://m' })).toThrow(/together/);
+    expect(() => moderatorFromEnv({ GUARDRAILS_MODERATION_URL: 'https://m' })).toThrow(/needs/);
+  });
+
+  test('the moderation API with its key read from a secret before each call, as deployed', async () => {
+    const requests: { url: string; init: Parameters<FetchLike>[1] }[] = [];
+    const reads: string[] = [];
+    let key = 'sk-first';
+    const moderator = moderatorFromEnv(
+      { GUARDRAILS_MODERATION_URL: 'https://m.example/v1', GUARDRAILS_MODERATION_KEY_SECRET_ID: 'arn:secret:mod' },
+      {
+        readSecret: async (id) => (reads.push(id), key),
+        fetch: async (url, init) => {
+          requests.push({ url, init });
+          return { ok: true, status: 200, json: async () => ({ results: [{ flagged: false, categories: {} }] }) };
+        },
+      },
+    );
+    await moderator.moderate(['a'], signal);
+    key = 'sk-rotated';
+    await moderator.moderate(['b'], signal);
+    expect(reads).toEqual(['arn:secret:mod', 'arn:secret:mod']);
+    expect(requests.map((r) => [r.url, r.init.headers['authorization']])).toEqual([
+      ['https://m.example/v1/moderations', 'Bearer sk-first'],
+      ['https://m.example/v1/moderations', 'Bearer sk-rotated'],
+    ]);
+  });
+
+  test('a secret that cannot be read, or holds no key, fails closed with a 503 and no call', async () => {
+    let called = false;
+    const fetch: FetchLike = async () => {
+      called = true;
+      return { ok: true, status: 200, json: async () => ({ results: [] }) };
+    };
+    for (const readSecret of [
+      async () => {
+        throw new Error('secret arn:secret:mod has no string value');
+      },
+      async () => '  ',
+    ]) {
+      const moderator = moderatorFromEnv(
+        { GUARDRAILS_MODERATION_URL: 'https://m', GUARDRAILS_MODERATION_KEY_SECRET_ID: 'arn:secret:mod' },
+        { readSecret, fetch },
+      );
+      const error = await moderator.moderate(['x'], signal).catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(ChatError);
+      expect(error).toMatchObject({ kind: 'dependency_unavailable' });
+    }
+    expect(called).toBe(false);
+  });
+
+  test('a half configuration is refused at start-up', () => {
+    for (const env of [
+      { GUARDRAILS_MODERATION_KEY: 'k' },
+      { GUARDRAILS_MODERATION_KEY_SECRET_ID: 'arn:secret:mod' },
+      { GUARDRAILS_MODERATION_URL: 'https://m' },
+    ])
+      expect(() => moderatorFromEnv(env, { readSecret: async () => 'k' })).toThrow(/GUARDRAILS_MODERATION_URL needs/);
+    expect(() =>
+      moderatorFromEnv({ GUARDRAILS_MODERATION_URL: 'https://m', GUARDRAILS_MODERATION_KEY_SECRET_ID: 'arn:s' }),
+    ).toThrow(/secret reader/);
   });
 
   test('local rules otherwise', async () => {

@@ -73,6 +73,14 @@ describe('headers and credentials', () => {
     }
   });
 
+  it('takes the key as Authorization: Bearer too, as the official SDK sends it since 1.0', async () => {
+    const { 'x-api-key': key, ...noKey } = HEADERS;
+    expect((await post(body('hi'), { ...noKey, authorization: `Bearer ${key}` })).status).toBe(200);
+    const bad = await post(body('hi'), { ...noKey, authorization: 'Bearer bad-key' });
+    expect(bad.status).toBe(401);
+    expect(await json(bad)).toMatchObject({ error: { type: 'authentication_error' } });
+  });
+
   it('rejects a missing anthropic-version with 400 invalid_request_error', async () => {
     const { 'anthropic-version': _version, ...noVersion } = HEADERS;
     const res = await post(body('hi'), noVersion);
