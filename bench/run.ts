@@ -7,12 +7,12 @@
  * `npm run bench -- pinned profile` also profiles the pinned run's servers (`--cpu-prof`) and
  * prints where their CPU goes.
  */
-import { benchArena } from './arena.js';
+import { benchArena } from './arena-overhead.js';
 import { benchBundles } from './bundles.js';
 import { benchDeploymentShaped } from './deployment-shaped.js';
 import { benchGatewayOverhead } from './gateway-overhead.js';
 import { benchModelsLatency } from './models-latency.js';
-import { benchSchemaValidation } from './schema-validation.js';
+import { benchSchemaValidation } from './schema-validation-cost.js';
 
 const OPTIONS = ['profile'];
 const args = process.argv.slice(2);

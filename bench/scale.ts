@@ -80,7 +80,7 @@ const BLOCK_MAX_WAIT_MS = 5_000;
 const STREAM_S = 20;
 /** A non-streamed completion's time upstream (assumed: a short answer); the gateway's own part is milliseconds. */
 const NON_STREAMED_S = 1;
-/** lambdas/store/secret-values.ts and lambdas/gateway/provider-credentials.ts keep secrets 5 minutes. */
+/** lambdas/store/secret-values.ts and lambdas/chat/provider-credentials.ts keep secrets 5 minutes. */
 const SECRET_CACHE_S = 300;
 /**
  * In AWS an instance reads the platform keys secret (lambdas/providers/provider-config.ts);

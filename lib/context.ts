@@ -2,7 +2,7 @@ import { Duration } from 'aws-cdk-lib';
 import type { GatewayWebAclProps } from './constructs/gateway-web-acl.js';
 import type { TableBackupsProps } from './constructs/table-backups.js';
 import type { Node } from 'constructs';
-import { listFamilies } from '../lambdas/catalog/index.js';
+import { listFamilies } from '../lambdas/catalog/model-catalog.js';
 import { DEFAULT_ACCOUNT_CONCURRENCY } from './concurrency-policy.js';
 import {
   API_GATEWAY_ACCOUNT_ROLE_MODES,
@@ -10,18 +10,11 @@ import {
   DEFAULT_API_GATEWAY_ACCOUNT_ROLE_MODE,
 } from './constructs/api-gateway-account-role.js';
 import type { CustomDomainProps } from './constructs/custom-domain.js';
+import type { BedrockGuardrailConfig } from './constructs/endpoint-access.js';
 import { DEFAULT_STAGE_THROTTLE, type StageThrottle } from './constructs/public-api.js';
 
 /** The API's own host name: what the CustomDomain construct needs besides the API. */
 export type CustomDomainConfig = Omit<CustomDomainProps, 'api'>;
-
-/** A Bedrock guardrail the chat function applies for `content_moderation`. */
-export interface BedrockGuardrailConfig {
-  /** The guardrail id (e.g. `abc123def456`) or its full ARN. */
-  readonly id: string;
-  /** A numbered version, or `DRAFT`. @default - none: the function uses DRAFT */
-  readonly version?: string;
-}
 
 /** Deployment choices read from CDK context (cdk.json or `-c key=value`). */
 export interface GatewayContext {

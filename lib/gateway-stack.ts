@@ -3,9 +3,15 @@ import type { StandardThreatProtectionMode } from 'aws-cdk-lib/aws-cognito';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { MEDIA_PROVIDER_IDS, MEDIA_PROVIDERS, PROVIDER_IDS, SEARCH_PROVIDER_IDS } from '../lambdas/catalog/index.js';
+import {
+  MEDIA_PROVIDER_IDS,
+  MEDIA_PROVIDERS,
+  PROVIDER_IDS,
+  SEARCH_PROVIDER_IDS,
+} from '../lambdas/catalog/model-catalog.js';
 import { ENV } from '../lambdas/config/environment.js';
-import type { BedrockGuardrailConfig, CustomDomainConfig } from './context.js';
+import type { CustomDomainConfig } from './context.js';
+import type { BedrockGuardrailConfig } from './constructs/endpoint-access.js';
 import { DEFAULT_ACCOUNT_CONCURRENCY, planReservations } from './concurrency-policy.js';
 import type { ApiGatewayAccountRoleMode } from './constructs/api-gateway-account-role.js';
 import { CustomDomain } from './constructs/custom-domain.js';
@@ -106,7 +112,7 @@ export interface GatewayStackProps extends StackProps {
   readonly alarmEmail?: string;
 }
 
-/** The route whose function describes images (lambdas/gateway/image-descriptions.ts). */
+/** The route whose function describes images (lambdas/chat/image-descriptions.ts). */
 export const IMAGE_DESCRIBER_ROUTE = 'chat-completions';
 
 /** The whole gateway: one function per manifest route behind one REST API. */

@@ -1,3 +1,5 @@
+import type { ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { GatewayServer } from './gateway-server.js';
 
 /**
@@ -14,14 +16,35 @@ const DRAIN_GRACE_MS = 30_000;
  */
 export function drainOnStop(server: GatewayServer, graceMs = DRAIN_GRACE_MS): () => Promise<void> {
   let stopping = false;
+  const sockets = new Set<Socket>();
+  const open = new Set<ServerResponse>();
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
   // Ahead of the gateway's own listener, which may answer at once (a CORS preflight).
   server.prependListener('request', (_req, res) => {
     if (stopping) res.shouldKeepAlive = false;
+    open.add(res);
+    res.once('close', () => {
+      open.delete(res);
+      if (stopping) setImmediate(closeIdle);
+    });
   });
+  /**
+   * Ends every connection that carries no request now: kept-alive ones between requests, and
+   * ones a client opened but never used (Node's closeIdleConnections leaves those to their
+   * timeouts, which would hold the stop for as long).
+   */
+  const closeIdle = () => {
+    const busy = new Set([...open].map((res) => res.socket));
+    for (const socket of sockets) if (!busy.has(socket)) socket.destroy();
+  };
   return async () => {
     stopping = true;
+    for (const res of open) if (!res.headersSent) res.shouldKeepAlive = false;
     const closed = new Promise<void>((done) => server.close(() => done()));
-    server.closeIdleConnections();
+    closeIdle();
     const cut = setTimeout(() => server.closeAllConnections(), graceMs);
     await closed;
     clearTimeout(cut);

@@ -1,6 +1,6 @@
 import { ENV } from '../lambdas/config/environment.js';
 import { tableSchemas, type TableName } from '../lambdas/store/table-schema.js';
-import { RETRY_QUEUE_URL_ENV } from '../lambdas/usage/sqs-retry-queue.js';
+import { RETRY_QUEUE_URL_ENV } from '../lambdas/usage/usage-retry-queue.js';
 import type { StandInCredentials } from './standins/signature-check.js';
 import { LOCAL_SQS_ACCOUNT } from './standins/sqs.js';
 

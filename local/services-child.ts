@@ -14,7 +14,7 @@ import { LOCAL_USER_POOL_CLIENT_ID, LOCAL_USER_POOL_ID } from './runtime-config.
 import { startCognitoStandIn } from './standins/cognito.js';
 import { startSecretsManagerStandIn } from './standins/secrets-manager.js';
 import { startSqsStandIn } from './standins/sqs.js';
-import { simulatorStateDir, startSimulators } from './simulators/index.js';
+import { simulatorStateDir, startSimulators } from './simulators/simulator-registry.js';
 import { PROMPT_SEED_DIR, startPromptService } from './simulators/prompt-service.js';
 
 export interface LocalServicesReady {

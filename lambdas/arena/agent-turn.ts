@@ -9,10 +9,10 @@
  * MAX_TOOL_CALLS calls the tools are withdrawn, so the model has to answer. The answer's text is
  * every step's text, and its citations those the tools returned, once per URL.
  */
-import type { ChatResult } from '../gateway/chat-core.js';
-import { ChatError } from '../gateway/chat-errors.js';
-import type { GatewayChatRequest } from '../gateway/chat-request.js';
-import type { ChatMessage, ToolCall, ToolDefinition } from '../providers/chat/types.js';
+import type { ChatResult } from '../chat/chat-core.js';
+import { ChatError } from '../chat/chat-errors.js';
+import type { GatewayChatRequest } from '../chat/chat-request.js';
+import type { ChatMessage, ToolCall, ToolDefinition } from '../providers/chat-types.js';
 import { logger } from '../config/logger.js';
 import type { ArenaEvent, Citation } from './arena-events.js';
 import type { ArenaAgent } from './arena-request.js';

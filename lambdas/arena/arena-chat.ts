@@ -1,4 +1,4 @@
-import { chatCompletion, type ChatAccount, type ChatDeps } from '../gateway/chat-core.js';
+import { chatCompletion, type ChatAccount, type ChatDeps } from '../chat/chat-core.js';
 import type { ArenaChat, TurnContext } from './agent-turn.js';
 import { settledWork, settlingWith } from './settled-work.js';
 

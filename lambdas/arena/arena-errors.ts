@@ -1,6 +1,6 @@
 /**
  * Why an arena request was refused, in the arena's terms: no status codes. The HTTP layer
- * (lambdas/http/arena-reply.ts) maps each kind to a status and code. Failures of one agent
+ * (lambdas/arena/arena-error-mapping.ts) maps each kind to a status and code. Failures of one agent
  * during a session are never thrown: they are events, and the session goes on.
  */
 export type ArenaErrorKind =

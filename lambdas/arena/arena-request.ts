@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { fightCapableAliases, resolveFamily, type ModelFamily } from '../catalog/index.js';
-import type { ChatMessage, ContentPart } from '../providers/chat/types.js';
+import { fightCapableAliases, resolveFamily, type ModelFamily } from '../catalog/model-catalog.js';
+import type { ChatMessage, ContentPart } from '../providers/chat-types.js';
 import { compileConditional } from '../schema/compile.js';
 import {
   checkPublicUrl,
@@ -11,7 +11,7 @@ import {
   type LookupOptions,
 } from '../schema/public-url.js';
 import { characterCount, exceedsCharacters, leadingCharacters } from '../schema/text-length.js';
-import type { GatewayChatRequest } from '../gateway/chat-request.js';
+import type { GatewayChatRequest } from '../chat/chat-request.js';
 import { ArenaError, invalidArenaRequest } from './arena-errors.js';
 
 /**

@@ -1,6 +1,6 @@
-import { DEFAULT_SEARCH_PROVIDER } from '../catalog/index.js';
-import { Meter, type UsageSink } from '../gateway/metering.js';
-import { search, type SearchDeps } from '../providers/search/search.js';
+import { DEFAULT_SEARCH_PROVIDER } from '../catalog/model-catalog.js';
+import { Meter, type UsageSink } from '../usage/metering.js';
+import { search, type SearchDeps } from '../search/web-search.js';
 import type { ArenaCallContext } from './arena-chat.js';
 import { settledWork } from './settled-work.js';
 import { TOOL_RESULTS, type AgentSearch } from './web-search-tool.js';

@@ -13,11 +13,10 @@
  *   ballot's letters; the adapters translate the forced call into each provider's own form.
  */
 
-import type { ChatMessage, ToolChoice, ToolDefinition } from '../providers/chat/types.js';
+import type { ChatMessage, ToolChoice, ToolDefinition } from '../providers/chat-types.js';
 import { fenced, fenceFor, fenceRule, type Fence } from './fences.js';
 import { maskIdentities } from './identity-mask.js';
 import { seededRandom, shuffled } from './seeded-random.js';
-import type { VoteOutcome } from './vote-parsing.js';
 
 export interface RoundAnswer {
   readonly agent: string;
@@ -131,6 +130,10 @@ function voteTool(letters: string[]): ToolDefinition {
     },
   };
 }
+
+/** What a voter's answer came to: a vote for one agent (by its ballot letter), or an abstention. */
+export type VoteOutcome =
+  { kind: 'vote'; agent: string; letter: string; reason?: string } | { kind: 'abstain'; reason: string };
 
 /** The audit record of `ballot` once its vote is read. */
 export function ballotRecord(ballot: Ballot, outcome: VoteOutcome): BallotRecord {

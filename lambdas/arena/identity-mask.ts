@@ -29,7 +29,7 @@
  * quantifier, and one-character look-arounds; no nested quantifiers, so matching stays linear.
  */
 
-import { FAMILIES } from '../catalog/index.js';
+import { FAMILIES } from '../catalog/model-catalog.js';
 
 export const MODEL_MASK = '[model]';
 

@@ -1,4 +1,4 @@
-import type { ToolCall, ToolCallDelta } from '../providers/chat/types.js';
+import type { ToolCall, ToolCallDelta } from '../providers/chat-types.js';
 
 /** A streamed answer's tool-call deltas, assembled into whole calls by their index. */
 export class ToolCallAssembler {

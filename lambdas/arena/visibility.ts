@@ -12,7 +12,7 @@
  * Fence lines are at most MAX_WIDTH (16) wide, whatever the answers hold: a longer run of `<` or
  * `>` in an answer is shown cut short, in the view only (the answer itself is never changed).
  */
-import type { ChatMessage } from '../providers/chat/types.js';
+import type { ChatMessage } from '../providers/chat-types.js';
 import { userTurn, type ArenaAgent, type ArenaPlan } from './arena-request.js';
 import { fenced, fenceFor, fenceRule, type Fence } from './fences.js';
 import { maskIdentities } from './identity-mask.js';

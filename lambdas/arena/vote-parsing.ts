@@ -18,10 +18,7 @@
  * and every pattern is linear.
  */
 
-import { VOTE_TOOL, type Ballot } from './ballots.js';
-
-export type VoteOutcome =
-  { kind: 'vote'; agent: string; letter: string; reason?: string } | { kind: 'abstain'; reason: string };
+import { VOTE_TOOL, type Ballot, type VoteOutcome } from './ballots.js';
 
 export interface VoterAnswer {
   readonly content: string | null;

@@ -4,13 +4,13 @@
  * cannot be read, and a voter whose call fails, are abstentions: vote_update with votedFor null
  * and the reason. The ballot and the choice are recorded for position-bias audits.
  */
-import type { GatewayChatRequest } from '../gateway/chat-request.js';
-import { ChatError } from '../gateway/chat-errors.js';
+import type { GatewayChatRequest } from '../chat/chat-request.js';
+import { ChatError } from '../chat/chat-errors.js';
 import type { ArenaEvent } from './arena-events.js';
 import type { ArenaAgent } from './arena-request.js';
 import type { ArenaChat } from './agent-turn.js';
-import { ballotRecord, voteRequest, type Ballot, type BallotRecord } from './ballots.js';
-import { readVote, type VoteOutcome } from './vote-parsing.js';
+import { ballotRecord, voteRequest, type Ballot, type BallotRecord, type VoteOutcome } from './ballots.js';
+import { readVote } from './vote-parsing.js';
 
 /** A vote is one letter and a short reason. */
 export const VOTE_MAX_TOKENS = 400;

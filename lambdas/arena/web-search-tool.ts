@@ -5,9 +5,9 @@
  * the model reads the results, trimmed to MAX_RESULTS_TEXT_CHARS. A search that fails is an
  * error event naming the agent and a tool error the model answers without; the session goes on.
  */
-import type { ToolCall, ToolDefinition } from '../providers/chat/types.js';
-import { MAX_QUERY_CHARS, type SearchAnswer } from '../providers/search/search-types.js';
-import { SearchError } from '../providers/search/search-errors.js';
+import type { ToolCall, ToolDefinition } from '../providers/chat-types.js';
+import { MAX_QUERY_CHARS, type SearchAnswer } from '../search/search-types.js';
+import { SearchError } from '../search/search-errors.js';
 import { exceedsCharacters, leadingCharacters } from '../schema/text-length.js';
 import type { AgentTool, ToolOutcome } from './agent-turn.js';
 import type { ArenaEvent, Citation } from './arena-events.js';

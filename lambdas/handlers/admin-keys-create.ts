@@ -2,7 +2,7 @@ import { defineHandler } from '../http/define-handler.js';
 import { notFound } from '../http/errors.js';
 import { envelope } from '../http/reply.js';
 import { compile } from '../schema/compile.js';
-import type { KeyType } from '../identity/api-key-format.js';
+import type { KeyType } from '../store/api-keys.js';
 import { assertOriginsFitType, describeIssuedKey, issueKey } from '../identity/issue-key.js';
 import { ADMIN_CREATE_KEY_BODY } from '../identity/key-schemas.js';
 import { getAccount } from '../store/accounts.js';

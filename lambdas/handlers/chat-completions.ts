@@ -1,5 +1,5 @@
-import { chatRequestValidator, type GatewayChatRequest } from '../gateway/chat-request.js';
-import { answerChat } from '../http/chat-call.js';
+import { chatRequestValidator, type GatewayChatRequest } from '../chat/chat-request.js';
+import { answerChat } from '../chat/chat-call.js';
 import { defineHandler } from '../http/define-handler.js';
 
 /** POST /api/v1/chat/completions: the chat core, fed from the call and answered as HTTP. */

@@ -4,8 +4,8 @@ import {
   type ArenaRequestBody,
   type LegacyMode,
 } from '../arena/arena-request.js';
-import { answerArena } from '../http/arena-call.js';
-import { answerChat } from '../http/chat-call.js';
+import { answerArena } from '../arena/arena-call.js';
+import { answerChat } from '../chat/chat-call.js';
 import { defineHandler } from '../http/define-handler.js';
 
 /**

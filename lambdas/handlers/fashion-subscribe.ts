@@ -1,6 +1,6 @@
 import { defineHandler } from '../http/define-handler.js';
-import { answerFashionSubscribe } from '../http/fashion-call.js';
-import { fashionRequestValidator, type FashionRequestBody } from '../providers/fashion/fashion-schema.js';
+import { answerFashionSubscribe } from '../fashion/fashion-call.js';
+import { fashionRequestValidator, type FashionRequestBody } from '../fashion/fashion-schema.js';
 
 /** POST /api/v1/fashion/subscribe: submits a fashion prediction and streams it for up to 2 minutes. */
 export const handler = defineHandler<FashionRequestBody>('fashion-subscribe', {

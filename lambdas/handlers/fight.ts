@@ -1,5 +1,5 @@
 import { arenaRequestValidator, type ArenaRequestBody } from '../arena/arena-request.js';
-import { answerArena } from '../http/arena-call.js';
+import { answerArena } from '../arena/arena-call.js';
 import { defineHandler } from '../http/define-handler.js';
 
 /** POST /api/v1/fight: 2 to 8 models (or four instances of one) answer, see each other and vote. */

@@ -1,4 +1,4 @@
-import { listFamilies } from '../catalog/index.js';
+import { listFamilies } from '../catalog/model-catalog.js';
 import { ENV, optionalEnv } from '../config/environment.js';
 import { defineHandler } from '../http/define-handler.js';
 import { envelope } from '../http/reply.js';

@@ -1,7 +1,7 @@
 import { defineHandler } from '../http/define-handler.js';
 import { envelope } from '../http/reply.js';
 import { compile } from '../schema/compile.js';
-import type { KeyType } from '../identity/api-key-format.js';
+import type { KeyType } from '../store/api-keys.js';
 import { describeIssuedKey, issueKey } from '../identity/issue-key.js';
 import { CREATE_KEY_BODY } from '../identity/key-schemas.js';
 import { accountIdOf } from '../identity/principal.js';

@@ -1,6 +1,6 @@
 import { defineHandler } from '../http/define-handler.js';
-import { answerSpeech } from '../http/media-speech-call.js';
-import { speechRequestValidator, type SpeechRequestBody } from '../providers/media/speech-request.js';
+import { answerSpeech } from '../media/media-speech-call.js';
+import { speechRequestValidator, type SpeechRequestBody } from '../media/speech-request.js';
 
 /** POST /api/v1/media/speech: text to audio (mp3, wav, pcm or flac) through the platform's MiniMax key. */
 export const handler = defineHandler<SpeechRequestBody>('media-speech', {

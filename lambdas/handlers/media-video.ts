@@ -1,6 +1,6 @@
 import { defineHandler } from '../http/define-handler.js';
-import { answerVideoSubmit } from '../http/video-call.js';
-import { videoRequestValidator, type VideoRequestBody } from '../providers/media/video-request.js';
+import { answerVideoSubmit } from '../media/video-call.js';
+import { videoRequestValidator, type VideoRequestBody } from '../media/video-request.js';
 
 /** POST /api/v1/media/video: submits a video job through the platform's MiniMax key. */
 export const handler = defineHandler<VideoRequestBody>('media-video', {

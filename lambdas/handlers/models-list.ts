@@ -1,4 +1,4 @@
-import { listFamilies, PROVIDERS } from '../catalog/index.js';
+import { listFamilies, PROVIDERS } from '../catalog/model-catalog.js';
 import { defineHandler } from '../http/define-handler.js';
 import { bare } from '../http/reply.js';
 

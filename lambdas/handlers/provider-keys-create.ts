@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { ProviderId } from '../catalog/index.js';
-import { forgetStoredKeys } from '../gateway/provider-credentials.js';
+import type { ProviderId } from '../catalog/model-catalog.js';
+import { forgetStoredKeys } from '../chat/provider-credentials.js';
 import { defineHandler } from '../http/define-handler.js';
 import { conflict } from '../http/errors.js';
 import { envelope } from '../http/reply.js';

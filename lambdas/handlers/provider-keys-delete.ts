@@ -1,4 +1,4 @@
-import { forgetStoredKeys } from '../gateway/provider-credentials.js';
+import { forgetStoredKeys } from '../chat/provider-credentials.js';
 import { defineHandler } from '../http/define-handler.js';
 import { notFound } from '../http/errors.js';
 import { noContent } from '../http/reply.js';

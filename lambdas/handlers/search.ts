@@ -1,6 +1,6 @@
 import { defineHandler } from '../http/define-handler.js';
-import { answerSearch } from '../http/search-call.js';
-import { searchRequestValidator, type SearchRequestBody } from '../providers/search/search-request.js';
+import { answerSearch } from '../search/search-call.js';
+import { searchRequestValidator, type SearchRequestBody } from '../search/search-request.js';
 
 /** POST /api/v1/search: one web search through the platform's search provider. */
 export const handler = defineHandler<SearchRequestBody>('search', {

@@ -1,5 +1,5 @@
 import { defineHandler } from '../http/define-handler.js';
-import { answerTheme } from '../http/themes-call.js';
+import { answerTheme } from '../themes/themes-call.js';
 
 /** GET /api/v1/themes: one design system, by id, biased by platform, or at random. */
 export const handler = defineHandler('themes-get', { handle: answerTheme });

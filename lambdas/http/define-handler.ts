@@ -7,7 +7,7 @@ import { authentication } from './middlewares/authentication.js';
 import { bodyValidation } from './middlewares/body-validation.js';
 import { rateLimit } from './middlewares/rate-limit.js';
 import { requestContext } from './middlewares/request-context.js';
-import { responseWriter } from './middlewares/response-writer.js';
+import { responseWriter } from './middlewares/response-writing.js';
 import { tracing } from './middlewares/tracing.js';
 import { executionModeStreamedBody } from './streamify-execution.js';
 import { callLogKeys, principalLogKeys } from './middlewares/observability.js';

@@ -1,3 +1,4 @@
+import type { KeyType } from '../store/api-keys.js';
 import { createHash, hash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /**
@@ -5,7 +6,6 @@ import { createHash, hash, randomBytes, timingSafeEqual } from 'node:crypto';
  * keyed by, so a lookup is one GetItem; the secret carries 256 bits of entropy, so a plain
  * SHA-256 of the whole key is a safe verifier (no slow hash needed for random secrets).
  */
-export type KeyType = 'secret' | 'publishable';
 
 export const KEY_PREFIXES: Record<KeyType, string> = { secret: 'sk_', publishable: 'pk_' };
 

@@ -1,6 +1,7 @@
 import { badRequest } from '../http/errors.js';
 import { putApiKey, type ApiKeyRecord } from '../store/api-keys.js';
-import { generateKey, type KeyType } from './api-key-format.js';
+import { generateKey } from './api-key-format.js';
+import type { KeyType } from '../store/api-keys.js';
 
 export const DEFAULT_KEY_NAME = 'Default';
 /** Requests per minute when the creator sets none (docs/interface.md §2.5 leaves the default open). */

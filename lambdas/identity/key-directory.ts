@@ -1,5 +1,5 @@
 import { getApiKey, type ApiKeyRecord } from '../store/api-keys.js';
-import { TtlCache } from './ttl-cache.js';
+import { TtlCache } from '../store/ttl-cache.js';
 
 /**
  * Key records by key id, cached briefly so the hot path rarely reads DynamoDB. The TTL bounds

@@ -1,4 +1,4 @@
-import { PROVIDER_IDS } from '../catalog/index.js';
+import { PROVIDER_IDS } from '../catalog/model-catalog.js';
 
 /**
  * The body that stores a caller's own provider key (docs/interface.md §2.6), compiled by its handler

@@ -1,4 +1,4 @@
-import type { MeteredWork } from '../gateway/metering.js';
+import type { MeteredWork } from '../usage/metering.js';
 import type { TransportRequest, TransportResponse } from '../providers/http-transport.js';
 import { isEnded, type EndPhase, type JobError, type JobRecord, type JsonObject } from './job-record.js';
 

@@ -18,7 +18,7 @@ export interface JobError {
 export interface JobRecord {
   /** The id the caller sees; also the Step Functions execution name. */
   readonly jobId: string;
-  /** The driver that polls and prices it (lambdas/jobs/job-drivers.ts). */
+  /** The driver that polls and prices it (lambdas/jobs/job-driver-registry.ts). */
   readonly kind: string;
   readonly accountId: string;
   readonly keyId?: string;

@@ -1,7 +1,7 @@
 import { publishMetrics } from '../observability/metrics.js';
 import { send } from '../providers/http-transport.js';
-import { recordUsage } from '../store/usage-ledger.js';
-import { JOB_DRIVERS } from './job-drivers.js';
+import { recordUsage } from '../usage/usage-ledger.js';
+import { JOB_DRIVERS } from './job-driver-registry.js';
 import { endJob, getOwnedJob, recordProgress, takePollLease } from './job-repository.js';
 import type { JobStepDeps } from './poll-step.js';
 

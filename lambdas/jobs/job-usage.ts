@@ -1,4 +1,4 @@
-import { Meter, type MeteredWork } from '../gateway/metering.js';
+import { Meter, type MeteredWork } from '../usage/metering.js';
 import type { UsageEntry } from '../store/usage-items.js';
 import type { JobRecord } from './job-record.js';
 

@@ -2,19 +2,19 @@ import { MEDIA_PROVIDERS } from '../catalog/media-providers.js';
 import type { MetricRecord } from '../observability/metric-names.js';
 import { publishMetrics } from '../observability/metrics.js';
 import type { HostLookup } from '../schema/public-url.js';
-import { fashionEndpoint } from '../providers/fashion/fashion-deployment.js';
+import { fashionEndpoint } from '../fashion/fashion-deployment.js';
 import { send, type TransportRequest, type TransportResponse } from '../providers/http-transport.js';
 import { platformEndpointOf, type ProviderEndpoint } from '../providers/provider-config.js';
 import { dynamoIdempotencyStore, type IdempotencyStore } from '../store/idempotency.js';
 import type { UsageEntry } from '../store/usage-items.js';
-import { recordUsage } from '../store/usage-ledger.js';
+import { recordUsage } from '../usage/usage-ledger.js';
 import type { JobEnd } from './job-driver.js';
-import { JOB_DRIVERS, type JobDrivers } from './job-drivers.js';
+import { JOB_DRIVERS, type JobDrivers } from './job-driver-registry.js';
 import type { JobExecutionInput } from './job-execution.js';
 import type { GetOwnedJob } from './job-lookup.js';
 import type { JobRecord, JsonObject } from './job-record.js';
 import { createJob, endJob, getOwnedJob, updateJobResult } from './job-repository.js';
-import { startJobExecution } from './step-functions.js';
+import { startJobExecution } from './poller-executions.js';
 
 /**
  * What the video and fashion cores need from the world: the upstreams' endpoints and HTTP,
@@ -35,7 +35,7 @@ export interface MediaJobDeps {
     readonly endJob: (job: JobRecord, end: JobEnd, now?: Date) => Promise<boolean>;
     readonly updateJobResult: (job: JobRecord, result: JsonObject, now?: Date) => Promise<boolean>;
   };
-  /** Starts the poller execution named `name` (lambdas/jobs/step-functions.ts). */
+  /** Starts the poller execution named `name` (lambdas/jobs/poller-executions.ts). */
   readonly startExecution: (name: string, input: JobExecutionInput) => Promise<void>;
   readonly recordUsage: (entry: UsageEntry) => Promise<boolean>;
   readonly idempotency: IdempotencyStore;

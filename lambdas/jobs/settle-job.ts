@@ -1,8 +1,8 @@
 import type { MetricRecord } from '../observability/metric-names.js';
-import { jobMetrics } from '../observability/job-metrics.js';
+import { jobMetrics } from './job-metrics.js';
 import type { UsageEntry } from '../store/usage-items.js';
 import type { JobEnd } from './job-driver.js';
-import type { JobDrivers } from './job-drivers.js';
+import type { JobDrivers } from './job-driver-registry.js';
 import type { JobRecord } from './job-record.js';
 import { jobUsageEntry } from './job-usage.js';
 
@@ -14,11 +14,11 @@ import { jobUsageEntry } from './job-usage.js';
  */
 export interface SettleDeps {
   readonly drivers: JobDrivers;
-  /** The ledger writer; refuses a replayed key (lambdas/store/usage-ledger.ts recordUsage). */
+  /** The ledger writer; refuses a replayed key (lambdas/usage/usage-ledger.ts recordUsage). */
   readonly recordUsage: (entry: UsageEntry) => Promise<boolean>;
   readonly jobs: { endJob(job: JobRecord, end: JobEnd, now?: Date): Promise<boolean> };
   readonly now: () => Date;
-  /** Publishes the ended job's metrics (observability/job-metrics.ts). @default none */
+  /** Publishes the ended job's metrics (jobs/job-metrics.ts). @default none */
   readonly publishMetrics?: (records: readonly MetricRecord[]) => void;
 }
 

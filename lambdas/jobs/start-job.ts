@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { nowSeconds } from '../store/dynamo.js';
 import type { JobEnd } from './job-driver.js';
-import type { JobDrivers } from './job-drivers.js';
+import type { JobDrivers } from './job-driver-registry.js';
 import { jobExecutionInput, type JobExecutionInput } from './job-execution.js';
 import { JOB_TTL_SECONDS, type JobRecord } from './job-record.js';
 

@@ -1,7 +1,6 @@
 import { Metrics } from '@aws-lambda-powertools/metrics';
-import type { MeterObserver } from '../gateway/metering.js';
 import { METRICS_NAMESPACE, type MetricRecord } from './metric-names.js';
-import { usageMetrics } from './usage-metrics.js';
+import { usageMetrics, type MeterObserver } from './usage-metrics.js';
 
 /**
  * Metrics as CloudWatch embedded metric format (EMF) lines on stdout; CloudWatch Logs turns

@@ -1,10 +1,22 @@
-import { priceOf, unitPriceOf } from '../catalog/index.js';
-import type { AttemptTiming } from '../gateway/metering.js';
+import { priceOf, unitPriceOf } from '../catalog/model-catalog.js';
 import type { UsageEntry } from '../store/usage-items.js';
 import { DIMENSION, METRIC, type MetricRecord } from './metric-names.js';
 
 /** Outcomes that are no fault of the upstream's: answered, served from cache, or the caller left. */
 const NOT_UPSTREAM_ERRORS = new Set(['ok', 'cache_hit', 'client_closed']);
+
+/** How long an upstream attempt took; ledger entries do not keep it, metrics do. */
+export interface AttemptTiming {
+  readonly durationMs: number;
+  /** Streams that answered: until the first chunk of substance. */
+  readonly firstTokenMs?: number;
+}
+
+/**
+ * Sees every entry as it is metered (with the attempt's timing, for upstream attempts): the
+ * deployment turns them into metrics; the core only calls it.
+ */
+export type MeterObserver = (entry: UsageEntry, timing?: AttemptTiming) => void;
 
 /**
  * The metrics of one metered entry: a cache hit counts as one; an upstream attempt as a

@@ -1,7 +1,7 @@
-import { PROVIDER_IDS } from '../catalog/index.js';
-import { FASHION_MODEL_NAMES } from '../providers/fashion/fashion-models.js';
-import { VIDEO_MODEL_IDS } from '../providers/media/video-models.js';
-import { THEME_PLATFORMS } from '../providers/themes/theme-types.js';
+import { PROVIDER_IDS } from '../catalog/model-catalog.js';
+import { FASHION_MODEL_NAMES } from '../fashion/fashion-models.js';
+import { VIDEO_MODEL_IDS } from '../media/video-models.js';
+import { THEME_PLATFORMS } from '../themes/theme-types.js';
 import type { JsonSchema } from './json-schema-2020.js';
 import { dateTime, integer, nullableText, record, ref, text } from './schema-ref.js';
 

@@ -1,4 +1,4 @@
-import { PROVIDER_IDS, PROVIDERS, type ProviderId } from '../catalog/index.js';
+import { PROVIDER_IDS, PROVIDERS, type ProviderId } from '../catalog/model-catalog.js';
 import { ENV, optionalEnv } from '../config/environment.js';
 import { logger } from '../config/logger.js';
 import { readSecret } from '../store/secret-values.js';

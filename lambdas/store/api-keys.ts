@@ -1,9 +1,12 @@
 import type { UpdateItemCommandInput } from '@aws-sdk/client-dynamodb';
 import { conditionHolds, dynamo, fromItem, tableName, toItem, type Item } from './dynamo.js';
 import { ownedItems } from './owner-index.js';
-import type { KeyType } from '../identity/api-key-format.js';
 
 /** A service key as stored: a hash of the key, never the key itself. */
+
+/** A secret key (server to server) or a publishable one (browsers, from allowed origins only). */
+export type KeyType = 'secret' | 'publishable';
+
 export interface ApiKeyRecord {
   readonly keyId: string;
   readonly accountId: string;

@@ -1,4 +1,4 @@
-import type { ProviderId } from '../catalog/index.js';
+import type { ProviderId } from '../catalog/model-catalog.js';
 import { dynamo, fromItem, isConditionFailure, tableName, toItem, type Item } from './dynamo.js';
 import { ownedItems } from './owner-index.js';
 

@@ -1,5 +1,5 @@
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { TtlCache } from '../identity/ttl-cache.js';
+import { TtlCache } from './ttl-cache.js';
 
 /**
  * Reads secret values with a short, bounded in-memory cache: a rotated or newly set secret

@@ -1,6 +1,6 @@
 import { badRequest } from '../http/errors.js';
 import { parseIsoInstant } from './iso-instant.js';
-import { summarizeUsage, type UsageFilter, type UsageSummary, type UsageTotals } from '../store/usage-ledger.js';
+import { summarizeUsage, type UsageFilter, type UsageSummary, type UsageTotals } from './usage-ledger.js';
 import { NO_KEY } from '../store/usage-summary.js';
 
 const DAY_MS = 86_400_000;

@@ -3,15 +3,24 @@ import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { ENV } from '../../lambdas/config/environment.js';
-import { MODERATION_ENV } from '../../lambdas/gateway/guardrails/moderation.js';
+import { MODERATION_ENV } from '../../lambdas/chat/guardrails/moderation.js';
 import type { TableName } from '../../lambdas/store/table-schema.js';
-import { RETRY_QUEUE_URL_ENV } from '../../lambdas/usage/sqs-retry-queue.js';
-import type { BedrockGuardrailConfig } from '../context.js';
+import { RETRY_QUEUE_URL_ENV } from '../../lambdas/usage/usage-retry-queue.js';
 import type { Grant } from '../routes.js';
 import type { DashboardUserPool } from './user-pool.js';
 import type { GatewaySecrets } from './secrets.js';
 import type { Tables } from './tables.js';
-import { LEDGER_SHARD_KEYS } from './usage-pipeline.js';
+
+/** The ledger's shard partitions, the only items `usage:append` may write (IAM `dynamodb:LeadingKeys`). */
+export const LEDGER_SHARD_KEYS = 'ACCOUNT#*#L*';
+
+/** A Bedrock guardrail the chat function applies for `content_moderation`. */
+export interface BedrockGuardrailConfig {
+  /** The guardrail id (e.g. `abc123def456`) or its full ARN. */
+  readonly id: string;
+  /** A numbered version, or `DRAFT`. @default - none: the function uses DRAFT */
+  readonly version?: string;
+}
 
 export interface EndpointResources {
   readonly encryptionKey: IKey;
@@ -45,17 +54,17 @@ export interface EndpointResources {
  * test/infra/functions.test.ts checks them against the code that reads them.
  */
 export const RUNTIME_ENV = {
-  /** lambdas/providers/prompts/prompt-service-client.ts */
+  /** lambdas/chat/prompts/prompt-service-client.ts */
   promptServiceUrl: 'PROMPT_SERVICE_URL',
   promptServiceKeySecretId: 'PROMPT_SERVICE_KEY_SECRET_ID',
-  /** lambdas/gateway/guardrails/moderation.ts moderatorFromEnv */
+  /** lambdas/chat/guardrails/moderation.ts moderatorFromEnv */
   guardrailId: MODERATION_ENV.bedrockId,
   guardrailVersion: MODERATION_ENV.bedrockVersion,
   moderationUrl: MODERATION_ENV.url,
   moderationKeySecretId: MODERATION_ENV.keySecretId,
-  /** lambdas/gateway/image-descriptions.ts */
+  /** lambdas/chat/image-descriptions.ts */
   imageDescriberModel: 'IMAGE_DESCRIBER_MODEL',
-  /** lambdas/usage/sqs-retry-queue.ts */
+  /** lambdas/usage/usage-retry-queue.ts */
   usageRetryQueueUrl: RETRY_QUEUE_URL_ENV,
 } as const;
 

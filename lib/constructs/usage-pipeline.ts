@@ -15,6 +15,7 @@ import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { ENV } from '../../lambdas/config/environment.js';
 import { CHECKPOINT_PK } from '../../lambdas/store/usage-checkpoints.js';
+import { LEDGER_SHARD_KEYS } from './endpoint-access.js';
 import { EndpointFunction, type FunctionSource } from './endpoint-function.js';
 
 /** The pipeline's two functions: not API routes, so their specs live here. */
@@ -23,8 +24,7 @@ export const USAGE_PIPELINE_FUNCTIONS = {
   redrive: { entry: 'lambdas/usage/usage-redrive.ts', memoryMb: 256, timeoutSeconds: 60 },
 } as const satisfies Record<string, FunctionSource>;
 
-/** Item partitions each writer may touch, as IAM `dynamodb:LeadingKeys` patterns. */
-export const LEDGER_SHARD_KEYS = 'ACCOUNT#*#L*';
+/** Item partitions the aggregator may touch, as IAM `dynamodb:LeadingKeys` patterns. */
 export const TOTALS_KEYS = ['ACCOUNT#*#TOTALS', CHECKPOINT_PK] as const;
 
 /** The aggregator's event source mapping, exported for the tests and the docs' figures. */

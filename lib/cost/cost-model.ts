@@ -1,11 +1,11 @@
 import { AWS_PRICES } from './aws-prices.js';
 import { customMetricsPerMonth, metricReach } from './custom-metrics.js';
 import { DEFAULT_EXPORTS, financeExportsPerMonth, type ExportAssumptions } from './finance-exports.js';
-import { DEFAULT_MEDIA_JOBS, jobPollerOf, perThousandMediaJobs, type MediaJobAssumptions } from './media-jobs.js';
-import { grid, money, readable, table, total, wrap, type CostLine } from './tables.js';
+import { DEFAULT_MEDIA_JOBS, jobPollerOf, perThousandMediaJobs, type MediaJobAssumptions } from './media-job-costs.js';
+import { grid, money, readable, table, total, wrap, type CostLine } from './table-costs.js';
 import { ofType, type Template } from './template.js';
 
-export { total, type CostLine } from './tables.js';
+export { total, type CostLine } from './table-costs.js';
 export type { Template } from './template.js';
 
 /**

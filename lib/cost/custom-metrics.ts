@@ -1,17 +1,17 @@
-import { FAMILIES, SEARCH_PROVIDER_IDS } from '../../lambdas/catalog/index.js';
+import { FAMILIES, SEARCH_PROVIDER_IDS } from '../../lambdas/catalog/model-catalog.js';
 import { UNIT_PRICES, type UsageUnit } from '../../lambdas/catalog/unit-prices.js';
-import { JOB_DRIVERS } from '../../lambdas/jobs/job-drivers.js';
+import { JOB_DRIVERS } from '../../lambdas/jobs/job-driver-registry.js';
 import type { JobRecord } from '../../lambdas/jobs/job-record.js';
-import { jobMetrics } from '../../lambdas/observability/job-metrics.js';
-import type { AttemptTiming } from '../../lambdas/gateway/metering.js';
+import { jobMetrics } from '../../lambdas/jobs/job-metrics.js';
+import type { AttemptTiming } from '../../lambdas/observability/usage-metrics.js';
 import { callMetrics, routingMetrics } from '../../lambdas/observability/call-metrics.js';
 import { DIMENSION, type MetricRecord } from '../../lambdas/observability/metric-names.js';
 import { usageMetrics } from '../../lambdas/observability/usage-metrics.js';
-import { SEARCH_TYPES } from '../../lambdas/providers/search/search-types.js';
+import { SEARCH_TYPES } from '../../lambdas/search/search-types.js';
 import type { UsageEntry } from '../../lambdas/store/usage-items.js';
 import { RUNTIME_ENV } from '../constructs/endpoint-access.js';
 import { AWS_PRICES } from './aws-prices.js';
-import { readable, type CostLine } from './tables.js';
+import { readable, type CostLine } from './table-costs.js';
 import { ofType, referencedIds, type Template } from './template.js';
 
 /**
@@ -126,12 +126,12 @@ const TIMING: AttemptTiming = { durationMs: 1, firstTokenMs: 1 };
  * no retries, fallbacks or misses (docs/observability.md), so those count as an upper bound.
  */
 const PUBLISHERS: readonly ((reach: MetricReach) => MetricRecord[])[] = [
-  // Every call of every route (lambdas/http/middlewares/response-writer.ts).
+  // Every call of every route (lambdas/http/middlewares/response-writing.ts).
   (reach) => reach.routes.flatMap((route) => callMetrics(route, 200, 1)),
-  // Chat answers (lambdas/http/chat-call.ts).
+  // Chat answers (lambdas/chat/chat-call.ts).
   (reach) =>
     reach.chatRoutes.flatMap((route) => routingMetrics(route, { retries: 1, fallbackFrom: 'model', cache: 'MISS' })),
-  // The chat core's meter (lambdas/gateway/chat-deployment.ts): cache hits and upstream attempts.
+  // The chat core's meter (lambdas/chat/chat-deployment.ts): cache hits and upstream attempts.
   (reach) =>
     reach.chatRoutes.flatMap((route) =>
       reach.chatTargets.flatMap((target) => [
@@ -139,12 +139,12 @@ const PUBLISHERS: readonly ((reach: MetricReach) => MetricRecord[])[] = [
         ...usageMetrics(entry(route, target), TIMING),
       ]),
     ),
-  // Web search's meter (lambdas/http/search-call.ts): no tokens and no timing, the provider's cost.
+  // Web search's meter (lambdas/search/search-call.ts): no tokens and no timing, the provider's cost.
   (reach) =>
     reach.searchTargets.flatMap((target) =>
       usageMetrics(entry('search', target, { promptTokens: 0, completionTokens: 0 })),
     ),
-  // Speech and music's meter (lambdas/http/media-metering.ts): MiniMax attempts priced per unit.
+  // Speech and music's meter (lambdas/media/media-metering.ts): MiniMax attempts priced per unit.
   (reach) =>
     reach.mediaTargets.flatMap((target) =>
       usageMetrics(entry('media', target, { promptTokens: 0, completionTokens: 0 })),

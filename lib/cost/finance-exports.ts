@@ -1,6 +1,6 @@
 import { AWS_PRICES } from './aws-prices.js';
 import { definitionOf, loopWaitSeconds, pollingLoop, transitionsFor } from './state-machine.js';
-import { gigabytes, readable, type CostLine } from './tables.js';
+import { gigabytes, readable, type CostLine } from './table-costs.js';
 import { numberProperty, resourceById, type Template } from './template.js';
 
 /**

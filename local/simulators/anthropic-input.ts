@@ -1,5 +1,5 @@
 import { samplingOf } from './sampling.js';
-import type { ScriptInput, ScriptMessage, ScriptToolChoice } from './script.js';
+import type { ScriptInput, ScriptMessage, ScriptToolChoice } from './script-types.js';
 
 /**
  * The Anthropic simulator's request side: the checks the real Messages API makes (each

@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { toScriptInput, validateMessagesRequest, type WireRequest } from './anthropic-input.js';
 import type { SimExchange, SimResponse, SimulatorDefinition } from './harness.js';
 import { wholeAnswerMs } from './pacing.js';
-import { runScript, type ScriptInput, type ScriptTurn } from './script.js';
+import { runScript } from './script.js';
+import type { ScriptInput, ScriptTurn } from './script-types.js';
 
 /**
  * The Anthropic Messages API simulator (docs/upstreams.md §2 and its "Anthropic fake" checklist).

@@ -2,7 +2,7 @@ import type { SimExchange, SimRoute, SimulatorDefinition } from './harness.js';
 import { fakeModelOf, FAKE_MODELS } from './fashn-models.js';
 import { creditsOf, outputFile, outputsOf } from './fashn-outputs.js';
 import { isTerminal, PredictionBook, DEFAULT_CONCURRENCY, type Prediction } from './fashn-predictions.js';
-import { apiError, authenticateFashn, fashnJson, namedApiErrors, statusError } from './fashn-wire.js';
+import { apiError, authenticateFashn, fashnJson, namedApiErrors, statusError } from './fashn-responses.js';
 
 /**
  * The FASHN fake (docs/upstreams.md §7 and its Simulator checklist): `POST /v1/run` checks

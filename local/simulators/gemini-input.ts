@@ -1,5 +1,5 @@
 import { samplingOf } from './sampling.js';
-import type { ScriptInput, ScriptMessage, ScriptTool, ScriptToolChoice } from './script.js';
+import type { ScriptInput, ScriptMessage, ScriptTool, ScriptToolChoice } from './script-types.js';
 
 /**
  * The Gemini simulator's request side: the checks the real generateContent makes (each failure

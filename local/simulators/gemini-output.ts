@@ -1,5 +1,5 @@
 import type { SimResponse } from './harness.js';
-import type { ScriptTurn } from './script.js';
+import type { ScriptTurn } from './script-types.js';
 
 /**
  * The Gemini simulator's answer side: a ScriptTurn as a GenerateContentResponse (whole, and as

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { FAMILIES } from '../../lambdas/catalog/index.js';
+import { FAMILIES } from '../../lambdas/catalog/model-catalog.js';
 import { toScriptInput, validateGenerateRequest, isRecord, type WireRequest } from './gemini-input.js';
 import {
   API_KEY_INVALID,
@@ -17,7 +17,8 @@ import {
 import type { SimExchange, SimResponse, SimulatorDefinition } from './harness.js';
 import type { RequestFaults } from './faults.js';
 import { isPaced, wholeAnswerMs } from './pacing.js';
-import { runScript, type ScriptInput } from './script.js';
+import { runScript } from './script.js';
+import type { ScriptInput } from './script-types.js';
 
 /**
  * The Gemini Developer API simulator, native format (docs/upstreams.md §3 and its "Gemini fake"

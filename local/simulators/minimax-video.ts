@@ -12,7 +12,7 @@ import {
   videoOf,
 } from './video-files.js';
 import { verifyCallback, walkWithCallbacks, type StatusAnswer } from './video-callbacks.js';
-import { acceptVideoTask, FRAME_SIZES } from './video-models.js';
+import { acceptVideoTask, FRAME_SIZES } from './video-model-rules.js';
 import { createTask, pollTask, selfPacedUnfinished, taskOf, videoTaskState, type SimVideoTask } from './video-tasks.js';
 
 /**

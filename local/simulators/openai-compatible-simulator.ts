@@ -1,7 +1,8 @@
-import { FAMILIES, type ProviderId } from '../../lambdas/catalog/index.js';
+import { FAMILIES, type ProviderId } from '../../lambdas/catalog/model-catalog.js';
 import type { SimExchange, SimResponse, SimRoute, SimulatorDefinition } from './harness.js';
 import { wholeAnswerMs } from './pacing.js';
-import { runScript, type ScriptTurn } from './script.js';
+import { runScript } from './script.js';
+import type { ScriptTurn } from './script-types.js';
 import {
   completionBody,
   directiveOf,

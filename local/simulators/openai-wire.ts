@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { samplingOf } from './sampling.js';
-import type { ScriptInput, ScriptMessage, ScriptToolChoice, ScriptTurn } from './script.js';
+import type { ScriptInput, ScriptMessage, ScriptToolChoice, ScriptTurn } from './script-types.js';
 
 /**
  * The OpenAI chat-completions wire format as the OpenAI-compatible simulators speak it

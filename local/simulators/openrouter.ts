@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { costMicroUsd, priceOf } from '../../lambdas/catalog/index.js';
+import { costMicroUsd, priceOf } from '../../lambdas/catalog/model-catalog.js';
 import type { SimResponse, SimulatorDefinition } from './harness.js';
 import { catalogModels, defineOpenAiCompatibleSimulator, json, type SimModel } from './openai-compatible-simulator.js';
 import { completionBody, openAiUsage, type AnswerFrame } from './openai-wire.js';
 import { NO_PACING } from './pacing.js';
-import type { ScriptTurn } from './script.js';
+import type { ScriptTurn } from './script-types.js';
 
 /**
  * The OpenRouter fake (docs/upstreams.md §4.1 and its Simulator checklist): the OpenAI skin at

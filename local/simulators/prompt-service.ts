@@ -1,14 +1,14 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { PROMPT_SERVICE_KEY, PROMPT_SERVICE_URL } from '../../lambdas/providers/prompts/prompt-service-client.js';
-import { parseTemplate, type PromptTemplate } from '../../lambdas/providers/prompts/prompt-template.js';
+import { PROMPT_SERVICE_KEY, PROMPT_SERVICE_URL } from '../../lambdas/chat/prompts/prompt-service-client.js';
+import { parseTemplate, type PromptTemplate } from '../../lambdas/chat/prompts/prompt-template.js';
 import type { SimExchange, SimResponse, SimulatorDefinition } from './harness.js';
 import { startOnKeptPort } from './simulator-ports.js';
 
 /**
  * The prompt-template service stand-in: the wire API documented in
- * lambdas/providers/prompts/prompt-service-client.ts, served from seed files, with the
+ * lambdas/chat/prompts/prompt-service-client.ts, served from seed files, with the
  * harness's control API and faults (`POST /__sim/faults`; `model` scopes a fault to a prompt id).
  *
  * Seed files: `<seedDir>/<id>.json` = `{id, versions: [{version, labels, messages, variables, model?}]}`.

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { ScriptInput } from './script.js';
+import type { ScriptInput } from './script-types.js';
 
 /**
  * Sampling as the simulated model does it: a request that sets `temperature` gets answers

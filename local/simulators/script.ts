@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { pacingOf, type Pacing } from './pacing.js';
+import { pacingOf } from './pacing.js';
+import type { ScriptInput, ScriptMessage, ScriptToolCall, ScriptToolChoice, ScriptTurn } from './script-types.js';
 import { pickBy, sampleOf, takeOf } from './sampling.js';
 import { citingReply, webSearchCall } from './web-search-turn.js';
 
@@ -35,51 +36,6 @@ import { citingReply, webSearchCall } from './web-search-turn.js';
  * MODEL (take 1a2b3c) — …`, and enum values in tool arguments are picked by it (a vote's
  * ballot letter); without temperature the reply has no take and enums take their first value.
  */
-
-export interface ScriptMessage {
-  readonly role: 'system' | 'user' | 'assistant' | 'tool';
-  readonly text: string;
-  readonly images: number;
-  /** For tool results: the name of the tool that produced it, when the wire format says. */
-  readonly toolName?: string;
-}
-
-export interface ScriptTool {
-  readonly name: string;
-  readonly parameters?: Record<string, unknown>;
-}
-
-export type ScriptToolChoice = 'auto' | 'none' | 'required' | { readonly name: string };
-
-export interface ScriptInput {
-  readonly model: string;
-  readonly messages: readonly ScriptMessage[];
-  readonly tools: readonly ScriptTool[];
-  readonly toolChoice: ScriptToolChoice;
-  readonly maxTokens?: number;
-  readonly stop?: readonly string[];
-  readonly temperature?: number;
-  readonly seed?: number;
-}
-
-export interface ScriptToolCall {
-  /** Unique per call; simulators add their provider's prefix (`call_`, `toolu_`). */
-  readonly id: string;
-  readonly name: string;
-  readonly arguments: Record<string, unknown>;
-}
-
-export interface ScriptTurn {
-  readonly text: string;
-  /** Stream fragments, one per completion token; `pieces.join('') === text`. */
-  readonly pieces: readonly string[];
-  readonly toolCalls: readonly ScriptToolCall[];
-  readonly finishReason: 'stop' | 'length' | 'tool_calls' | 'content_filter';
-  readonly promptTokens: number;
-  readonly completionTokens: number;
-  /** How fast the answer is written (the pacing directives; none by default). */
-  readonly pacing: Pacing;
-}
 
 const DIRECTIVE = /\[sim:([a-z0-9_]+)(?:=([^\]]*))?\]/g;
 const IMAGE_TOKENS = 85;

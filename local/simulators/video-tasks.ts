@@ -1,5 +1,5 @@
 import { changeListeners, type SimulatorState } from './persisted-state.js';
-import type { AcceptedVideoTask } from './video-models.js';
+import type { AcceptedVideoTask } from './video-model-rules.js';
 import { numericId, remember } from './video-store.js';
 
 /**

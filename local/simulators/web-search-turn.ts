@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { ScriptInput, ScriptToolCall } from './script.js';
+import type { ScriptInput, ScriptToolCall } from './script-types.js';
 
 /**
  * The simulated model's web searches. Offered a `web_search` tool (the gateway's own, in battle

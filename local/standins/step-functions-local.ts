@@ -13,7 +13,7 @@ import {
 } from '../../lib/constructs/job-poller-definition.js';
 import { loadRouteHandler } from '../handler-modules.js';
 import { LOCAL_REGION } from '../runtime-config.js';
-import { startStepFunctionsStandIn, type StepFunctionsStandIn } from './step-functions.js';
+import { startStepFunctionsStandIn, type StepFunctionsStandIn } from './step-functions-standin.js';
 import type { TaskHandler } from './step-functions-runner.js';
 
 const LOCAL_ACCOUNT = '000000000000';

@@ -7,7 +7,7 @@ import { openAiSimulator } from '../../local/simulators/openai.js';
 /**
  * The OpenAI simulator's moderation endpoint read only by the official `openai` SDK
  * (`moderations.create`), the shape the gateway's OpenAI moderation engine reads
- * (lambdas/gateway/guardrails/moderation.ts): one result per input string, every category in
+ * (lambdas/chat/guardrails/moderation.ts): one result per input string, every category in
  * each map, flagging steered by `[sim:flag…]`, errors as the SDK's typed errors.
  */
 

@@ -1,7 +1,12 @@
-import { FAMILIES, MEDIA_PROVIDER_IDS, MEDIA_PROVIDERS, SEARCH_PROVIDER_IDS } from '../../lambdas/catalog/index.js';
+import {
+  FAMILIES,
+  MEDIA_PROVIDER_IDS,
+  MEDIA_PROVIDERS,
+  SEARCH_PROVIDER_IDS,
+} from '../../lambdas/catalog/model-catalog.js';
 import { UNIT_PRICES } from '../../lambdas/catalog/unit-prices.js';
-import { videoJobDriver } from '../../lambdas/jobs/drivers/video.js';
-import { JOB_DRIVERS } from '../../lambdas/jobs/job-drivers.js';
+import { videoJobDriver } from '../../lambdas/media/video-job-driver.js';
+import { JOB_DRIVERS } from '../../lambdas/jobs/job-driver-registry.js';
 import { METRIC } from '../../lambdas/observability/metric-names.js';
 import { JOB_POLLER_STATES, jobPollerDefinition } from '../../lib/constructs/job-poller-definition.js';
 import { AWS_PRICES } from '../../lib/cost/aws-prices.js';
@@ -18,7 +23,7 @@ import {
   JOB_POLLER_MACHINE,
   jobPollerOf,
   perThousandMediaJobs,
-} from '../../lib/cost/media-jobs.js';
+} from '../../lib/cost/media-job-costs.js';
 import { pollingLoop } from '../../lib/cost/state-machine.js';
 import { build } from './support.js';
 

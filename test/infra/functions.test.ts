@@ -1,10 +1,7 @@
 import { ENV } from '../../lambdas/config/environment.js';
-import { DESCRIBER_ENV } from '../../lambdas/gateway/image-descriptions.js';
-import { moderatorFromEnv, type ApplyGuardrailSend } from '../../lambdas/gateway/guardrails/index.js';
-import {
-  PROMPT_SERVICE_KEY_SECRET_ID,
-  PROMPT_SERVICE_URL,
-} from '../../lambdas/providers/prompts/prompt-service-client.js';
+import { DESCRIBER_ENV } from '../../lambdas/chat/image-descriptions.js';
+import { moderatorFromEnv, type ApplyGuardrailSend } from '../../lambdas/chat/guardrails/moderation.js';
+import { PROMPT_SERVICE_KEY_SECRET_ID, PROMPT_SERVICE_URL } from '../../lambdas/chat/prompts/prompt-service-client.js';
 import { tableSchemas, type TableName } from '../../lambdas/store/table-schema.js';
 import { RUNTIME_ENV } from '../../lib/constructs/endpoint-access.js';
 import { routes, type Grant } from '../../lib/routes.js';

@@ -1,6 +1,6 @@
 import { settledUsage } from './support/settled-usage.js';
-import { recordUsage } from '../../lambdas/store/usage-ledger.js';
-import { login } from './support/accounts.js';
+import { recordUsage } from '../../lambdas/usage/usage-ledger.js';
+import { login } from './support/provisioning.js';
 import { bearer, call } from './support/http.js';
 import { useRuntimeTables } from './support/ledger.js';
 import { LocalGateway } from '../../local/child-runtime.js';

@@ -1,4 +1,4 @@
-import { adminKey, provisionAccount } from './support/accounts.js';
+import { adminKey, provisionAccount } from './support/provisioning.js';
 import { bearer, call } from './support/http.js';
 import { LocalGateway } from '../../local/child-runtime.js';
 
@@ -10,7 +10,7 @@ import { LocalGateway } from '../../local/child-runtime.js';
  * "Keep flowing" is shown by count, not by the clock: the other tenant's calls, made one after
  * another, go on being answered while the attack is under way (a stalled or crashed runtime, as
  * the 2 KB schema caused before, answers none). How long the loop is held per check is bounded by
- * the step budgets (test/unit/guardrails/schema-evaluator.test.ts) and measured on plain Node by
+ * the step budgets (test/unit/chat/guardrails/schema-evaluator.test.ts) and measured on plain Node by
  * `npm run bench -- schema`; a wall-clock bound here would fail on a busy machine.
  */
 

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { adminKey, provisionAccount } from './support/accounts.js';
+import { adminKey, provisionAccount } from './support/provisioning.js';
 import { arenaStream, type ArenaStream } from './support/arena.js';
 import { LocalGateway } from '../../local/child-runtime.js';
 import { validateArenaStream } from '../support/arena-stream-validator.js';

@@ -1,4 +1,4 @@
-import { adminKey, provisionAccount } from './support/accounts.js';
+import { adminKey, provisionAccount } from './support/provisioning.js';
 import { arenaStream, eventsOf } from './support/arena.js';
 import { LocalGateway } from '../../local/child-runtime.js';
 import { validateArenaStream } from '../support/arena-stream-validator.js';

@@ -1,4 +1,4 @@
-import { adminKey, provisionAccount, type TestAccount } from './support/accounts.js';
+import { adminKey, provisionAccount, type TestAccount } from './support/provisioning.js';
 import { arenaStream, eventsOf, type ArenaStream } from './support/arena.js';
 import { arenaCalls, resetSimulators } from './support/arena-calls.js';
 import { sessionLedger, sessionRecord, until } from './support/arena-records.js';

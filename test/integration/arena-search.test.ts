@@ -1,4 +1,4 @@
-import { adminKey, provisionAccount, type TestAccount } from './support/accounts.js';
+import { adminKey, provisionAccount, type TestAccount } from './support/provisioning.js';
 import { arenaStream, eventsOf } from './support/arena.js';
 import { sessionLedger } from './support/arena-records.js';
 import { bearer, call } from './support/http.js';

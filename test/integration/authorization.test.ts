@@ -1,9 +1,9 @@
 import { settledUsage } from './support/settled-usage.js';
-import { adminKey, createKey, provisionAccount, type TestAccount } from './support/accounts.js';
+import { adminKey, createKey, provisionAccount, type TestAccount } from './support/provisioning.js';
 import { bearer, call } from './support/http.js';
 import { useRuntimeTables } from './support/ledger.js';
 import { LocalGateway } from '../../local/child-runtime.js';
-import { recordUsage } from '../../lambdas/store/usage-ledger.js';
+import { recordUsage } from '../../lambdas/usage/usage-ledger.js';
 
 let gateway: LocalGateway;
 let alice: TestAccount;

@@ -1,5 +1,5 @@
 import { LocalGateway } from '../../local/child-runtime.js';
-import { adminKey, provisionAccount, type TestAccount } from './support/accounts.js';
+import { adminKey, provisionAccount, type TestAccount } from './support/provisioning.js';
 import { bearer, call, type Answer } from './support/http.js';
 import { ledgerItems } from './support/ledger-entries.js';
 import { settledTotals, type Sums } from './support/ledger-totals.js';

@@ -1,4 +1,4 @@
-import { adminKey, provisionAccount } from './support/accounts.js';
+import { adminKey, provisionAccount } from './support/provisioning.js';
 import { bearer, call, type Answer } from './support/http.js';
 import { SimulatorControl } from './support/simulators.js';
 import { LocalGateway } from '../../local/child-runtime.js';

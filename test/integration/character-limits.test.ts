@@ -1,9 +1,9 @@
-import { createKey, provisionAccount } from './support/accounts.js';
+import { createKey, provisionAccount } from './support/provisioning.js';
 import { bearer, call, type Answer } from './support/http.js';
 import { SimulatorControl } from './support/simulators.js';
 import { LocalGateway } from '../../local/child-runtime.js';
-import { MAX_SPEECH_CHARACTERS } from '../../lambdas/providers/media/speech-request.js';
-import { MAX_QUERY_CHARS, MAX_SNIPPET_CHARS } from '../../lambdas/providers/search/search-types.js';
+import { MAX_SPEECH_CHARACTERS } from '../../lambdas/media/speech-request.js';
+import { MAX_QUERY_CHARS, MAX_SNIPPET_CHARS } from '../../lambdas/search/search-types.js';
 
 /**
  * "Characters" over HTTP, as a caller meets them: the search query and the speech text take

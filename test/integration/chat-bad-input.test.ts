@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { adminKey, provisionAccount } from './support/accounts.js';
+import { adminKey, provisionAccount } from './support/provisioning.js';
 import { bearer, call } from './support/http.js';
 import { LocalGateway } from '../../local/child-runtime.js';
 

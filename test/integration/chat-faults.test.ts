@@ -1,5 +1,5 @@
 import OpenAI from 'openai';
-import { adminKey, provisionAccount, type TestAccount } from './support/accounts.js';
+import { adminKey, provisionAccount, type TestAccount } from './support/provisioning.js';
 import { bearer, call, type Answer } from './support/http.js';
 import { ledgerEntries } from './support/ledger-entries.js';
 import { SimulatorControl } from './support/simulators.js';

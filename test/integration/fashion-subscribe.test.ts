@@ -1,5 +1,5 @@
 import { settledUsage } from './support/settled-usage.js';
-import { createKey, provisionAccount } from './support/accounts.js';
+import { createKey, provisionAccount } from './support/provisioning.js';
 import { bearer, call } from './support/http.js';
 import { SimulatorControl } from './support/simulators.js';
 import { MAX_WATCHERS_PER_JOB } from '../../lambdas/jobs/job-watchers.js';

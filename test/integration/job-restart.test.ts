@@ -1,4 +1,4 @@
-import { createKey, provisionAccount, type TestAccount } from './support/accounts.js';
+import { createKey, provisionAccount, type TestAccount } from './support/provisioning.js';
 import { bearer, call, type Answer } from './support/http.js';
 import { accountUsage } from './support/ledger-entries.js';
 import { LocalGateway } from '../../local/child-runtime.js';

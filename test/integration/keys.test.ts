@@ -1,4 +1,4 @@
-import { createKey, provisionAccount, type TestAccount } from './support/accounts.js';
+import { createKey, provisionAccount, type TestAccount } from './support/provisioning.js';
 import { bearer, call } from './support/http.js';
 import { LocalGateway } from '../../local/child-runtime.js';
 

@@ -1,8 +1,8 @@
-import { adminKey, createKey, login, provisionAccount } from './support/accounts.js';
+import { adminKey, createKey, login, provisionAccount } from './support/provisioning.js';
 import { bearer, call } from './support/http.js';
 import { SimulatorControl } from './support/simulators.js';
 import { LocalGateway } from '../../local/child-runtime.js';
-import { SIMULATOR_API_KEY } from '../../local/simulators/index.js';
+import { SIMULATOR_API_KEY } from '../../local/simulators/simulator-registry.js';
 
 /**
  * A representative run over HTTP (keys, provider keys, dashboard sessions, admin calls, chat

@@ -1,4 +1,4 @@
-import { provisionAccount, type TestAccount } from './support/accounts.js';
+import { provisionAccount, type TestAccount } from './support/provisioning.js';
 import type { Answer } from './support/http.js';
 import { postFrom } from './support/source-address.js';
 import { LocalGateway } from '../../local/child-runtime.js';
@@ -7,7 +7,7 @@ import { LocalGateway } from '../../local/child-runtime.js';
  * Dashboard sign-in throttling over HTTP, against the local runtime. Each loopback address
  * is a client of its own (the runtime reports it as the source IP). Nothing here waits for a
  * lock to pass: that, and the exact lock lengths, are shown on an injected clock in
- * test/unit/identity/login-throttle.test.ts and sign-in.test.ts.
+ * test/unit/identity/login-throttle-model.test.ts and sign-in.test.ts.
  */
 let gateway: LocalGateway;
 let target: TestAccount;

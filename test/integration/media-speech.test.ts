@@ -1,6 +1,6 @@
 import { settledUsage } from './support/settled-usage.js';
 import fc from 'fast-check';
-import { createKey, provisionAccount, type TestAccount } from './support/accounts.js';
+import { createKey, provisionAccount, type TestAccount } from './support/provisioning.js';
 import { bearer, call, type Answer } from './support/http.js';
 import { ledgerEntries } from './support/ledger-entries.js';
 import { SimulatorControl } from './support/simulators.js';

@@ -2,7 +2,7 @@ import createClient from 'openapi-fetch';
 import OpenAI from 'openai';
 import { LocalGateway } from '../../local/child-runtime.js';
 import { documentSchemas } from '../support/openapi-schemas.js';
-import { provisionAccount, type TestAccount } from './support/accounts.js';
+import { provisionAccount, type TestAccount } from './support/provisioning.js';
 import { call } from './support/http.js';
 import { GeneratedClient } from './support/openapi-client.js';
 

@@ -1,4 +1,4 @@
-import { adminKey, provisionAccount, type TestAccount } from './support/accounts.js';
+import { adminKey, provisionAccount, type TestAccount } from './support/provisioning.js';
 import { bearer, call } from './support/http.js';
 import { scanAll } from './support/ledger.js';
 import { SimulatorControl } from './support/simulators.js';

@@ -1,4 +1,4 @@
-import { adminKey, provisionAccount, type TestAccount } from './support/accounts.js';
+import { adminKey, provisionAccount, type TestAccount } from './support/provisioning.js';
 import { bearer, call } from './support/http.js';
 import { LocalGateway } from '../../local/child-runtime.js';
 

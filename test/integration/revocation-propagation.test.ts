@@ -1,7 +1,7 @@
 import { authenticate } from '../../lambdas/identity/authenticate.js';
 import { KEY_CACHE_TTL_MS } from '../../lambdas/identity/key-directory.js';
 import type { GatewayRequest } from '../../lambdas/http/request.js';
-import { createKey, provisionAccount } from './support/accounts.js';
+import { createKey, provisionAccount } from './support/provisioning.js';
 import { call } from './support/http.js';
 import { useRuntimeTables } from './support/ledger.js';
 import { LocalGateway } from '../../local/child-runtime.js';

@@ -1,4 +1,4 @@
-import { createKey, provisionAccount } from './support/accounts.js';
+import { createKey, provisionAccount } from './support/provisioning.js';
 import { arenaStream, eventsOf } from './support/arena.js';
 import { bearer, call } from './support/http.js';
 import { SimulatorControl } from './support/simulators.js';

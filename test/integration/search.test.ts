@@ -1,11 +1,11 @@
 import { settledUsage } from './support/settled-usage.js';
 import fc from 'fast-check';
-import { createKey, provisionAccount, type TestAccount } from './support/accounts.js';
+import { createKey, provisionAccount, type TestAccount } from './support/provisioning.js';
 import { bearer, call, type Answer } from './support/http.js';
 import { ledgerEntries } from './support/ledger-entries.js';
 import { SimulatorControl } from './support/simulators.js';
 import { LocalGateway } from '../../local/child-runtime.js';
-import { SIMULATOR_API_KEY } from '../../local/simulators/index.js';
+import { SIMULATOR_API_KEY } from '../../local/simulators/simulator-registry.js';
 
 /** POST /api/v1/search over HTTP against the local runtime and its Exa simulator (docs/interface.md §4.4). */
 let gateway: LocalGateway;

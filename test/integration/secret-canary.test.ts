@@ -1,4 +1,4 @@
-import { adminKey, createKey, provisionAccount } from './support/accounts.js';
+import { adminKey, createKey, provisionAccount } from './support/provisioning.js';
 import { bearer, call } from './support/http.js';
 import { scanAll } from './support/ledger.js';
 import { LocalGateway } from '../../local/child-runtime.js';

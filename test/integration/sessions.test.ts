@@ -1,6 +1,6 @@
 import { PutItemCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { createHash } from 'node:crypto';
-import { login, provisionAccount, type TestAccount } from './support/accounts.js';
+import { login, provisionAccount, type TestAccount } from './support/provisioning.js';
 import { call } from './support/http.js';
 import { LocalGateway } from '../../local/child-runtime.js';
 

@@ -1,5 +1,5 @@
 import { LocalGateway } from '../../local/child-runtime.js';
-import { createKey, provisionAccount, type TestAccount } from './support/accounts.js';
+import { createKey, provisionAccount, type TestAccount } from './support/provisioning.js';
 import { bearer, call } from './support/http.js';
 import { ledgerEntries } from './support/ledger-entries.js';
 

@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { LocalGateway } from '../../local/child-runtime.js';
-import { createKey, provisionAccount } from './support/accounts.js';
+import { createKey, provisionAccount } from './support/provisioning.js';
 import { bearer, call } from './support/http.js';
 import { accountUsage, type DayTotal, type LedgerEntry } from './support/ledger-entries.js';
 

@@ -1,4 +1,4 @@
-import { adminKey, provisionAccount } from './support/accounts.js';
+import { adminKey, provisionAccount } from './support/provisioning.js';
 import { LocalGateway } from '../../local/child-runtime.js';
 import { RawHttpConnection, sseFrames } from '../support/raw-http.js';
 

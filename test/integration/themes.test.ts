@@ -1,4 +1,4 @@
-import { createKey, provisionAccount } from './support/accounts.js';
+import { createKey, provisionAccount } from './support/provisioning.js';
 import { bearer, call } from './support/http.js';
 import { LocalGateway } from '../../local/child-runtime.js';
 import { startThemeUpstream, UPSTREAM_CATALOG, type ThemeUpstream } from '../support/theme-upstream.js';

@@ -1,13 +1,14 @@
-import { resolveFamily } from '../../lambdas/catalog/index.js';
-import { Meter } from '../../lambdas/gateway/metering.js';
-import { recordUsage } from '../../lambdas/store/usage-ledger.js';
+import { resolveFamily } from '../../lambdas/catalog/model-catalog.js';
+import { Meter } from '../../lambdas/usage/metering.js';
+import { recordUsage } from '../../lambdas/usage/usage-ledger.js';
 import { LocalGateway } from '../../local/child-runtime.js';
-import { adminKey, provisionAccount, type TestAccount } from './support/accounts.js';
+import { adminKey, provisionAccount, type TestAccount } from './support/provisioning.js';
 import { DynamoDbFaultProxy } from './support/dynamodb-faults.js';
 import { bearer, call } from './support/http.js';
 import { useRuntimeTables } from './support/ledger.js';
 import { settledTotals, type Sums } from './support/ledger-totals.js';
 import { expectBreakdownsSumToTotals } from './support/usage-breakdowns.js';
+import type { Attempt } from '../../lambdas/chat/router.js';
 
 // Totals must equal the sum of the ledger entries exactly, whatever fails on the way. The
 // gateway's own Meter writes here (in this process) through a proxy that injects DynamoDB
@@ -41,7 +42,7 @@ const ROUTES = { gpt: 'chat-completions', claude: 'battle' } as const;
 /** One request's metering, as the chat service does it: one entry per upstream attempt. */
 function meteredRequest(requestId: string, at: string, family: keyof typeof MODELS, tokens: number): Meter {
   const meter = new Meter({ requestId, accountId: account.accountId, route: ROUTES[family], at: new Date(at) });
-  meter.attempt({
+  const attempt: Attempt = {
     target: {
       provider: family === 'gpt' ? 'openai' : 'anthropic',
       model: MODELS[family],
@@ -50,7 +51,8 @@ function meteredRequest(requestId: string, at: string, family: keyof typeof MODE
     },
     durationMs: 5,
     usage: { prompt_tokens: tokens, completion_tokens: tokens * 2, total_tokens: tokens * 3 },
-  });
+  };
+  meter.attempt(attempt);
   return meter;
 }
 

@@ -6,7 +6,7 @@ import { ledgerShardPks } from '../../lambdas/store/usage-ledger-shards.js';
 import { totalsPk } from '../../lambdas/store/usage-totals.js';
 import { LocalGateway } from '../../local/child-runtime.js';
 import { readLikeOpenXSerde } from '../support/glue-table.js';
-import { createKey, provisionAccount, type TestAccount } from './support/accounts.js';
+import { createKey, provisionAccount, type TestAccount } from './support/provisioning.js';
 import { bearer, call } from './support/http.js';
 import { storedItems } from './support/ledger-entries.js';
 

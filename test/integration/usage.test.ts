@@ -1,14 +1,15 @@
 import { settledUsage } from './support/settled-usage.js';
-import { resolveFamily } from '../../lambdas/catalog/index.js';
-import { Meter } from '../../lambdas/gateway/metering.js';
-import { recordUsage, type UsageEntry } from '../../lambdas/store/usage-ledger.js';
-import { adminKey, provisionAccount, type TestAccount } from './support/accounts.js';
+import { resolveFamily } from '../../lambdas/catalog/model-catalog.js';
+import { Meter } from '../../lambdas/usage/metering.js';
+import { recordUsage, type UsageEntry } from '../../lambdas/usage/usage-ledger.js';
+import { adminKey, provisionAccount, type TestAccount } from './support/provisioning.js';
 import { bearer, call } from './support/http.js';
 import { ledgerEntries, ledgerItems } from './support/ledger-entries.js';
 import { useRuntimeTables } from './support/ledger.js';
 import { expectBreakdownsSumToTotals, type UsageReportData } from './support/usage-breakdowns.js';
 import { parseKey } from '../../lambdas/identity/api-key-format.js';
 import { LocalGateway } from '../../local/child-runtime.js';
+import type { Attempt } from '../../lambdas/chat/router.js';
 
 let gateway: LocalGateway;
 let account: TestAccount;
@@ -199,7 +200,7 @@ describe('by route and by key', () => {
       at,
       tags: { sessionId, round: 1, agent, purpose },
     });
-    meter.attempt({
+    const attempt: Attempt = {
       target: {
         provider: 'anthropic',
         model: 'claude-sonnet-4-5',
@@ -208,7 +209,8 @@ describe('by route and by key', () => {
       },
       durationMs: 5,
       usage: { prompt_tokens: 40, completion_tokens: 10, total_tokens: 50 },
-    });
+    };
+    meter.attempt(attempt);
     await meter.flush();
   }
 

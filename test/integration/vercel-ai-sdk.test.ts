@@ -1,7 +1,7 @@
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { generateText, streamText, tool } from 'ai';
 import { z } from 'zod';
-import { adminKey, provisionAccount } from './support/accounts.js';
+import { adminKey, provisionAccount } from './support/provisioning.js';
 import { LocalGateway } from '../../local/child-runtime.js';
 
 /** The Vercel AI SDK's OpenAI-compatible provider, unchanged, against `npm start`. */

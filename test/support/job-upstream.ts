@@ -5,13 +5,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { JobDriver } from '../../lambdas/jobs/job-driver.js';
 import { JOB_TTL_SECONDS, type JobRecord } from '../../lambdas/jobs/job-record.js';
-import { jobDrivers } from '../../lambdas/jobs/job-drivers.js';
+import { jobDrivers } from '../../lambdas/jobs/job-driver-registry.js';
 import { endJob, getOwnedJob, recordProgress, takePollLease } from '../../lambdas/jobs/job-repository.js';
 import type { JobStepDeps } from '../../lambdas/jobs/poll-step.js';
 import { send } from '../../lambdas/providers/http-transport.js';
 import { UpstreamError, upstreamFailure } from '../../lambdas/providers/upstream-failure.js';
 import { dynamo, tableName } from '../../lambdas/store/dynamo.js';
-import { recordUsage } from '../../lambdas/store/usage-ledger.js';
+import { recordUsage } from '../../lambdas/usage/usage-ledger.js';
 import { visitLedgerShards } from '../../lambdas/store/usage-ledger-reads.js';
 import { startLocalDynamoDb, type LocalDynamoDb } from '../../local/dynamodb.js';
 

@@ -1,4 +1,4 @@
-import { JOB_DRIVERS } from '../../lambdas/jobs/job-drivers.js';
+import { JOB_DRIVERS } from '../../lambdas/jobs/job-driver-registry.js';
 import type { JobExecutionInput } from '../../lambdas/jobs/job-execution.js';
 import {
   createJob,
@@ -12,7 +12,7 @@ import type { MediaJobDeps } from '../../lambdas/jobs/media-job-deps.js';
 import { pollJob, type JobStepOutcome } from '../../lambdas/jobs/poll-step.js';
 import { send } from '../../lambdas/providers/http-transport.js';
 import { dynamoIdempotencyStore } from '../../lambdas/store/idempotency.js';
-import { recordUsage } from '../../lambdas/store/usage-ledger.js';
+import { recordUsage } from '../../lambdas/usage/usage-ledger.js';
 import { createFashnSimulator, type FashnSimulatorOptions } from '../../local/simulators/fashn.js';
 import { startSimulator, type RunningSimulator } from '../../local/simulators/harness.js';
 import { minimaxSimulator } from '../../local/simulators/minimax.js';

@@ -1,5 +1,5 @@
 import { DynamoDBClient, ScanCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
-import { RETRY_QUEUE_URL_ENV } from '../../../lambdas/usage/sqs-retry-queue.js';
+import { RETRY_QUEUE_URL_ENV } from '../../../lambdas/usage/usage-retry-queue.js';
 import type { LocalGateway } from '../../../local/child-runtime.js';
 import { LOCAL_USAGE_RETRY_QUEUE } from '../../../local/runtime-config.js';
 import { readStandInCredentials } from '../../../local/standin-credentials.js';

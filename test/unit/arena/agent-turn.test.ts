@@ -8,8 +8,8 @@ import {
 import { turnRequestId } from '../../../lambdas/arena/arena-chat.js';
 import type { ArenaEvent } from '../../../lambdas/arena/arena-events.js';
 import type { ArenaAgent } from '../../../lambdas/arena/arena-request.js';
-import type { GatewayChatRequest } from '../../../lambdas/gateway/chat-request.js';
-import type { ChatCompletionChunk, ToolCallDelta } from '../../../lambdas/providers/chat/types.js';
+import type { GatewayChatRequest } from '../../../lambdas/chat/chat-request.js';
+import type { ChatCompletionChunk, ToolCallDelta } from '../../../lambdas/providers/chat-types.js';
 
 const agent: ArenaAgent = { id: 'gpt', label: 'Agent 1', alias: 'gpt', model: 'gpt-5', temperature: 0.7, seed: 1 };
 

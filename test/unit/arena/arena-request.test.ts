@@ -7,7 +7,7 @@ import {
   singleModelRequest,
   type ArenaRequestBody,
 } from '../../../lambdas/arena/arena-request.js';
-import { fightCapableAliases } from '../../../lambdas/catalog/index.js';
+import { fightCapableAliases } from '../../../lambdas/catalog/model-catalog.js';
 import { HttpError } from '../../../lambdas/http/errors.js';
 import { validate } from '../../../lambdas/http/validation.js';
 import { MAX_PUBLIC_URL_CHARS, type HostLookup } from '../../../lambdas/schema/public-url.js';

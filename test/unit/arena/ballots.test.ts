@@ -9,8 +9,8 @@ import {
 } from '../../../lambdas/arena/ballots.js';
 import { insideFence } from '../../../lambdas/arena/fences.js';
 import { MODEL_MASK } from '../../../lambdas/arena/identity-mask.js';
-import { toAnthropicBody } from '../../../lambdas/providers/chat/anthropic-request.js';
-import { toGenerateContentRequest } from '../../../lambdas/providers/chat/gemini-request.js';
+import { toAnthropicBody } from '../../../lambdas/providers/anthropic/anthropic-request.js';
+import { toGenerateContentRequest } from '../../../lambdas/providers/gemini/gemini-request.js';
 import { CATALOG_NAMES, containsName, randomCase } from './catalog-names.js';
 import { BALLOT_LABEL, holdsFenceLine, readView, statedWidth } from './peer-view.js';
 

@@ -1,7 +1,7 @@
 /** Catalog names as the masking tests embed and look for them: written apart from the filter under test. */
 
 import fc from 'fast-check';
-import { FAMILIES } from '../../../lambdas/catalog/index.js';
+import { FAMILIES } from '../../../lambdas/catalog/model-catalog.js';
 
 /** Every catalog name the brief requires masked, as the catalog writes it. */
 export const CATALOG_NAMES: readonly string[] = [

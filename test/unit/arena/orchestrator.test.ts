@@ -4,10 +4,10 @@ import { planArena, type ArenaMode, type ArenaRequestBody } from '../../../lambd
 import { runSession } from '../../../lambdas/arena/orchestrator.js';
 import { SessionEventSink, type SequencedEvent } from '../../../lambdas/arena/session-events.js';
 import { newSession, type SessionState } from '../../../lambdas/arena/session-state.js';
-import type { ChatResult } from '../../../lambdas/gateway/chat-core.js';
-import { ChatError } from '../../../lambdas/gateway/chat-errors.js';
-import type { GatewayChatRequest } from '../../../lambdas/gateway/chat-request.js';
-import type { ChatCompletionChunk } from '../../../lambdas/providers/chat/types.js';
+import type { ChatResult } from '../../../lambdas/chat/chat-core.js';
+import { ChatError } from '../../../lambdas/chat/chat-errors.js';
+import type { GatewayChatRequest } from '../../../lambdas/chat/chat-request.js';
+import type { ChatCompletionChunk } from '../../../lambdas/providers/chat-types.js';
 import { validateArenaStream } from '../../support/arena-stream-validator.js';
 import { readView, statedWidth } from './peer-view.js';
 

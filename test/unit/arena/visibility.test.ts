@@ -4,7 +4,7 @@ import { insideFence } from '../../../lambdas/arena/fences.js';
 import { maskIdentities } from '../../../lambdas/arena/identity-mask.js';
 import type { AgentAnswer, RoundRecord } from '../../../lambdas/arena/session-state.js';
 import { agentMessages, MAX_SHOWN_ANSWER_CHARS, viewFor } from '../../../lambdas/arena/visibility.js';
-import type { ChatMessage } from '../../../lambdas/providers/chat/types.js';
+import type { ChatMessage } from '../../../lambdas/providers/chat-types.js';
 import { holdsFenceLine, readView, statedWidth, type ShownAnswer } from './peer-view.js';
 
 /**

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
-import type { Ballot } from '../../../lambdas/arena/ballots.js';
-import { READ_LIMIT, readVote, type VoteOutcome } from '../../../lambdas/arena/vote-parsing.js';
+import type { Ballot, VoteOutcome } from '../../../lambdas/arena/ballots.js';
+import { READ_LIMIT, readVote } from '../../../lambdas/arena/vote-parsing.js';
 
 /** gpt's ballot: three peers, gpt itself absent. */
 const ballot: Ballot = {

@@ -1,7 +1,7 @@
 import type { ArenaEvent } from '../../../lambdas/arena/arena-events.js';
 import { MAX_RESULTS_TEXT_CHARS, TOOL_RESULTS, webSearchTool } from '../../../lambdas/arena/web-search-tool.js';
-import { SearchError } from '../../../lambdas/providers/search/search-errors.js';
-import type { SearchAnswer } from '../../../lambdas/providers/search/search-types.js';
+import { SearchError } from '../../../lambdas/search/search-errors.js';
+import type { SearchAnswer } from '../../../lambdas/search/search-types.js';
 
 const call = (args: string) => ({
   id: 'c1',

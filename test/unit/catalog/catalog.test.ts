@@ -11,7 +11,7 @@ import {
   listFamilies,
   priceOf,
   resolveFamily,
-} from '../../../lambdas/catalog/index.js';
+} from '../../../lambdas/catalog/model-catalog.js';
 
 const VENDORS = ['openai', 'anthropic', 'google', 'xai'] as const;
 

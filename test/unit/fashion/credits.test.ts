@@ -1,5 +1,5 @@
-import { creditsCharged, expectedCredits } from '../../../lambdas/providers/fashion/credits.js';
-import { parseFashionRequest } from '../../../lambdas/providers/fashion/fashion-request.js';
+import { creditsCharged, expectedCredits } from '../../../lambdas/fashion/credits.js';
+import { parseFashionRequest } from '../../../lambdas/fashion/fashion-request.js';
 
 /**
  * The credits of docs/interface.md §4.10: base cost, 5 with a face reference, × num_samples /

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
-import { FashionError } from '../../../lambdas/providers/fashion/fashion-errors.js';
-import { checkFashionHosts, MAX_DATA_URI_CHARS } from '../../../lambdas/providers/fashion/fashion-images.js';
-import { FASHION_MODEL_NAMES, FASHION_MODELS } from '../../../lambdas/providers/fashion/fashion-models.js';
-import { parseFashionRequest, parsePredictionId } from '../../../lambdas/providers/fashion/fashion-request.js';
+import { FashionError } from '../../../lambdas/fashion/fashion-errors.js';
+import { checkFashionHosts, MAX_DATA_URI_CHARS } from '../../../lambdas/fashion/fashion-images.js';
+import { FASHION_MODEL_NAMES, FASHION_MODELS } from '../../../lambdas/fashion/fashion-models.js';
+import { parseFashionRequest, parsePredictionId } from '../../../lambdas/fashion/fashion-request.js';
 import type { HostLookup } from '../../../lambdas/schema/public-url.js';
 
 /** Every rule of docs/interface.md §4.10 refused with a domain error naming the field; valid bodies pass unchanged. */

@@ -2,9 +2,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createFashnSimulator } from '../../../local/simulators/fashn.js';
 import { startSimulator, type RunningSimulator } from '../../../local/simulators/harness.js';
-import { FashionError } from '../../../lambdas/providers/fashion/fashion-errors.js';
-import { parseFashionRequest } from '../../../lambdas/providers/fashion/fashion-request.js';
-import { predictionStatus, runPrediction } from '../../../lambdas/providers/fashion/fashn-wire.js';
+import { FashionError } from '../../../lambdas/fashion/fashion-errors.js';
+import { parseFashionRequest } from '../../../lambdas/fashion/fashion-request.js';
+import { predictionStatus, runPrediction } from '../../../lambdas/fashion/fashn-wire.js';
 import { send } from '../../../lambdas/providers/http-transport.js';
 import type { ProviderEndpoint } from '../../../lambdas/providers/provider-config.js';
 

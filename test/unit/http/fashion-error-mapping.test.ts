@@ -1,12 +1,8 @@
-import {
-  FashionError,
-  invalidFashion,
-  type FashionErrorKind,
-} from '../../../lambdas/providers/fashion/fashion-errors.js';
+import { FashionError, invalidFashion, type FashionErrorKind } from '../../../lambdas/fashion/fashion-errors.js';
 import { IdempotencyError } from '../../../lambdas/store/idempotency.js';
 import { HttpError } from '../../../lambdas/http/errors.js';
-import { toFashionHttpError } from '../../../lambdas/http/fashion-error-mapping.js';
-import { fashionStatusData } from '../../../lambdas/http/fashion-bodies.js';
+import { toFashionHttpError } from '../../../lambdas/fashion/fashion-error-mapping.js';
+import { fashionStatusData } from '../../../lambdas/fashion/fashion-bodies.js';
 import { responseMeta, withMeta } from '../../../lambdas/http/response-meta.js';
 import { JobNotFoundError } from '../../../lambdas/jobs/job-lookup.js';
 

@@ -1,4 +1,4 @@
-import { jsonKeptAlive } from '../../../lambdas/http/media-keepalive.js';
+import { jsonKeptAlive } from '../../../lambdas/media/media-keepalive.js';
 
 /** A pending JSON answer on a stream: spaces while it is pending, then the JSON, one document. */
 async function collect(body: AsyncIterable<Uint8Array>): Promise<string> {

@@ -2,13 +2,13 @@ import {
   fashionJobDriver,
   fashionProgressOf,
   MAX_RECORDED_OUTPUT_CHARS,
-} from '../../../lambdas/jobs/drivers/fashion.js';
+} from '../../../lambdas/fashion/fashion-job-driver.js';
 import { isJobEnd, type JobEnd, type JobProgress } from '../../../lambdas/jobs/job-driver.js';
 import type { JobRecord } from '../../../lambdas/jobs/job-record.js';
 import { send } from '../../../lambdas/providers/http-transport.js';
-import { runPrediction } from '../../../lambdas/providers/fashion/fashn-wire.js';
-import { parseFashionRequest } from '../../../lambdas/providers/fashion/fashion-request.js';
-import { expectedCredits } from '../../../lambdas/providers/fashion/credits.js';
+import { runPrediction } from '../../../lambdas/fashion/fashn-wire.js';
+import { parseFashionRequest } from '../../../lambdas/fashion/fashion-request.js';
+import { expectedCredits } from '../../../lambdas/fashion/credits.js';
 import { createFashnSimulator } from '../../../local/simulators/fashn.js';
 import { startSimulator, type RunningSimulator } from '../../../local/simulators/harness.js';
 

@@ -1,12 +1,12 @@
-import { fashionPrediction, submitFashionJob } from '../../../lambdas/jobs/fashion-jobs.js';
-import { watchFashionJob, type FashionWatchDeps } from '../../../lambdas/jobs/fashion-watch.js';
+import { fashionPrediction, submitFashionJob } from '../../../lambdas/fashion/fashion-jobs.js';
+import { watchFashionJob, type FashionWatchDeps } from '../../../lambdas/fashion/fashion-watch.js';
 import { JobNotFoundError } from '../../../lambdas/jobs/job-lookup.js';
 import { getOwnedJob, recordProgress, takePollLease, updateJobResult } from '../../../lambdas/jobs/job-repository.js';
 import { joinWatchers, leaveWatchers } from '../../../lambdas/jobs/job-watchers.js';
 import type { MediaJobDeps } from '../../../lambdas/jobs/media-job-deps.js';
 import { SharedPolls } from '../../../lambdas/jobs/shared-polls.js';
-import { FashionError } from '../../../lambdas/providers/fashion/fashion-errors.js';
-import type { FashionStreamEvent } from '../../../lambdas/providers/fashion/fashion-subscribe.js';
+import { FashionError } from '../../../lambdas/fashion/fashion-errors.js';
+import type { FashionStreamEvent } from '../../../lambdas/fashion/subscribe-events.js';
 import { IdempotencyError } from '../../../lambdas/store/idempotency.js';
 import { meteredFor } from '../../support/job-upstream.js';
 import { startMediaJobWorld, type MediaJobWorld } from '../../support/media-jobs.js';

@@ -1,7 +1,7 @@
-import { fashionJobDriver } from '../../../lambdas/jobs/drivers/fashion.js';
-import { submitFashionJob } from '../../../lambdas/jobs/fashion-jobs.js';
-import { watchFashionJob, type FashionWatchDeps, type WatchStore } from '../../../lambdas/jobs/fashion-watch.js';
-import { JOB_DRIVERS } from '../../../lambdas/jobs/job-drivers.js';
+import { fashionJobDriver } from '../../../lambdas/fashion/fashion-job-driver.js';
+import { submitFashionJob } from '../../../lambdas/fashion/fashion-jobs.js';
+import { watchFashionJob, type FashionWatchDeps, type WatchStore } from '../../../lambdas/fashion/fashion-watch.js';
+import { JOB_DRIVERS } from '../../../lambdas/jobs/job-driver-registry.js';
 import type { JobRecord } from '../../../lambdas/jobs/job-record.js';
 import { endJob, getOwnedJob, recordProgress, takePollLease } from '../../../lambdas/jobs/job-repository.js';
 import {
@@ -17,9 +17,9 @@ import {
   SUBSCRIBE_MAX_MS,
   SUBSCRIBE_POLL_INTERVAL_MS,
   type FashionStreamEvent,
-} from '../../../lambdas/providers/fashion/fashion-subscribe.js';
+} from '../../../lambdas/fashion/subscribe-events.js';
 import { send, type TransportRequest } from '../../../lambdas/providers/http-transport.js';
-import { recordUsage } from '../../../lambdas/store/usage-ledger.js';
+import { recordUsage } from '../../../lambdas/usage/usage-ledger.js';
 import { meteredFor } from '../../support/job-upstream.js';
 import { startMediaJobWorld, type MediaJobWorld } from '../../support/media-jobs.js';
 import { VirtualTime } from '../../support/virtual-time.js';

@@ -1,8 +1,8 @@
 import { createJob, endJob, getOwnedJob } from '../../../lambdas/jobs/job-repository.js';
-import { jobDrivers } from '../../../lambdas/jobs/job-drivers.js';
+import { jobDrivers } from '../../../lambdas/jobs/job-driver-registry.js';
 import { settleJob } from '../../../lambdas/jobs/settle-job.js';
 import type { MetricRecord } from '../../../lambdas/observability/metric-names.js';
-import { recordUsage } from '../../../lambdas/store/usage-ledger.js';
+import { recordUsage } from '../../../lambdas/usage/usage-ledger.js';
 import { meteredFor, startJobTables, testJobDriver, testJobRecord } from '../../support/job-upstream.js';
 
 /** Ending a job, whoever sees the end: usage and metrics once, the record ended once. */

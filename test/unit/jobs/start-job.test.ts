@@ -1,13 +1,16 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { jobDrivers } from '../../../lambdas/jobs/job-drivers.js';
+import { jobDrivers } from '../../../lambdas/jobs/job-driver-registry.js';
 import { createJob, endJob, getOwnedJob } from '../../../lambdas/jobs/job-repository.js';
 import { failJob, pollJob } from '../../../lambdas/jobs/poll-step.js';
 import { startJob, type NewJob } from '../../../lambdas/jobs/start-job.js';
-import { startJobExecution } from '../../../lambdas/jobs/step-functions.js';
+import { startJobExecution } from '../../../lambdas/jobs/poller-executions.js';
 import { jobPollerDefinition } from '../../../lib/constructs/job-poller-definition.js';
-import { startStepFunctionsStandIn, type StepFunctionsStandIn } from '../../../local/standins/step-functions.js';
+import {
+  startStepFunctionsStandIn,
+  type StepFunctionsStandIn,
+} from '../../../local/standins/step-functions-standin.js';
 import {
   startJobTables,
   startJobUpstream,

@@ -1,9 +1,9 @@
-import { videoJobDriver } from '../../../lambdas/jobs/drivers/video.js';
+import { videoJobDriver } from '../../../lambdas/media/video-job-driver.js';
 import { isJobEnd, type JobProgress } from '../../../lambdas/jobs/job-driver.js';
 import type { JobRecord } from '../../../lambdas/jobs/job-record.js';
 import { send } from '../../../lambdas/providers/http-transport.js';
-import { parseVideoRequest } from '../../../lambdas/providers/media/video-request.js';
-import { submitVideo } from '../../../lambdas/providers/media/video-task.js';
+import { parseVideoRequest } from '../../../lambdas/media/video-request.js';
+import { submitVideo } from '../../../lambdas/media/video-task.js';
 import { startSimulator, type RunningSimulator } from '../../../local/simulators/harness.js';
 import { minimaxSimulator } from '../../../local/simulators/minimax.js';
 

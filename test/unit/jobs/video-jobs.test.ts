@@ -1,8 +1,8 @@
 import { JobNotFoundError } from '../../../lambdas/jobs/job-lookup.js';
 import { getOwnedJob, updateJobResult } from '../../../lambdas/jobs/job-repository.js';
-import { submitVideoJob, videoJobStatus } from '../../../lambdas/jobs/video-jobs.js';
-import { submitFashionJob } from '../../../lambdas/jobs/fashion-jobs.js';
-import { MediaError } from '../../../lambdas/providers/media/media-errors.js';
+import { submitVideoJob, videoJobStatus } from '../../../lambdas/media/video-jobs.js';
+import { submitFashionJob } from '../../../lambdas/fashion/fashion-jobs.js';
+import { MediaError } from '../../../lambdas/media/media-errors.js';
 import { meteredFor } from '../../support/job-upstream.js';
 import { startMediaJobWorld, type MediaJobWorld } from '../../support/media-jobs.js';
 

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { send } from '../../../lambdas/providers/http-transport.js';
-import { callMinimax } from '../../../lambdas/providers/media/minimax-call.js';
+import { callMinimax } from '../../../lambdas/media/minimax-call.js';
 import { UpstreamError } from '../../../lambdas/providers/upstream-failure.js';
 
 /** MiniMax's envelope read once: business codes inside HTTP 200 and real HTTP errors, classified. */

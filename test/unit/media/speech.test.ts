@@ -1,8 +1,8 @@
 import { send } from '../../../lambdas/providers/http-transport.js';
-import type { AudioAttempt, AudioDeps } from '../../../lambdas/providers/media/audio-deployment.js';
-import { MediaError } from '../../../lambdas/providers/media/media-errors.js';
-import { synthesizeSpeech } from '../../../lambdas/providers/media/speech.js';
-import { speechRequestOf } from '../../../lambdas/providers/media/speech-request.js';
+import type { AudioAttempt, AudioDeps } from '../../../lambdas/media/audio-deployment.js';
+import { MediaError } from '../../../lambdas/media/media-errors.js';
+import { synthesizeSpeech } from '../../../lambdas/media/speech.js';
+import { speechRequestOf } from '../../../lambdas/media/speech-request.js';
 import { UpstreamError } from '../../../lambdas/providers/upstream-failure.js';
 import { startSimulator, type RunningSimulator } from '../../../local/simulators/harness.js';
 import { minimaxSimulator } from '../../../local/simulators/minimax.js';

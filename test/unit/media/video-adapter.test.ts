@@ -1,10 +1,10 @@
 import { unitCostMicroUsd } from '../../../lambdas/catalog/unit-prices.js';
 import { send } from '../../../lambdas/providers/http-transport.js';
-import { downloadLinkFor, REFRESH_MARGIN_MS } from '../../../lambdas/providers/media/video-download-link.js';
-import { DOWNLOAD_URL_TTL_MS, retrieveVideoFile } from '../../../lambdas/providers/media/video-file.js';
-import { parseVideoRequest } from '../../../lambdas/providers/media/video-request.js';
-import { queryVideo, submitVideo, type VideoTaskState } from '../../../lambdas/providers/media/video-task.js';
-import { videoWorkOf } from '../../../lambdas/providers/media/video-usage.js';
+import { downloadLinkFor, REFRESH_MARGIN_MS } from '../../../lambdas/media/video-download-link.js';
+import { DOWNLOAD_URL_TTL_MS, retrieveVideoFile } from '../../../lambdas/media/video-file.js';
+import { parseVideoRequest } from '../../../lambdas/media/video-request.js';
+import { queryVideo, submitVideo, type VideoTaskState } from '../../../lambdas/media/video-task.js';
+import { videoWorkOf } from '../../../lambdas/media/video-usage.js';
 import { UpstreamError } from '../../../lambdas/providers/upstream-failure.js';
 import { startSimulator, type RunningSimulator } from '../../../local/simulators/harness.js';
 import { minimaxSimulator } from '../../../local/simulators/minimax.js';

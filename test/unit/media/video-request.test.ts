@@ -1,9 +1,9 @@
 import fc from 'fast-check';
-import { CAMERA_COMMANDS } from '../../../lambdas/providers/media/video-camera.js';
-import { MediaError } from '../../../lambdas/providers/media/media-errors.js';
-import { checkVideoHosts, parseVideoRequest } from '../../../lambdas/providers/media/video-request.js';
+import { CAMERA_COMMANDS } from '../../../lambdas/media/video-camera.js';
+import { MediaError } from '../../../lambdas/media/media-errors.js';
+import { checkVideoHosts, parseVideoRequest } from '../../../lambdas/media/video-request.js';
 import type { HostLookup } from '../../../lambdas/schema/public-url.js';
-import { videoGenerationBody } from '../../../lambdas/providers/media/video-task.js';
+import { videoGenerationBody } from '../../../lambdas/media/video-task.js';
 
 /**
  * The video submit body (docs/interface.md §4.9) checked and translated for MiniMax: defaults, the

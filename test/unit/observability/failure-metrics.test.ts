@@ -1,10 +1,11 @@
 import { jest } from '@jest/globals';
-import { resolveFamily } from '../../../lambdas/catalog/index.js';
-import { ChatError } from '../../../lambdas/gateway/chat-errors.js';
-import { Meter } from '../../../lambdas/gateway/metering.js';
-import { chatFrames } from '../../../lambdas/http/chat-reply.js';
+import { resolveFamily } from '../../../lambdas/catalog/model-catalog.js';
+import { ChatError } from '../../../lambdas/chat/chat-errors.js';
+import { Meter } from '../../../lambdas/usage/metering.js';
+import { chatFrames } from '../../../lambdas/chat/chat-reply.js';
 import { METRIC } from '../../../lambdas/observability/metric-names.js';
-import type { ChatCompletionChunk } from '../../../lambdas/providers/chat/types.js';
+import type { ChatCompletionChunk } from '../../../lambdas/providers/chat-types.js';
+import type { Attempt } from '../../../lambdas/chat/router.js';
 
 /**
  * The failures the 5xx alarm cannot see publish their own metrics, which the stack's alarms
@@ -59,10 +60,11 @@ test('a usage entry that neither the ledger nor the retry queue took is counted 
   const meter = new Meter({ requestId: 'r-lost', accountId: 'a', route: 'chat-completions', at: new Date() }, () =>
     Promise.reject(new Error('queue refused too')),
   );
-  meter.attempt({
+  const attempt: Attempt = {
     target: { provider: 'openai', model: 'gpt-5', family: resolveFamily('gpt')!, requested: 'gpt' },
     durationMs: 1,
     usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
-  });
+  };
+  meter.attempt(attempt);
   expect(await metricsWritten(() => meter.flush())).toEqual([METRIC.usageNotRecorded]);
 });

@@ -1,13 +1,13 @@
-import type { UpstreamTarget } from '../../../lambdas/providers/chat/adapter.js';
-import { anthropicAdapter } from '../../../lambdas/providers/chat/anthropic.js';
-import type { ChatCompletionChunk, ChatRequest, ToolDefinition } from '../../../lambdas/providers/chat/types.js';
-import { completeOnce, streamOnce } from '../../../lambdas/providers/chat/upstream-call.js';
+import type { UpstreamTarget } from '../../../lambdas/providers/chat-adapter.js';
+import { anthropicAdapter } from '../../../lambdas/providers/anthropic/anthropic-adapter.js';
+import type { ChatCompletionChunk, ChatRequest, ToolDefinition } from '../../../lambdas/providers/chat-types.js';
+import { completeOnce, streamOnce } from '../../../lambdas/providers/upstream-call.js';
 import { SseParser } from '../../../lambdas/providers/sse-parser.js';
 import { UpstreamError } from '../../../lambdas/providers/upstream-failure.js';
 import { anthropicSimulator } from '../../../local/simulators/anthropic.js';
 import { parseFault } from '../../../local/simulators/faults.js';
 import { startSimulator, type RunningSimulator } from '../../../local/simulators/harness.js';
-import { failure, finishOf, streamFailure as streamFailureOf, textOf } from './support.js';
+import { failure, finishOf, streamFailure as streamFailureOf, textOf } from './adapter-support.js';
 
 /**
  * The Anthropic adapter end to end over loopback: canonical requests go through

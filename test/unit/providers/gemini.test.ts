@@ -1,11 +1,11 @@
-import type { UpstreamTarget } from '../../../lambdas/providers/chat/adapter.js';
-import { geminiAdapter } from '../../../lambdas/providers/chat/gemini.js';
-import type { ChatCompletionChunk, ChatRequest, ToolDefinition } from '../../../lambdas/providers/chat/types.js';
-import { completeOnce, streamOnce } from '../../../lambdas/providers/chat/upstream-call.js';
+import type { UpstreamTarget } from '../../../lambdas/providers/chat-adapter.js';
+import { geminiAdapter } from '../../../lambdas/providers/gemini/gemini-adapter.js';
+import type { ChatCompletionChunk, ChatRequest, ToolDefinition } from '../../../lambdas/providers/chat-types.js';
+import { completeOnce, streamOnce } from '../../../lambdas/providers/upstream-call.js';
 import { parseFault } from '../../../local/simulators/faults.js';
 import { geminiSimulator } from '../../../local/simulators/gemini.js';
 import { startSimulator, type RunningSimulator } from '../../../local/simulators/harness.js';
-import { failure, finishOf, streamFailure as streamFailureOf, textOf } from './support.js';
+import { failure, finishOf, streamFailure as streamFailureOf, textOf } from './adapter-support.js';
 
 /**
  * The Gemini adapter end to end over loopback: canonical requests go through

@@ -1,9 +1,9 @@
-import type { ProviderId } from '../../../lambdas/catalog/index.js';
-import type { UpstreamTarget } from '../../../lambdas/providers/chat/adapter.js';
-import { openAiCompatibleAdapter as adapter } from '../../../lambdas/providers/chat/openai-compatible.js';
-import { quirksFor } from '../../../lambdas/providers/chat/openai-compatible-quirks.js';
-import type { ChatCompletionChunk, ChatRequest, ToolCallDelta } from '../../../lambdas/providers/chat/types.js';
-import { completeOnce, streamOnce } from '../../../lambdas/providers/chat/upstream-call.js';
+import type { ProviderId } from '../../../lambdas/catalog/model-catalog.js';
+import type { UpstreamTarget } from '../../../lambdas/providers/chat-adapter.js';
+import { openAiCompatibleAdapter as adapter } from '../../../lambdas/providers/openai-compatible/openai-compatible-adapter.js';
+import { quirksFor } from '../../../lambdas/providers/openai-compatible/openai-compatible-quirks.js';
+import type { ChatCompletionChunk, ChatRequest, ToolCallDelta } from '../../../lambdas/providers/chat-types.js';
+import { completeOnce, streamOnce } from '../../../lambdas/providers/upstream-call.js';
 import { UpstreamError, type UpstreamFailure } from '../../../lambdas/providers/upstream-failure.js';
 import { startSimulator, type RunningSimulator, type SimulatorDefinition } from '../../../local/simulators/harness.js';
 import { openAiSimulator } from '../../../local/simulators/openai.js';

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
-import { openAiCompatibleAdapter } from '../../../lambdas/providers/chat/openai-compatible.js';
+import { openAiCompatibleAdapter } from '../../../lambdas/providers/openai-compatible/openai-compatible-adapter.js';
 import { SseParser, type ParseWork, type SseEvent } from '../../../lambdas/providers/sse-parser.js';
-import { textOf } from './support.js';
+import { textOf } from './adapter-support.js';
 
 /**
  * The SSE parser on bodies split every way bytes can arrive, and the work it does: each

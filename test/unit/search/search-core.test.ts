@@ -1,11 +1,11 @@
 import { send } from '../../../lambdas/providers/http-transport.js';
-import { search, type SearchDeps } from '../../../lambdas/providers/search/search.js';
-import { SearchError } from '../../../lambdas/providers/search/search-errors.js';
+import { search, type SearchDeps } from '../../../lambdas/search/web-search.js';
+import { SearchError } from '../../../lambdas/search/search-errors.js';
 import {
   DEFAULT_SEARCH_OPTIONS,
   type SearchAttempt,
   type SearchOptions,
-} from '../../../lambdas/providers/search/search-types.js';
+} from '../../../lambdas/search/search-types.js';
 import { exaSimulator } from '../../../local/simulators/exa.js';
 import { startSimulator, type RunningSimulator } from '../../../local/simulators/harness.js';
 

@@ -1,6 +1,6 @@
-import { publishedAfter } from '../../../lambdas/providers/search/search-request.js';
-import { SearchError } from '../../../lambdas/providers/search/search-errors.js';
-import { cutOnWordBoundary } from '../../../lambdas/providers/search/snippet.js';
+import { publishedAfter } from '../../../lambdas/search/search-request.js';
+import { SearchError } from '../../../lambdas/search/search-errors.js';
+import { cutOnWordBoundary } from '../../../lambdas/search/snippet.js';
 
 describe('cutOnWordBoundary', () => {
   it('keeps short text whole, whitespace collapsed', () => {

@@ -1,6 +1,6 @@
-import { toAnthropicBody } from '../../../lambdas/providers/chat/anthropic-request.js';
-import { toGenerateContentRequest } from '../../../lambdas/providers/chat/gemini-request.js';
-import type { ChatRequest } from '../../../lambdas/providers/chat/types.js';
+import { toAnthropicBody } from '../../../lambdas/providers/anthropic/anthropic-request.js';
+import { toGenerateContentRequest } from '../../../lambdas/providers/gemini/gemini-request.js';
+import type { ChatRequest } from '../../../lambdas/providers/chat-types.js';
 import { anthropicSimulator } from '../../../local/simulators/anthropic.js';
 import { geminiSimulator } from '../../../local/simulators/gemini.js';
 import { startSimulator, type RunningSimulator } from '../../../local/simulators/harness.js';

@@ -1,4 +1,4 @@
-import { SIMULATOR_API_KEY, startSimulators } from '../../../local/simulators/index.js';
+import { SIMULATOR_API_KEY, startSimulators } from '../../../local/simulators/simulator-registry.js';
 
 /** `npm start` and LocalGateway run the FASHN fake unless a real key is configured. */
 test('the FASHN fake is started and the gateway pointed at its /v1 with the simulator key', async () => {

@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startSimulators } from '../../../local/simulators/index.js';
+import { startSimulators } from '../../../local/simulators/simulator-registry.js';
 
 /**
  * The simulators keep their ports across restarts over the same data folder

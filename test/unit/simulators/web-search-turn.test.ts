@@ -1,4 +1,5 @@
-import { runScript, type ScriptInput, type ScriptMessage } from '../../../local/simulators/script.js';
+import { runScript } from '../../../local/simulators/script.js';
+import type { ScriptInput, ScriptMessage } from '../../../local/simulators/script-types.js';
 
 const webSearch = { name: 'web_search', parameters: { type: 'object', properties: { query: { type: 'string' } } } };
 const user = (text: string): ScriptMessage => ({ role: 'user', text, images: 0 });

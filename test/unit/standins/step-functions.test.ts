@@ -6,7 +6,10 @@ import { jobExecutionInput } from '../../../lambdas/jobs/job-execution.js';
 import { createJob, getOwnedJob } from '../../../lambdas/jobs/job-repository.js';
 import { failJob, pollJob } from '../../../lambdas/jobs/poll-step.js';
 import { jobPollerDefinition } from '../../../lib/constructs/job-poller-definition.js';
-import { startStepFunctionsStandIn, type StepFunctionsStandIn } from '../../../local/standins/step-functions.js';
+import {
+  startStepFunctionsStandIn,
+  type StepFunctionsStandIn,
+} from '../../../local/standins/step-functions-standin.js';
 import {
   meteredFor,
   startJobTables,

@@ -16,7 +16,7 @@ import {
 import { ledgerSk } from '../../../lambdas/store/usage-items.js';
 import { batchedLedgerWriter } from '../../../lambdas/store/usage-ledger-writer.js';
 import { useLocalDynamoDb } from '../../support/local-dynamodb.js';
-import { ledgerEntriesOf, usageEntry, type UsageTable } from '../../support/usage-pipeline.js';
+import { ledgerEntriesOf, usageEntry, type UsageTable } from '../../support/usage-pipeline-harness.js';
 import { SimulatedStream, streamingPuts, type PutFault } from '../../support/usage-stream.js';
 
 const local = useLocalDynamoDb('ledger-puts');

@@ -7,7 +7,7 @@ import { addLedgerItem, emptySummary } from '../../../lambdas/store/usage-summar
 import { splitWhole, summarizeTotals } from '../../../lambdas/store/usage-totals-summary.js';
 import { aggregateStreamEvent } from '../../../lambdas/usage/usage-aggregator.js';
 import { useLocalDynamoDb } from '../../support/local-dynamodb.js';
-import { deliverShard, usageEntry, type UsageTable } from '../../support/usage-pipeline.js';
+import { deliverShard, usageEntry, type UsageTable } from '../../support/usage-pipeline-harness.js';
 import { SimulatedStream, streamingPuts } from '../../support/usage-stream.js';
 
 // Usage of any period from the derived totals: whole days from day totals, whole hours from

@@ -1,5 +1,5 @@
-import { EMBEDDED_CATALOG } from '../../../lambdas/providers/themes/catalog/index.js';
-import { THEME_PLATFORMS } from '../../../lambdas/providers/themes/theme-types.js';
+import { EMBEDDED_CATALOG } from '../../../lambdas/themes/catalog/theme-catalog.js';
+import { THEME_PLATFORMS } from '../../../lambdas/themes/theme-types.js';
 
 /** The shipped catalog: at least 12 distinct, complete design systems over the three platforms. */
 const themes = EMBEDDED_CATALOG.themes;

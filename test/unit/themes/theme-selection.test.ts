@@ -1,8 +1,8 @@
 import { seededRandom } from '../../../lambdas/arena/seeded-random.js';
-import { EMBEDDED_CATALOG } from '../../../lambdas/providers/themes/catalog/index.js';
-import { ThemeError } from '../../../lambdas/providers/themes/theme-errors.js';
-import { chooseTheme, drawTheme, type ThemeDeps } from '../../../lambdas/providers/themes/theme-selection.js';
-import type { CatalogTheme, ThemeCatalog } from '../../../lambdas/providers/themes/theme-types.js';
+import { EMBEDDED_CATALOG } from '../../../lambdas/themes/catalog/theme-catalog.js';
+import { ThemeError } from '../../../lambdas/themes/theme-errors.js';
+import { chooseTheme, drawTheme, type ThemeDeps } from '../../../lambdas/themes/theme-selection.js';
+import type { CatalogTheme, ThemeCatalog } from '../../../lambdas/themes/theme-types.js';
 
 /** The theme core without HTTP: precedence, the weighted draw, and its domain errors. */
 const theme = (id: string, platform: CatalogTheme['platform'], weight: number): CatalogTheme => ({

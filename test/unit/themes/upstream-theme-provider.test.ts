@@ -1,9 +1,9 @@
 import { seededRandom } from '../../../lambdas/arena/seeded-random.js';
 import { send } from '../../../lambdas/providers/http-transport.js';
-import { EMBEDDED_CATALOG } from '../../../lambdas/providers/themes/catalog/index.js';
-import { ThemeError } from '../../../lambdas/providers/themes/theme-errors.js';
-import { chooseTheme, type ThemeDeps } from '../../../lambdas/providers/themes/theme-selection.js';
-import { MAX_CATALOG_BYTES, upstreamThemeProvider } from '../../../lambdas/providers/themes/upstream-theme-provider.js';
+import { EMBEDDED_CATALOG } from '../../../lambdas/themes/catalog/theme-catalog.js';
+import { ThemeError } from '../../../lambdas/themes/theme-errors.js';
+import { chooseTheme, type ThemeDeps } from '../../../lambdas/themes/theme-selection.js';
+import { MAX_CATALOG_BYTES, upstreamThemeProvider } from '../../../lambdas/themes/upstream-theme-provider.js';
 import { startThemeUpstream, UPSTREAM_CATALOG, type ThemeUpstream } from '../../support/theme-upstream.js';
 
 /** The core with a real upstream provider over loopback HTTP. */

@@ -2,7 +2,7 @@ import { accountPk, ledgerItem } from '../../../lambdas/store/usage-items.js';
 import { shardedLedgerItem } from '../../../lambdas/store/usage-ledger-shards.js';
 import { totalsUpdate, TotalsDeltas } from '../../../lambdas/store/usage-totals.js';
 import { exportedUsageReport } from '../../../lambdas/usage/exported-usage.js';
-import { usageEntry } from '../../support/usage-pipeline.js';
+import { usageEntry } from '../../support/usage-pipeline-harness.js';
 
 const period = { fromMs: Date.parse('2026-07-01T00:00:00Z'), toMs: Date.parse('2026-07-01T23:59:59.999Z') };
 

@@ -5,7 +5,7 @@ import { migrateLegacyLedger } from '../../../lambdas/usage/legacy-ledger-migrat
 import { parseMigrateArguments, runUsageMigrate } from '../../../bin/usage-migrate.js';
 import { toItem } from '../../../lambdas/store/dynamo.js';
 import { useLocalDynamoDb } from '../../support/local-dynamodb.js';
-import { usageEntry } from '../../support/usage-pipeline.js';
+import { usageEntry } from '../../support/usage-pipeline-harness.js';
 
 // Entries an earlier version kept in the unsharded ledger (`ACCOUNT#<id>`), next to the day
 // totals it wrote with them, are copied to their shards once, however often the copy runs.

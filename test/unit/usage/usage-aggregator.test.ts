@@ -13,7 +13,7 @@ import {
   type AggregatorEvent,
 } from '../../../lambdas/usage/usage-aggregator.js';
 import { useLocalDynamoDb } from '../../support/local-dynamodb.js';
-import { deliverShard, sumsOf, totalsOf, usageEntry, type UsageTable } from '../../support/usage-pipeline.js';
+import { deliverShard, sumsOf, totalsOf, usageEntry, type UsageTable } from '../../support/usage-pipeline-harness.js';
 import {
   faultyTransactions,
   SimulatedStream,

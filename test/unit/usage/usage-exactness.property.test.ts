@@ -13,7 +13,7 @@ import {
   totalsOf,
   usageEntry,
   type UsageTable,
-} from '../../support/usage-pipeline.js';
+} from '../../support/usage-pipeline-harness.js';
 import {
   faultyTransactions,
   SimulatedStream,

@@ -10,7 +10,7 @@ import {
   retryMessageBodies,
 } from '../../../lambdas/usage/usage-retry-messages.js';
 import { redriveUsageMessages } from '../../../lambdas/usage/usage-redrive.js';
-import { RetryQueueError, sqsRetrySender } from '../../../lambdas/usage/sqs-retry-queue.js';
+import { RetryQueueError, sqsRetrySender } from '../../../lambdas/usage/usage-retry-queue.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,7 +18,7 @@ import { awsJsonClient } from '../../../local/aws-json-client.js';
 import { startSqsStandIn } from '../../../local/standins/sqs.js';
 import { recordLedgerEntries } from '../../../lambdas/store/usage-ledger-puts.js';
 import { useLocalDynamoDb } from '../../support/local-dynamodb.js';
-import { ledgerEntriesOf, usageEntry, type UsageTable } from '../../support/usage-pipeline.js';
+import { ledgerEntriesOf, usageEntry, type UsageTable } from '../../support/usage-pipeline-harness.js';
 
 const local = useLocalDynamoDb('retry-path');
 let usage: UsageTable;

@@ -1,0 +1,42 @@
+import { chatCompletion } from './chat-core.js';
+import { deploymentChatDeps } from './chat-deployment.js';
+import { checkChatImageHosts } from './chat-request-checks.js';
+import type { GatewayChatRequest } from './chat-request.js';
+import { parseGuardrails } from './guardrails/guardrail-pipeline.js';
+import { cachePolicy } from './response-cache.js';
+import type { AccountPrincipal } from '../identity/principal.js';
+import { routingMetrics } from '../observability/call-metrics.js';
+import { publishMetrics } from '../observability/metrics.js';
+import type { GatewayCall } from '../http/call.js';
+import { chatReply } from './chat-reply.js';
+import { endedByTimeout } from '../http/middlewares/request-context.js';
+import type { Reply } from '../http/reply.js';
+
+/** The caller's account as the cores see it. */
+export function accountOf(call: GatewayCall<unknown>) {
+  const principal = call.principal as AccountPrincipal;
+  return { accountId: principal.accountId, keyId: 'keyId' in principal ? principal.keyId : undefined };
+}
+
+/** One chat request through the chat core, fed from the call and answered as HTTP. */
+export async function answerChat(call: GatewayCall<unknown>, request: GatewayChatRequest): Promise<Reply> {
+  await checkChatImageHosts(request);
+  const result = await chatCompletion(
+    {
+      request,
+      account: accountOf(call),
+      requestId: call.requestId,
+      route: call.route.id,
+      startedAt: call.startedAt,
+      guardrails: parseGuardrails(request.guardrails, call.req.headers['x-guardrails']),
+      cache: cachePolicy(call.req.headers),
+      signal: call.signal,
+      deadlineReached: () => endedByTimeout(call.signal),
+      defer: (task) => void call.afterResponse.push(task),
+    },
+    deploymentChatDeps,
+  );
+  const cache = result.kind === 'whole' ? result.cache : undefined;
+  publishMetrics(routingMetrics(call.route.id, { ...result.routing, cache }));
+  return chatReply(result, call.signal);
+}

@@ -1,0 +1,278 @@
+/**
+ * The chat core: one chat request, from a validated body to a domain result. It knows no HTTP;
+ * the handler (lambdas/handlers/chat-completions.ts) and lambdas/http translate, and the arena
+ * calls it once per agent turn.
+ *
+ *   chatCompletion(input: ChatInput, deps: ChatDeps): Promise<ChatResult>
+ *     input  the request, the caller's account, requestId, startedAt, the cache policy, the
+ *            guardrail names, the signal (plus whether its end was the deadline), and `defer`
+ *            for work after the answer (usage entries, the cache write)
+ *     deps   endpoint lookup, adapterFor, balancer, sleep, clock, upstream caller, usage sink, cache read/store,
+ *            moderator, prompt template fetch, image describer
+ *     result { kind: 'whole', completion, routing, cache: HIT | MISS | BYPASS, guardrailStatus }
+ *          | { kind: 'stream', chunks, routing, guardrailStatus }
+ *
+ * Failures before an answer are thrown as ChatError; a stream that fails after its first chunk
+ * throws a ChatError from its iterator. Every upstream attempt is metered, failed ones included:
+ * the usage entries are deferred as soon as the meter exists, so a failure still writes them.
+ */
+import type { ProviderId } from '../catalog/model-catalog.js';
+import type { ChatAdapter } from '../providers/chat-adapter.js';
+import type { ChatCompletion, ChatCompletionChunk, ChatMessage } from '../providers/chat-types.js';
+import type { ProviderEndpoint } from '../providers/provider-config.js';
+import type { CachedAnswer } from '../store/cached-answers.js';
+import { cacheKey } from './cache-key.js';
+import { checkChatRequest } from './chat-request-checks.js';
+import { DEFAULT_RETRIES, DEFAULT_TIMEOUT_MS, type GatewayChatRequest } from './chat-request.js';
+import { chatStreamChunks } from './chat-stream.js';
+import { answerStreamGuard } from './guardrails/stream-guard.js';
+import { guardAnswer, guardRequest } from './guardrails/guardrail-pipeline.js';
+import { statusHeader, type GuardrailName, type GuardrailStatus } from './guardrails/outcomes.js';
+import { type Moderator } from './guardrails/moderation.js';
+import type { DescribeContext } from './image-descriptions.js';
+import { hasImages } from './image-descriptions.js';
+import type { LoadBalancer } from './load-balancer.js';
+import type { MeterObserver } from '../observability/usage-metrics.js';
+import { Meter, type UsageSink, type UsageTags } from '../usage/metering.js';
+import { applyPrompt, type ApplyPromptDeps } from './prompts/apply-prompt.js';
+import type { CachePolicy } from './response-cache.js';
+import {
+  routeCompletion,
+  routeStream,
+  type RouteOptions,
+  type RouterDeps,
+  type RoutingOutcome,
+  type UpstreamCaller,
+} from './router.js';
+import { planTargets, type Target } from './targets.js';
+import { upstreamRequest } from './upstream-request.js';
+
+export interface ChatAccount {
+  readonly accountId: string;
+  readonly keyId?: string;
+}
+
+export interface ChatInput {
+  /** The validated body (checkChatRequest runs here, first). */
+  readonly request: GatewayChatRequest;
+  readonly account: ChatAccount;
+  readonly requestId: string;
+  /** The route usage is recorded under. */
+  readonly route: string;
+  /** Set by the arena: the session, round, agent and purpose each usage entry carries. */
+  readonly usageTags?: UsageTags;
+  readonly startedAt: Date;
+  readonly cache: CachePolicy;
+  readonly guardrails: readonly GuardrailName[];
+  readonly signal: AbortSignal;
+  /** True when the signal ended because time ran out rather than because the caller left. */
+  readonly deadlineReached: () => boolean;
+  /** Work that runs after the answer went out (the caller decides when and how). */
+  readonly defer: (task: () => Promise<void>) => void;
+}
+
+export interface ChatDeps {
+  /** Credentials per provider for this account: its stored key if any, else the platform's. */
+  endpointsFor(accountId: string): (provider: ProviderId) => Promise<ProviderEndpoint | undefined>;
+  adapterFor(provider: ProviderId): ChatAdapter;
+  readonly balancer: LoadBalancer;
+  sleep(ms: number, signal: AbortSignal): Promise<void>;
+  /** Milliseconds since the epoch (attempt durations, latency observations). */
+  now(): number;
+  readonly upstream: UpstreamCaller;
+  readonly recordUsage: UsageSink;
+  /** Sees each metered entry as it is made (metrics in a deployment). @default none */
+  readonly observeUsage?: MeterObserver;
+  readAnswer(accountId: string, hash: string): Promise<CachedAnswer | undefined>;
+  storeAnswer(
+    accountId: string,
+    hash: string,
+    answer: Omit<CachedAnswer, 'expiresAt'>,
+    ttlSeconds: number,
+  ): Promise<unknown>;
+  /** Built only when a guardrail asks for it (building one checks its configuration). */
+  moderator(): Moderator;
+  readonly fetchTemplate: ApplyPromptDeps['fetchTemplate'];
+  describeImages(messages: readonly ChatMessage[], context: DescribeContext): Promise<ChatMessage[]>;
+}
+
+/** What the caller is told about routing: the model that answered, retries, the fallback. */
+export interface ChatRouting {
+  readonly model: string;
+  readonly retries: number;
+  /** The first target's requested model, when another target served. */
+  readonly fallbackFrom?: string;
+}
+
+export type ChatResult =
+  | {
+      readonly kind: 'whole';
+      readonly completion: ChatCompletion;
+      readonly routing: ChatRouting;
+      readonly cache: 'HIT' | 'MISS' | 'BYPASS';
+      /** The guardrails' outcomes (`pii:redact,...`), empty when none ran. */
+      readonly guardrailStatus: string;
+    }
+  | {
+      readonly kind: 'stream';
+      readonly chunks: AsyncIterable<ChatCompletionChunk>;
+      readonly routing: ChatRouting;
+      /** The request guardrails' outcomes: all that is known before the answer streams. */
+      readonly guardrailStatus: string;
+    };
+
+/** Everything one chat request needs once it is prepared. */
+interface ChatPlan {
+  readonly input: ChatInput;
+  readonly request: GatewayChatRequest;
+  readonly meter: Meter;
+  readonly deps: ChatDeps;
+  readonly routerDeps: RouterDeps;
+  readonly routing: RouteOptions;
+  readonly requestStatuses: readonly GuardrailStatus[];
+}
+
+/** Prepare, then stream or answer; every attempt is metered. */
+export async function chatCompletion(input: ChatInput, deps: ChatDeps): Promise<ChatResult> {
+  const plan = await prepare(input, deps);
+  return plan.request.stream ? streamed(plan) : whole(plan);
+}
+
+/**
+ * The managed prompt's turns first, then the request guardrails (PII is redacted before
+ * anything leaves), then the attempt plan. Images are described lazily, only for a target
+ * without vision that is actually tried.
+ */
+async function prepare(input: ChatInput, deps: ChatDeps): Promise<ChatPlan> {
+  checkChatRequest(input.request);
+  const { accountId, keyId } = input.account;
+  const prompted = await applyPrompt(input.request, { fetchTemplate: deps.fetchTemplate }, input.signal);
+  const unguarded = upstreamRequest({ ...input.request, messages: prompted }, input.request.model);
+  const guarded = input.guardrails.length
+    ? await guardRequest(unguarded, input.guardrails, deps.moderator(), input.signal)
+    : { request: unguarded, statuses: [] };
+  const request: GatewayChatRequest = { ...input.request, messages: guarded.request.messages };
+  const meter = new Meter(
+    { requestId: input.requestId, accountId, keyId, route: input.route, at: input.startedAt, tags: input.usageTags },
+    deps.recordUsage,
+    deps.observeUsage,
+  );
+  input.defer(() => meter.flush());
+  const routerDeps: RouterDeps = {
+    endpoint: deps.endpointsFor(accountId),
+    adapterFor: deps.adapterFor,
+    balancer: deps.balancer,
+    sleep: deps.sleep,
+    now: deps.now,
+    upstream: deps.upstream,
+    onAttempt: (attempt) => meter.attempt(attempt),
+  };
+  let described: Promise<ChatMessage[]> | undefined;
+  const messagesFor = (target: Target) => {
+    if (target.family.vision || !hasImages(request.messages)) return request.messages;
+    described ??= deps.describeImages(request.messages, { accountId, deps: routerDeps, signal: input.signal });
+    return described;
+  };
+  const routing: RouteOptions = {
+    targets: planTargets(request, deps.balancer),
+    upstreamRequest: async (target) =>
+      upstreamRequest({ ...request, messages: await messagesFor(target) }, target.model),
+    retries: request.retries ?? DEFAULT_RETRIES,
+    timeoutMs: request.timeout ?? DEFAULT_TIMEOUT_MS,
+    signal: input.signal,
+  };
+  return { input, request, meter, deps, routerDeps, routing, requestStatuses: guarded.statuses };
+}
+
+/** Streams are never cached; answer guardrails run on the chunks as they pass. */
+async function streamed(plan: ChatPlan): Promise<ChatResult> {
+  const { input, request } = plan;
+  const routed = await routeStream(plan.routing, plan.routerDeps);
+  const guard = input.guardrails.length
+    ? answerStreamGuard(input.guardrails, upstreamRequest(request, routed.target.model), plan.deps.moderator(), {
+        signal: input.signal,
+        requestStatuses: plan.requestStatuses,
+      })
+    : undefined;
+  const chunks = chatStreamChunks(
+    routed,
+    {
+      id: completionId(input),
+      created: Math.floor(input.startedAt.getTime() / 1000),
+      includeUsage: request.stream_options?.include_usage === true,
+      messages: request.messages,
+      guard,
+      signal: input.signal,
+      deadlineReached: input.deadlineReached,
+      now: plan.deps.now,
+    },
+    plan.meter,
+  );
+  return { kind: 'stream', chunks, routing: routingOf(routed), guardrailStatus: statusHeader(plan.requestStatuses) };
+}
+
+/** Non-streaming: the cache first, then the routed answer, guarded, cached unless it calls tools. */
+async function whole(plan: ChatPlan): Promise<ChatResult> {
+  const { input, request, deps } = plan;
+  const { accountId } = input.account;
+  const id = completionId(input);
+  const hash = cacheKey(request, plan.routing.targets[0]!.model, input.guardrails);
+  if (input.cache.read) {
+    const hit = await deps.readAnswer(accountId, hash);
+    if (hit) {
+      const cached = JSON.parse(hit.body) as ChatCompletion;
+      plan.meter.cacheHit(hit.model, hit.provider, cached.usage);
+      return {
+        kind: 'whole',
+        completion: { ...cached, id },
+        routing: { model: hit.model, retries: 0 },
+        cache: 'HIT',
+        guardrailStatus: hit.guardrailStatus ?? '',
+      };
+    }
+  }
+
+  const routed = await routeCompletion(plan.routing, plan.routerDeps);
+  let completion: ChatCompletion = { ...routed.completion, id, model: routed.target.model };
+  let statuses = plan.requestStatuses;
+  if (input.guardrails.length) {
+    const guarded = await guardAnswer(
+      completion,
+      input.guardrails,
+      upstreamRequest(request, routed.target.model),
+      deps.moderator(),
+      input.signal,
+      plan.requestStatuses,
+    );
+    completion = guarded.completion;
+    statuses = guarded.statuses;
+  }
+  // Tool calls depend on the caller's tools' live state: never replayed from cache.
+  const bypass = completion.choices.some((choice) => (choice.message.tool_calls?.length ?? 0) > 0);
+  if (!bypass && input.cache.write !== false) {
+    const stored = {
+      body: JSON.stringify(completion),
+      model: routed.target.model,
+      provider: routed.target.provider,
+      guardrailStatus: statusHeader(statuses),
+    };
+    input.defer(async () => void (await deps.storeAnswer(accountId, hash, stored, input.cache.ttlSeconds)));
+  }
+  return {
+    kind: 'whole',
+    completion,
+    routing: routingOf(routed),
+    cache: bypass ? 'BYPASS' : 'MISS',
+    guardrailStatus: statusHeader(statuses),
+  };
+}
+
+const completionId = (input: ChatInput) => `chatcmpl-${input.requestId}`;
+
+function routingOf(outcome: RoutingOutcome): ChatRouting {
+  return {
+    model: outcome.target.model,
+    retries: outcome.retries,
+    ...(outcome.fallbackFrom ? { fallbackFrom: outcome.fallbackFrom } : {}),
+  };
+}

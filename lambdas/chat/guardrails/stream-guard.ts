@@ -1,0 +1,183 @@
+import { ChatError } from '../chat-errors.js';
+import type { ChatCompletionChunk, ChatRequest, ToolCallDelta } from '../../providers/chat-types.js';
+import type { Moderator } from './moderation.js';
+import { answerStatuses, contentBlocked, schemaFailed, type GuardrailName, type GuardrailStatus } from './outcomes.js';
+import { redactPii } from './pii.js';
+import { validateAnswer, type SchemaResult } from './schema-validation.js';
+import { StreamRedactor } from './stream-redactor.js';
+
+/**
+ * The guardrails on a streamed answer. Per upstream chunk, forward `transform(chunk)`; when the
+ * upstream ends, forward `flush()` if it returns a chunk, then `await finalCheck()` and send its
+ * error, if any, as the final error frame (before the usage chunk and [DONE]).
+ * Headers go out before the first chunk, so X-Guardrail-Status on a stream can only carry the
+ * request's statuses; `statuses()` has the final ones (for logs and metering).
+ */
+export interface AnswerStreamGuard {
+  /**
+   * Redacts one chunk's content and tool-argument fragments. A choice's held-back text goes out
+   * in the chunk that carries its finish_reason, so forwarding every chunk through here is enough.
+   */
+  transform(chunk: ChatCompletionChunk): ChatCompletionChunk;
+  /**
+   * Held-back text of choices that have not finished, as one chunk (undefined when none): call it
+   * when the upstream stream ends, before the usage chunk and [DONE]. Calling it before a chunk
+   * with a finish_reason is also safe, provided that chunk carries no further content.
+   */
+  flush(): ChatCompletionChunk | undefined;
+  /**
+   * At the end: schema validation and moderation of the whole answer. An error is returned, not
+   * thrown, for the integrator to send as the stream's final error frame. Moderation of a stream
+   * can only report after the text went out; blocking it beforehand would mean not streaming.
+   */
+  finalCheck(): Promise<{ error?: ChatError }>;
+  /** The X-Guardrail-Status outcomes so far; complete after finalCheck. */
+  statuses(): GuardrailStatus[];
+}
+
+interface ChoiceState {
+  content: StreamRedactor;
+  tools: Map<number, StreamRedactor>;
+  /** What the model sent, for the final checks. */
+  text: string;
+  toolArguments: Map<number, string>;
+}
+
+/** A streamed answer's guard; redacted stream output equals redactPii of the whole text. */
+export function answerStreamGuard(
+  enabled: readonly GuardrailName[],
+  request: ChatRequest,
+  moderator: Moderator,
+  options: { signal?: AbortSignal; requestStatuses?: readonly GuardrailStatus[] } = {},
+): AnswerStreamGuard {
+  const pii = enabled.includes('pii');
+  const choices = new Map<number, ChoiceState>();
+  let last: ChatCompletionChunk | undefined;
+  let schema: SchemaResult | undefined;
+  let moderated = false;
+  const state = (index: number) => {
+    let s = choices.get(index);
+    if (!s)
+      choices.set(index, (s = { content: new StreamRedactor(), tools: new Map(), text: '', toolArguments: new Map() }));
+    return s;
+  };
+  const toolRedactor = (s: ChoiceState, index: number) => {
+    let r = s.tools.get(index);
+    if (!r) s.tools.set(index, (r = new StreamRedactor()));
+    return r;
+  };
+  const found = () =>
+    [...choices.values()].reduce(
+      (n, s) => n + s.content.found + [...s.tools.values()].reduce((m, r) => m + r.found, 0),
+      0,
+    );
+  /** What each redactor still holds, as a delta. */
+  const rest = (s: ChoiceState) => {
+    const content = s.content.flush();
+    const tools = [...s.tools].map(([index, r]) => ({ index, arguments: r.flush() })).filter((t) => t.arguments !== '');
+    return { content, tools };
+  };
+
+  return {
+    transform(chunk) {
+      last = chunk;
+      return {
+        ...chunk,
+        choices: chunk.choices.map((choice) => {
+          const s = state(choice.index);
+          const delta = { ...choice.delta };
+          if (typeof delta.content === 'string') {
+            s.text += delta.content;
+            if (pii) delta.content = s.content.push(delta.content);
+          }
+          if (delta.tool_calls) {
+            delta.tool_calls = delta.tool_calls.map((call) => {
+              const fragment = call.function?.arguments;
+              if (typeof fragment !== 'string') return call;
+              s.toolArguments.set(call.index, (s.toolArguments.get(call.index) ?? '') + fragment);
+              return pii
+                ? { ...call, function: { ...call.function, arguments: toolRedactor(s, call.index).push(fragment) } }
+                : call;
+            });
+          }
+          if (pii && choice.finish_reason !== null) {
+            const tail = rest(s);
+            if (tail.content !== '') delta.content = (delta.content ?? '') + tail.content;
+            if (tail.tools.length > 0) delta.tool_calls = mergeArguments(delta.tool_calls ?? [], tail.tools);
+          }
+          return { ...choice, delta };
+        }),
+      };
+    },
+
+    flush() {
+      if (!pii || !last) return undefined;
+      const flushed = [...choices].flatMap(([index, s]) => {
+        const tail = rest(s);
+        if (tail.content === '' && tail.tools.length === 0) return [];
+        const delta: ChatCompletionChunk['choices'][number]['delta'] = {};
+        if (tail.content !== '') delta.content = tail.content;
+        if (tail.tools.length > 0) delta.tool_calls = mergeArguments([], tail.tools);
+        return [{ index, delta, finish_reason: null }];
+      });
+      if (flushed.length === 0) return undefined;
+      return {
+        id: last.id,
+        object: 'chat.completion.chunk',
+        created: last.created,
+        model: last.model,
+        choices: flushed,
+      };
+    },
+
+    async finalCheck() {
+      try {
+        if (enabled.includes('schema_validation')) {
+          const results = [...choices.values()].map((s) =>
+            validateAnswer({ content: s.text, hasToolCalls: s.toolArguments.size > 0 }, request.response_format),
+          );
+          const failed = results.find((r) => r.outcome === 'fail');
+          if (failed) return { error: schemaFailed(failed.errors ?? []) };
+          schema = results.find((r) => r.outcome === 'pass') ?? { outcome: 'skip' };
+        }
+        if (enabled.includes('content_moderation')) {
+          const shown = (text: string) => (pii ? redactPii(text).text : text);
+          const texts = [...choices.values()].flatMap((s) => [
+            shown(s.text),
+            ...[...s.toolArguments.values()].map(shown),
+          ]);
+          const result = await moderator.moderate(texts, options.signal ?? new AbortController().signal, 'output');
+          if (result.flagged) return { error: contentBlocked('answer', result.categories) };
+          moderated = true;
+        }
+        return {};
+      } catch (error) {
+        if (error instanceof ChatError) return { error };
+        throw error;
+      }
+    },
+
+    statuses() {
+      const all = answerStatuses(enabled, options.requestStatuses ?? [], found(), schema);
+      return all.filter((s) => s.guardrail !== 'content_moderation' || moderated);
+    },
+  };
+}
+
+/** Appends held-back argument text to a chunk's tool-call deltas, adding a delta where needed. */
+function mergeArguments(
+  calls: readonly ToolCallDelta[],
+  tails: readonly { index: number; arguments: string }[],
+): ToolCallDelta[] {
+  const merged = [...calls];
+  for (const tail of tails) {
+    const at = merged.findIndex((c) => c.index === tail.index);
+    if (at < 0) merged.push({ index: tail.index, function: { arguments: tail.arguments } });
+    else
+      merged[at] = {
+        ...merged[at]!,
+        function: { ...merged[at]!.function, arguments: (merged[at]!.function?.arguments ?? '') + tail.arguments },
+      };
+  }
+  return merged;
+}

@@ -1,0 +1,61 @@
+import { fashionPrediction, submitFashionJob } from './fashion-jobs.js';
+import { deploymentFashionWatchDeps, watchFashionJob } from './fashion-watch.js';
+import { deploymentMediaJobDeps } from '../jobs/media-job-deps.js';
+import type { FashionRequestBody } from './fashion-schema.js';
+import type { GatewayCall } from '../http/call.js';
+import { accountOf } from '../chat/chat-call.js';
+import { fashionRunData, fashionStatusData } from './fashion-bodies.js';
+import { toFashionHttpError } from './fashion-error-mapping.js';
+import { fashionFrames } from './fashion-frames.js';
+import { envelope, sse, type Reply } from '../http/reply.js';
+
+/**
+ * The fashion routes (docs/interface.md §4.10): run submits a prediction, status reads it, subscribe submits
+ * and streams it (docs/interface.md §6.3). The per-key limits and `meta` come from the manifest (rate-limit
+ * middleware, response writer); this file only translates.
+ */
+export async function answerFashionRun(call: GatewayCall<FashionRequestBody>): Promise<Reply> {
+  const { prediction, replayed } = await submit(call);
+  return envelope(fashionRunData(prediction), 200, replayedHeader(replayed));
+}
+
+export async function answerFashionStatus(call: GatewayCall): Promise<Reply> {
+  const id = call.req.pathParams['id'] ?? '';
+  const prediction = await fashionPrediction(accountOf(call).accountId, id, call.signal, deploymentMediaJobDeps).catch(
+    toHttp,
+  );
+  return envelope(fashionStatusData(prediction));
+}
+
+/**
+ * Submits, then streams: a refused submission, or a replay of a prediction that has its cap of
+ * watching streams, is an ordinary JSON error (nothing has been streamed yet); once the stream
+ * starts every outcome is a frame.
+ */
+export async function answerFashionSubscribe(call: GatewayCall<FashionRequestBody>): Promise<Reply> {
+  const { prediction, replayed, job } = await submit(call);
+  const { accountId } = accountOf(call);
+  const events = await watchFashionJob(accountId, prediction.predictionId, call.signal, deploymentFashionWatchDeps, {
+    job,
+  }).catch(toHttp);
+  return sse(fashionFrames(events), replayedHeader(replayed));
+}
+
+/** Says so when an earlier request with the same Idempotency-Key made the prediction. */
+const replayedHeader = (replayed: boolean) => (replayed ? { 'Idempotency-Replayed': 'true' } : undefined);
+
+function submit(call: GatewayCall<FashionRequestBody>) {
+  return submitFashionJob(
+    {
+      body: call.body,
+      owner: { ...accountOf(call), requestId: call.requestId, route: call.route.id },
+      idempotencyKey: call.req.headers['idempotency-key'],
+      signal: call.signal,
+    },
+    deploymentMediaJobDeps,
+  ).catch(toHttp);
+}
+
+function toHttp(error: unknown): never {
+  throw toFashionHttpError(error);
+}

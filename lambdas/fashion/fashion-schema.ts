@@ -1,0 +1,82 @@
+import { enumOf } from '../schema/enum-of.js';
+import { compileConditional } from '../schema/compile.js';
+import { MAX_DATA_URI_CHARS, MAX_IMAGE_URL_CHARS } from './fashion-images.js';
+import { FASHION_MODEL_NAMES, FASHION_MODELS, type FashionModel, type InputSpec } from './fashion-models.js';
+
+/**
+ * The body of run and subscribe as a JSON schema, generated from the model table
+ * (fashion-models.ts), so the handlers' validator and the OpenAPI document say exactly what the
+ * table says: `model_name` one of the ten, and per model (if/then) its inputs, which are
+ * required, and each input's type, enum or range. What a schema cannot say (an image URL's
+ * host must be public) parseFashionRequest checks after it.
+ */
+
+export interface FashionRequestBody {
+  model_name: string;
+  inputs: Record<string, unknown>;
+}
+
+const INPUT_SCHEMAS: { readonly [T in InputSpec['type']]: (spec: Extract<InputSpec, { type: T }>) => object } = {
+  image: () => ({
+    type: 'string',
+    minLength: 1,
+    maxLength: MAX_DATA_URI_CHARS,
+    description: 'A public http(s) URL, or a data:image/<type>;base64, URI',
+    'x-message': {
+      minLength: 'must be a non-empty string',
+      maxLength: `must be at most ${MAX_DATA_URI_CHARS} characters`,
+    },
+  }),
+  text: (spec) => ({
+    type: 'string',
+    minLength: 1,
+    maxLength: spec.maxChars,
+    'x-message': { minLength: 'must be a non-empty string', maxLength: `must be at most ${spec.maxChars} characters` },
+  }),
+  enum: (spec) => ({ type: 'string', ...enumOf(spec.values) }),
+  integer: (spec) => ({
+    type: 'integer',
+    minimum: spec.min,
+    maximum: spec.max,
+    'x-message': `must be an integer from ${spec.min} to ${spec.max}`,
+  }),
+  integer_choice: (spec) => ({ type: 'integer', ...enumOf(spec.values) }),
+  boolean: () => ({ type: 'boolean' }),
+  lora_url: () => ({
+    type: 'string',
+    minLength: 1,
+    maxLength: MAX_IMAGE_URL_CHARS,
+    description: 'A public http(s) URL of a .safetensors weights file (at most 256 MB)',
+  }),
+};
+
+const inputSchema = (spec: InputSpec): object => (INPUT_SCHEMAS[spec.type] as (spec: InputSpec) => object)(spec);
+
+function modelRule(model: FashionModel): object {
+  return {
+    if: { properties: { model_name: { const: model.name } }, required: ['model_name'] },
+    then: {
+      properties: {
+        inputs: {
+          type: 'object',
+          required: [...model.required],
+          additionalProperties: false,
+          properties: Object.fromEntries(Object.entries(model.inputs).map(([name, spec]) => [name, inputSchema(spec)])),
+        },
+      },
+    },
+  };
+}
+
+export const fashionRequestSchema = {
+  type: 'object',
+  required: ['model_name', 'inputs'],
+  additionalProperties: false,
+  properties: {
+    model_name: { type: 'string', ...enumOf(FASHION_MODEL_NAMES) },
+    inputs: { type: 'object', description: "The model's inputs (docs/interface.md §4.10)" },
+  },
+  allOf: FASHION_MODEL_NAMES.map((name) => modelRule(FASHION_MODELS[name]!)),
+};
+
+export const fashionRequestValidator = compileConditional<FashionRequestBody>(fashionRequestSchema);

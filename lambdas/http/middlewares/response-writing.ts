@@ -1,0 +1,112 @@
+import { corsHeaders } from '../cors.js';
+import { errorBody } from '../error-body.js';
+import { ChatError } from '../../chat/chat-errors.js';
+import { httpErrorOf } from '../../chat/chat-error-mapping.js';
+import { ArenaError } from '../../arena/arena-errors.js';
+import { arenaHttpError } from '../../arena/arena-error-mapping.js';
+import { HttpError, storeBusy } from '../errors.js';
+import { isThrottling } from '../../store/dynamodb-client.js';
+import { logger, redact } from '../../config/logger.js';
+import { callMetrics } from '../../observability/call-metrics.js';
+import { publishMetrics } from '../../observability/metrics.js';
+import { bare, type Reply } from '../reply.js';
+import { responseMeta, withMeta } from '../response-meta.js';
+import { toProxyResult, toStreamResult } from '../response-writer.js';
+import type { GatewayCall } from '../call.js';
+import type { RouteSpec } from '../../../lib/routes.js';
+import { callOf, type GatewayMiddleware, type GatewayMiddyRequest } from './state.js';
+
+const HEARTBEAT_MS = 15_000;
+
+/**
+ * The one place responses are written: the handler's Reply (or the error) becomes a buffered
+ * proxy result or a stream result, with the call's headers added. Also logs one line per call.
+ */
+export function responseWriter(route: RouteSpec): GatewayMiddleware {
+  return {
+    after: (request) => {
+      const call = callOf(request)!;
+      const reply = request.response as Reply;
+      request.response = write(route, call, reply);
+      recordCall(call, replyStatus(reply));
+    },
+    onError: (request) => {
+      const call = callOf(request);
+      const error = toHttpError(request, call);
+      const reply = bare(errorBody(route.errorStyle, error), error.status, { ...error.headers });
+      request.response = write(route, call, reply);
+      if (call) recordCall(call, error.status, error.status >= 500 ? undefined : error.code);
+    },
+  };
+}
+
+function write(route: RouteSpec, call: GatewayCall | undefined, given: Reply) {
+  const headers = call ? { ...call.responseHeaders, ...corsHeaders(call) } : {};
+  const reply = route.envelopeMeta && call ? withCallMeta(given, call) : given;
+  // A body still being produced (SSE frames, streamed audio) keeps the call's work alive until
+  // it ends or the client leaves; finishing here would abort the upstream call feeding it.
+  if (route.streaming && isProduced(reply)) {
+    return toStreamResult(reply, headers, { heartbeatMs: HEARTBEAT_MS, onClose: call?.finish });
+  }
+  call?.finish();
+  return route.streaming
+    ? toStreamResult(reply, headers, { heartbeatMs: HEARTBEAT_MS })
+    : toProxyResult(reply, headers);
+}
+
+function withCallMeta(reply: Reply, call: GatewayCall): Reply {
+  return reply.kind === 'json' ? { ...reply, body: withMeta(reply.body, responseMeta(call.requestId)) } : reply;
+}
+
+const isProduced = (reply: Reply) =>
+  reply.kind === 'sse' || (reply.kind === 'binary' && !(reply.body instanceof Uint8Array));
+
+function toHttpError(request: GatewayMiddyRequest, call: GatewayCall | undefined): HttpError {
+  const error = request.error;
+  if (error instanceof HttpError) return error;
+  if (error instanceof ChatError) return httpErrorOf(error);
+  if (error instanceof ArenaError) return arenaHttpError(error);
+  if (isThrottling(error)) {
+    // Not a fault of the code: a partition over its rate. Alarms watch DynamoDB's own metrics.
+    logger.warn('DynamoDB throttled the request', { requestId: call?.requestId, route: call?.route.id });
+    return storeBusy();
+  }
+  logger.error('unhandled error', {
+    requestId: call?.requestId,
+    route: call?.route.id,
+    error: redact(error instanceof Error ? `${error.name}: ${error.message}\n${error.stack ?? ''}` : String(error)),
+  });
+  return new HttpError(500, 'INTERNAL_ERROR', 'Internal error; the request id identifies it in the logs');
+}
+
+function replyStatus(reply: Reply): number {
+  return reply.kind === 'sse' ? 200 : reply.status;
+}
+
+/** The call's metrics (requests, status class, duration by route) and its log line. */
+function recordCall(call: GatewayCall, status: number, code?: string): void {
+  publishMetrics(callMetrics(call.route.id, status, Date.now() - call.startedAt.getTime()));
+  logCall(call, status, code);
+}
+
+/**
+ * One line per call. Successes are DEBUG: API Gateway's access log already records every
+ * request, and a log write per request is a measurable share of the function's CPU. Refusals
+ * are INFO, failures of ours are ERROR (logged where they happen).
+ */
+function logCall(call: GatewayCall, status: number, code?: string): void {
+  // Powertools levels: TRACE 6, DEBUG 8, INFO 12; skip building the line when it is not wanted.
+  if (status < 400 && logger.level > 8) return;
+  const principal = call.principal;
+  const write = status < 400 ? logger.debug.bind(logger) : logger.info.bind(logger);
+  write('request', {
+    requestId: call.requestId,
+    route: call.route.id,
+    method: call.req.method,
+    status,
+    ...(code ? { code } : {}),
+    durationMs: Date.now() - call.startedAt.getTime(),
+    accountId: principal && principal.kind !== 'admin' ? principal.accountId : undefined,
+    keyId: principal && 'keyId' in principal ? principal.keyId : undefined,
+  });
+}

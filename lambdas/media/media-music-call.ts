@@ -1,0 +1,54 @@
+import { deploymentAudioDeps } from './audio-deployment.js';
+import { MediaError } from './media-errors.js';
+import { composeMusic, type Song } from './music.js';
+import type { MusicRequestBody } from './music-request.js';
+import type { GatewayCall } from '../http/call.js';
+import { errorBody } from '../http/error-body.js';
+import { HttpError } from '../http/errors.js';
+import { mediaHttpError } from './media-error-mapping.js';
+import { jsonKeptAlive, within } from './media-keepalive.js';
+import { mediaMeter } from './media-metering.js';
+import { binary, envelope, type Reply } from '../http/reply.js';
+
+/**
+ * Spaces keep a pending song's stream from idling out (30 s on EDGE endpoints, 5 min on
+ * REGIONAL ones); a song ready before the first is answered as ordinary JSON, with its status.
+ */
+export const MUSIC_KEEPALIVE_MS = 10_000;
+
+/**
+ * One song for one call, metered per song after the response. docs/interface.md §2.13's music result:
+ * `status` MiniMax's integer (2 = complete), `audio` a URL or hex, `duration` in seconds.
+ */
+export async function answerMusic(call: GatewayCall<MusicRequestBody>): Promise<Reply> {
+  const song = composeMusic(
+    call.body,
+    { signal: call.signal, onAttempt: mediaMeter(call, 'songs') },
+    deploymentAudioDeps,
+  ).then(songData, (error: unknown) => {
+    throw error instanceof MediaError ? mediaHttpError(error) : error;
+  });
+  const early = await within(
+    song.then((data) => ({ data })),
+    MUSIC_KEEPALIVE_MS,
+  );
+  if (early) return envelope(early.data);
+  const body = song.then(
+    (data) => ({ success: true, data }),
+    (error: unknown) => {
+      if (error instanceof HttpError) return errorBody('envelope', error);
+      throw error;
+    },
+  );
+  return binary('application/json; charset=utf-8', jsonKeptAlive(body, MUSIC_KEEPALIVE_MS));
+}
+
+function songData(song: Song) {
+  return {
+    status: song.status,
+    audio: song.audio,
+    duration: song.durationMs / 1000,
+    sample_rate: song.sampleRate,
+    format: song.format,
+  };
+}

@@ -1,0 +1,47 @@
+import { deploymentMediaJobDeps } from '../jobs/media-job-deps.js';
+import { JobNotFoundError } from '../jobs/job-lookup.js';
+import { submitVideoJob, videoJobStatus, type VideoJob } from './video-jobs.js';
+import { MediaError } from './media-errors.js';
+import type { VideoRequestBody } from './video-request.js';
+import type { GatewayCall } from '../http/call.js';
+import { accountOf } from '../chat/chat-call.js';
+import { badRequest, HttpError } from '../http/errors.js';
+import { mediaHttpError } from './media-error-mapping.js';
+import { envelope, type Reply } from '../http/reply.js';
+
+/**
+ * The video routes (docs/interface.md §4.9): submit answers `{task_id, status: 'submitted', model}` once the
+ * job's poller has started; status answers the job record, with a working download link.
+ */
+export async function answerVideoSubmit(call: GatewayCall<VideoRequestBody>): Promise<Reply> {
+  const owner = { ...accountOf(call), requestId: call.requestId, route: call.route.id };
+  const job = await submitVideoJob(call.body, owner, call.signal, deploymentMediaJobDeps).catch(toHttp);
+  return envelope({ task_id: job.taskId, status: job.status, model: job.model });
+}
+
+export async function answerVideoStatus(call: GatewayCall): Promise<Reply> {
+  const taskId = call.req.query['task_id'];
+  if (taskId === undefined || taskId === '') throw badRequest('task_id', 'task_id: is required (?task_id=<task_id>)');
+  const job = await videoJobStatus(accountOf(call).accountId, taskId, call.signal, deploymentMediaJobDeps).catch(
+    toHttp,
+  );
+  return envelope(videoStatusData(job));
+}
+
+/** docs/interface.md §2.13's video job; `error` says why a `Fail` failed (null otherwise). */
+function videoStatusData(job: VideoJob) {
+  return {
+    task_id: job.taskId,
+    status: job.status,
+    model: job.model,
+    file_id: job.fileId,
+    download_url: job.downloadUrl,
+    error: job.error,
+  };
+}
+
+function toHttp(error: unknown): never {
+  if (error instanceof MediaError) throw mediaHttpError(error);
+  if (error instanceof JobNotFoundError) throw new HttpError(404, 'NOT_FOUND', 'Video task not found', 'task_id');
+  throw error;
+}

@@ -1,0 +1,149 @@
+import { MEDIA_PROVIDERS } from '../catalog/media-providers.js';
+import { MediaError, mediaErrorOf } from './media-errors.js';
+import { downloadLinkFor, type VideoJobFile } from './video-download-link.js';
+import { retrieveVideoFile } from './video-file.js';
+import { VIDEO_MODELS, type VideoModelId } from './video-models.js';
+import { checkVideoHosts, parseVideoRequest, type VideoRequest } from './video-request.js';
+import { submitVideo, type VideoStatus } from './video-task.js';
+import type { ProviderEndpoint } from '../providers/provider-config.js';
+import { UpstreamError } from '../providers/upstream-failure.js';
+import { VIDEO_JOB_KIND, videoJobDriver } from './video-job-driver.js';
+import { ownedJobOfKind, reportedJob } from '../jobs/job-lookup.js';
+import type { JobError, JobRecord, JsonObject } from '../jobs/job-record.js';
+import type { JobOwner, MediaJobDeps } from '../jobs/media-job-deps.js';
+import { startJob } from '../jobs/start-job.js';
+
+/**
+ * Video generation as a job (docs/interface.md §4.9): submit checks and translates the request, hands it to
+ * MiniMax and starts the poller; status reads the job record, and for a finished video hands
+ * out a download link that works for at least 10 more minutes (video-download-link.ts). No
+ * HTTP here: refusals are MediaErrors, an unknown task JobNotFoundError.
+ */
+
+/** A video job as the routes answer it (docs/interface.md §2.13): `task_id` is the job's id, never MiniMax's. */
+export interface VideoJob {
+  readonly taskId: string;
+  readonly status: 'submitted' | VideoStatus;
+  readonly model: VideoModelId;
+  readonly fileId: string | null;
+  readonly downloadUrl: string | null;
+  /** Why a `Fail` failed; null otherwise. */
+  readonly error: JobError | null;
+}
+
+/** What the record keeps of the request: what pricing and the status answer read. */
+export type VideoJobDetails = Pick<VideoRequest, 'model' | 'duration' | 'resolution'>;
+
+/** A succeeded video job's `result` (the driver's, plus the link the status route last fetched). */
+interface VideoJobResult {
+  readonly file_id: string;
+  readonly download_url?: string;
+  /** Epoch milliseconds. */
+  readonly download_url_expires_at?: number;
+}
+
+export async function submitVideoJob(
+  body: unknown,
+  owner: JobOwner,
+  signal: AbortSignal,
+  deps: MediaJobDeps,
+): Promise<VideoJob> {
+  const request = parseVideoRequest(body);
+  await checkVideoHosts(request, { lookup: deps.lookupHost });
+  const endpoint = await minimaxEndpoint(deps);
+  const taskId = await submitVideo(endpoint, request, { send: deps.send, signal }).catch((error: unknown) => {
+    throw error instanceof UpstreamError ? mediaErrorOf(error.failure, 'prompt') : error;
+  });
+  const details: VideoJobDetails = { model: request.model, duration: request.duration, resolution: request.resolution };
+  const job = await startJob(
+    {
+      kind: VIDEO_JOB_KIND,
+      ...owner,
+      provider: MEDIA_PROVIDERS.minimax.id,
+      model: VIDEO_MODELS[request.model].upstream,
+      upstreamJobId: taskId,
+      upstreamStatus: 'Queueing',
+      details: { ...details },
+    },
+    deps,
+  );
+  return { taskId: job.jobId, status: 'submitted', model: request.model, fileId: null, downloadUrl: null, error: null };
+}
+
+/** The caller's own video job; a finished one with a working download link. */
+export async function videoJobStatus(
+  accountId: string,
+  taskId: string,
+  signal: AbortSignal,
+  deps: MediaJobDeps,
+): Promise<VideoJob> {
+  const job = reportedJob(
+    await ownedJobOfKind(accountId, taskId, VIDEO_JOB_KIND, { getOwnedJob: deps.jobs.getOwnedJob, now: deps.now }),
+    videoJobDriver,
+    deps.now(),
+  );
+  const base = { taskId: job.jobId, model: (job.details as VideoJobDetails).model };
+  switch (job.phase) {
+    case 'queued':
+      return { ...base, status: 'Queueing', fileId: null, downloadUrl: null, error: null };
+    case 'running':
+      return { ...base, status: 'Processing', fileId: null, downloadUrl: null, error: null };
+    case 'failed':
+      return { ...base, status: 'Fail', fileId: null, downloadUrl: null, error: job.error ?? null };
+    case 'succeeded': {
+      const result = job.result as unknown as VideoJobResult;
+      return {
+        ...base,
+        status: 'Success',
+        fileId: result.file_id,
+        downloadUrl: await downloadUrlOf(job, signal, deps),
+        error: null,
+      };
+    }
+  }
+}
+
+/** The kept link while it has time left, else a fresh one from MiniMax, kept for the next reads. */
+async function downloadUrlOf(job: JobRecord, signal: AbortSignal, deps: MediaJobDeps): Promise<string> {
+  const result = job.result as unknown as VideoJobResult;
+  const file: VideoJobFile = {
+    fileId: result.file_id,
+    ...(result.download_url === undefined ? {} : { downloadUrl: result.download_url }),
+    ...(result.download_url_expires_at === undefined ? {} : { downloadUrlExpiresAt: result.download_url_expires_at }),
+  };
+  const now = deps.now();
+  const link = await downloadLinkFor(file, now.getTime(), {
+    retrieve: async (fileId) => {
+      const endpoint = await minimaxEndpoint(deps);
+      return retrieveVideoFile(endpoint, fileId, { send: deps.send, signal, now: () => now.getTime() }).catch(
+        (error: unknown) => {
+          throw error instanceof UpstreamError ? fileApiError(error) : error;
+        },
+      );
+    },
+  });
+  if (link.refreshed) {
+    const kept: JsonObject = { ...result, download_url: link.downloadUrl, download_url_expires_at: link.expiresAt };
+    await deps.jobs.updateJobResult(job, kept, now);
+  }
+  return link.downloadUrl;
+}
+
+async function minimaxEndpoint(deps: MediaJobDeps): Promise<ProviderEndpoint> {
+  const endpoint = await deps.minimax();
+  if (!endpoint) throw new MediaError('not_configured', 'Video generation is not configured (no MiniMax key)');
+  return endpoint;
+}
+
+/**
+ * MiniMax's file API failing at a status read is never the caller's input: its throttling is
+ * worth a retry (429), anything else is the provider's failure (503).
+ */
+function fileApiError(error: UpstreamError): MediaError {
+  const { kind, retryAfterMs } = error.failure;
+  if (kind === 'rate_limit')
+    return new MediaError('rate_limited', `the video provider is rate limiting: ${error.message}`, {
+      ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+    });
+  return new MediaError('upstream_failed', `the video provider's file API failed: ${error.message}`);
+}

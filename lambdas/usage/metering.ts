@@ -1,0 +1,248 @@
+import { METRIC } from '../observability/metric-names.js';
+import { publishMetrics } from '../observability/metrics.js';
+import type { AttemptTiming, MeterObserver } from '../observability/usage-metrics.js';
+import { costMicroUsd, unitCostMicroUsd, type Cost } from '../catalog/model-catalog.js';
+import { logger } from '../config/logger.js';
+import type { Usage } from '../providers/chat-types.js';
+import type { UsagePurpose, UsageUnit } from '../store/usage-items.js';
+import { recordUsageBatched, type UsageEntry } from './usage-ledger.js';
+
+/** One upstream attempt of a model call as the meter reads it (the chat router's Attempt is one). */
+export interface MeteredAttempt {
+  readonly target: { readonly model: string; readonly provider: string };
+  readonly durationMs: number;
+  readonly failure?: { readonly status?: number; readonly kind: string };
+  readonly usage?: Usage;
+  readonly firstTokenMs?: number;
+  readonly outcome?: string;
+}
+
+/** One upstream search as the meter reads it (search-types.ts's SearchAttempt is one). */
+export interface MeteredSearch {
+  readonly provider: string;
+  readonly type: string;
+  readonly status: number;
+  readonly outcome: string;
+  readonly costMicroUsd: number;
+  readonly estimated: boolean;
+}
+
+/** What an arena call is part of; each set tag becomes a flat field of every entry it meters. */
+export interface UsageTags {
+  readonly sessionId?: string;
+  readonly round?: number;
+  readonly agent?: string;
+  readonly purpose?: UsagePurpose;
+}
+
+export interface MeterContext {
+  readonly requestId: string;
+  readonly accountId: string;
+  readonly keyId?: string;
+  readonly route: string;
+  /** When the request started: fixes every entry's time, so rewrites are idempotent. */
+  readonly at: Date;
+  readonly tags?: UsageTags;
+}
+
+/** Tokens as the provider reported them, or an estimate flagged as one. */
+export interface MeteredUsage {
+  readonly promptTokens: number;
+  readonly completionTokens: number;
+  readonly cachedTokens?: number;
+  readonly estimated: boolean;
+}
+
+/** One piece of non-token work, as `Meter.work` records it. */
+export interface MeteredWork {
+  /** The priced id, `<provider>/<upstream model>[/<variant>]` (see catalog/unit-prices.ts). */
+  readonly model: string;
+  readonly provider: string;
+  readonly unit: UsageUnit;
+  readonly quantity: number;
+  /** The upstream's HTTP status (0 when none was received). */
+  readonly status: number;
+  /** `ok`, or the failure class. */
+  readonly outcome: string;
+  readonly cost?: Cost;
+  /** True when the quantity is the gateway's count because the upstream reported none. */
+  readonly estimated?: boolean;
+}
+
+const WRITE_TRIES = 3;
+
+/** Where finished entries go: the usage ledger in a deployment, a list in a test. */
+export type UsageSink = (entry: UsageEntry) => Promise<void>;
+
+/**
+ * Collects one ledger entry per upstream attempt or cache hit of a request, then writes them
+ * after the response. Entries are keyed by request id and sequence, and the ledger writer
+ * puts each only if its key is new (totals are derived from the ledger later), so a retried
+ * write can never count twice, whether or not the failed attempt had landed.
+ */
+export class Meter {
+  private readonly entries: UsageEntry[] = [];
+
+  constructor(
+    private readonly context: MeterContext,
+    private readonly sink: UsageSink = recordUsageBatched,
+    private readonly observe: MeterObserver = () => {},
+  ) {}
+
+  attempt(attempt: MeteredAttempt, estimate?: () => MeteredUsage): void {
+    const usage = attempt.usage ? fromProvider(attempt.usage) : (estimate?.() ?? NONE);
+    const timing = { durationMs: attempt.durationMs, firstTokenMs: attempt.firstTokenMs };
+    this.add(
+      {
+        model: attempt.target.model,
+        provider: attempt.target.provider,
+        usage,
+        cached: false,
+        status: attempt.failure ? (attempt.failure.status ?? 0) : 200,
+        outcome: attempt.outcome ?? (attempt.failure ? attempt.failure.kind : 'ok'),
+      },
+      timing,
+    );
+  }
+
+  /**
+   * A web search: model `<provider>/<type>` (so byModel separates them), no tokens, the
+   * provider's stated cost (or the list price, flagged estimated), unit `search`.
+   */
+  search(attempt: MeteredSearch): void {
+    this.add({
+      model: `${attempt.provider}/${attempt.type}`,
+      provider: attempt.provider,
+      usage: { promptTokens: 0, completionTokens: 0, estimated: attempt.estimated },
+      cached: false,
+      status: attempt.status,
+      outcome: attempt.outcome,
+      cost: { microUsd: attempt.costMicroUsd, priced: true },
+      unit: { unit: 'search', quantity: 1 },
+    });
+  }
+
+  /**
+   * Work counted in units rather than tokens (speech characters, songs, video seconds, fashion
+   * credits): no tokens, priced from the catalog's unit prices unless the cost is known
+   * otherwise (a failed fashion prediction costs 0 by rule).
+   */
+  work(item: MeteredWork): void {
+    this.add({
+      model: item.model,
+      provider: item.provider,
+      usage: { ...NONE, estimated: item.estimated ?? false },
+      cached: false,
+      status: item.status,
+      outcome: item.outcome,
+      cost: item.cost ?? unitCostMicroUsd(item.model, item.unit, item.quantity),
+      unit: { unit: item.unit, quantity: item.quantity },
+    });
+  }
+
+  /** A cache hit costs nothing but is still a metered request. */
+  cacheHit(model: string, provider: string, usage: Usage): void {
+    this.add({
+      model,
+      provider,
+      usage: fromProvider(usage),
+      cached: true,
+      status: 200,
+      outcome: 'cache_hit',
+      cost: { microUsd: 0, priced: true },
+    });
+  }
+
+  get recorded(): readonly UsageEntry[] {
+    return this.entries;
+  }
+
+  async flush(): Promise<void> {
+    await Promise.all(this.entries.splice(0).map((entry) => writeEntry(entry, this.sink)));
+  }
+
+  private add(
+    item: {
+      model: string;
+      provider: string;
+      usage: MeteredUsage;
+      cached: boolean;
+      status: number;
+      outcome: string;
+      /** A cost known otherwise: a cache hit is free by rule, a search costs what the provider says. */
+      cost?: Cost;
+      unit?: { unit: UsageUnit; quantity: number };
+    },
+    timing?: AttemptTiming,
+  ): void {
+    const { usage } = item;
+    // A model the catalog cannot price is metered at 0, but flagged, so reports can say how
+    // much usage has no cost.
+    const cost =
+      item.cost ??
+      costMicroUsd(item.model, {
+        promptTokens: usage.promptTokens,
+        completionTokens: usage.completionTokens,
+        cachedTokens: usage.cachedTokens,
+      });
+    const entry: UsageEntry = {
+      requestId: this.context.requestId,
+      sequence: this.entries.length,
+      accountId: this.context.accountId,
+      keyId: this.context.keyId,
+      route: this.context.route,
+      model: item.model,
+      provider: item.provider,
+      promptTokens: usage.promptTokens,
+      completionTokens: usage.completionTokens,
+      costMicroUsd: cost.microUsd,
+      priced: cost.priced,
+      estimated: usage.estimated,
+      cached: item.cached,
+      status: item.status,
+      outcome: item.outcome,
+      at: this.context.at.toISOString(),
+      ...definedTags(this.context.tags),
+      ...item.unit,
+    };
+    this.entries.push(entry);
+    this.observe(entry, timing);
+  }
+}
+
+/** Only the tags that are set: an entry has no attribute at all for a tag that is not. */
+function definedTags(tags: UsageTags = {}): UsageTags {
+  return Object.fromEntries(Object.entries(tags).filter(([, value]) => value !== undefined));
+}
+
+const NONE: MeteredUsage = { promptTokens: 0, completionTokens: 0, estimated: false };
+
+function fromProvider(usage: Usage): MeteredUsage {
+  return {
+    promptTokens: usage.prompt_tokens,
+    completionTokens: usage.completion_tokens,
+    cachedTokens: usage.prompt_tokens_details?.cached_tokens,
+    estimated: false,
+  };
+}
+
+/** About four characters a token: the estimate used only when a provider reports nothing. */
+export function estimateTokens(text: string): number {
+  return Math.ceil(text.length / 4);
+}
+
+async function writeEntry(entry: UsageEntry, sink: UsageSink): Promise<void> {
+  for (let tries = 1; ; tries++) {
+    try {
+      await sink(entry);
+      return;
+    } catch (error) {
+      if (tries >= WRITE_TRIES) {
+        // The ledger is the bill: leave a line finance can reconcile from, and count it for the alarm.
+        logger.error('usage entry not written', { entry: JSON.stringify(entry), error: (error as Error).message });
+        publishMetrics([{ name: METRIC.usageNotRecorded, unit: 'Count', value: 1, dimensions: {} }]);
+        return;
+      }
+    }
+  }
+}
