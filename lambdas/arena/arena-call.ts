@@ -71,10 +71,8 @@ async function battleBody(events: AsyncIterable<SequencedEvent>, plan: ArenaPlan
   }
   if (answers.size === 0)
     throw new ArenaError(
-      'no_answer',
+      errors.length > 0 && errors.every((e) => e.code === 'upstream_rate_limited') ? 'all_rate_limited' : 'no_answer',
       `No model could answer: ${errors.map((e) => `${e.agent}: ${e.error}`).join('; ')}`,
-      undefined,
-      errors.map((e) => e.code),
     );
   const responses = plan.agents.flatMap((agent) => {
     const answer = answers.get(agent.id);

@@ -1,7 +1,9 @@
+import { domainErrorClass, type ErrorAnswers } from '../errors/domain-error.js';
+
 /**
- * Why an arena request was refused, in the arena's terms: no status codes. The HTTP layer
- * (lambdas/arena/arena-error-mapping.ts) maps each kind to a status and code. Failures of one agent
- * during a session are never thrown: they are events, and the session goes on.
+ * Why an arena request was refused, in the arena's terms: no status codes. The table below says
+ * how HTTP answers each kind; the response writer reads it. Failures of one agent during a
+ * session are never thrown: they are events, and the session goes on.
  */
 export type ArenaErrorKind =
   /** The caller's input is wrong; `field` names what to fix. */
@@ -9,20 +11,19 @@ export type ArenaErrorKind =
   /** Fight answers only as a stream (docs/interface.md §4.3: `stream:false` is refused). */
   | 'streaming_required'
   /** Not one agent could answer a battle that had to answer as one JSON body. */
-  | 'no_answer';
+  | 'no_answer'
+  /** As `no_answer`, and every agent failed because its provider was rate limiting. */
+  | 'all_rate_limited';
 
-export class ArenaError extends Error {
-  constructor(
-    readonly kind: ArenaErrorKind,
-    message: string,
-    readonly field?: string,
-    /** The agents' failure codes, when every agent failed (the HTTP layer picks a status from them). */
-    readonly causes: readonly string[] = [],
-  ) {
-    super(message);
-    this.name = 'ArenaError';
-  }
-}
+/** How HTTP answers each kind (docs/interface.md §7): as the chat core's failures are answered. */
+export const ARENA_ERROR_ANSWERS: ErrorAnswers<ArenaErrorKind> = {
+  invalid_request: { status: 400, code: 'BAD_REQUEST' },
+  streaming_required: { status: 400, code: 'STREAMING_REQUIRED' },
+  no_answer: { status: 503, code: 'SERVICE_UNAVAILABLE' },
+  all_rate_limited: { status: 429, code: 'RATE_LIMIT_EXCEEDED' },
+};
+
+export class ArenaError extends domainErrorClass('ArenaError', ARENA_ERROR_ANSWERS) {}
 
 export const invalidArenaRequest = (field: string, message: string): ArenaError =>
-  new ArenaError('invalid_request', message, field);
+  new ArenaError('invalid_request', message, { field });

@@ -149,7 +149,9 @@ export interface ArenaPlan {
 export function planArena(mode: ArenaMode, body: ArenaRequestBody, seed: string): ArenaPlan {
   const stream = body.stream ?? true;
   if (mode === 'fight' && !stream)
-    throw new ArenaError('streaming_required', 'stream: fight answers only as a stream; send stream:true', 'stream');
+    throw new ArenaError('streaming_required', 'stream: fight answers only as a stream; send stream:true', {
+      field: 'stream',
+    });
   checkHistory(body.messages ?? []);
   const style = mode === 'fight' ? fightStyleOf(body.fightStyle) : undefined;
   const multi = body.agentMode === undefined ? undefined : multiInstanceFamily(mode, body.agentMode);

@@ -1,6 +1,8 @@
+import { DomainError, type ErrorAnswers } from '../errors/domain-error.js';
+
 /**
- * Why a chat request failed, in the core's terms: no status codes, no headers. The HTTP layer
- * (lambdas/chat/chat-error-mapping.ts) turns each kind into a status and an error body or frame.
+ * Why a chat request failed, in the core's terms: no status codes, no headers. The table below
+ * says how HTTP answers each kind; the response writer (http/errors.ts httpErrorOf) reads it.
  */
 export type ChatErrorKind =
   /** The caller's input is wrong; `field` names what to fix (a provider's rejection has none). */
@@ -26,19 +28,29 @@ export interface ChatErrorDetails {
   readonly cause?: unknown;
 }
 
-export class ChatError extends Error {
-  readonly field?: string;
+/** How HTTP answers each kind (docs/interface.md §7); the response writer alone reads it. */
+export const CHAT_ERROR_ANSWERS: ErrorAnswers<ChatErrorKind> = {
+  invalid_request: { status: 400, code: 'BAD_REQUEST' },
+  content_filtered: { status: 400, code: 'CONTENT_FILTERED' },
+  content_blocked: { status: 400, code: 'CONTENT_BLOCKED' },
+  schema_validation_failed: { status: 400, code: 'SCHEMA_VALIDATION_FAILED' },
+  upstream_rate_limited: { status: 429, code: 'RATE_LIMIT_EXCEEDED', retryAfter: {} },
+  model_unavailable: { status: 503, code: 'SERVICE_UNAVAILABLE' },
+  dependency_unavailable: { status: 503, code: 'SERVICE_UNAVAILABLE' },
+  // Only ever raised after a stream's headers went out, so only its code reaches the client.
+  upstream_stream_failed: { status: 502, code: 'UPSTREAM_STREAM_FAILED' },
+};
+
+export class ChatError extends DomainError<ChatErrorKind> {
+  readonly answers = CHAT_ERROR_ANSWERS;
+  /** The router's hint in whole seconds, as the rate-limited answer's Retry-After gives it. */
   readonly retryAfterSeconds?: number;
 
-  constructor(
-    readonly kind: ChatErrorKind,
-    message: string,
-    details: ChatErrorDetails = {},
-  ) {
-    super(message, details.cause === undefined ? undefined : { cause: details.cause });
+  constructor(kind: ChatErrorKind, message: string, details: ChatErrorDetails = {}) {
+    const { retryAfterSeconds, ...rest } = details;
+    super(kind, message, retryAfterSeconds === undefined ? rest : { ...rest, retryAfterMs: retryAfterSeconds * 1000 });
     this.name = 'ChatError';
-    if (details.field !== undefined) this.field = details.field;
-    if (details.retryAfterSeconds !== undefined) this.retryAfterSeconds = details.retryAfterSeconds;
+    if (retryAfterSeconds !== undefined) this.retryAfterSeconds = retryAfterSeconds;
   }
 }
 

@@ -3,7 +3,7 @@ import { publishMetrics } from '../observability/metrics.js';
 import { ChatError } from './chat-errors.js';
 import type { ChatResult, ChatRouting } from './chat-core.js';
 import type { ChatCompletionChunk } from '../providers/chat-types.js';
-import { httpErrorOf } from './chat-error-mapping.js';
+import { httpErrorOf } from '../http/errors.js';
 import { logger } from '../config/logger.js';
 import { bare, sse, type Reply, type SseFrame } from '../http/reply.js';
 

@@ -5,14 +5,14 @@ import type { FashionRequestBody } from './fashion-schema.js';
 import type { GatewayCall } from '../http/call.js';
 import { accountOf } from '../chat/chat-call.js';
 import { fashionRunData, fashionStatusData } from './fashion-bodies.js';
-import { toFashionHttpError } from './fashion-error-mapping.js';
 import { fashionFrames } from './fashion-frames.js';
 import { envelope, sse, type Reply } from '../http/reply.js';
 
 /**
  * The fashion routes (docs/interface.md §4.10): run submits a prediction, status reads it, subscribe submits
  * and streams it (docs/interface.md §6.3). The per-key limits and `meta` come from the manifest (rate-limit
- * middleware, response writer); this file only translates.
+ * middleware, response writer), and so does every failure's answer: this file only translates
+ * the call into the core's terms and its results into bodies.
  */
 export async function answerFashionRun(call: GatewayCall<FashionRequestBody>): Promise<Reply> {
   const { prediction, replayed } = await submit(call);
@@ -21,9 +21,7 @@ export async function answerFashionRun(call: GatewayCall<FashionRequestBody>): P
 
 export async function answerFashionStatus(call: GatewayCall): Promise<Reply> {
   const id = call.req.pathParams['id'] ?? '';
-  const prediction = await fashionPrediction(accountOf(call).accountId, id, call.signal, deploymentMediaJobDeps).catch(
-    toHttp,
-  );
+  const prediction = await fashionPrediction(accountOf(call).accountId, id, call.signal, deploymentMediaJobDeps);
   return envelope(fashionStatusData(prediction));
 }
 
@@ -37,7 +35,7 @@ export async function answerFashionSubscribe(call: GatewayCall<FashionRequestBod
   const { accountId } = accountOf(call);
   const events = await watchFashionJob(accountId, prediction.predictionId, call.signal, deploymentFashionWatchDeps, {
     job,
-  }).catch(toHttp);
+  });
   return sse(fashionFrames(events), replayedHeader(replayed));
 }
 
@@ -53,9 +51,5 @@ function submit(call: GatewayCall<FashionRequestBody>) {
       signal: call.signal,
     },
     deploymentMediaJobDeps,
-  ).catch(toHttp);
-}
-
-function toHttp(error: unknown): never {
-  throw toFashionHttpError(error);
+  );
 }

@@ -1,6 +1,6 @@
 import { MEDIA_PROVIDERS } from '../catalog/media-providers.js';
 import { expectedCredits } from './credits.js';
-import { FashionError } from './fashion-errors.js';
+import { FASHION_ERROR_ANSWERS, FashionError } from './fashion-errors.js';
 import { checkFashionHosts } from './fashion-images.js';
 import { parseFashionRequest } from './fashion-request.js';
 import { predictionStatus, runPrediction, type PredictionError, type PredictionState } from './fashn-wire.js';
@@ -128,7 +128,13 @@ export async function predictionFromRecord(
 }
 
 export const ownedFashionJob = (accountId: string, predictionId: string, deps: MediaJobDeps) =>
-  ownedJobOfKind(accountId, predictionId, FASHION_JOB_KIND, { getOwnedJob: deps.jobs.getOwnedJob, now: deps.now });
+  ownedJobOfKind(
+    accountId,
+    predictionId,
+    FASHION_JOB_KIND,
+    { getOwnedJob: deps.jobs.getOwnedJob, now: deps.now },
+    FASHION_ERROR_ANSWERS.not_found,
+  );
 
 /** FASHN's own running statuses as recorded; anything else recorded while active reads `processing`. */
 const RUNNING: ReadonlySet<string> = new Set<PredictionState>(['starting', 'in_queue', 'processing']);

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { logger } from '../config/logger.js';
-import { FashionError } from './fashion-errors.js';
+import { FASHION_ERROR_ANSWERS, FashionError } from './fashion-errors.js';
 import {
   subscribeEvents,
   SUBSCRIBE_MAX_MS,
@@ -158,7 +158,7 @@ function look(job: JobRecord, lease: PollLease, deps: FashionWatchDeps): Promise
     const signal = AbortSignal.timeout(POLL_CALL_TIMEOUT_MS);
     if (await deps.watch.takePollLease(job, lease, now)) return pollAndRecord(job, signal, deps);
     const record = await deps.jobs.getOwnedJob(job.accountId, job.jobId, now.getTime());
-    if (!record) throw new JobNotFoundError(job.jobId);
+    if (!record) throw new JobNotFoundError(job.jobId, FASHION_ERROR_ANSWERS.not_found);
     const prediction = await predictionFromRecord(record, signal, deps);
     return { id: job.upstreamJobId, status: prediction.status, output: prediction.output, error: prediction.error };
   });

@@ -1,9 +1,8 @@
 import { defineHandler } from '../http/define-handler.js';
-import { conflict } from '../http/errors.js';
 import { envelope } from '../http/reply.js';
 import { compile } from '../schema/compile.js';
 import { createDashboardUser } from '../identity/user-directory.js';
-import { createAccount, deleteAccount, EmailTakenError } from '../store/accounts.js';
+import { createAccount, deleteAccount } from '../store/accounts.js';
 import { CREATE_ACCOUNT_BODY } from '../identity/account-schemas.js';
 
 interface CreateAccountBody {
@@ -20,10 +19,7 @@ const body = compile<CreateAccountBody>(CREATE_ACCOUNT_BODY);
 export const handler = defineHandler<CreateAccountBody>('admin-accounts-create', {
   body,
   handle: async ({ body: { email, name } }) => {
-    const account = await createAccount(email.toLowerCase(), name).catch((error: unknown) => {
-      if (error instanceof EmailTakenError) throw conflict('email', 'email: an account with this email already exists');
-      throw error;
-    });
+    const account = await createAccount(email.toLowerCase(), name);
     let initialPassword: string;
     try {
       initialPassword = await createDashboardUser(account.email, name);

@@ -1,6 +1,9 @@
+import { retryAfterSeconds, type DomainError } from '../errors/domain-error.js';
+
 /**
- * The one error type handlers and middlewares throw. The error-envelope middleware turns it
- * into the route's error shape; anything else becomes a logged 500 without details.
+ * The error the HTTP layer itself throws (authentication, rate limits, body validation) and what
+ * every domain error becomes (httpErrorOf). The response writer turns it into the route's error
+ * shape; anything else becomes a logged 500 without details.
  */
 export class HttpError extends Error {
   constructor(
@@ -37,9 +40,21 @@ export const rateLimited = (retryAfterSeconds: number): HttpError =>
     'Retry-After': String(retryAfterSeconds),
   });
 
-/** A wait as `Retry-After` gives it: whole seconds, rounded up, at least 1. */
-export const retryAfterSeconds = (ms: number): number => Math.max(1, Math.ceil(ms / 1000));
-
 /** The gateway's own store refused for throughput (DynamoDB throttling): worth a retry shortly. */
 export const storeBusy = (): HttpError =>
   new HttpError(503, 'SERVICE_UNAVAILABLE', 'The gateway is busy; retry after 1 s', undefined, { 'Retry-After': '1' });
+
+/**
+ * The one translation of a domain's failure into HTTP: its domain's table says the status, the
+ * code, the text and the field; a retry delay becomes `Retry-After` where the table says so.
+ */
+export function httpErrorOf(error: DomainError): HttpError {
+  const answer = error.answer;
+  const field = error.field ?? answer.field;
+  const message = answer.message ?? `${answer.messagePrefix ?? ''}${error.message}`;
+  const delayMs = answer.retryAfter ? (error.retryAfterMs ?? answer.retryAfter.defaultMs) : undefined;
+  if (delayMs === undefined) return new HttpError(answer.status, answer.code, message, field);
+  const seconds = String(retryAfterSeconds(delayMs));
+  const said = answer.retryAfter?.inMessage ? `${message}; retry after ${seconds} s` : message;
+  return new HttpError(answer.status, answer.code, said, field, { 'Retry-After': seconds });
+}

@@ -1,6 +1,7 @@
 import type { RouteLimit } from '../../lib/routes.js';
 import { lease, type Lease } from '../store/rate-limit-windows.js';
-import { HttpError, retryAfterSeconds } from './errors.js';
+import { HttpError } from './errors.js';
+import { retryAfterSeconds } from '../errors/domain-error.js';
 
 /**
  * A route's own limit per key (the manifest's `perKeyLimit`; docs/interface.md §8 gives the fashion routes

@@ -1,7 +1,6 @@
 import type { AuthScheme } from '../../lib/routes.js';
 import { ENV, optionalEnv, requireEnv } from '../config/environment.js';
-import { forbidden, HttpError, invalidCredential, unauthorized } from '../http/errors.js';
-import type { GatewayRequest } from '../http/request.js';
+import { IdentityError, invalidCredentials, missingCredentials, notAllowed } from './identity-errors.js';
 import { getLiveSession } from '../store/sessions.js';
 import { readSecret, rereadSecret } from '../store/secret-values.js';
 import { parseKey, secretsEqual, verifyKey } from './api-key-format.js';
@@ -12,13 +11,23 @@ import { hashSessionId, SESSION_COOKIE } from './session-cookie.js';
 
 const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
+/** What authentication reads of a request (http/request.ts's GatewayRequest is one). */
+export interface PresentedRequest {
+  readonly method: string;
+  /** Lower-cased header names. */
+  readonly headers: Readonly<Record<string, string>>;
+  readonly cookies: Readonly<Record<string, string>>;
+  /** `functionUrl` when the request came through a function URL, signed by its caller. */
+  readonly door: string;
+}
+
 /**
  * Resolves the caller from whichever credential the request carries and the route accepts.
  * A missing credential is 401 UNAUTHORIZED, a bad one 401 INVALID_API_KEY, and a valid
  * credential of a kind the route does not accept 403.
  */
 export async function authenticate(
-  req: GatewayRequest,
+  req: PresentedRequest,
   schemes: readonly AuthScheme[],
   { mayReadAdminToken = false } = {},
 ): Promise<Principal> {
@@ -26,12 +35,12 @@ export async function authenticate(
   if (schemes.includes('admin')) return authenticateAdmin(token);
   if (token !== undefined) {
     if (mayReadAdminToken && (await isAdminToken(token)))
-      throw forbidden('The admin token reaches only the admin API (/api/admin/v1/*)');
+      throw notAllowed('The admin token reaches only the admin API (/api/admin/v1/*)');
     return authenticateKey(req, token, schemes);
   }
   const sessionId = req.cookies[SESSION_COOKIE];
   if (sessionId && schemes.includes('session')) return authenticateSession(req, sessionId);
-  throw unauthorized();
+  throw missingCredentials();
 }
 
 const SIGV4_AUTHORIZATION = /^AWS4-HMAC-SHA256\s/;
@@ -43,25 +52,25 @@ const SIGV4_AUTHORIZATION = /^AWS4-HMAC-SHA256\s/;
  * again here; only function-URL events get this reading, since a REST API request with such a
  * header reached no signature check at all.
  */
-function presentedToken(req: GatewayRequest): string | undefined {
+function presentedToken(req: PresentedRequest): string | undefined {
   const signed = req.door === 'functionUrl' && SIGV4_AUTHORIZATION.test(req.headers['authorization'] ?? '');
   if (signed) return req.headers['x-api-key'];
   return bearerToken(req) ?? req.headers['x-api-key'];
 }
 
-function bearerToken(req: GatewayRequest): string | undefined {
+function bearerToken(req: PresentedRequest): string | undefined {
   const header = req.headers['authorization'];
   if (!header) return undefined;
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-  if (!match) throw invalidCredential('Authorization header must be "Bearer <key>"');
+  if (!match) throw invalidCredentials('Authorization header must be "Bearer <key>"');
   return match[1];
 }
 
 async function authenticateAdmin(token: string | undefined): Promise<Principal> {
-  if (token === undefined) throw unauthorized('Missing admin token: send Authorization: Bearer <admin token>');
+  if (token === undefined) throw missingCredentials('Missing admin token: send Authorization: Bearer <admin token>');
   if (await isCurrentAdminToken(token)) return { kind: 'admin' };
-  if (await isUsableKey(token)) throw forbidden('API keys cannot reach the admin API: send the admin token');
-  throw invalidCredential('Invalid admin token');
+  if (await isUsableKey(token)) throw notAllowed('API keys cannot reach the admin API: send the admin token');
+  throw invalidCredentials('Invalid admin token');
 }
 
 /**
@@ -91,7 +100,7 @@ const isUsableKey = (token: string): Promise<boolean> =>
   findUsableKey(token).then(
     () => true,
     (error: unknown) => {
-      if (error instanceof HttpError) return false;
+      if (error instanceof IdentityError) return false;
       throw error;
     },
   );
@@ -99,25 +108,29 @@ const isUsableKey = (token: string): Promise<boolean> =>
 /** The key's record when the key is real, enabled and not revoked; 401 otherwise. */
 async function findUsableKey(token: string): Promise<ApiKeyRecord> {
   const parsed = parseKey(token);
-  if (!parsed) throw invalidCredential();
+  if (!parsed) throw invalidCredentials();
   const record = await findApiKey(parsed.keyId);
-  if (!record || record.revoked || !record.hash || !verifyKey(token, record.hash)) throw invalidCredential();
-  if (!record.enabled) throw invalidCredential('API key is disabled');
+  if (!record || record.revoked || !record.hash || !verifyKey(token, record.hash)) throw invalidCredentials();
+  if (!record.enabled) throw invalidCredentials('API key is disabled');
   return record;
 }
 
-async function authenticateKey(req: GatewayRequest, token: string, schemes: readonly AuthScheme[]): Promise<Principal> {
+async function authenticateKey(
+  req: PresentedRequest,
+  token: string,
+  schemes: readonly AuthScheme[],
+): Promise<Principal> {
   const record = await findUsableKey(token);
   if (record.type === 'secret') {
-    if (!schemes.includes('secretKey')) throw forbidden('Secret API keys cannot access this endpoint');
+    if (!schemes.includes('secretKey')) throw notAllowed('Secret API keys cannot access this endpoint');
     return { kind: 'secretKey', accountId: record.accountId, keyId: record.keyId, rateLimit: record.rateLimit };
   }
   if (!schemes.includes('publishableKey')) {
-    throw forbidden('Publishable keys can only reach the chat modes, never key management or usage');
+    throw notAllowed('Publishable keys can only reach the chat modes, never key management or usage');
   }
   const origin = req.headers['origin'];
   if (!origin || !record.allowedOrigins.includes(origin)) {
-    throw forbidden('This publishable key is not allowed from this origin');
+    throw notAllowed('This publishable key is not allowed from this origin');
   }
   return {
     kind: 'publishableKey',
@@ -128,10 +141,10 @@ async function authenticateKey(req: GatewayRequest, token: string, schemes: read
   };
 }
 
-async function authenticateSession(req: GatewayRequest, sessionId: string): Promise<Principal> {
+async function authenticateSession(req: PresentedRequest, sessionId: string): Promise<Principal> {
   const sessionHash = hashSessionId(sessionId);
   const session = await getLiveSession(sessionHash);
-  if (!session) throw unauthorized('Session expired or signed out: sign in again');
+  if (!session) throw missingCredentials('Session expired or signed out: sign in again');
   if (STATE_CHANGING.has(req.method)) assertTrustedOrigin(req);
   return { kind: 'session', accountId: session.accountId, email: session.email, sessionHash };
 }
@@ -141,10 +154,10 @@ async function authenticateSession(req: GatewayRequest, sessionId: string): Prom
  * from one of the dashboard's own origins. A missing Origin is refused too: browsers send it
  * on every such request, so only a forged or non-browser request lacks it.
  */
-export function assertTrustedOrigin(req: GatewayRequest): void {
+export function assertTrustedOrigin(req: PresentedRequest): void {
   const origin = req.headers['origin'];
   if (!origin || !allowedOrigins().includes(origin)) {
-    throw forbidden('Origin not allowed for cookie-authenticated requests');
+    throw notAllowed('Origin not allowed for cookie-authenticated requests');
   }
 }
 

@@ -1,4 +1,4 @@
-import { badRequest } from '../http/errors.js';
+import { IdentityError } from './identity-errors.js';
 import { putApiKey, type ApiKeyRecord } from '../store/api-keys.js';
 import { generateKey } from './api-key-format.js';
 import type { KeyType } from '../store/api-keys.js';
@@ -24,10 +24,14 @@ export interface IssuedKey {
 /** Publishable keys live in browsers and must name their origins; secret keys have none. */
 export function assertOriginsFitType(type: KeyType, allowedOrigins: readonly string[] | undefined): void {
   if (type === 'publishable' && !allowedOrigins) {
-    throw badRequest('allowedOrigins', 'allowedOrigins: is required for publishable keys');
+    throw new IdentityError('invalid_request', 'allowedOrigins: is required for publishable keys', {
+      field: 'allowedOrigins',
+    });
   }
   if (type === 'secret' && allowedOrigins) {
-    throw badRequest('allowedOrigins', 'allowedOrigins: only applies to publishable keys');
+    throw new IdentityError('invalid_request', 'allowedOrigins: only applies to publishable keys', {
+      field: 'allowedOrigins',
+    });
   }
 }
 

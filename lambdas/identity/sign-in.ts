@@ -7,6 +7,7 @@ import {
 } from './login-throttle.js';
 import { checkPassword, type PasswordCheck } from './user-directory.js';
 import { getAccountIdByEmail } from '../store/accounts.js';
+import { DomainError, type ErrorAnswers } from '../errors/domain-error.js';
 
 /**
  * Dashboard sign-in as a domain step: throttle, password check, account lookup. An unknown
@@ -22,13 +23,23 @@ export type SignInErrorKind =
   /** Too many attempts for the account or from the client; `retryAfterMs` says when to retry. */
   | 'throttled';
 
-export class SignInError extends Error {
-  constructor(
-    readonly kind: SignInErrorKind,
-    message: string,
-    readonly retryAfterMs = 0,
-  ) {
-    super(message);
+/** How HTTP answers each kind (docs/interface.md §4.6): a lock is a rate limit with its wait. */
+export const SIGN_IN_ERROR_ANSWERS: ErrorAnswers<SignInErrorKind> = {
+  wrong_credentials: { status: 401, code: 'UNAUTHORIZED' },
+  reset_required: { status: 401, code: 'PASSWORD_RESET_REQUIRED' },
+  throttled: {
+    status: 429,
+    code: 'RATE_LIMIT_EXCEEDED',
+    message: 'Rate limit exceeded',
+    retryAfter: { inMessage: true },
+  },
+};
+
+export class SignInError extends DomainError<SignInErrorKind> {
+  readonly answers = SIGN_IN_ERROR_ANSWERS;
+
+  constructor(kind: SignInErrorKind, message: string, retryAfterMs = 0) {
+    super(kind, message, { retryAfterMs });
     this.name = 'SignInError';
   }
 }

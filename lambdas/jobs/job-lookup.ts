@@ -1,3 +1,4 @@
+import { DomainError, type ErrorAnswer, type ErrorAnswers } from '../errors/domain-error.js';
 import type { JobDriver } from './job-driver.js';
 import type { JobRecord } from './job-record.js';
 import { isJobId } from './start-job.js';
@@ -7,12 +8,21 @@ import { isJobId } from './start-job.js';
  * JobNotFoundError. An id of another account, of another kind, an expired one, an unknown one
  * and one that is not even shaped like an id all look the same.
  */
-export class JobNotFoundError extends Error {
-  constructor(readonly jobId: string) {
-    super('job not found');
+export class JobNotFoundError extends DomainError<'not_found'> {
+  /** The job kind's own words for it (a video task, a fashion prediction), else a job's. */
+  readonly answers: ErrorAnswers<'not_found'>;
+
+  constructor(
+    readonly jobId: string,
+    notFound: ErrorAnswer = JOB_NOT_FOUND,
+  ) {
+    super('not_found', 'job not found', {});
     this.name = 'JobNotFoundError';
+    this.answers = { not_found: notFound };
   }
 }
+
+const JOB_NOT_FOUND: ErrorAnswer = { status: 404, code: 'NOT_FOUND', message: 'Job not found', field: 'id' };
 
 export type GetOwnedJob = (accountId: string, jobId: string, now?: number) => Promise<JobRecord | undefined>;
 
@@ -21,9 +31,10 @@ export async function ownedJobOfKind(
   jobId: string,
   kind: string,
   deps: { readonly getOwnedJob: GetOwnedJob; readonly now: () => Date },
+  notFound?: ErrorAnswer,
 ): Promise<JobRecord> {
   const job = isJobId(jobId) ? await deps.getOwnedJob(accountId, jobId, deps.now().getTime()) : undefined;
-  if (!job || job.kind !== kind) throw new JobNotFoundError(jobId);
+  if (!job || job.kind !== kind) throw new JobNotFoundError(jobId, notFound);
   return job;
 }
 

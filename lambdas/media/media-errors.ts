@@ -1,8 +1,9 @@
 import type { UpstreamFailure } from '../providers/upstream-failure.js';
+import { domainErrorClass, type ErrorAnswer, type ErrorAnswers } from '../errors/domain-error.js';
 
 /**
  * Why a speech, music or video request was refused or failed, in media terms: no status codes.
- * The HTTP layer (lambdas/media/media-error-mapping.ts) maps each kind to a status and code.
+ * The table below says how HTTP answers each kind.
  */
 export type MediaErrorKind =
   /** The caller's input is wrong, found before any upstream call; `field` names what to fix. */
@@ -16,16 +17,27 @@ export type MediaErrorKind =
   /** MiniMax failed, refused the platform's key or balance, or answered something unreadable. */
   | 'upstream_failed';
 
-export class MediaError extends Error {
-  constructor(
-    readonly kind: MediaErrorKind,
-    message: string,
-    readonly details: { readonly field?: string; readonly retryAfterMs?: number } = {},
-  ) {
-    super(message);
-    this.name = 'MediaError';
-  }
-}
+/**
+ * How HTTP answers each kind (docs/interface.md §7): the caller's input 400 naming the field,
+ * MiniMax's rate limit 429 with Retry-After, no provider or a failing one 503.
+ */
+export const MEDIA_ERROR_ANSWERS: ErrorAnswers<MediaErrorKind> = {
+  invalid_request: { status: 400, code: 'BAD_REQUEST' },
+  refused: { status: 400, code: 'BAD_REQUEST' },
+  rate_limited: { status: 429, code: 'RATE_LIMIT_EXCEEDED', retryAfter: { defaultMs: 1000, inMessage: true } },
+  not_configured: { status: 503, code: 'SERVICE_UNAVAILABLE' },
+  upstream_failed: { status: 503, code: 'SERVICE_UNAVAILABLE' },
+};
+
+/** How HTTP answers a video task id the caller has no task of (jobs/job-lookup.ts). */
+export const VIDEO_TASK_NOT_FOUND: ErrorAnswer = {
+  status: 404,
+  code: 'NOT_FOUND',
+  message: 'Video task not found',
+  field: 'task_id',
+};
+
+export class MediaError extends domainErrorClass('MediaError', MEDIA_ERROR_ANSWERS) {}
 
 export const invalidMedia = (field: string, message: string): MediaError =>
   new MediaError('invalid_request', message, { field });

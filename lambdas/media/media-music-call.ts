@@ -1,11 +1,10 @@
 import { deploymentAudioDeps } from './audio-deployment.js';
-import { MediaError } from './media-errors.js';
 import { composeMusic, type Song } from './music.js';
 import type { MusicRequestBody } from './music-request.js';
 import type { GatewayCall } from '../http/call.js';
 import { errorBody } from '../http/error-body.js';
-import { HttpError } from '../http/errors.js';
-import { mediaHttpError } from './media-error-mapping.js';
+import { httpErrorOf } from '../http/errors.js';
+import { DomainError } from '../errors/domain-error.js';
 import { jsonKeptAlive, within } from './media-keepalive.js';
 import { mediaMeter } from './media-metering.js';
 import { binary, envelope, type Reply } from '../http/reply.js';
@@ -25,9 +24,7 @@ export async function answerMusic(call: GatewayCall<MusicRequestBody>): Promise<
     call.body,
     { signal: call.signal, onAttempt: mediaMeter(call, 'songs') },
     deploymentAudioDeps,
-  ).then(songData, (error: unknown) => {
-    throw error instanceof MediaError ? mediaHttpError(error) : error;
-  });
+  ).then(songData);
   const early = await within(
     song.then((data) => ({ data })),
     MUSIC_KEEPALIVE_MS,
@@ -36,7 +33,8 @@ export async function answerMusic(call: GatewayCall<MusicRequestBody>): Promise<
   const body = song.then(
     (data) => ({ success: true, data }),
     (error: unknown) => {
-      if (error instanceof HttpError) return errorBody('envelope', error);
+      // The stream has begun: its failure is a body, translated as the response writer would.
+      if (error instanceof DomainError) return errorBody('envelope', httpErrorOf(error));
       throw error;
     },
   );

@@ -1,9 +1,7 @@
 import { deploymentAudioDeps } from './audio-deployment.js';
-import { MediaError } from './media-errors.js';
 import { synthesizeSpeech } from './speech.js';
 import { speechRequestOf, type SpeechRequestBody } from './speech-request.js';
 import type { GatewayCall } from '../http/call.js';
-import { mediaHttpError } from './media-error-mapping.js';
 import { mediaMeter } from './media-metering.js';
 import { binary, type Reply } from '../http/reply.js';
 
@@ -12,14 +10,10 @@ import { binary, type Reply } from '../http/reply.js';
  * MiniMax produces it, metered by characters after the response.
  */
 export async function answerSpeech(call: GatewayCall<SpeechRequestBody>): Promise<Reply> {
-  try {
-    const speech = await synthesizeSpeech(
-      speechRequestOf(call.body),
-      { signal: call.signal, onAttempt: mediaMeter(call, 'characters') },
-      deploymentAudioDeps,
-    );
-    return binary(speech.contentType, speech.audio);
-  } catch (error) {
-    throw error instanceof MediaError ? mediaHttpError(error) : error;
-  }
+  const speech = await synthesizeSpeech(
+    speechRequestOf(call.body),
+    { signal: call.signal, onAttempt: mediaMeter(call, 'characters') },
+    deploymentAudioDeps,
+  );
+  return binary(speech.contentType, speech.audio);
 }

@@ -1,12 +1,9 @@
 import { deploymentMediaJobDeps } from '../jobs/media-job-deps.js';
-import { JobNotFoundError } from '../jobs/job-lookup.js';
 import { submitVideoJob, videoJobStatus, type VideoJob } from './video-jobs.js';
-import { MediaError } from './media-errors.js';
 import type { VideoRequestBody } from './video-request.js';
 import type { GatewayCall } from '../http/call.js';
 import { accountOf } from '../chat/chat-call.js';
-import { badRequest, HttpError } from '../http/errors.js';
-import { mediaHttpError } from './media-error-mapping.js';
+import { badRequest } from '../http/errors.js';
 import { envelope, type Reply } from '../http/reply.js';
 
 /**
@@ -15,16 +12,14 @@ import { envelope, type Reply } from '../http/reply.js';
  */
 export async function answerVideoSubmit(call: GatewayCall<VideoRequestBody>): Promise<Reply> {
   const owner = { ...accountOf(call), requestId: call.requestId, route: call.route.id };
-  const job = await submitVideoJob(call.body, owner, call.signal, deploymentMediaJobDeps).catch(toHttp);
+  const job = await submitVideoJob(call.body, owner, call.signal, deploymentMediaJobDeps);
   return envelope({ task_id: job.taskId, status: job.status, model: job.model });
 }
 
 export async function answerVideoStatus(call: GatewayCall): Promise<Reply> {
   const taskId = call.req.query['task_id'];
   if (taskId === undefined || taskId === '') throw badRequest('task_id', 'task_id: is required (?task_id=<task_id>)');
-  const job = await videoJobStatus(accountOf(call).accountId, taskId, call.signal, deploymentMediaJobDeps).catch(
-    toHttp,
-  );
+  const job = await videoJobStatus(accountOf(call).accountId, taskId, call.signal, deploymentMediaJobDeps);
   return envelope(videoStatusData(job));
 }
 
@@ -38,10 +33,4 @@ function videoStatusData(job: VideoJob) {
     download_url: job.downloadUrl,
     error: job.error,
   };
-}
-
-function toHttp(error: unknown): never {
-  if (error instanceof MediaError) throw mediaHttpError(error);
-  if (error instanceof JobNotFoundError) throw new HttpError(404, 'NOT_FOUND', 'Video task not found', 'task_id');
-  throw error;
 }

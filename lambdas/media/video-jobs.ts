@@ -1,5 +1,5 @@
 import { MEDIA_PROVIDERS } from '../catalog/media-providers.js';
-import { MediaError, mediaErrorOf } from './media-errors.js';
+import { MediaError, mediaErrorOf, VIDEO_TASK_NOT_FOUND } from './media-errors.js';
 import { downloadLinkFor, type VideoJobFile } from './video-download-link.js';
 import { retrieveVideoFile } from './video-file.js';
 import { VIDEO_MODELS, type VideoModelId } from './video-models.js';
@@ -17,7 +17,7 @@ import { startJob } from '../jobs/start-job.js';
  * Video generation as a job (docs/interface.md §4.9): submit checks and translates the request, hands it to
  * MiniMax and starts the poller; status reads the job record, and for a finished video hands
  * out a download link that works for at least 10 more minutes (video-download-link.ts). No
- * HTTP here: refusals are MediaErrors, an unknown task JobNotFoundError.
+ * HTTP here: refusals are MediaErrors, an unknown task JobNotFoundError (answered as a video task).
  */
 
 /** A video job as the routes answer it (docs/interface.md §2.13): `task_id` is the job's id, never MiniMax's. */
@@ -78,7 +78,13 @@ export async function videoJobStatus(
   deps: MediaJobDeps,
 ): Promise<VideoJob> {
   const job = reportedJob(
-    await ownedJobOfKind(accountId, taskId, VIDEO_JOB_KIND, { getOwnedJob: deps.jobs.getOwnedJob, now: deps.now }),
+    await ownedJobOfKind(
+      accountId,
+      taskId,
+      VIDEO_JOB_KIND,
+      { getOwnedJob: deps.jobs.getOwnedJob, now: deps.now },
+      VIDEO_TASK_NOT_FOUND,
+    ),
     videoJobDriver,
     deps.now(),
   );

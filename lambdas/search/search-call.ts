@@ -2,14 +2,12 @@ import { Meter } from '../usage/metering.js';
 import { publishUsageMetrics } from '../observability/metrics.js';
 import { search } from './web-search.js';
 import { deploymentSearchDeps } from './search-deployment.js';
-import { SearchError } from './search-errors.js';
 import { searchOptionsOf, type SearchRequestBody } from './search-request.js';
 import { recordUsageBatched } from '../usage/usage-ledger.js';
 import type { SearchAnswer } from './search-types.js';
 import type { GatewayCall } from '../http/call.js';
 import { accountOf } from '../chat/chat-call.js';
 import { envelope, type Reply } from '../http/reply.js';
-import { searchHttpError } from './search-error-mapping.js';
 
 /**
  * One search for one call: the core with the deployment's provider, its upstream call metered
@@ -22,17 +20,13 @@ export async function answerSearch(call: GatewayCall<SearchRequestBody>): Promis
     publishUsageMetrics,
   );
   call.afterResponse.push(() => meter.flush());
-  try {
-    const answer = await search(
-      call.body.query,
-      searchOptionsOf(call.body),
-      { signal: call.signal, onAttempt: (attempt) => meter.search(attempt) },
-      deploymentSearchDeps,
-    );
-    return envelope(searchBody(answer, call.requestId));
-  } catch (error) {
-    throw error instanceof SearchError ? searchHttpError(error) : error;
-  }
+  const answer = await search(
+    call.body.query,
+    searchOptionsOf(call.body),
+    { signal: call.signal, onAttempt: (attempt) => meter.search(attempt) },
+    deploymentSearchDeps,
+  );
+  return envelope(searchBody(answer, call.requestId));
 }
 
 /** docs/interface.md §2.8, snake_case; `request_id` is the provider's id for the search, else the gateway's. */

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { dynamo, fromItem, isConditionFailure, tableName, toItem } from './dynamo.js';
+import { DomainError, type ErrorAnswers } from '../errors/domain-error.js';
 
 export interface Account {
   readonly accountId: string;
@@ -11,7 +12,24 @@ export interface Account {
 const accountKey = (accountId: string) => toItem({ pk: `ACCOUNT#${accountId}`, sk: 'PROFILE' });
 const emailKey = (email: string) => toItem({ pk: `EMAIL#${email.toLowerCase()}`, sk: 'EMAIL' });
 
-export class EmailTakenError extends Error {}
+/** How HTTP answers an email another account already has. */
+export const EMAIL_TAKEN_ANSWERS: ErrorAnswers<'email_taken'> = {
+  email_taken: {
+    status: 409,
+    code: 'CONFLICT',
+    message: 'email: an account with this email already exists',
+    field: 'email',
+  },
+};
+
+export class EmailTakenError extends DomainError<'email_taken'> {
+  readonly answers = EMAIL_TAKEN_ANSWERS;
+
+  constructor() {
+    super('email_taken', 'email taken', {});
+    this.name = 'EmailTakenError';
+  }
+}
 
 /**
  * Creates an account. The e-mail claim is written first with a condition, so two concurrent
@@ -32,7 +50,7 @@ export async function createAccount(email: string, name: string, now = new Date(
       ConditionExpression: 'attribute_not_exists(pk)',
     });
   } catch (error) {
-    if (isConditionFailure(error)) throw new EmailTakenError(email);
+    if (isConditionFailure(error)) throw new EmailTakenError();
     throw error;
   }
   await dynamo().putItem({

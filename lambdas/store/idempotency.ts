@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '../schema/canonical-json.js';
 import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey, type Claim } from './idempotency-keys.js';
+import { domainErrorClass, type ErrorAnswers } from '../errors/domain-error.js';
 
 /**
  * Runs work at most once per `Idempotency-Key` and account within 24 hours (for upstreams
@@ -11,19 +12,18 @@ import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey, typ
 
 export type IdempotencyErrorKind = 'invalid_key' | 'in_flight' | 'mismatch';
 
-export class IdempotencyError extends Error {
-  constructor(
-    readonly kind: IdempotencyErrorKind,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'IdempotencyError';
-  }
-}
-
 /** The header as callers send it, named in errors. */
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
 export const MAX_IDEMPOTENCY_KEY_CHARS = 255;
+
+/** How HTTP answers each kind, naming the header: bad key 400, in flight 409 (retry in 1 s), reused 422. */
+export const IDEMPOTENCY_ERROR_ANSWERS: ErrorAnswers<IdempotencyErrorKind> = {
+  invalid_key: { status: 400, code: 'BAD_REQUEST', field: IDEMPOTENCY_HEADER },
+  in_flight: { status: 409, code: 'CONFLICT', field: IDEMPOTENCY_HEADER, retryAfter: { defaultMs: 1000 } },
+  mismatch: { status: 422, code: 'IDEMPOTENCY_KEY_REUSED', field: IDEMPOTENCY_HEADER },
+};
+
+export class IdempotencyError extends domainErrorClass('IdempotencyError', IDEMPOTENCY_ERROR_ANSWERS) {}
 /** Visible ASCII: UUIDs, ULIDs and the like, nothing that needs escaping in a log line or a key. */
 const KEY_PATTERN = /^[\x21-\x7e]+$/;
 

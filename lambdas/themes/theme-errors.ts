@@ -1,14 +1,13 @@
-/** What can go wrong choosing a theme; the HTTP layer alone turns these into statuses. */
+import { domainErrorClass, type ErrorAnswers } from '../errors/domain-error.js';
+
+/** What can go wrong choosing a theme, in the themes' terms; the table says how HTTP answers. */
 export type ThemeErrorKind = 'invalid_request' | 'not_found' | 'upstream_failed';
 
-export class ThemeError extends Error {
-  constructor(
-    readonly kind: ThemeErrorKind,
-    message: string,
-    /** The query field at fault, for invalid requests and unknown ids. */
-    readonly field?: string,
-  ) {
-    super(message);
-    this.name = 'ThemeError';
-  }
-}
+/** How HTTP answers each kind (docs/interface.md §4.5 and §7). */
+export const THEME_ERROR_ANSWERS: ErrorAnswers<ThemeErrorKind> = {
+  invalid_request: { status: 400, code: 'BAD_REQUEST' },
+  not_found: { status: 404, code: 'NOT_FOUND' },
+  upstream_failed: { status: 503, code: 'SERVICE_UNAVAILABLE' },
+};
+
+export class ThemeError extends domainErrorClass('ThemeError', THEME_ERROR_ANSWERS) {}

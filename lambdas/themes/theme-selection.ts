@@ -44,7 +44,9 @@ export async function chooseTheme(query: ThemeQuery, deps: ThemeDeps): Promise<T
 function checkedPlatform(platform: string | undefined): ThemePlatform | undefined {
   if (platform === undefined) return undefined;
   if (!isThemePlatform(platform)) {
-    throw new ThemeError('invalid_request', `platform must be one of ${THEME_PLATFORMS.join(', ')}`, 'platform');
+    throw new ThemeError('invalid_request', `platform must be one of ${THEME_PLATFORMS.join(', ')}`, {
+      field: 'platform',
+    });
   }
   return platform;
 }
@@ -52,14 +54,16 @@ function checkedPlatform(platform: string | undefined): ThemePlatform | undefine
 function checkedId(id: string | undefined): string | undefined {
   if (id === undefined) return undefined;
   if (!SLUG.test(id)) {
-    throw new ThemeError('invalid_request', 'id must be a slug: lower-case letters, digits and hyphens', 'id');
+    throw new ThemeError('invalid_request', 'id must be a slug: lower-case letters, digits and hyphens', {
+      field: 'id',
+    });
   }
   return id;
 }
 
 function byId(catalog: ThemeCatalog, id: string): CatalogTheme {
   const theme = catalog.themes.find((candidate) => candidate.id === id);
-  if (!theme) throw new ThemeError('not_found', `theme id ${id} not found`, 'id');
+  if (!theme) throw new ThemeError('not_found', `theme id ${id} not found`, { field: 'id' });
   return theme;
 }
 

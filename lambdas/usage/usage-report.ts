@@ -1,4 +1,4 @@
-import { badRequest } from '../http/errors.js';
+import { invalidUsageQuery } from './usage-errors.js';
 import { parseIsoInstant } from './iso-instant.js';
 import { summarizeUsage, type UsageFilter, type UsageSummary, type UsageTotals } from './usage-ledger.js';
 import { NO_KEY } from '../store/usage-summary.js';
@@ -31,11 +31,11 @@ export function parsePeriod(query: Readonly<Record<string, string>>, now = Date.
     query['from'] === undefined
       ? Math.floor(askedTo / DAY_MS) * DAY_MS - (DEFAULT_DAYS - 1) * DAY_MS
       : parseInstant('from', query['from'], 'start');
-  if (askedFrom > askedTo) throw badRequest('from', 'from: must not be after to');
+  if (askedFrom > askedTo) throw invalidUsageQuery('from', 'from: must not be after to');
   const fromMs = Math.floor(askedFrom / HOUR_MS) * HOUR_MS;
   const toMs = Math.floor(askedTo / HOUR_MS) * HOUR_MS + HOUR_MS - 1;
   if (toMs - fromMs >= MAX_DAYS * DAY_MS)
-    throw badRequest('from', `from: the period may span at most ${MAX_DAYS} days`);
+    throw invalidUsageQuery('from', `from: the period may span at most ${MAX_DAYS} days`);
   return { fromMs, toMs };
 }
 
@@ -47,13 +47,13 @@ export function parseUsageFilter(query: Readonly<Record<string, string>>): Usage
   const keyId = query['keyId'];
   if (keyId === undefined) return {};
   if (keyId !== NO_KEY && !KEY_ID.test(keyId))
-    throw badRequest('keyId', `keyId: must be a key id (20 characters of a-z and 2-7) or "${NO_KEY}"`);
+    throw invalidUsageQuery('keyId', `keyId: must be a key id (20 characters of a-z and 2-7) or "${NO_KEY}"`);
   return { keyId };
 }
 
 function parseInstant(field: string, value: string, edge: 'start' | 'end'): number {
   const parsed = parseIsoInstant(value);
-  if (!parsed) throw badRequest(field, `${field}: must be an ISO 8601 date (YYYY-MM-DD) or date-time`);
+  if (!parsed) throw invalidUsageQuery(field, `${field}: must be an ISO 8601 date (YYYY-MM-DD) or date-time`);
   return parsed.isDate && edge === 'end' ? parsed.ms + DAY_MS - 1 : parsed.ms;
 }
 

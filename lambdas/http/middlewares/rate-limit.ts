@@ -1,4 +1,5 @@
-import { rateLimited, retryAfterSeconds } from '../errors.js';
+import { rateLimited } from '../errors.js';
+import { retryAfterSeconds } from '../../errors/domain-error.js';
 import { RateAllowances } from '../rate-allowance.js';
 import { admitRouteRequest, routeLimitError } from '../route-limits.js';
 import type { Principal } from '../../identity/principal.js';

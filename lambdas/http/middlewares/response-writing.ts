@@ -1,10 +1,7 @@
 import { corsHeaders } from '../cors.js';
 import { errorBody } from '../error-body.js';
-import { ChatError } from '../../chat/chat-errors.js';
-import { httpErrorOf } from '../../chat/chat-error-mapping.js';
-import { ArenaError } from '../../arena/arena-errors.js';
-import { arenaHttpError } from '../../arena/arena-error-mapping.js';
-import { HttpError, storeBusy } from '../errors.js';
+import { DomainError } from '../../errors/domain-error.js';
+import { HttpError, httpErrorOf, storeBusy } from '../errors.js';
 import { isThrottling } from '../../store/dynamodb-client.js';
 import { logger, redact } from '../../config/logger.js';
 import { callMetrics } from '../../observability/call-metrics.js';
@@ -14,7 +11,7 @@ import { responseMeta, withMeta } from '../response-meta.js';
 import { toProxyResult, toStreamResult } from '../response-writer.js';
 import type { GatewayCall } from '../call.js';
 import type { RouteSpec } from '../../../lib/routes.js';
-import { callOf, type GatewayMiddleware, type GatewayMiddyRequest } from './state.js';
+import { callOf, type GatewayMiddleware } from './state.js';
 
 const HEARTBEAT_MS = 15_000;
 
@@ -32,7 +29,7 @@ export function responseWriter(route: RouteSpec): GatewayMiddleware {
     },
     onError: (request) => {
       const call = callOf(request);
-      const error = toHttpError(request, call);
+      const error = httpErrorOfFailure(request.error, call);
       const reply = bare(errorBody(route.errorStyle, error), error.status, { ...error.headers });
       request.response = write(route, call, reply);
       if (call) recordCall(call, error.status, error.status >= 500 ? undefined : error.code);
@@ -61,11 +58,13 @@ function withCallMeta(reply: Reply, call: GatewayCall): Reply {
 const isProduced = (reply: Reply) =>
   reply.kind === 'sse' || (reply.kind === 'binary' && !(reply.body instanceof Uint8Array));
 
-function toHttpError(request: GatewayMiddyRequest, call: GatewayCall | undefined): HttpError {
-  const error = request.error;
+/**
+ * What any failure is answered with: the HTTP layer's own errors as they are, a domain's error
+ * by its domain's table, DynamoDB throttling as a 503 to retry, anything else a logged 500.
+ */
+export function httpErrorOfFailure(error: unknown, call?: GatewayCall): HttpError {
   if (error instanceof HttpError) return error;
-  if (error instanceof ChatError) return httpErrorOf(error);
-  if (error instanceof ArenaError) return arenaHttpError(error);
+  if (error instanceof DomainError) return httpErrorOf(error);
   if (isThrottling(error)) {
     // Not a fault of the code: a partition over its rate. Alarms watch DynamoDB's own metrics.
     logger.warn('DynamoDB throttled the request', { requestId: call?.requestId, route: call?.route.id });

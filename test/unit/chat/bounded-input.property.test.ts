@@ -4,7 +4,7 @@ import { chatRequestValidator } from '../../../lambdas/chat/chat-request.js';
 import { guardAnswer, guardRequest } from '../../../lambdas/chat/guardrails/guardrail-pipeline.js';
 import { localModerator } from '../../../lambdas/chat/guardrails/moderation.js';
 import { ChatError } from '../../../lambdas/chat/chat-errors.js';
-import { httpErrorOf } from '../../../lambdas/chat/chat-error-mapping.js';
+import { httpErrorOf } from '../../../lambdas/http/errors.js';
 import { HttpError } from '../../../lambdas/http/errors.js';
 import { parseJsonBody, validate } from '../../../lambdas/http/validation.js';
 import type { ChatCompletion } from '../../../lambdas/providers/chat-types.js';

@@ -1,4 +1,3 @@
-import { ArenaError } from '../../../lambdas/arena/arena-errors.js';
 import {
   arenaRequestValidator,
   MAX_HISTORY_CHARS,
@@ -9,21 +8,16 @@ import {
 } from '../../../lambdas/arena/arena-request.js';
 import { chatRequestValidator } from '../../../lambdas/chat/chat-request.js';
 import { loadLinearRegExp, linearRegExp, MAX_PATTERN_LENGTH } from '../../../lambdas/chat/guardrails/linear-regexp.js';
-import { arenaHttpError } from '../../../lambdas/arena/arena-error-mapping.js';
-import { HttpError } from '../../../lambdas/http/errors.js';
-import { fashionHttpError } from '../../../lambdas/fashion/fashion-error-mapping.js';
-import { mediaHttpError } from '../../../lambdas/media/media-error-mapping.js';
-import { searchHttpError } from '../../../lambdas/search/search-error-mapping.js';
+import { HttpError, httpErrorOf } from '../../../lambdas/http/errors.js';
+import { DomainError } from '../../../lambdas/errors/domain-error.js';
 import { validate } from '../../../lambdas/http/validation.js';
 import { CREATE_ACCOUNT_BODY, LOGIN_BODY } from '../../../lambdas/identity/account-schemas.js';
 import { CREATE_KEY_BODY, UPDATE_KEY_BODY } from '../../../lambdas/identity/key-schemas.js';
 import { CREATE_PROVIDER_KEY_BODY } from '../../../lambdas/identity/provider-key-schemas.js';
-import { FashionError } from '../../../lambdas/fashion/fashion-errors.js';
 import { MAX_IMAGE_URL_CHARS } from '../../../lambdas/fashion/fashion-images.js';
 import { MAX_PROMPT_CHARS } from '../../../lambdas/fashion/fashion-models.js';
 import { parseFashionRequest } from '../../../lambdas/fashion/fashion-request.js';
 import { fashionRequestValidator } from '../../../lambdas/fashion/fashion-schema.js';
-import { MediaError } from '../../../lambdas/media/media-errors.js';
 import {
   MAX_LYRICS_CHARACTERS,
   MAX_PROMPT_CHARACTERS,
@@ -37,7 +31,6 @@ import {
 } from '../../../lambdas/media/speech-request.js';
 import { MAX_FIRST_FRAME_URL_CHARS, MAX_VIDEO_PROMPT_CHARS } from '../../../lambdas/media/video-models.js';
 import { parseVideoRequest, videoRequestValidator } from '../../../lambdas/media/video-request.js';
-import { SearchError } from '../../../lambdas/search/search-errors.js';
 import { checkSearch, searchOptionsOf, searchRequestValidator } from '../../../lambdas/search/search-request.js';
 import { MAX_QUERY_CHARS, MAX_SNIPPET_CHARS } from '../../../lambdas/search/search-types.js';
 import { cutOnWordBoundary } from '../../../lambdas/search/snippet.js';
@@ -68,11 +61,7 @@ interface LimitedField {
 }
 
 function asHttp(error: unknown): unknown {
-  if (error instanceof SearchError) return searchHttpError(error);
-  if (error instanceof MediaError) return mediaHttpError(error);
-  if (error instanceof FashionError) return fashionHttpError(error);
-  if (error instanceof ArenaError) return arenaHttpError(error);
-  return error;
+  return error instanceof DomainError ? httpErrorOf(error) : error;
 }
 
 function refusal(row: LimitedField, n: number): HttpError | undefined {

@@ -1,5 +1,5 @@
 import { ChatError, type ChatErrorKind } from '../../../lambdas/chat/chat-errors.js';
-import { httpErrorOf } from '../../../lambdas/chat/chat-error-mapping.js';
+import { httpErrorOf } from '../../../lambdas/http/errors.js';
 
 test.each<[ChatErrorKind, number, string]>([
   ['invalid_request', 400, 'BAD_REQUEST'],

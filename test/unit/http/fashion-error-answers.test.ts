@@ -1,15 +1,16 @@
 import { FashionError, invalidFashion, type FashionErrorKind } from '../../../lambdas/fashion/fashion-errors.js';
 import { IdempotencyError } from '../../../lambdas/store/idempotency.js';
 import { HttpError } from '../../../lambdas/http/errors.js';
-import { toFashionHttpError } from '../../../lambdas/fashion/fashion-error-mapping.js';
+import { httpErrorOfFailure } from '../../../lambdas/http/middlewares/response-writing.js';
 import { fashionStatusData } from '../../../lambdas/fashion/fashion-bodies.js';
 import { responseMeta, withMeta } from '../../../lambdas/http/response-meta.js';
 import { JobNotFoundError } from '../../../lambdas/jobs/job-lookup.js';
 
 /** Fashion domain errors map to the statuses of docs/interface.md §7 and the README; every answer carries meta. */
 
+/** As the response writer answers a failure thrown by the fashion routes. */
 const mapped = (error: unknown) => {
-  const http = toFashionHttpError(error);
+  const http = httpErrorOfFailure(error);
   if (!(http instanceof HttpError)) throw new Error('not mapped');
   return http;
 };
@@ -86,7 +87,8 @@ test('idempotency: bad key 400, in flight 409 with Retry-After, reused with anot
 
 test('anything else passes unchanged, for the logged 500', () => {
   const bug = new TypeError('oops');
-  expect(toFashionHttpError(bug)).toBe(bug);
+  expect(mapped(bug)).toMatchObject({ status: 500, code: 'INTERNAL_ERROR' });
+  expect(mapped(bug).message).not.toMatch(/oops/);
 });
 
 test('status data: a failed prediction keeps its error, output null', () => {
