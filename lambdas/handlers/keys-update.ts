@@ -7,7 +7,7 @@ import { UPDATE_KEY_BODY } from '../identity/key-schemas.js';
 import { accountIdOf } from '../identity/principal.js';
 import { updateApiKey, type ApiKeyChanges } from '../store/api-keys.js';
 
-const body = compile<ApiKeyChanges>(UPDATE_KEY_BODY as never);
+const body = compile<ApiKeyChanges>(UPDATE_KEY_BODY);
 
 export const handler = defineHandler<ApiKeyChanges>('keys-update', {
   body,

@@ -1,8 +1,16 @@
-import { PROVIDER_IDS } from '../catalog/model-catalog.js';
+import type { JSONSchemaType } from 'ajv';
+import { PROVIDER_IDS, type ProviderId } from '../catalog/model-catalog.js';
+
+export interface CreateProviderKeyBody {
+  readonly provider: ProviderId;
+  readonly slug: string;
+  readonly apiKey: string;
+  readonly displayName?: string;
+}
 
 /**
  * The body that stores a caller's own provider key (docs/interface.md §2.6), compiled by its handler
- * and documented as it is.
+ * and documented as it is; it `satisfies` its body type so the two cannot drift apart.
  */
 export const CREATE_PROVIDER_KEY_BODY = {
   type: 'object',
@@ -14,4 +22,4 @@ export const CREATE_PROVIDER_KEY_BODY = {
   },
   required: ['provider', 'slug', 'apiKey'],
   additionalProperties: false,
-} as const;
+} as const satisfies JSONSchemaType<CreateProviderKeyBody>;
