@@ -5,7 +5,8 @@ export interface CreateProviderKeyBody {
   readonly provider: ProviderId;
   readonly slug: string;
   readonly apiKey: string;
-  readonly displayName?: string;
+  /** Null, which ajv lets through a `nullable` field, means none. */
+  readonly displayName?: string | null;
 }
 
 /**
