@@ -117,8 +117,8 @@ export class StoredAttributes {
 
 /**
  * The item read under `jobId` as a JobRecord: every attribute the record declares is checked,
- * the kind's `details` and `result` only as objects (the kind reads their members). Anything
- * else on the item (its keys, its index attributes) is left out.
+ * the kind's `details` and `result` only as objects (its driver reads their members: JobReaders
+ * in job-driver.ts). Anything else on the item (its keys, its index attributes) is left out.
  */
 export function jobRecordOf(jobId: string, item: Readonly<Record<string, unknown>>): JobRecord {
   const stored = StoredAttributes.of(jobId, '', item);

@@ -1,14 +1,17 @@
+import { fashionJobDriver } from '../../../lambdas/fashion/fashion-job-driver.js';
 import type { JobRecord } from '../../../lambdas/jobs/job-record.js';
 import { createJob, getOwnedJob } from '../../../lambdas/jobs/job-repository.js';
 import { joinWatchers } from '../../../lambdas/jobs/job-watchers.js';
 import { jobRecordOf, StoredJobError, watchedJobOf } from '../../../lambdas/jobs/stored-job.js';
+import { videoJobDriver } from '../../../lambdas/media/video-job-driver.js';
 import { dynamo, tableName, toItem } from '../../../lambdas/store/dynamo.js';
 import { accountPk } from '../../../lambdas/store/usage-items.js';
 import { startJobTables, testJobRecord } from '../../support/job-upstream.js';
 
 /**
- * Job items are checked where they are read from DynamoDB, by the repository. A stored item of
- * another shape fails naming the attribute; a well-formed one reads back as it was written.
+ * Job items are checked where they are read from DynamoDB: the platform's attributes by the
+ * repository, a kind's `details` and `result` by its driver. A stored item of another shape
+ * fails naming the attribute; a well-formed one reads back as it was written.
  */
 
 /** Every attribute a record declares, optional ones included: a new one must be added here. */
@@ -102,6 +105,71 @@ describe('the record', () => {
       phase: 'running',
     });
     expect(refusal(() => watchedJobOf('job_w', { ...watched, phase: 3 })).attribute).toBe('phase');
+  });
+});
+
+describe("a kind's details and result, read by its driver", () => {
+  const job = (fields: Partial<JobRecord>) => ({ jobId: 'job_kind', ...fields });
+
+  test('video: what pricing reads of the request, and the file of a finished video', () => {
+    const details = { model: 'minimax-video-2.3-Fast', duration: 10, resolution: '768P', prompt: 'not read' };
+    expect(videoJobDriver.details(job({ details }))).toStrictEqual({
+      model: 'minimax-video-2.3-Fast',
+      duration: 10,
+      resolution: '768P',
+    });
+    const result = { file_id: '42', download_url: 'https://cdn/v.mp4', download_url_expires_at: 9 };
+    expect(videoJobDriver.result(job({ result }))).toStrictEqual(result);
+  });
+
+  test.each<[string, Partial<JobRecord>, string]>([
+    ['no details', {}, 'details'],
+    [
+      'a duration not offered',
+      { details: { model: 'minimax-video-2.3', duration: 7, resolution: '768P' } },
+      'details.duration',
+    ],
+    ['a model not offered', { details: { model: 'sora', duration: 6, resolution: '768P' } }, 'details.model'],
+    [
+      'an interface resolution, not a made one',
+      { details: { model: 'minimax-video-2.3', duration: 6, resolution: '720P' } },
+      'details.resolution',
+    ],
+  ])('video details with %s fail naming the member', (_case, fields, attribute) => {
+    expect(refusal(() => videoJobDriver.details(job(fields))).attribute).toBe(attribute);
+  });
+
+  test.each<[string, Partial<JobRecord>, string]>([
+    ['no result', {}, 'result'],
+    ['no file id', { result: { width: 3 } }, 'result.file_id'],
+    ['a numeric file id', { result: { file_id: 42 } }, 'result.file_id'],
+    [
+      'an expiry held as a string',
+      { result: { file_id: '42', download_url_expires_at: '9' } },
+      'result.download_url_expires_at',
+    ],
+  ])('a video result with %s fails naming the member', (_case, fields, attribute) => {
+    expect(refusal(() => videoJobDriver.result(job(fields))).attribute).toBe(attribute);
+  });
+
+  test('fashion: the credits expected, the outputs kept or left at the upstream', () => {
+    expect(fashionJobDriver.details(job({ details: { expectedCredits: 3 } }))).toStrictEqual({ expectedCredits: 3 });
+    expect(fashionJobDriver.details(job({}))).toBeUndefined();
+    const kept = { output: ['https://cdn/a.png', 'https://cdn/b.png'], creditsUsed: 2 };
+    expect(fashionJobDriver.result(job({ result: kept }))).toStrictEqual(kept);
+    expect(fashionJobDriver.result(job({ result: { outputsAtUpstream: true } }))).toStrictEqual({
+      outputsAtUpstream: true,
+    });
+  });
+
+  test.each<[string, Partial<JobRecord>, string]>([
+    ['credits held as a string', { details: { expectedCredits: '3' } }, 'details.expectedCredits'],
+    ['an output that is not a URL string', { result: { output: ['https://cdn/a.png', 7] } }, 'result.output[1]'],
+    ['outputs that are not a list', { result: { output: 'https://cdn/a.png' } }, 'result.output'],
+    ['outputsAtUpstream false', { result: { outputsAtUpstream: false } }, 'result.outputsAtUpstream'],
+  ])('fashion with %s fails naming the member', (_case, fields, attribute) => {
+    const read = () => (fields.details ? fashionJobDriver.details(job(fields)) : fashionJobDriver.result(job(fields)));
+    expect(refusal(read).attribute).toBe(attribute);
   });
 });
 
