@@ -17,6 +17,6 @@ export function deploymentModerator(): Moderator {
 const bedrockSend: ApplyGuardrailSend = async (input, signal) => {
   const { BedrockRuntimeClient, ApplyGuardrailCommand } = await import('@aws-sdk/client-bedrock-runtime');
   client ??= new BedrockRuntimeClient({ maxAttempts: 2 });
-  return client.send(new ApplyGuardrailCommand(input as never), { abortSignal: signal }) as never;
+  return client.send(new ApplyGuardrailCommand(input), { abortSignal: signal });
 };
 let client: import('@aws-sdk/client-bedrock-runtime').BedrockRuntimeClient | undefined;

@@ -5,8 +5,9 @@ import { fashionEndpoint } from './fashion-deployment.js';
 import { FashionError, type FashionErrorKind } from './fashion-errors.js';
 import { predictionStatus, type PredictionStatus } from './fashn-wire.js';
 import { UpstreamError, upstreamFailure, type FailureKind } from '../providers/upstream-failure.js';
-import type { JobDriver, JobEnd, JobProgress } from '../jobs/job-driver.js';
+import type { JobDriver, JobEnd, JobProgress, JobReaders } from '../jobs/job-driver.js';
 import type { JobRecord, JsonObject } from '../jobs/job-record.js';
+import { StoredAttributes } from '../jobs/stored-job.js';
 
 /**
  * Fashion jobs over FASHN (kind `fashion`): each poll is one status read of the prediction;
@@ -42,7 +43,8 @@ export interface FashionJobResult {
   readonly creditsUsed?: number;
 }
 
-export const fashionJobDriver: JobDriver = {
+/** A record without `details` prices by FASHN's figure alone (`undefined`: no credits expected). */
+export const fashionJobDriver: JobDriver & JobReaders<FashionJobDetails | undefined, FashionJobResult> = {
   kind: FASHION_JOB_KIND,
   pollIntervalSeconds: 3,
   maxWaitSeconds: 20 * 60,
@@ -57,7 +59,24 @@ export const fashionJobDriver: JobDriver = {
   usage(job, end) {
     return fashionWork(job, end);
   },
+  details: fashionDetailsOf,
+  result: fashionResultOf,
 };
+
+function fashionDetailsOf(job: Pick<JobRecord, 'jobId' | 'details'>): FashionJobDetails | undefined {
+  if (job.details === undefined) return undefined;
+  return { expectedCredits: StoredAttributes.of(job.jobId, 'details', job.details).number('expectedCredits') };
+}
+
+function fashionResultOf(job: Pick<JobRecord, 'jobId' | 'result'>): FashionJobResult {
+  const result = StoredAttributes.of(job.jobId, 'result', job.result);
+  const creditsUsed = result.optionalNumber('creditsUsed');
+  return {
+    ...(result.has('output') ? { output: result.texts('output') } : {}),
+    ...(result.has('outputsAtUpstream') ? { outputsAtUpstream: result.oneOf('outputsAtUpstream', [true]) } : {}),
+    ...(creditsUsed === undefined ? {} : { creditsUsed }),
+  };
+}
 
 /**
  * Throttling and outages are thrown as retryable, for the state machine's backoff (the job
@@ -117,11 +136,10 @@ export function fashionProgressOf(status: PredictionStatus): JobProgress {
 function resultOf(status: PredictionStatus): JsonObject {
   const output = status.output ?? [];
   const kept = output.reduce((chars, url) => chars + url.length, 0) <= MAX_RECORDED_OUTPUT_CHARS;
-  const result: FashionJobResult = {
+  return {
     ...(kept ? { output } : { outputsAtUpstream: true }),
     ...(status.creditsUsed === undefined ? {} : { creditsUsed: status.creditsUsed }),
-  };
-  return result as JsonObject;
+  } satisfies FashionJobResult;
 }
 
 /**
@@ -129,8 +147,9 @@ function resultOf(status: PredictionStatus): JsonObject {
  * `x-fashn-credits-used` when sent, else the request's figure, marked estimated).
  */
 export function fashionWork(job: JobRecord, end: JobEnd): MeteredWork {
-  const expected = (job.details as FashionJobDetails | undefined)?.expectedCredits ?? 0;
-  const creditsUsed = end.phase === 'succeeded' ? (end.result as FashionJobResult).creditsUsed : undefined;
+  const expected = fashionDetailsOf(job)?.expectedCredits ?? 0;
+  const creditsUsed =
+    end.phase === 'succeeded' ? fashionResultOf({ jobId: job.jobId, result: end.result }).creditsUsed : undefined;
   const charged = creditsCharged(expected, {
     status: end.phase === 'succeeded' ? 'completed' : 'failed',
     ...(creditsUsed === undefined ? {} : { creditsUsed }),

@@ -5,12 +5,7 @@ import { checkFashionHosts } from './fashion-images.js';
 import { parseFashionRequest } from './fashion-request.js';
 import { predictionStatus, runPrediction, type PredictionError, type PredictionState } from './fashn-wire.js';
 import { parseIdempotencyKey, requestFingerprint, runIdempotently } from '../store/idempotency.js';
-import {
-  FASHION_JOB_KIND,
-  fashionJobDriver,
-  type FashionJobDetails,
-  type FashionJobResult,
-} from './fashion-job-driver.js';
+import { FASHION_JOB_KIND, fashionJobDriver, type FashionJobDetails } from './fashion-job-driver.js';
 import { ownedJobOfKind, reportedJob } from '../jobs/job-lookup.js';
 import type { JobRecord } from '../jobs/job-record.js';
 import type { JobOwner, MediaJobDeps } from '../jobs/media-job-deps.js';
@@ -123,7 +118,7 @@ export async function predictionFromRecord(
 ): Promise<FashionPrediction> {
   const job = reportedJob(record, fashionJobDriver, deps.now());
   const recorded = predictionOf(job);
-  if (!(job.result as FashionJobResult | undefined)?.outputsAtUpstream) return recorded;
+  if (job.phase !== 'succeeded' || !fashionJobDriver.result(job).outputsAtUpstream) return recorded;
   return { ...recorded, ...(await outputsAtUpstream(job, signal, deps)) };
 }
 
@@ -137,18 +132,18 @@ export const ownedFashionJob = (accountId: string, predictionId: string, deps: M
   );
 
 /** FASHN's own running statuses as recorded; anything else recorded while active reads `processing`. */
-const RUNNING: ReadonlySet<string> = new Set<PredictionState>(['starting', 'in_queue', 'processing']);
+const RUNNING: readonly PredictionState[] = ['starting', 'in_queue', 'processing'];
 
 function predictionOf(job: JobRecord): FashionPrediction {
   const base = { predictionId: job.jobId, modelName: job.model, createdAt: Date.parse(job.createdAt) };
   switch (job.phase) {
     case 'queued':
     case 'running': {
-      const status = RUNNING.has(job.upstreamStatus ?? '') ? (job.upstreamStatus as PredictionState) : 'processing';
+      const status = RUNNING.find((running) => running === job.upstreamStatus) ?? 'processing';
       return { ...base, status, output: null, error: null };
     }
     case 'succeeded':
-      return { ...base, status: 'completed', output: (job.result as FashionJobResult).output ?? null, error: null };
+      return { ...base, status: 'completed', output: fashionJobDriver.result(job).output ?? null, error: null };
     case 'failed':
       return { ...base, status: 'failed', output: null, error: job.error ?? null };
   }

@@ -2,20 +2,11 @@ import { defineHandler } from '../http/define-handler.js';
 import { notFound } from '../http/errors.js';
 import { envelope } from '../http/reply.js';
 import { compile } from '../schema/compile.js';
-import type { KeyType } from '../store/api-keys.js';
 import { assertOriginsFitType, describeIssuedKey, issueKey } from '../identity/issue-key.js';
-import { ADMIN_CREATE_KEY_BODY } from '../identity/key-schemas.js';
+import { ADMIN_CREATE_KEY_BODY, type AdminCreateKeyBody } from '../identity/key-schemas.js';
 import { getAccount } from '../store/accounts.js';
 
-interface AdminCreateKeyBody {
-  accountId: string;
-  type: KeyType;
-  name?: string;
-  rateLimit?: number;
-  allowedOrigins?: string[];
-}
-
-const body = compile<AdminCreateKeyBody>(ADMIN_CREATE_KEY_BODY as never);
+const body = compile<AdminCreateKeyBody>(ADMIN_CREATE_KEY_BODY);
 
 export const handler = defineHandler<AdminCreateKeyBody>('admin-keys-create', {
   body,

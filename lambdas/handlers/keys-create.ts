@@ -1,20 +1,11 @@
 import { defineHandler } from '../http/define-handler.js';
 import { envelope } from '../http/reply.js';
 import { compile } from '../schema/compile.js';
-import type { KeyType } from '../store/api-keys.js';
 import { describeIssuedKey, issueKey } from '../identity/issue-key.js';
-import { CREATE_KEY_BODY } from '../identity/key-schemas.js';
+import { CREATE_KEY_BODY, type CreateKeyBody } from '../identity/key-schemas.js';
 import { accountIdOf } from '../identity/principal.js';
 
-interface CreateKeyBody {
-  name?: string;
-  rateLimit?: number;
-  /** Extension: dashboards may also mint publishable keys for their own sites. */
-  type?: KeyType;
-  allowedOrigins?: string[];
-}
-
-const body = compile<CreateKeyBody>(CREATE_KEY_BODY as never);
+const body = compile<CreateKeyBody>(CREATE_KEY_BODY);
 
 export const handler = defineHandler<CreateKeyBody>('keys-create', {
   body,

@@ -3,17 +3,17 @@ import { notFound } from '../http/errors.js';
 import { envelope } from '../http/reply.js';
 import { compile } from '../schema/compile.js';
 import { forgetApiKey } from '../identity/key-directory.js';
-import { UPDATE_KEY_BODY } from '../identity/key-schemas.js';
+import { keyChangesOf, UPDATE_KEY_BODY, type UpdateKeyBody } from '../identity/key-schemas.js';
 import { accountIdOf } from '../identity/principal.js';
-import { updateApiKey, type ApiKeyChanges } from '../store/api-keys.js';
+import { updateApiKey } from '../store/api-keys.js';
 
-const body = compile<ApiKeyChanges>(UPDATE_KEY_BODY as never);
+const body = compile<UpdateKeyBody>(UPDATE_KEY_BODY);
 
-export const handler = defineHandler<ApiKeyChanges>('keys-update', {
+export const handler = defineHandler<UpdateKeyBody>('keys-update', {
   body,
-  handle: async ({ body: changes, principal, req }) => {
+  handle: async ({ body: request, principal, req }) => {
     const keyId = req.pathParams['id'] ?? '';
-    if (!(await updateApiKey(accountIdOf(principal), keyId, changes))) throw notFound('API key');
+    if (!(await updateApiKey(accountIdOf(principal), keyId, keyChangesOf(request)))) throw notFound('API key');
     forgetApiKey(keyId);
     return envelope({ keyId, updated: true });
   },

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import type { ProviderId } from '../catalog/model-catalog.js';
 import { forgetStoredKeys } from '../chat/provider-credentials.js';
 import { defineHandler } from '../http/define-handler.js';
 import { conflict } from '../http/errors.js';
@@ -7,7 +6,7 @@ import { envelope } from '../http/reply.js';
 import { compile } from '../schema/compile.js';
 import { trailingCharacters } from '../schema/text-length.js';
 import { accountIdOf } from '../identity/principal.js';
-import { CREATE_PROVIDER_KEY_BODY } from '../identity/provider-key-schemas.js';
+import { CREATE_PROVIDER_KEY_BODY, type CreateProviderKeyBody } from '../identity/provider-key-schemas.js';
 import { describeProviderKey } from '../identity/provider-key-view.js';
 import { createProviderKeySecret } from '../store/provider-key-secrets.js';
 import {
@@ -18,14 +17,7 @@ import {
   type ProviderKeyRecord,
 } from '../store/provider-keys.js';
 
-interface CreateProviderKeyBody {
-  provider: ProviderId;
-  slug: string;
-  apiKey: string;
-  displayName?: string;
-}
-
-const body = compile<CreateProviderKeyBody>(CREATE_PROVIDER_KEY_BODY as never);
+const body = compile<CreateProviderKeyBody>(CREATE_PROVIDER_KEY_BODY);
 
 /**
  * Stores a caller's own provider key: slug claimed first (unique per account), then the

@@ -42,7 +42,7 @@ export function defineHandler<Body = undefined>(routeOrId: string | RouteSpec, d
   const handle = (event: unknown) => definition.handle(event as GatewayCall<Body>);
   const plugin = { requestEnd: runAfterResponse as (request: unknown) => Promise<void> };
   const chain = route.streaming ? middy({ ...plugin, executionMode: executionModeStreamedBody }) : middy(plugin);
-  const handler = chain.use(middlewares).handler(handle as never);
+  const handler = chain.use(middlewares).handler(handle);
   // The schema the body is validated with, so a test can prove the OpenAPI document shows that one.
   return Object.assign(handler, { bodySchema: definition.body?.schema });
 }

@@ -7,12 +7,13 @@ export const DEFAULT_KEY_NAME = 'Default';
 /** Requests per minute when the creator sets none (docs/interface.md §2.5 leaves the default open). */
 export const DEFAULT_RATE_LIMIT = 600;
 
+/** Null, as the request bodies allow it, means the field was not given. */
 export interface KeyRequest {
   readonly accountId: string;
   readonly type: KeyType;
-  readonly name?: string;
-  readonly rateLimit?: number;
-  readonly allowedOrigins?: readonly string[];
+  readonly name?: string | null;
+  readonly rateLimit?: number | null;
+  readonly allowedOrigins?: readonly string[] | null;
 }
 
 export interface IssuedKey {
@@ -22,7 +23,7 @@ export interface IssuedKey {
 }
 
 /** Publishable keys live in browsers and must name their origins; secret keys have none. */
-export function assertOriginsFitType(type: KeyType, allowedOrigins: readonly string[] | undefined): void {
+export function assertOriginsFitType(type: KeyType, allowedOrigins: readonly string[] | null | undefined): void {
   if (type === 'publishable' && !allowedOrigins) {
     throw new IdentityError('invalid_request', 'allowedOrigins: is required for publishable keys', {
       field: 'allowedOrigins',

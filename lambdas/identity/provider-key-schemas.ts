@@ -1,8 +1,17 @@
-import { PROVIDER_IDS } from '../catalog/model-catalog.js';
+import type { JSONSchemaType } from 'ajv';
+import { PROVIDER_IDS, type ProviderId } from '../catalog/model-catalog.js';
+
+export interface CreateProviderKeyBody {
+  readonly provider: ProviderId;
+  readonly slug: string;
+  readonly apiKey: string;
+  /** Null, which ajv lets through a `nullable` field, means none. */
+  readonly displayName?: string | null;
+}
 
 /**
  * The body that stores a caller's own provider key (docs/interface.md §2.6), compiled by its handler
- * and documented as it is.
+ * and documented as it is; it `satisfies` its body type so the two cannot drift apart.
  */
 export const CREATE_PROVIDER_KEY_BODY = {
   type: 'object',
@@ -14,4 +23,4 @@ export const CREATE_PROVIDER_KEY_BODY = {
   },
   required: ['provider', 'slug', 'apiKey'],
   additionalProperties: false,
-} as const;
+} as const satisfies JSONSchemaType<CreateProviderKeyBody>;

@@ -29,6 +29,19 @@ export interface JobDriver {
   usage(job: JobRecord, end: JobEnd): MeteredWork | undefined;
 }
 
+/**
+ * How a kind reads what the platform keeps opaque in its records: the `details` its submit
+ * route wrote and the `result` its poll ended the job with. A kind's own code reads them only
+ * through these, which check each member they return and throw StoredJobError
+ * (stored-job.ts) naming it, so a record another version wrote fails clearly instead of
+ * reading as a field that is not there.
+ */
+export interface JobReaders<Details, Result> {
+  details(job: Pick<JobRecord, 'jobId' | 'details'>): Details;
+  /** A succeeded job's result (or a succeeded end's). */
+  result(job: Pick<JobRecord, 'jobId' | 'result'>): Result;
+}
+
 export interface JobPollDeps {
   readonly send: (request: TransportRequest) => Promise<TransportResponse>;
   readonly signal: AbortSignal;

@@ -4,7 +4,8 @@
  * Kind-specific inputs and results stay opaque JSON here; the kind's driver reads them.
  */
 
-export type JobPhase = 'queued' | 'running' | 'succeeded' | 'failed';
+export const JOB_PHASES = ['queued', 'running', 'succeeded', 'failed'] as const;
+export type JobPhase = (typeof JOB_PHASES)[number];
 export type EndPhase = Extract<JobPhase, 'succeeded' | 'failed'>;
 
 export type JsonObject = { readonly [key: string]: unknown };

@@ -3,6 +3,7 @@ import { accountPk } from '../store/usage-items.js';
 import type { JobEnd, JobUnderway } from './job-driver.js';
 import { ACTIVE_PHASES, type JobRecord, type JsonObject } from './job-record.js';
 import type { PollLease } from './poll-lease.js';
+import { jobRecordOf } from './stored-job.js';
 
 /**
  * The jobs table's job items: one item per job under `JOB#<id>`, in the owner index under its
@@ -38,20 +39,18 @@ export async function createJob(job: JobRecord): Promise<boolean> {
   );
 }
 
-/** The caller's own job, or undefined for an unknown, expired or another account's id. */
+/**
+ * The caller's own job, or undefined for an unknown, expired or another account's id. Throws
+ * StoredJobError (stored-job.ts) for an item that is not a job record's shape.
+ */
 export async function getOwnedJob(accountId: string, jobId: string, now = Date.now()): Promise<JobRecord | undefined> {
   const { Item } = await dynamo().getItem({ TableName: tableName('jobs'), Key: jobKey(jobId), ConsistentRead: true });
   if (!Item) return undefined;
-  const {
-    pk: _pk,
-    sk: _sk,
-    ownerPk: _ownerPk,
-    ownerSk: _ownerSk,
-    type,
-    ...record
-  } = fromItem<Record<string, unknown>>(Item);
-  const job = record as unknown as JobRecord;
-  if (type !== 'job' || job.accountId !== accountId || job.expiresAt <= nowSeconds(now)) return undefined;
+  const item = fromItem<Record<string, unknown>>(Item);
+  // The keys and index attributes are not the record's: jobRecordOf leaves them out.
+  if (item['type'] !== 'job') return undefined;
+  const job = jobRecordOf(jobId, item);
+  if (job.accountId !== accountId || job.expiresAt <= nowSeconds(now)) return undefined;
   return job;
 }
 

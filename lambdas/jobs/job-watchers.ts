@@ -1,6 +1,7 @@
 import { conditionHolds, dynamo, fromItem, isConditionFailure, tableName, toItem } from '../store/dynamo.js';
 import { isEnded, type JobRecord } from './job-record.js';
 import { activeValues, jobKey, STILL_ACTIVE } from './job-repository.js';
+import { watchedJobOf, type WatchedJob } from './stored-job.js';
 
 /**
  * The streams watching one job, counted on its record: a map of watcher id → the epoch
@@ -36,16 +37,14 @@ export type WatcherAdmission =
   /** The job has ended (or is gone): its end is read from the record, no slot needed. */
   | { readonly kind: 'ended' };
 
-type Watched = Pick<JobRecord, 'jobId' | 'accountId' | 'phase' | 'watchers'>;
-
 /**
  * Takes a slot for `slot.watcherId` unless `cap` live slots are taken. `job` is the record as
  * last read: a write that finds it changed reads it again, a bounded number of times (each
  * conflict is another watcher's join or leave going through).
  */
-export async function joinWatchers(job: Watched, slot: WatcherSlot, now = new Date()): Promise<WatcherAdmission> {
+export async function joinWatchers(job: WatchedJob, slot: WatcherSlot, now = new Date()): Promise<WatcherAdmission> {
   const cap = slot.cap ?? MAX_WATCHERS_PER_JOB;
-  let seen: Watched | undefined = job;
+  let seen: WatchedJob | undefined = job;
   let readHere = false;
   for (let tries = 0; tries < cap + 3; tries++) {
     if (!seen || seen.accountId !== job.accountId || isEnded(seen.phase)) return { kind: 'ended' };
@@ -136,7 +135,7 @@ async function tryJoin(
   );
 }
 
-async function readWatched(jobId: string): Promise<Watched | undefined> {
+async function readWatched(jobId: string): Promise<WatchedJob | undefined> {
   const { Item } = await dynamo().getItem({
     TableName: tableName('jobs'),
     Key: jobKey(jobId),
@@ -144,5 +143,5 @@ async function readWatched(jobId: string): Promise<Watched | undefined> {
     ProjectionExpression: 'jobId, accountId, #phase, watchers',
     ExpressionAttributeNames: { '#phase': 'phase' },
   });
-  return Item ? fromItem<Watched>(Item) : undefined;
+  return Item ? watchedJobOf(jobId, fromItem<Record<string, unknown>>(Item)) : undefined;
 }

@@ -1,11 +1,13 @@
 import { MEDIA_PROVIDERS } from '../catalog/media-providers.js';
 import { platformEndpointOf } from '../providers/provider-config.js';
 import { UpstreamError, upstreamFailure } from '../providers/upstream-failure.js';
+import { MADE_RESOLUTIONS, VIDEO_DURATIONS, VIDEO_MODEL_IDS } from './video-models.js';
 import type { VideoRequest } from './video-request.js';
 import { queryVideo, type VideoTaskState } from './video-task.js';
 import { videoWorkOf } from './video-usage.js';
-import type { JobDriver, JobEnd, JobProgress } from '../jobs/job-driver.js';
+import type { JobDriver, JobEnd, JobProgress, JobReaders } from '../jobs/job-driver.js';
 import type { JobRecord } from '../jobs/job-record.js';
+import { StoredAttributes } from '../jobs/stored-job.js';
 
 /**
  * Video jobs over MiniMax (kind `video`): each poll is one query of the task; `Success` ends
@@ -16,7 +18,20 @@ import type { JobRecord } from '../jobs/job-record.js';
  */
 export const VIDEO_JOB_KIND = 'video';
 
-export const videoJobDriver: JobDriver = {
+/** What the record keeps of the request: what pricing and the status answer read. */
+export type VideoJobDetails = Pick<VideoRequest, 'model' | 'duration' | 'resolution'>;
+
+/** A succeeded video job's `result`: the poll's, plus the link the status route last fetched. */
+export interface VideoJobResult {
+  readonly file_id: string;
+  readonly width?: number;
+  readonly height?: number;
+  readonly download_url?: string;
+  /** Epoch milliseconds. */
+  readonly download_url_expires_at?: number;
+}
+
+export const videoJobDriver: JobDriver & JobReaders<VideoJobDetails, VideoJobResult> = {
   kind: VIDEO_JOB_KIND,
   pollIntervalSeconds: 10,
   maxWaitSeconds: 30 * 60,
@@ -30,9 +45,11 @@ export const videoJobDriver: JobDriver = {
       end.phase === 'succeeded'
         ? { status: 'Success' }
         : { status: 'Fail', failure: upstreamFailure('overload', end.error.message) };
-    const work = videoWorkOf(videoRequestOf(job), finished);
+    const work = videoWorkOf(videoDetailsOf(job), finished);
     return end.phase === 'succeeded' ? work : { ...work, outcome: end.error.name };
   },
+  details: videoDetailsOf,
+  result: videoResultOf,
 };
 
 function progressOf(state: VideoTaskState): JobProgress {
@@ -57,7 +74,27 @@ function succeeded(state: VideoTaskState): JobEnd {
   return { phase: 'succeeded', upstreamStatus: state.status, result: { file_id: state.fileId, ...size } };
 }
 
-/** The request the submit route stored; only what pricing reads is needed here. */
-function videoRequestOf(job: JobRecord): Pick<VideoRequest, 'model' | 'duration' | 'resolution'> {
-  return job.details as unknown as Pick<VideoRequest, 'model' | 'duration' | 'resolution'>;
+/** The request as the submit route stored it; members it does not price by are not read. */
+function videoDetailsOf(job: Pick<JobRecord, 'jobId' | 'details'>): VideoJobDetails {
+  const details = StoredAttributes.of(job.jobId, 'details', job.details);
+  return {
+    model: details.oneOf('model', VIDEO_MODEL_IDS),
+    duration: details.oneOf('duration', VIDEO_DURATIONS),
+    resolution: details.oneOf('resolution', MADE_RESOLUTIONS),
+  };
+}
+
+function videoResultOf(job: Pick<JobRecord, 'jobId' | 'result'>): VideoJobResult {
+  const result = StoredAttributes.of(job.jobId, 'result', job.result);
+  const width = result.optionalNumber('width');
+  const height = result.optionalNumber('height');
+  const downloadUrl = result.optionalText('download_url');
+  const expiresAt = result.optionalNumber('download_url_expires_at');
+  return {
+    file_id: result.text('file_id'),
+    ...(width === undefined ? {} : { width }),
+    ...(height === undefined ? {} : { height }),
+    ...(downloadUrl === undefined ? {} : { download_url: downloadUrl }),
+    ...(expiresAt === undefined ? {} : { download_url_expires_at: expiresAt }),
+  };
 }

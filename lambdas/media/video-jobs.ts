@@ -3,11 +3,11 @@ import { MediaError, mediaErrorOf, VIDEO_TASK_NOT_FOUND } from './media-errors.j
 import { downloadLinkFor, type VideoJobFile } from './video-download-link.js';
 import { retrieveVideoFile } from './video-file.js';
 import { VIDEO_MODELS, type VideoModelId } from './video-models.js';
-import { checkVideoHosts, parseVideoRequest, type VideoRequest } from './video-request.js';
+import { checkVideoHosts, parseVideoRequest } from './video-request.js';
 import { submitVideo, type VideoStatus } from './video-task.js';
 import type { ProviderEndpoint } from '../providers/provider-config.js';
 import { UpstreamError } from '../providers/upstream-failure.js';
-import { VIDEO_JOB_KIND, videoJobDriver } from './video-job-driver.js';
+import { VIDEO_JOB_KIND, videoJobDriver, type VideoJobDetails, type VideoJobResult } from './video-job-driver.js';
 import { ownedJobOfKind, reportedJob } from '../jobs/job-lookup.js';
 import type { JobError, JobRecord, JsonObject } from '../jobs/job-record.js';
 import type { JobOwner, MediaJobDeps } from '../jobs/media-job-deps.js';
@@ -29,17 +29,6 @@ export interface VideoJob {
   readonly downloadUrl: string | null;
   /** Why a `Fail` failed; null otherwise. */
   readonly error: JobError | null;
-}
-
-/** What the record keeps of the request: what pricing and the status answer read. */
-export type VideoJobDetails = Pick<VideoRequest, 'model' | 'duration' | 'resolution'>;
-
-/** A succeeded video job's `result` (the driver's, plus the link the status route last fetched). */
-interface VideoJobResult {
-  readonly file_id: string;
-  readonly download_url?: string;
-  /** Epoch milliseconds. */
-  readonly download_url_expires_at?: number;
 }
 
 export async function submitVideoJob(
@@ -88,7 +77,7 @@ export async function videoJobStatus(
     videoJobDriver,
     deps.now(),
   );
-  const base = { taskId: job.jobId, model: (job.details as VideoJobDetails).model };
+  const base = { taskId: job.jobId, model: videoJobDriver.details(job).model };
   switch (job.phase) {
     case 'queued':
       return { ...base, status: 'Queueing', fileId: null, downloadUrl: null, error: null };
@@ -97,12 +86,12 @@ export async function videoJobStatus(
     case 'failed':
       return { ...base, status: 'Fail', fileId: null, downloadUrl: null, error: job.error ?? null };
     case 'succeeded': {
-      const result = job.result as unknown as VideoJobResult;
+      const result = videoJobDriver.result(job);
       return {
         ...base,
         status: 'Success',
         fileId: result.file_id,
-        downloadUrl: await downloadUrlOf(job, signal, deps),
+        downloadUrl: await downloadUrlOf(job, result, signal, deps),
         error: null,
       };
     }
@@ -110,8 +99,12 @@ export async function videoJobStatus(
 }
 
 /** The kept link while it has time left, else a fresh one from MiniMax, kept for the next reads. */
-async function downloadUrlOf(job: JobRecord, signal: AbortSignal, deps: MediaJobDeps): Promise<string> {
-  const result = job.result as unknown as VideoJobResult;
+async function downloadUrlOf(
+  job: JobRecord,
+  result: VideoJobResult,
+  signal: AbortSignal,
+  deps: MediaJobDeps,
+): Promise<string> {
   const file: VideoJobFile = {
     fileId: result.file_id,
     ...(result.download_url === undefined ? {} : { downloadUrl: result.download_url }),

@@ -27,7 +27,8 @@ export const VIDEO_RESOLUTIONS = ['720P', '768P', '1080P'] as const;
 export type VideoResolution = (typeof VIDEO_RESOLUTIONS)[number];
 
 /** What Hailuo 2.3 makes. */
-export type MadeResolution = '768P' | '1080P';
+export const MADE_RESOLUTIONS = ['768P', '1080P'] as const;
+export type MadeResolution = (typeof MADE_RESOLUTIONS)[number];
 
 /** Hailuo 2.3 has no 720P: the nearest it makes is 768P, which a 720P request gets. */
 export const MADE_AT: Readonly<Record<VideoResolution, MadeResolution>> = {

@@ -8,7 +8,20 @@ import { unitsAttribute, type UsageEntry } from '../store/usage-items.js';
  */
 export type AttributeType = 'S' | 'N' | 'BOOL';
 
-/** `satisfies` makes a new UsageEntry field a compile error until it is declared here, so exports cannot lose it. */
+/** The DynamoDB type a field of TypeScript type `T` is stored as. */
+type AttributeTypeOf<T> =
+  NonNullable<T> extends string
+    ? 'S'
+    : NonNullable<T> extends number
+      ? 'N'
+      : NonNullable<T> extends boolean
+        ? 'BOOL'
+        : never;
+
+/**
+ * `satisfies` makes a new UsageEntry field, or one whose type changed, a compile error until it
+ * is declared here, so exports can neither lose it nor type its column wrongly.
+ */
 export const ENTRY_ATTRIBUTES = {
   requestId: 'S',
   sequence: 'N',
@@ -32,7 +45,7 @@ export const ENTRY_ATTRIBUTES = {
   purpose: 'S',
   unit: 'S',
   quantity: 'N',
-} as const satisfies Record<keyof UsageEntry, AttributeType>;
+} as const satisfies { readonly [K in keyof UsageEntry]-?: AttributeTypeOf<UsageEntry[K]> };
 
 /** What ledgerItem (store/usage-items.ts) writes next to the entry's own fields. */
 const LEDGER_DERIVED_ATTRIBUTES = {

@@ -115,6 +115,28 @@ test.each([
   expect(answer.body.error.message).toContain(field);
 });
 
+test('PATCH reads null as "unchanged": the key stays enabled, named and limited', async () => {
+  const { keyId, key } = await createKey(gateway, account, { name: 'kept', rateLimit: 9 });
+  expect((await patch(keyId, { name: null, rateLimit: null, enabled: null })).status).toBe(400);
+  expect((await patch(keyId, { name: 'renamed', enabled: null, rateLimit: null })).status).toBe(200);
+  const answer = await models(key);
+  expect(answer.status).toBe(200);
+  expect(answer.headers.get('x-ratelimit-limit')).toBe('9');
+  const listed = await call(gateway.url('/api/v1/keys'), { headers: { Cookie: account.cookie } });
+  expect(listed.body.data.keys.find((k: { id: string }) => k.id === keyId)).toMatchObject({
+    name: 'renamed',
+    rateLimit: 9,
+    enabled: true,
+  });
+});
+
+test('POST /keys reads null as "not given"', async () => {
+  const body = { name: null, rateLimit: null, type: null, allowedOrigins: null };
+  const created = await call(gateway.url('/api/v1/keys'), { headers: account.session, body });
+  expect(created.status).toBe(201);
+  expect(created.body.data).toMatchObject({ name: 'Default', rateLimit: 600, type: 'secret', enabled: true });
+});
+
 test('PATCH with no change, or malformed JSON, is a 400', async () => {
   const { keyId } = await createKey(gateway, account);
   expect((await patch(keyId, {})).status).toBe(400);

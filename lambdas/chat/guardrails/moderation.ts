@@ -329,7 +329,7 @@ export interface OpenAiModerationConfig {
  */
 export function openAiModerationModerator(config: OpenAiModerationConfig): Moderator {
   const url = /\/moderations\/?$/.test(config.url) ? config.url : `${config.url.replace(/\/+$/, '')}/moderations`;
-  const doFetch = config.fetch ?? (globalThis.fetch as unknown as FetchLike);
+  const doFetch: FetchLike = config.fetch ?? globalThis.fetch;
   const keyOf = async (): Promise<string> => {
     const key = typeof config.apiKey === 'string' ? config.apiKey : await config.apiKey();
     if (key.trim() === '') throw new Error('the moderation API key is empty');

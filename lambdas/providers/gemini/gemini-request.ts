@@ -121,7 +121,7 @@ const DATA_URL = /^data:([^;,]*)((?:;[^;,]*)*),(.*)$/s;
 function imagePart(url: string): GeminiPart {
   const data = DATA_URL.exec(url);
   if (!data) return { fileData: { mimeType: mimeTypeOfPath(url), fileUri: url } };
-  const [, mimeType, params, payload] = data as unknown as [string, string, string, string];
+  const [, mimeType, params, payload] = data;
   const base64 = params.split(';').includes('base64')
     ? payload
     : Buffer.from(percentDecoded(payload), 'utf8').toString('base64');
