@@ -17,7 +17,7 @@ interface AdminCreateKeyBody {
 
 const body = compile<AdminCreateKeyBody>(ADMIN_CREATE_KEY_BODY as never);
 
-export const handler = defineHandler<AdminCreateKeyBody>('admin-keys-create', {
+export const handler = defineHandler('admin-keys-create', {
   body,
   handle: async ({ body: request }) => {
     assertOriginsFitType(request.type, request.allowedOrigins);

@@ -4,7 +4,6 @@ import { compile } from '../schema/compile.js';
 import type { KeyType } from '../store/api-keys.js';
 import { describeIssuedKey, issueKey } from '../identity/issue-key.js';
 import { CREATE_KEY_BODY } from '../identity/key-schemas.js';
-import { accountIdOf } from '../identity/principal.js';
 
 interface CreateKeyBody {
   name?: string;
@@ -16,11 +15,11 @@ interface CreateKeyBody {
 
 const body = compile<CreateKeyBody>(CREATE_KEY_BODY as never);
 
-export const handler = defineHandler<CreateKeyBody>('keys-create', {
+export const handler = defineHandler('keys-create', {
   body,
   handle: async ({ body: request, principal }) => {
     const type = request.type ?? 'secret';
-    const issued = await issueKey({ ...request, type, accountId: accountIdOf(principal) });
+    const issued = await issueKey({ ...request, type, accountId: principal.accountId });
     return envelope(describeIssuedKey(issued), 201);
   },
 });
