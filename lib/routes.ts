@@ -83,7 +83,7 @@ export interface RouteSpec {
   readonly grants: readonly Grant[];
 }
 
-const API_KEY_AUTH: readonly AuthScheme[] = ['secretKey'];
+const API_KEY_AUTH = ['secretKey'] as const satisfies readonly AuthScheme[];
 const KEY_READS: readonly Grant[] = ['identity:read', 'cache:write'];
 
 type RouteFields = Pick<RouteSpec, 'id' | 'method' | 'path' | 'auth' | 'grants'> & Partial<RouteSpec>;
@@ -93,7 +93,7 @@ type RouteFields = Pick<RouteSpec, 'id' | 'method' | 'path' | 'auth' | 'grants'>
  * `lambdas/handlers/<id>.ts`, answering in the `success` envelope, not rate limited. Only what
  * differs is written below, so each entry reads as what is special about it.
  */
-const route = (fields: RouteFields): RouteSpec => ({
+const route = <const Fields extends RouteFields>(fields: Fields): RouteSpec & Pick<Fields, 'id' | 'auth'> => ({
   entry: `lambdas/handlers/${fields.id}.ts`,
   rateLimited: false,
   streaming: false,
@@ -141,7 +141,7 @@ const FASHION = {
   envelopeMeta: true,
 } as const satisfies Partial<RouteSpec>;
 
-export const routes: readonly RouteSpec[] = [
+export const routes = [
   route({ id: 'health', method: 'GET', path: '/api/health', auth: [], grants: ['platformKeys:read'] }),
   // The OpenAPI document of the whole interface (lambdas/openapi/): public, as health is.
   route({ id: 'openapi-get', method: 'GET', path: '/api/v1/openapi.json', auth: [], grants: [] }),
@@ -397,4 +397,10 @@ export const routes: readonly RouteSpec[] = [
     timeoutSeconds: 15,
     grants: ['adminToken:read', 'identity:read', 'usage:read'],
   }),
-];
+] as const satisfies readonly RouteSpec[];
+
+/** A route of the manifest, by id. */
+export type RouteId = (typeof routes)[number]['id'];
+
+/** The schemes a manifest route accepts, as written in its entry. */
+export type RouteAuth<Id extends RouteId> = Extract<(typeof routes)[number], { readonly id: Id }>['auth'];

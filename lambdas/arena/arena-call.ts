@@ -18,8 +18,7 @@ import { webSearchTool } from './web-search-tool.js';
 import { deploymentChatDeps } from '../chat/chat-deployment.js';
 import { deploymentSearchDeps } from '../search/search-deployment.js';
 import { saveArenaSession } from '../store/arena-sessions.js';
-import type { GatewayCall } from '../http/call.js';
-import { accountOf } from '../chat/chat-call.js';
+import { accountOf, type AccountCall } from '../http/call.js';
 import { endedByTimeout } from '../http/middlewares/request-context.js';
 import { bare, sse, type Reply, type SseFrame } from '../http/reply.js';
 
@@ -29,7 +28,7 @@ import { bare, sse, type Reply, type SseFrame } from '../http/reply.js';
  * for a battle with `stream:false` as docs/interface.md §2.10's body. Every turn's usage and the session
  * record are written after the response; the caller leaving aborts every upstream call.
  */
-export async function answerArena(call: GatewayCall<ArenaRequestBody>, mode: ArenaMode): Promise<Reply> {
+export async function answerArena(call: AccountCall<ArenaRequestBody>, mode: ArenaMode): Promise<Reply> {
   const sessionId = `arena-${randomUUID()}`;
   const plan = planArena(mode, call.body, randomUUID());
   await checkArenaImageHost(plan);

@@ -4,22 +4,15 @@ import { checkChatImageHosts } from './chat-request-checks.js';
 import type { GatewayChatRequest } from './chat-request.js';
 import { parseGuardrails } from './guardrails/guardrail-pipeline.js';
 import { cachePolicy } from './response-cache.js';
-import type { AccountPrincipal } from '../identity/principal.js';
 import { routingMetrics } from '../observability/call-metrics.js';
 import { publishMetrics } from '../observability/metrics.js';
-import type { GatewayCall } from '../http/call.js';
+import { accountOf, type AccountCall } from '../http/call.js';
 import { chatReply } from './chat-reply.js';
 import { endedByTimeout } from '../http/middlewares/request-context.js';
 import type { Reply } from '../http/reply.js';
 
-/** The caller's account as the cores see it. */
-export function accountOf(call: GatewayCall<unknown>) {
-  const principal = call.principal as AccountPrincipal;
-  return { accountId: principal.accountId, keyId: 'keyId' in principal ? principal.keyId : undefined };
-}
-
 /** One chat request through the chat core, fed from the call and answered as HTTP. */
-export async function answerChat(call: GatewayCall<unknown>, request: GatewayChatRequest): Promise<Reply> {
+export async function answerChat(call: AccountCall<unknown>, request: GatewayChatRequest): Promise<Reply> {
   await checkChatImageHosts(request);
   const result = await chatCompletion(
     {

@@ -2,8 +2,7 @@ import { fashionPrediction, submitFashionJob } from './fashion-jobs.js';
 import { deploymentFashionWatchDeps, watchFashionJob } from './fashion-watch.js';
 import { deploymentMediaJobDeps } from '../jobs/media-job-deps.js';
 import type { FashionRequestBody } from './fashion-schema.js';
-import type { GatewayCall } from '../http/call.js';
-import { accountOf } from '../chat/chat-call.js';
+import { accountOf, type AccountCall } from '../http/call.js';
 import { fashionRunData, fashionStatusData } from './fashion-bodies.js';
 import { fashionFrames } from './fashion-frames.js';
 import { envelope, sse, type Reply } from '../http/reply.js';
@@ -14,12 +13,12 @@ import { envelope, sse, type Reply } from '../http/reply.js';
  * middleware, response writer), and so does every failure's answer: this file only translates
  * the call into the core's terms and its results into bodies.
  */
-export async function answerFashionRun(call: GatewayCall<FashionRequestBody>): Promise<Reply> {
+export async function answerFashionRun(call: AccountCall<FashionRequestBody>): Promise<Reply> {
   const { prediction, replayed } = await submit(call);
   return envelope(fashionRunData(prediction), 200, replayedHeader(replayed));
 }
 
-export async function answerFashionStatus(call: GatewayCall): Promise<Reply> {
+export async function answerFashionStatus(call: AccountCall): Promise<Reply> {
   const id = call.req.pathParams['id'] ?? '';
   const prediction = await fashionPrediction(accountOf(call).accountId, id, call.signal, deploymentMediaJobDeps);
   return envelope(fashionStatusData(prediction));
@@ -30,7 +29,7 @@ export async function answerFashionStatus(call: GatewayCall): Promise<Reply> {
  * watching streams, is an ordinary JSON error (nothing has been streamed yet); once the stream
  * starts every outcome is a frame.
  */
-export async function answerFashionSubscribe(call: GatewayCall<FashionRequestBody>): Promise<Reply> {
+export async function answerFashionSubscribe(call: AccountCall<FashionRequestBody>): Promise<Reply> {
   const { prediction, replayed, job } = await submit(call);
   const { accountId } = accountOf(call);
   const events = await watchFashionJob(accountId, prediction.predictionId, call.signal, deploymentFashionWatchDeps, {
@@ -42,7 +41,7 @@ export async function answerFashionSubscribe(call: GatewayCall<FashionRequestBod
 /** Says so when an earlier request with the same Idempotency-Key made the prediction. */
 const replayedHeader = (replayed: boolean) => (replayed ? { 'Idempotency-Replayed': 'true' } : undefined);
 
-function submit(call: GatewayCall<FashionRequestBody>) {
+function submit(call: AccountCall<FashionRequestBody>) {
   return submitFashionJob(
     {
       body: call.body,

@@ -16,7 +16,7 @@ const body = compile<CreateAccountBody>(CREATE_ACCOUNT_BODY);
  * Creates the account and its dashboard user. The user's first password is returned once,
  * here, for the admin to hand over; if the user cannot be created the account is undone.
  */
-export const handler = defineHandler<CreateAccountBody>('admin-accounts-create', {
+export const handler = defineHandler('admin-accounts-create', {
   body,
   handle: async ({ body: { email, name } }) => {
     const account = await createAccount(email.toLowerCase(), name);

@@ -8,7 +8,7 @@ import { getAccount } from '../store/accounts.js';
 
 const body = compile<AdminCreateKeyBody>(ADMIN_CREATE_KEY_BODY);
 
-export const handler = defineHandler<AdminCreateKeyBody>('admin-keys-create', {
+export const handler = defineHandler('admin-keys-create', {
   body,
   handle: async ({ body: request }) => {
     assertOriginsFitType(request.type, request.allowedOrigins);

@@ -16,7 +16,7 @@ interface LoginBody {
 
 const body = compile<LoginBody>(LOGIN_BODY);
 
-export const handler = defineHandler<LoginBody>('auth-login', {
+export const handler = defineHandler('auth-login', {
   body,
   handle: async ({ body: { email, password }, req }) => {
     // Login sets a cookie, so a browser page on a foreign origin must not be able to do it.

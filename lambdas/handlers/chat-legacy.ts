@@ -1,9 +1,4 @@
-import {
-  legacyChatRequestValidator,
-  singleModelRequest,
-  type ArenaRequestBody,
-  type LegacyMode,
-} from '../arena/arena-request.js';
+import { legacyChatRequestValidator, singleModelRequest } from '../arena/arena-request.js';
 import { answerArena } from '../arena/arena-call.js';
 import { answerChat } from '../chat/chat-call.js';
 import { defineHandler } from '../http/define-handler.js';
@@ -12,7 +7,7 @@ import { defineHandler } from '../http/define-handler.js';
  * POST /api/chat (legacy, deprecated): the body's `mode` picks the v1 behaviour: `chat` is the
  * chat-completions route fed from the ChatRequest fields, `battle` and `fight` the v1 routes.
  */
-export const handler = defineHandler<ArenaRequestBody & { mode: LegacyMode }>('chat-legacy', {
+export const handler = defineHandler('chat-legacy', {
   body: legacyChatRequestValidator,
   handle: (call) =>
     call.body.mode === 'chat' ? answerChat(call, singleModelRequest(call.body)) : answerArena(call, call.body.mode),

@@ -3,15 +3,14 @@ import { envelope } from '../http/reply.js';
 import { compile } from '../schema/compile.js';
 import { describeIssuedKey, issueKey } from '../identity/issue-key.js';
 import { CREATE_KEY_BODY, type CreateKeyBody } from '../identity/key-schemas.js';
-import { accountIdOf } from '../identity/principal.js';
 
 const body = compile<CreateKeyBody>(CREATE_KEY_BODY);
 
-export const handler = defineHandler<CreateKeyBody>('keys-create', {
+export const handler = defineHandler('keys-create', {
   body,
   handle: async ({ body: request, principal }) => {
     const type = request.type ?? 'secret';
-    const issued = await issueKey({ ...request, type, accountId: accountIdOf(principal) });
+    const issued = await issueKey({ ...request, type, accountId: principal.accountId });
     return envelope(describeIssuedKey(issued), 201);
   },
 });

@@ -4,16 +4,15 @@ import { envelope } from '../http/reply.js';
 import { compile } from '../schema/compile.js';
 import { forgetApiKey } from '../identity/key-directory.js';
 import { keyChangesOf, UPDATE_KEY_BODY, type UpdateKeyBody } from '../identity/key-schemas.js';
-import { accountIdOf } from '../identity/principal.js';
 import { updateApiKey } from '../store/api-keys.js';
 
 const body = compile<UpdateKeyBody>(UPDATE_KEY_BODY);
 
-export const handler = defineHandler<UpdateKeyBody>('keys-update', {
+export const handler = defineHandler('keys-update', {
   body,
   handle: async ({ body: request, principal, req }) => {
     const keyId = req.pathParams['id'] ?? '';
-    if (!(await updateApiKey(accountIdOf(principal), keyId, keyChangesOf(request)))) throw notFound('API key');
+    if (!(await updateApiKey(principal.accountId, keyId, keyChangesOf(request)))) throw notFound('API key');
     forgetApiKey(keyId);
     return envelope({ keyId, updated: true });
   },

@@ -5,7 +5,6 @@ import { conflict } from '../http/errors.js';
 import { envelope } from '../http/reply.js';
 import { compile } from '../schema/compile.js';
 import { trailingCharacters } from '../schema/text-length.js';
-import { accountIdOf } from '../identity/principal.js';
 import { CREATE_PROVIDER_KEY_BODY, type CreateProviderKeyBody } from '../identity/provider-key-schemas.js';
 import { describeProviderKey } from '../identity/provider-key-view.js';
 import { createProviderKeySecret } from '../store/provider-key-secrets.js';
@@ -26,10 +25,10 @@ const body = compile<CreateProviderKeyBody>(CREATE_PROVIDER_KEY_BODY);
  * fails after the secret exists leaves that secret unreferenced and never read;
  * docs/deployment.md says how to find such secrets.
  */
-export const handler = defineHandler<CreateProviderKeyBody>('provider-keys-create', {
+export const handler = defineHandler('provider-keys-create', {
   body,
   handle: async ({ body: request, principal }) => {
-    const accountId = accountIdOf(principal);
+    const accountId = principal.accountId;
     const id = `pkey_${randomUUID().replaceAll('-', '')}`;
     await claimSlug(accountId, request.slug, id).catch((error: unknown) => {
       if (error instanceof SlugTakenError)

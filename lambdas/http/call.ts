@@ -1,19 +1,19 @@
 import type { RouteSpec } from '../../lib/routes.js';
-import type { Principal } from '../identity/principal.js';
+import type { AccountPrincipal, Principal } from '../identity/principal.js';
 import type { GatewayRequest } from './request.js';
 
 /**
- * Everything known about one call, built up by the middlewares and handed to the handler in
- * place of the raw Lambda event.
+ * What the middlewares learn about one call as they run (middlewares/state.ts keeps it beside
+ * the Lambda event). A handler never sees this: it gets a GatewayCall.
  */
-export interface GatewayCall<Body = unknown> {
+export interface CallState {
   readonly route: RouteSpec;
   readonly req: GatewayRequest;
   /** X-Request-ID: the caller's if it sent a sane one, else ours. */
   readonly requestId: string;
   readonly startedAt: Date;
+  /** Set by the authentication middleware on routes with schemes. */
   principal?: Principal;
-  body: Body;
   /** Headers every response of this call carries (request id, rate limit, CORS). */
   readonly responseHeaders: Record<string, string>;
   /**
@@ -28,4 +28,28 @@ export interface GatewayCall<Body = unknown> {
    * streaming routes it runs after the last byte; Lambda keeps the function alive for it.
    */
   readonly afterResponse: (() => Promise<void>)[];
+}
+
+/**
+ * The call as a handler gets it: its validated body, and the principal its route's schemes
+ * promise (http/define-handler.ts derives `Caller` from the manifest entry, so an authenticated
+ * route's handler needs no check or cast to know who calls).
+ */
+export interface GatewayCall<
+  Body = undefined,
+  Caller extends Principal | undefined = Principal | undefined,
+> extends Readonly<Omit<CallState, 'principal'>> {
+  readonly principal: Caller;
+  readonly body: Body;
+}
+
+/** A call on a route that only accounts reach (keys or a dashboard session). */
+export type AccountCall<Body = undefined> = GatewayCall<Body, AccountPrincipal>;
+
+/** The caller's account as the cores see it: the account, and the key when a key called. */
+export function accountOf(call: { readonly principal: AccountPrincipal }): { accountId: string; keyId?: string } {
+  const { principal } = call;
+  return principal.kind === 'session'
+    ? { accountId: principal.accountId }
+    : { accountId: principal.accountId, keyId: principal.keyId };
 }

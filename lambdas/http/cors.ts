@@ -1,4 +1,4 @@
-import type { GatewayCall } from './call.js';
+import type { CallState } from './call.js';
 import { allowedOrigins } from '../identity/authenticate.js';
 
 const EXPOSED = [
@@ -20,7 +20,7 @@ const EXPOSED = [
  * publishable key authenticated from one of its own allowed origins. Credentials (cookies) are
  * allowed to the deployment's origins only: a publishable key needs none.
  */
-export function corsHeaders(call: GatewayCall): Record<string, string> {
+export function corsHeaders(call: CallState): Record<string, string> {
   const origin = call.req.headers['origin'];
   if (!origin) return {};
   const ownOrigin = allowedOrigins().includes(origin);

@@ -13,8 +13,11 @@ export type Principal =
 
 export type AccountPrincipal = Exclude<Principal, { kind: 'admin' }>;
 
-/** The account a call acts for; routes reaching here have authenticated an account principal. */
-export function accountIdOf(principal: Principal | undefined): string {
-  if (!principal || principal.kind === 'admin') throw new Error('route reached without an account principal');
-  return principal.accountId;
-}
+/**
+ * The principal a route's handler is given, from the schemes its manifest entry accepts: none
+ * for a public route, else exactly the kinds those schemes authenticate (a scheme and the
+ * principal it yields share a name).
+ */
+export type PrincipalFor<Schemes extends readonly string[]> = Schemes extends readonly []
+  ? undefined
+  : Extract<Principal, { readonly kind: Schemes[number] }>;

@@ -1,7 +1,7 @@
 import { deploymentAudioDeps } from './audio-deployment.js';
 import { composeMusic, type Song } from './music.js';
 import type { MusicRequestBody } from './music-request.js';
-import type { GatewayCall } from '../http/call.js';
+import type { AccountCall } from '../http/call.js';
 import { errorBody } from '../http/error-body.js';
 import { httpErrorOf } from '../http/errors.js';
 import { DomainError } from '../errors/domain-error.js';
@@ -19,7 +19,7 @@ export const MUSIC_KEEPALIVE_MS = 10_000;
  * One song for one call, metered per song after the response. docs/interface.md §2.13's music result:
  * `status` MiniMax's integer (2 = complete), `audio` a URL or hex, `duration` in seconds.
  */
-export async function answerMusic(call: GatewayCall<MusicRequestBody>): Promise<Reply> {
+export async function answerMusic(call: AccountCall<MusicRequestBody>): Promise<Reply> {
   const song = composeMusic(
     call.body,
     { signal: call.signal, onAttempt: mediaMeter(call, 'songs') },

@@ -1,8 +1,7 @@
 import { deploymentMediaJobDeps } from '../jobs/media-job-deps.js';
 import { submitVideoJob, videoJobStatus, type VideoJob } from './video-jobs.js';
 import type { VideoRequestBody } from './video-request.js';
-import type { GatewayCall } from '../http/call.js';
-import { accountOf } from '../chat/chat-call.js';
+import { accountOf, type AccountCall } from '../http/call.js';
 import { badRequest } from '../http/errors.js';
 import { envelope, type Reply } from '../http/reply.js';
 
@@ -10,13 +9,13 @@ import { envelope, type Reply } from '../http/reply.js';
  * The video routes (docs/interface.md §4.9): submit answers `{task_id, status: 'submitted', model}` once the
  * job's poller has started; status answers the job record, with a working download link.
  */
-export async function answerVideoSubmit(call: GatewayCall<VideoRequestBody>): Promise<Reply> {
+export async function answerVideoSubmit(call: AccountCall<VideoRequestBody>): Promise<Reply> {
   const owner = { ...accountOf(call), requestId: call.requestId, route: call.route.id };
   const job = await submitVideoJob(call.body, owner, call.signal, deploymentMediaJobDeps);
   return envelope({ task_id: job.taskId, status: job.status, model: job.model });
 }
 
-export async function answerVideoStatus(call: GatewayCall): Promise<Reply> {
+export async function answerVideoStatus(call: AccountCall): Promise<Reply> {
   const taskId = call.req.query['task_id'];
   if (taskId === undefined || taskId === '') throw badRequest('task_id', 'task_id: is required (?task_id=<task_id>)');
   const job = await videoJobStatus(accountOf(call).accountId, taskId, call.signal, deploymentMediaJobDeps);

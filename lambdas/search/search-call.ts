@@ -5,15 +5,14 @@ import { deploymentSearchDeps } from './search-deployment.js';
 import { searchOptionsOf, type SearchRequestBody } from './search-request.js';
 import { recordUsageBatched } from '../usage/usage-ledger.js';
 import type { SearchAnswer } from './search-types.js';
-import type { GatewayCall } from '../http/call.js';
-import { accountOf } from '../chat/chat-call.js';
+import { accountOf, type AccountCall } from '../http/call.js';
 import { envelope, type Reply } from '../http/reply.js';
 
 /**
  * One search for one call: the core with the deployment's provider, its upstream call metered
  * after the response (failed calls too, at their cost of 0), the answer in docs/interface.md §2.8's shape.
  */
-export async function answerSearch(call: GatewayCall<SearchRequestBody>): Promise<Reply> {
+export async function answerSearch(call: AccountCall<SearchRequestBody>): Promise<Reply> {
   const meter = new Meter(
     { ...accountOf(call), requestId: call.requestId, route: call.route.id, at: call.startedAt },
     recordUsageBatched,

@@ -9,7 +9,7 @@ import { publishMetrics } from '../../observability/metrics.js';
 import { bare, type Reply } from '../reply.js';
 import { responseMeta, withMeta } from '../response-meta.js';
 import { toProxyResult, toStreamResult } from '../response-writer.js';
-import type { GatewayCall } from '../call.js';
+import type { CallState } from '../call.js';
 import type { RouteSpec } from '../../../lib/routes.js';
 import { callOf, type GatewayMiddleware } from './state.js';
 
@@ -37,7 +37,7 @@ export function responseWriter(route: RouteSpec): GatewayMiddleware {
   };
 }
 
-function write(route: RouteSpec, call: GatewayCall | undefined, given: Reply) {
+function write(route: RouteSpec, call: CallState | undefined, given: Reply) {
   const headers = call ? { ...call.responseHeaders, ...corsHeaders(call) } : {};
   const reply = route.envelopeMeta && call ? withCallMeta(given, call) : given;
   // A body still being produced (SSE frames, streamed audio) keeps the call's work alive until
@@ -51,7 +51,7 @@ function write(route: RouteSpec, call: GatewayCall | undefined, given: Reply) {
     : toProxyResult(reply, headers);
 }
 
-function withCallMeta(reply: Reply, call: GatewayCall): Reply {
+function withCallMeta(reply: Reply, call: CallState): Reply {
   return reply.kind === 'json' ? { ...reply, body: withMeta(reply.body, responseMeta(call.requestId)) } : reply;
 }
 
@@ -62,7 +62,7 @@ const isProduced = (reply: Reply) =>
  * What any failure is answered with: the HTTP layer's own errors as they are, a domain's error
  * by its domain's table, DynamoDB throttling as a 503 to retry, anything else a logged 500.
  */
-export function httpErrorOfFailure(error: unknown, call?: GatewayCall): HttpError {
+export function httpErrorOfFailure(error: unknown, call?: CallState): HttpError {
   if (error instanceof HttpError) return error;
   if (error instanceof DomainError) return httpErrorOf(error);
   if (isThrottling(error)) {
@@ -83,7 +83,7 @@ function replyStatus(reply: Reply): number {
 }
 
 /** The call's metrics (requests, status class, duration by route) and its log line. */
-function recordCall(call: GatewayCall, status: number, code?: string): void {
+function recordCall(call: CallState, status: number, code?: string): void {
   publishMetrics(callMetrics(call.route.id, status, Date.now() - call.startedAt.getTime()));
   logCall(call, status, code);
 }
@@ -93,7 +93,7 @@ function recordCall(call: GatewayCall, status: number, code?: string): void {
  * request, and a log write per request is a measurable share of the function's CPU. Refusals
  * are INFO, failures of ours are ERROR (logged where they happen).
  */
-function logCall(call: GatewayCall, status: number, code?: string): void {
+function logCall(call: CallState, status: number, code?: string): void {
   // Powertools levels: TRACE 6, DEBUG 8, INFO 12; skip building the line when it is not wanted.
   if (status < 400 && logger.level > 8) return;
   const principal = call.principal;

@@ -1,8 +1,8 @@
 import middy, { type MiddlewareObj } from '@middy/core';
 import { logger } from '../../../lambdas/config/logger.js';
-import type { GatewayCall } from '../../../lambdas/http/call.js';
+import type { CallState } from '../../../lambdas/http/call.js';
 import { callLogKeys, principalLogKeys } from '../../../lambdas/http/middlewares/observability.js';
-import type { GatewayMiddleware } from '../../../lambdas/http/middlewares/state.js';
+import { beginCall, type GatewayMiddleware } from '../../../lambdas/http/middlewares/state.js';
 import { routes } from '../../../lib/routes.js';
 import { concurrentInvocations, type InvocationScope } from '../../../local/invocation-scope.js';
 
@@ -27,12 +27,12 @@ beforeEach(() => (lines.length = 0));
 function callOf(requestId: string, accountId?: string): GatewayMiddleware {
   return {
     before: (request) => {
-      request.event = {
+      beginCall(request, {
         route,
         requestId,
         responseHeaders: {},
         ...(accountId ? { principal: { kind: 'secretKey', accountId, keyId: 'k', rateLimit: 1 } } : {}),
-      } as unknown as GatewayCall;
+      } as unknown as CallState);
     },
   };
 }
