@@ -1,11 +1,10 @@
-import { fashionPrediction, submitFashionJob } from './fashion-jobs.js';
+import { fashionPrediction, submitFashionJob, type FashionPrediction } from './fashion-jobs.js';
+import type { FashionStreamEvent } from './subscribe-events.js';
 import { deploymentFashionWatchDeps, watchFashionJob } from './fashion-watch.js';
 import { deploymentMediaJobDeps } from '../jobs/media-job-deps.js';
 import type { FashionRequestBody } from './fashion-schema.js';
 import { accountOf, type AccountCall } from '../http/call.js';
-import { fashionRunData, fashionStatusData } from './fashion-bodies.js';
-import { fashionFrames } from './fashion-frames.js';
-import { envelope, sse, type Reply } from '../http/reply.js';
+import { envelope, sse, type Reply, type SseFrame } from '../http/reply.js';
 
 /**
  * The fashion routes (docs/interface.md §4.10): run submits a prediction, status reads it, subscribe submits
@@ -51,4 +50,41 @@ function submit(call: AccountCall<FashionRequestBody>) {
     },
     deploymentMediaJobDeps,
   );
+}
+
+/** The `data` of fashion responses (docs/interface.md §2.12 and §4.10), snake_case as callers read them. */
+
+/** Run's answer: the new prediction, `starting`. */
+export function fashionRunData(prediction: FashionPrediction) {
+  return {
+    prediction_id: prediction.predictionId,
+    status: prediction.status,
+    model_name: prediction.modelName,
+    created_at: prediction.createdAt,
+  };
+}
+
+/**
+ * Status's answer: the four fields of docs/interface.md §4.10 plus the rest of §2.12's
+ * prediction. A failed prediction is `status: 'failed'` with its error, inside `success: true`.
+ */
+export function fashionStatusData(prediction: FashionPrediction) {
+  return { ...fashionRunData(prediction), output: prediction.output, error: prediction.error };
+}
+
+/** The public path a caller polls once a subscribe stream has run its 2 minutes. */
+export const fashionStatusPath = (predictionId: string) => `/api/v1/fashion/status/${encodeURIComponent(predictionId)}`;
+
+/**
+ * docs/interface.md §6.3: each event as `event: fashion` + JSON, then `data: [DONE]` (under the same event
+ * name, so an EventSource listening for `fashion` sees the end too).
+ */
+export async function* fashionFrames(events: AsyncIterable<FashionStreamEvent>): AsyncGenerator<SseFrame> {
+  for await (const event of events) {
+    yield {
+      event: 'fashion',
+      data: event.type === 'still_running' ? { ...event, status_url: fashionStatusPath(event.prediction_id) } : event,
+    };
+  }
+  yield { event: 'fashion', data: '[DONE]' };
 }

@@ -57,3 +57,9 @@ export function mediaErrorOf(failure: UpstreamFailure, inputField: string): Medi
     });
   return new MediaError('upstream_failed', `the media provider failed: ${failure.message}`);
 }
+
+/**
+ * A refused video request, named by its field: the message starts with the field too
+ * (`duration: ...`), as every 400 of the gateway does.
+ */
+export const invalidVideo = (field: string, rule: string): MediaError => invalidMedia(field, `${field}: ${rule}`);

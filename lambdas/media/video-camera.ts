@@ -1,4 +1,4 @@
-import { invalidVideo } from './video-errors.js';
+import { invalidVideo } from './media-errors.js';
 
 /**
  * Camera commands in a video prompt (docs/interface.md §4.9; docs/upstreams.md §6.4). The

@@ -9,7 +9,7 @@ import {
 } from '../schema/public-url.js';
 import { exceedsCharacters } from '../schema/text-length.js';
 import { CAMERA_COMMANDS, normalizeCameraCommands } from './video-camera.js';
-import { invalidVideo } from './video-errors.js';
+import { invalidVideo } from './media-errors.js';
 import {
   DEFAULT_VIDEO_DURATION,
   DEFAULT_VIDEO_MODEL,

@@ -5,7 +5,7 @@ import {
   type FashionStreamEvent,
 } from '../../../lambdas/fashion/subscribe-events.js';
 import type { PredictionStatus } from '../../../lambdas/fashion/fashn-wire.js';
-import { fashionFrames } from '../../../lambdas/fashion/fashion-frames.js';
+import { fashionFrames } from '../../../lambdas/fashion/fashion-call.js';
 
 /** The subscribe stream's events (docs/interface.md §6.3) over a scripted upstream, on a fake clock. */
 const ID = 'pred-1';

@@ -2,7 +2,7 @@ import { FashionError, invalidFashion, type FashionErrorKind } from '../../../la
 import { IdempotencyError } from '../../../lambdas/store/idempotency.js';
 import { HttpError } from '../../../lambdas/http/errors.js';
 import { httpErrorOfFailure } from '../../../lambdas/http/middlewares/response-writing.js';
-import { fashionStatusData } from '../../../lambdas/fashion/fashion-bodies.js';
+import { fashionStatusData } from '../../../lambdas/fashion/fashion-call.js';
 import { responseMeta, withMeta } from '../../../lambdas/http/response-meta.js';
 import { JobNotFoundError } from '../../../lambdas/jobs/job-lookup.js';
 
