@@ -1,5 +1,5 @@
 import type { JSONSchemaType } from 'ajv';
-import { badRequest } from '../http/errors.js';
+import { IdentityError } from './identity-errors.js';
 import type { ApiKeyChanges, KeyType } from '../store/api-keys.js';
 
 /** Field rules shared by every endpoint that creates or changes a key. */
@@ -96,6 +96,10 @@ export function keyChangesOf(body: UpdateKeyBody): ApiKeyChanges {
     ...(body.enabled != null ? { enabled: body.enabled } : {}),
   };
   if (Object.keys(changes).length === 0)
-    throw badRequest('body', 'body: must change at least one of name, rateLimit or enabled (null changes nothing)');
+    throw new IdentityError(
+      'invalid_request',
+      'body: must change at least one of name, rateLimit or enabled (null changes nothing)',
+      { field: 'body' },
+    );
   return changes;
 }

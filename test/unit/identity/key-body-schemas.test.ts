@@ -1,4 +1,5 @@
-import { HttpError } from '../../../lambdas/http/errors.js';
+import { DomainError } from '../../../lambdas/errors/domain-error.js';
+import { HttpError, httpErrorOf } from '../../../lambdas/http/errors.js';
 import { validate } from '../../../lambdas/http/validation.js';
 import {
   ADMIN_CREATE_KEY_BODY,
@@ -38,7 +39,9 @@ function badRequestOf(run: () => unknown): HttpError {
   try {
     run();
   } catch (error) {
+    // As the response writer answers it: validation's own 400s, or the identity domain's.
     if (error instanceof HttpError) return error;
+    if (error instanceof DomainError) return httpErrorOf(error);
     throw error;
   }
   throw new Error('expected a 400');
