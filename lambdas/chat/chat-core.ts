@@ -35,7 +35,7 @@ import type { LoadBalancer } from './load-balancer.js';
 import type { MeterObserver } from '../observability/usage-metrics.js';
 import { Meter, type UsageSink, type UsageTags } from '../usage/metering.js';
 import { applyPrompt, type ApplyPromptDeps } from './prompts/apply-prompt.js';
-import type { CachePolicy } from './response-cache.js';
+import { cacheVerdict, type CachePolicy } from './response-cache.js';
 import {
   routeCompletion,
   routeStream,
@@ -247,9 +247,8 @@ async function whole(plan: ChatPlan): Promise<ChatResult> {
     completion = guarded.completion;
     statuses = guarded.statuses;
   }
-  // Tool calls depend on the caller's tools' live state: never replayed from cache.
-  const bypass = completion.choices.some((choice) => (choice.message.tool_calls?.length ?? 0) > 0);
-  if (!bypass && input.cache.write !== false) {
+  const verdict = cacheVerdict(completion, input.cache);
+  if (verdict.store) {
     const stored = {
       body: JSON.stringify(completion),
       model: routed.target.model,
@@ -262,7 +261,7 @@ async function whole(plan: ChatPlan): Promise<ChatResult> {
     kind: 'whole',
     completion,
     routing: routingOf(routed),
-    cache: bypass ? 'BYPASS' : 'MISS',
+    cache: verdict.cache,
     guardrailStatus: statusHeader(statuses),
   };
 }

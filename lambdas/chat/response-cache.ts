@@ -2,6 +2,7 @@ import { invalidRequest } from './chat-errors.js';
 import { TtlCache } from '../store/ttl-cache.js';
 import { nowSeconds } from '../store/dynamo.js';
 import { getCachedAnswer, putCachedAnswer, type CachedAnswer } from '../store/cached-answers.js';
+import type { ChatCompletion } from '../providers/chat-types.js';
 
 export const DEFAULT_CACHE_TTL_SECONDS = 3600;
 export const MAX_CACHE_TTL_SECONDS = 86_400;
@@ -25,6 +26,19 @@ export function cachePolicy(headers: Readonly<Record<string, string>>): CachePol
     ttlSeconds = Number(raw);
   }
   return { read: (headers['x-cache'] ?? '').trim().toLowerCase() !== 'no-cache', ttlSeconds };
+}
+
+/**
+ * Whether a whole answer is stored, and the X-Cache it goes out with. Tool calls depend on the
+ * live state of the caller's tools, which a replay cannot know: such an answer is BYPASS and
+ * never stored. Streams never get here: they are not cached at all.
+ */
+export function cacheVerdict(
+  completion: ChatCompletion,
+  policy: CachePolicy,
+): { readonly cache: 'MISS' | 'BYPASS'; readonly store: boolean } {
+  const bypass = completion.choices.some((choice) => (choice.message.tool_calls?.length ?? 0) > 0);
+  return { cache: bypass ? 'BYPASS' : 'MISS', store: !bypass && policy.write !== false };
 }
 
 /**
