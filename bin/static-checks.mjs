@@ -5,7 +5,7 @@
 // Each runs whole and lists every finding; the process exits 1 if any check found something.
 // `npm run format` fixes formatting.
 import { execFile, execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { basename, dirname, relative, resolve } from 'node:path';
 import { ESLint } from 'eslint';
@@ -186,7 +186,31 @@ async function names() {
     .map((paths) => `one name, two files: ${paths.join(', ')}`);
 }
 
-const checks = { types, lint, format, cycles, names, map };
+/**
+ * The README and docs name only paths that exist: a renamed or moved file leaves no stale
+ * directions behind (a glob such as `video-*.ts` is not checked; a module may be named without
+ * its extension).
+ */
+async function paths() {
+  const docs = [
+    'README.md',
+    ...readdirSync(resolve(root, 'docs'))
+      .filter((f) => f.endsWith('.md'))
+      .map((f) => `docs/${f}`),
+  ];
+  const findings = [];
+  const mention = /(?<![\w./-])((?:lambdas|lib|local|test|bench|bin)\/[A-Za-z0-9_./-]*[A-Za-z0-9_/])(?![*\w-])/g;
+  for (const doc of docs) {
+    const text = await readFile(resolve(root, doc), 'utf8');
+    for (const [, path] of text.matchAll(mention)) {
+      const bare = resolve(root, path.replace(/\/$/, ''));
+      if (!existsSync(bare) && !existsSync(`${bare}.ts`)) findings.push(`${doc} names ${path}, which is not there`);
+    }
+  }
+  return [...new Set(findings)];
+}
+
+const checks = { types, lint, format, cycles, names, map, paths };
 let failed = false;
 // Two at a time at most: the compiler in its own process, lint and format on this one's thread.
 const outcomes = await Promise.all(
