@@ -12,6 +12,7 @@ import { toProxyResult, toStreamResult } from '../response-writer.js';
 import type { CallState } from '../call.js';
 import type { RouteSpec } from '../../../lib/routes.js';
 import { callOf, type GatewayMiddleware } from './state.js';
+import { endedByTimeout } from './request-context.js';
 
 const HEARTBEAT_MS = 15_000;
 
@@ -70,6 +71,12 @@ export function httpErrorOfFailure(error: unknown, call?: CallState): HttpError 
     logger.warn('DynamoDB throttled the request', { requestId: call?.requestId, route: call?.route.id });
     return storeBusy();
   }
+  if (call && endedByTimeout(call.signal) && isAbort(error, call.signal)) {
+    // The function's own deadline cut an upstream call that the route had no answer for: the
+    // upstream was too slow, not our code wrong (docs/interface.md §7: an upstream that failed).
+    logger.warn('the function deadline cut the call', { requestId: call.requestId, route: call.route.id });
+    return new HttpError(503, 'SERVICE_UNAVAILABLE', 'The upstream did not answer in time; retry later');
+  }
   logger.error('unhandled error', {
     requestId: call?.requestId,
     route: call?.route.id,
@@ -77,6 +84,10 @@ export function httpErrorOfFailure(error: unknown, call?: CallState): HttpError 
   });
   return new HttpError(500, 'INTERNAL_ERROR', 'Internal error; the request id identifies it in the logs');
 }
+
+/** An abort of the call's own signal, as fetch, the SDKs and timers report it. */
+const isAbort = (error: unknown, signal: AbortSignal): boolean =>
+  error === signal.reason || (error instanceof Error && (error.name === 'AbortError' || error.name === 'TimeoutError'));
 
 function replyStatus(reply: Reply): number {
   return reply.kind === 'sse' ? 200 : reply.status;

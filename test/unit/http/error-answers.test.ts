@@ -3,6 +3,7 @@ import { ARENA_ERROR_ANSWERS, ArenaError, type ArenaErrorKind } from '../../../l
 import { CHAT_ERROR_ANSWERS, ChatError, type ChatErrorKind } from '../../../lambdas/chat/chat-errors.js';
 import type { DomainError } from '../../../lambdas/errors/domain-error.js';
 import { FASHION_ERROR_ANSWERS, FashionError, type FashionErrorKind } from '../../../lambdas/fashion/fashion-errors.js';
+import { logger } from '../../../lambdas/config/logger.js';
 import { defineHandler, routeById } from '../../../lambdas/http/define-handler.js';
 import {
   IDENTITY_ERROR_ANSWERS,
@@ -26,6 +27,7 @@ import {
 } from '../../../lambdas/store/idempotency.js';
 import { THEME_ERROR_ANSWERS, ThemeError, type ThemeErrorKind } from '../../../lambdas/themes/theme-errors.js';
 import { USAGE_ERROR_ANSWERS, UsageError, type UsageErrorKind } from '../../../lambdas/usage/usage-errors.js';
+import { lambdaContext, publicGetEvent } from '../../support/lambda-invocation.js';
 
 /**
  * Every kind of every domain, thrown by a handler and answered by the real middleware chain:
@@ -171,14 +173,8 @@ const OPENAI_TYPES: Record<number, string> = {
   503: 'service_unavailable',
 };
 
-const context = { awsRequestId: 'aws-1', getRemainingTimeInMillis: () => 10_000 } as never;
-const event = {
-  httpMethod: 'GET',
-  path: '/api/v1/openapi.json',
-  resource: '/api/v1/openapi.json',
-  headers: {},
-  requestContext: { requestId: 'r', identity: { sourceIp: '127.0.0.1' } },
-} as never;
+const context = lambdaContext();
+const event = publicGetEvent;
 
 /** What a route that throws `error` answers, in the envelope style or OpenAI's. */
 async function answerTo(error: unknown, style: 'envelope' | 'openai'): Promise<APIGatewayProxyResult> {
@@ -190,6 +186,9 @@ async function answerTo(error: unknown, style: 'envelope' | 'openai'): Promise<A
   });
   return (await handler(event, context)) as APIGatewayProxyResult;
 }
+
+// One INFO line per refused call would bury the test's output; the answers are what is checked.
+beforeAll(() => logger.setLogLevel('WARN'));
 
 describe.each(DOMAINS.map((d) => [d.name, d] as const))('%s', (_name, { answers, make, expected }) => {
   test('the test names exactly the kinds of the domain', () => {

@@ -1,6 +1,7 @@
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { defineHandler } from '../../../lambdas/http/define-handler.js';
 import { DynamoDbError, isThrottling, TransactionCanceledError } from '../../../lambdas/store/dynamodb-client.js';
+import { lambdaContext, publicGetEvent } from '../../support/lambda-invocation.js';
 
 /**
  * DynamoDB throttling the gateway's own store (after the client's retries) is not the caller's
@@ -8,14 +9,8 @@ import { DynamoDbError, isThrottling, TransactionCanceledError } from '../../../
  * where any other unexpected error stays a 500.
  */
 
-const event = {
-  httpMethod: 'GET',
-  path: '/api/v1/openapi.json',
-  resource: '/api/v1/openapi.json',
-  headers: {},
-  requestContext: { requestId: 'r', identity: { sourceIp: '127.0.0.1' } },
-} as never;
-const context = { awsRequestId: 'aws-1', getRemainingTimeInMillis: () => 10_000 } as never;
+const event = publicGetEvent;
+const context = lambdaContext();
 
 async function answerTo(error: Error): Promise<APIGatewayProxyResult> {
   const handler = defineHandler('openapi-get', {
