@@ -189,7 +189,7 @@ async function names() {
 /**
  * The README and docs name only paths that exist: a renamed or moved file leaves no stale
  * directions behind (a glob such as `video-*.ts` is not checked; a module may be named without
- * its extension).
+ * its extension; a file the repository ignores, which a command generates, need not exist yet).
  */
 async function paths() {
   const docs = [
@@ -204,10 +204,21 @@ async function paths() {
     const text = await readFile(resolve(root, doc), 'utf8');
     for (const [, path] of text.matchAll(mention)) {
       const bare = resolve(root, path.replace(/\/$/, ''));
-      if (!existsSync(bare) && !existsSync(`${bare}.ts`)) findings.push(`${doc} names ${path}, which is not there`);
+      if (existsSync(bare) || existsSync(`${bare}.ts`) || isGenerated(path)) continue;
+      findings.push(`${doc} names ${path}, which is not there`);
     }
   }
   return [...new Set(findings)];
+}
+
+/** A file the repository ignores because a command makes it (the local runtime's bundle). */
+function isGenerated(path) {
+  try {
+    execFileSync('git', ['check-ignore', '--no-index', '-q', path], { cwd: root });
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 const checks = { types, lint, format, cycles, names, map, paths };
