@@ -189,17 +189,9 @@ export class StreamAttempt implements AsyncIterableIterator<ChatCompletionChunk>
     this.#state = 'completed';
     await this.#closeUpstream();
     if (!includeUsage) return DONE;
-    return {
-      done: false,
-      value: {
-        id: this.shape.id,
-        object: 'chat.completion.chunk',
-        created: this.shape.created,
-        model: this.routed.target.model,
-        choices: [],
-        usage: this.routed.usage() ?? estimatedUsage(this.shape.messages, this.#streamedText),
-      },
-    };
+    return this.#chunk([], {
+      usage: this.routed.usage() ?? estimatedUsage(this.shape.messages, this.#streamedText),
+    });
   }
 
   /** → failed | client_closed; what the caller is thrown. */
@@ -255,6 +247,14 @@ export class StreamAttempt implements AsyncIterableIterator<ChatCompletionChunk>
       if (!first) return choice;
       return { ...choice, delta: { role: 'assistant' as const, ...choice.delta } };
     });
+    return this.#chunk(choices, this.shape.includeUsage ? { usage: null } : {});
+  }
+
+  /** A chunk of this attempt's completion: its id, time and served model around `choices`. */
+  #chunk(
+    choices: ChatCompletionChunk['choices'],
+    usage: Pick<ChatCompletionChunk, 'usage'>,
+  ): IteratorResult<ChatCompletionChunk> {
     return {
       done: false,
       value: {
@@ -263,7 +263,7 @@ export class StreamAttempt implements AsyncIterableIterator<ChatCompletionChunk>
         created: this.shape.created,
         model: this.routed.target.model,
         choices,
-        ...(this.shape.includeUsage ? { usage: null } : {}),
+        ...usage,
       },
     };
   }

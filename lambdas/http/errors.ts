@@ -22,15 +22,6 @@ export class HttpError extends Error {
 export const badRequest = (param: string, message: string): HttpError =>
   new HttpError(400, 'BAD_REQUEST', message, param);
 
-export const unauthorized = (
-  message = 'Missing credentials: send Authorization: Bearer <key> or X-API-Key',
-): HttpError => new HttpError(401, 'UNAUTHORIZED', message);
-
-export const invalidCredential = (message = 'Invalid API key'): HttpError =>
-  new HttpError(401, 'INVALID_API_KEY', message);
-
-export const forbidden = (message: string): HttpError => new HttpError(403, 'FORBIDDEN', message);
-
 export const notFound = (what: string): HttpError => new HttpError(404, 'NOT_FOUND', `${what} not found`);
 
 export const conflict = (param: string, message: string): HttpError => new HttpError(409, 'CONFLICT', message, param);

@@ -1,14 +1,6 @@
 import { errorBody } from '../../../lambdas/http/error-body.js';
-import {
-  badRequest,
-  conflict,
-  forbidden,
-  HttpError,
-  invalidCredential,
-  notFound,
-  rateLimited,
-  unauthorized,
-} from '../../../lambdas/http/errors.js';
+import { invalidCredentials, missingCredentials, notAllowed } from '../../../lambdas/identity/identity-errors.js';
+import { badRequest, conflict, HttpError, httpErrorOf, notFound, rateLimited } from '../../../lambdas/http/errors.js';
 
 describe('errorBody in the OpenAI shape', () => {
   test('a 400 carries the field as param', () => {
@@ -23,14 +15,14 @@ describe('errorBody in the OpenAI shape', () => {
   });
 
   test('param is null when absent', () => {
-    expect(errorBody('openai', invalidCredential())).toEqual({
+    expect(errorBody('openai', httpErrorOf(invalidCredentials()))).toEqual({
       error: { message: 'Invalid API key', type: 'authentication_error', code: 'INVALID_API_KEY', param: null },
     });
   });
 
   test.each([
-    [unauthorized(), 'authentication_error'],
-    [forbidden('no'), 'permission_error'],
+    [httpErrorOf(missingCredentials()), 'authentication_error'],
+    [httpErrorOf(notAllowed('no')), 'permission_error'],
     [notFound('Key'), 'not_found_error'],
     [conflict('name', 'taken'), 'invalid_request_error'],
     [rateLimited(3), 'rate_limit_error'],
