@@ -9,5 +9,6 @@ export default {
     '^.+\\.ts$': ['ts-jest', { useESM: true, tsconfig: 'tsconfig.json', diagnostics: { ignoreCodes: ['TS151001'] } }],
   },
   maxWorkers: 2,
+  workerIdleMemoryLimit: '300MB',
   testTimeout: 30000,
 };
