@@ -1,4 +1,4 @@
-import { loadLinearRegExp, openMatchBudget } from '../lambdas/chat/guardrails/linear-regexp.js';
+import { loadLinearRegExp } from '../lambdas/chat/guardrails/linear-regexp.js';
 import { evaluateSchema, MAX_EVALUATION_STEPS } from '../lambdas/chat/guardrails/schema-evaluator.js';
 import { compileSchema } from '../lambdas/chat/guardrails/schema-validation.js';
 
@@ -59,7 +59,6 @@ export async function benchSchemaValidation(): Promise<void> {
     const runs: number[] = [];
     let steps = 0;
     for (let run = 0; run < 7; run++) {
-      openMatchBudget();
       const started = process.threadCpuUsage();
       try {
         steps = evaluateSchema(program, answer, { steps: Number.MAX_SAFE_INTEGER }).steps;

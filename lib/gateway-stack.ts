@@ -16,7 +16,7 @@ import { DEFAULT_ACCOUNT_CONCURRENCY, planReservations } from './concurrency-pol
 import type { ApiGatewayAccountRoleMode } from './constructs/api-gateway-account-role.js';
 import { CustomDomain } from './constructs/custom-domain.js';
 import { EncryptionKey } from './constructs/encryption-key.js';
-import { endpointAccess, RUNTIME_ENV } from './constructs/endpoint-access.js';
+import { endpointAccess } from './constructs/endpoint-access.js';
 import { EndpointFunction } from './constructs/endpoint-function.js';
 import { Monitoring } from './constructs/monitoring.js';
 import { JOB_TASK_GRANTS, JobPoller } from './constructs/job-poller.js';
@@ -227,7 +227,7 @@ export class GatewayStack extends Stack {
       });
       const describer: Record<string, string> =
         route.id === IMAGE_DESCRIBER_ROUTE && props.imageDescriberModel !== undefined
-          ? { [RUNTIME_ENV.imageDescriberModel]: props.imageDescriberModel }
+          ? { [ENV.imageDescriberModel]: props.imageDescriberModel }
           : {};
       const endpoint = new EndpointFunction(endpointScope, pascal(route.id), {
         route,

@@ -1,5 +1,5 @@
 import { baseUrlEnvVar, apiKeyEnvVar, PROVIDERS } from '../lambdas/catalog/model-catalog.js';
-import { MODERATION_ENV } from '../lambdas/chat/guardrails/moderation.js';
+import { ENV } from '../lambdas/config/environment.js';
 
 /**
  * Which engine the local runtime's `content_moderation` uses (`$GATEWAY_MODERATION`):
@@ -27,7 +27,7 @@ export function parseLocalModeration(raw: string | undefined): LocalModeration {
 export interface ModerationWiring {
   /** The key, to be stored in LOCAL_MODERATION_KEY_SECRET before any request. */
   readonly key: string;
-  /** What the functions read (lambdas/chat/guardrails/moderation.ts moderatorFromEnv). */
+  /** What the functions read (lambdas/config/configuration.ts `moderation`). */
   readonly environment: Record<string, string>;
 }
 
@@ -46,8 +46,8 @@ export function moderationWiring(
   return {
     key,
     environment: {
-      [MODERATION_ENV.url]: base,
-      [MODERATION_ENV.keySecretId]: LOCAL_MODERATION_KEY_SECRET,
+      [ENV.moderationUrl]: base,
+      [ENV.moderationKeySecretId]: LOCAL_MODERATION_KEY_SECRET,
     },
   };
 }

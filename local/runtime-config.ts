@@ -1,6 +1,5 @@
 import { ENV } from '../lambdas/config/environment.js';
 import { tableSchemas, type TableName } from '../lambdas/store/table-schema.js';
-import { RETRY_QUEUE_URL_ENV } from '../lambdas/usage/usage-retry-queue.js';
 import type { StandInCredentials } from './standins/signature-check.js';
 import { LOCAL_SQS_ACCOUNT } from './standins/sqs.js';
 
@@ -57,7 +56,7 @@ export function handlerEnvironment(
     ...(endpoints.sqs
       ? {
           AWS_ENDPOINT_URL_SQS: endpoints.sqs,
-          [RETRY_QUEUE_URL_ENV]: `${endpoints.sqs}/${LOCAL_SQS_ACCOUNT}/${LOCAL_USAGE_RETRY_QUEUE}`,
+          [ENV.usageRetryQueueUrl]: `${endpoints.sqs}/${LOCAL_SQS_ACCOUNT}/${LOCAL_USAGE_RETRY_QUEUE}`,
         }
       : {}),
     [ENV.adminTokenSecretId]: ADMIN_TOKEN_SECRET,

@@ -18,7 +18,7 @@ import { ensureStandInCredentials } from './standin-credentials.js';
 import { LOCAL_JOB_STATE_MACHINE_ARN, startLocalStepFunctions } from './standins/step-functions-local.js';
 import { LOCAL_STREAM_MAPPINGS, startLocalStreamPollers } from './stream-mappings.js';
 import { ENV } from '../lambdas/config/environment.js';
-import { holdHealthUntilReady } from './startup-gate.js';
+import { holdUntilStarted } from './startup-gate.js';
 
 const HEALTH_PATH = routes.find((route) => route.id === 'health')!.path;
 
@@ -77,7 +77,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       loadHandler: quietClientDisconnects(loadRouteHandler),
       allowedOrigins: () => origins,
     });
-    const startup = holdHealthUntilReady(server, HEALTH_PATH);
+    const startup = holdUntilStarted(server, HEALTH_PATH);
     await new Promise<void>((done, fail) => {
       server.once('error', fail);
       server.listen(options.port, options.host ?? '127.0.0.1', () => done());
@@ -89,6 +89,13 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     const baseUrl = `http://127.0.0.1:${port}`;
     origins.push(baseUrl, `http://localhost:${port}`);
 
+    let handlersConfigured = () => {};
+    const configured = new Promise<void>((resolve) => (handlersConfigured = resolve));
+    const stepFunctions = await startLocalStepFunctions(dataDir, configured, credentials, options.jobWaitMs);
+    stops.push(() => stepFunctions.close());
+    const moderation = moderationWiring(options.moderation ?? 'local', { ...process.env, ...services.environment });
+    // The handlers' whole environment, written once before any handler runs: each reads its
+    // configuration at its first call (lambdas/config/configuration.ts) and keeps it.
     Object.assign(
       process.env,
       handlerEnvironment(
@@ -105,18 +112,11 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
         credentials,
       ),
       services.environment,
+      moderation?.environment,
+      { AWS_ENDPOINT_URL_SFN: stepFunctions.url, [ENV.jobStateMachineArn]: LOCAL_JOB_STATE_MACHINE_ARN },
     );
-    // Decided once the simulators' OPENAI_* are in the environment; set before any request.
-    const moderation = moderationWiring(options.moderation ?? 'local', process.env);
-    if (moderation) Object.assign(process.env, moderation.environment);
-    // After the handlers' environment is set: executions resumed from the data dir poll at once,
-    // and the stand-in takes its credentials from it.
-    const stepFunctions = await startLocalStepFunctions(dataDir, options.jobWaitMs);
-    stops.push(() => stepFunctions.close());
-    Object.assign(process.env, {
-      AWS_ENDPOINT_URL_SFN: stepFunctions.url,
-      [ENV.jobStateMachineArn]: LOCAL_JOB_STATE_MACHINE_ARN,
-    });
+    handlersConfigured();
+    startup.configured();
     // Lambda's event source mappings from table streams; stopped (after the batch in flight)
     // before the gateway drains: what is written meanwhile is delivered at the next start.
     const streamPollers = await startLocalStreamPollers({

@@ -37,12 +37,12 @@ export async function answerArena(call: AccountCall<ArenaRequestBody>, mode: Are
   const defer = (task: () => Promise<void>) => void call.afterResponse.push(task);
   const deadlineReached = () => endedByTimeout(call.signal);
   const context = { account, sessionId, route: call.route.id, deadlineReached, defer };
-  const chat = arenaChat(context, deploymentChatDeps);
+  const chatDeps = deploymentChatDeps(call.config);
+  const searchDeps = deploymentSearchDeps(call.config);
+  const chat = arenaChat(context, chatDeps);
   // Agents search by themselves where the deployment has a search provider (docs/interface.md §4.3).
-  const search = { search: deploymentSearchDeps, recordUsage: deploymentChatDeps.recordUsage, now: Date.now };
-  const tools = (await searchAvailable(deploymentSearchDeps))
-    ? [webSearchTool(arenaSearch(context, search), Date.now)]
-    : [];
+  const search = { search: searchDeps, recordUsage: chatDeps.recordUsage, now: Date.now };
+  const tools = (await searchAvailable(searchDeps)) ? [webSearchTool(arenaSearch(context, search), Date.now)] : [];
   defer(() => saveArenaSession(sessionRecord(state, { ...account, route: call.route.id }, call.startedAt, new Date())));
   const events = new SessionEventSink(sessionId).sequence(
     runSession(state, { chat, tools, deadlineReached }, call.signal),

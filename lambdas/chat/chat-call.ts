@@ -27,7 +27,7 @@ export async function answerChat(call: AccountCall<unknown>, request: GatewayCha
       deadlineReached: () => endedByTimeout(call.signal),
       defer: (task) => void call.afterResponse.push(task),
     },
-    deploymentChatDeps,
+    deploymentChatDeps(call.config),
   );
   const cache = result.kind === 'whole' ? result.cache : undefined;
   publishMetrics(routingMetrics(call.route.id, { ...result.routing, cache }));

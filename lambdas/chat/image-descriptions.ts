@@ -16,9 +16,6 @@ const DESCRIBE_PROMPT =
   'Describe this image for someone who cannot see it: the subject, any text in it (verbatim), ' +
   'people, objects, colours, layout and anything notable. Be factual and complete; no preamble.';
 
-/** Which vision family writes descriptions; configurable, the first vision family otherwise. */
-export const DESCRIBER_ENV = 'IMAGE_DESCRIBER_MODEL';
-
 export interface DescribeContext {
   readonly accountId: string;
   readonly deps: RouterDeps;
@@ -31,15 +28,26 @@ export function hasImages(messages: readonly ChatMessage[]): boolean {
   );
 }
 
-/** The messages with every image part replaced by a text part holding its description. */
-export async function describeImages(
+export type DescribeImages = (messages: readonly ChatMessage[], context: DescribeContext) => Promise<ChatMessage[]>;
+
+/**
+ * Replaces every image part of the messages with a text part holding its description, written
+ * by `model` (the configuration's IMAGE_DESCRIBER_MODEL), else by the first vision family.
+ */
+export const imageDescriber =
+  (model: string | undefined): DescribeImages =>
+  (messages, context) =>
+    describeImages(messages, context, model ?? listFamilies().find((f) => f.vision)!.alias);
+
+async function describeImages(
   messages: readonly ChatMessage[],
   context: DescribeContext,
+  model: string,
 ): Promise<ChatMessage[]> {
   const described = new Map<string, Promise<string>>();
   const describe = (url: string) => {
     let text = described.get(url);
-    if (!text) described.set(url, (text = descriptionOf(url, context)));
+    if (!text) described.set(url, (text = descriptionOf(url, model, context)));
     return text;
   };
   return Promise.all(
@@ -57,11 +65,10 @@ export async function describeImages(
   );
 }
 
-async function descriptionOf(url: string, context: DescribeContext): Promise<string> {
+async function descriptionOf(url: string, model: string, context: DescribeContext): Promise<string> {
   const hash = createHash('sha256').update(url).digest('base64url');
   const cached = await getImageDescription(context.accountId, hash);
   if (cached) return cached;
-  const model = process.env[DESCRIBER_ENV] || listFamilies().find((f) => f.vision)!.alias;
   const fallback = listFamilies()
     .filter((f) => f.vision && f.alias !== model)
     .map((f) => f.alias);

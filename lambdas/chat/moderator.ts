@@ -1,16 +1,18 @@
+import type { GatewayConfiguration } from '../config/configuration.js';
 import { readSecret } from '../store/secret-values.js';
-import { moderatorFromEnv, type ApplyGuardrailSend, type Moderator } from './guardrails/moderation.js';
+import { moderatorFor, type ApplyGuardrailSend, type Moderator } from './guardrails/moderation.js';
 
 /**
- * The content moderator this deployment uses (see moderatorFromEnv). Bedrock's SDK client is
- * loaded only when a Bedrock guardrail is configured; the moderation API's key is read from its
- * secret with the secrets' bounded cache (lambdas/store/secret-values.ts), so a new key is used
- * within five minutes on every instance.
+ * The content moderator a configuration names (see moderatorFor), made once per configuration:
+ * the instance's. Bedrock's SDK client is loaded only when a Bedrock guardrail is configured;
+ * the moderation API's key is read from its secret with the secrets' bounded cache
+ * (lambdas/store/secret-values.ts), so a new key is used within five minutes on every instance.
  */
-let moderator: Moderator | undefined;
+const moderators = new WeakMap<GatewayConfiguration, Moderator>();
 
-export function deploymentModerator(): Moderator {
-  moderator ??= moderatorFromEnv(process.env, { bedrockSend, readSecret });
+export function deploymentModerator(config: GatewayConfiguration): Moderator {
+  let moderator = moderators.get(config);
+  if (!moderator) moderators.set(config, (moderator = moderatorFor(config.moderation, { bedrockSend, readSecret })));
   return moderator;
 }
 

@@ -1,4 +1,5 @@
 import type { ProviderId } from '../catalog/model-catalog.js';
+import type { GatewayConfiguration } from '../config/configuration.js';
 import { TtlCache } from '../store/ttl-cache.js';
 import { baseUrlFor, platformEndpoint, type ProviderEndpoint } from '../providers/provider-config.js';
 import { listProviderKeys } from '../store/provider-keys.js';
@@ -12,10 +13,13 @@ import { readProviderKeySecret } from '../store/provider-key-secrets.js';
 const CACHE_TTL_MS = 5 * 60_000;
 const byAccount = new TtlCache<Promise<Map<ProviderId, string>>>(CACHE_TTL_MS, 10_000);
 
-export function endpointsFor(accountId: string): (provider: ProviderId) => Promise<ProviderEndpoint | undefined> {
+export function endpointsFor(
+  accountId: string,
+  config: GatewayConfiguration,
+): (provider: ProviderId) => Promise<ProviderEndpoint | undefined> {
   return async (provider) => {
     const own = (await storedKeys(accountId)).get(provider);
-    return own ? { baseUrl: baseUrlFor(provider), apiKey: own } : platformEndpoint(provider);
+    return own ? { baseUrl: baseUrlFor(provider, config), apiKey: own } : platformEndpoint(provider, config);
   };
 }
 

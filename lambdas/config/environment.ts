@@ -1,6 +1,7 @@
 /**
  * The environment contract between the deployment (CDK stack or local runtime) and the
- * functions. Names only live here so both sides agree.
+ * functions. Names only live here so both sides agree; lambdas/config/configuration.ts is the
+ * one reader. Each function gets only the variables its grants need (lib/constructs/endpoint-access.ts).
  */
 export const ENV = {
   identityTable: 'IDENTITY_TABLE',
@@ -27,18 +28,26 @@ export const ENV = {
   themesProviderUrl: 'THEMES_PROVIDER_URL',
   /** ARN of the job poller state machine that submit routes start (lambdas/jobs/start-job.ts). */
   jobStateMachineArn: 'JOB_STATE_MACHINE_ARN',
+  /** The SQS queue usage entries go to when the ledger cannot take them (lambdas/usage/usage-retry-queue.ts). */
+  usageRetryQueueUrl: 'USAGE_RETRY_QUEUE_URL',
+  /** Base URL of the prompt-template service (lambdas/chat/prompts/prompt-service-client.ts). */
+  promptServiceUrl: 'PROMPT_SERVICE_URL',
+  /** Its key in plain text (a developer's own runtime)... */
+  promptServiceKey: 'PROMPT_SERVICE_KEY',
+  /** ...or the Secrets Manager secret that holds it (a plain string), as deployed. */
+  promptServiceKeySecretId: 'PROMPT_SERVICE_KEY_SECRET_ID',
+  /** The model alias that describes images for models without vision (lambdas/chat/image-descriptions.ts). */
+  imageDescriberModel: 'IMAGE_DESCRIBER_MODEL',
+  /** A Bedrock guardrail for `content_moderation`: its id (or ARN)... */
+  guardrailId: 'GUARDRAILS_BEDROCK_ID',
+  /** ...and version (the draft when unset). */
+  guardrailVersion: 'GUARDRAILS_BEDROCK_VERSION',
+  /** An OpenAI-compatible moderation API: its `/moderations` URL, or its base (`https://api.openai.com/v1`)... */
+  moderationUrl: 'GUARDRAILS_MODERATION_URL',
+  /** ...its key in plain text (a developer's own runtime)... */
+  moderationKey: 'GUARDRAILS_MODERATION_KEY',
+  /** ...or the Secrets Manager secret that holds it (a plain string), as deployed. */
+  moderationKeySecretId: 'GUARDRAILS_MODERATION_KEY_SECRET_ID',
 } as const;
 
 export type EnvName = (typeof ENV)[keyof typeof ENV];
-
-/** Reads a required variable; a missing one is a deployment bug, reported by name. */
-export function requireEnv(name: EnvName): string {
-  const value = process.env[name];
-  if (value === undefined || value === '') throw new Error(`environment variable ${name} is not set`);
-  return value;
-}
-
-export function optionalEnv(name: EnvName): string | undefined {
-  const value = process.env[name];
-  return value === undefined || value === '' ? undefined : value;
-}

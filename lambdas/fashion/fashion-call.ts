@@ -19,7 +19,12 @@ export async function answerFashionRun(call: AccountCall<FashionRequestBody>): P
 
 export async function answerFashionStatus(call: AccountCall): Promise<Reply> {
   const id = call.req.pathParams['id'] ?? '';
-  const prediction = await fashionPrediction(accountOf(call).accountId, id, call.signal, deploymentMediaJobDeps);
+  const prediction = await fashionPrediction(
+    accountOf(call).accountId,
+    id,
+    call.signal,
+    deploymentMediaJobDeps(call.config),
+  );
   return envelope(fashionStatusData(prediction));
 }
 
@@ -31,9 +36,15 @@ export async function answerFashionStatus(call: AccountCall): Promise<Reply> {
 export async function answerFashionSubscribe(call: AccountCall<FashionRequestBody>): Promise<Reply> {
   const { prediction, replayed, job } = await submit(call);
   const { accountId } = accountOf(call);
-  const events = await watchFashionJob(accountId, prediction.predictionId, call.signal, deploymentFashionWatchDeps, {
-    job,
-  });
+  const events = await watchFashionJob(
+    accountId,
+    prediction.predictionId,
+    call.signal,
+    deploymentFashionWatchDeps(call.config),
+    {
+      job,
+    },
+  );
   return sse(fashionFrames(events), replayedHeader(replayed));
 }
 
@@ -48,7 +59,7 @@ function submit(call: AccountCall<FashionRequestBody>) {
       idempotencyKey: call.req.headers['idempotency-key'],
       signal: call.signal,
     },
-    deploymentMediaJobDeps,
+    deploymentMediaJobDeps(call.config),
   );
 }
 

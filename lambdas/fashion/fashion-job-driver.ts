@@ -1,7 +1,7 @@
 import { MEDIA_PROVIDERS } from '../catalog/media-providers.js';
 import type { MeteredWork } from '../usage/metering.js';
 import { creditsCharged } from './credits.js';
-import { fashionEndpoint } from './fashion-deployment.js';
+import { configuredFashion } from './fashion-deployment.js';
 import { FashionError, type FashionErrorKind } from './fashion-errors.js';
 import { predictionStatus, type PredictionStatus } from './fashn-wire.js';
 import { UpstreamError, upstreamFailure, type FailureKind } from '../providers/upstream-failure.js';
@@ -50,7 +50,9 @@ export const fashionJobDriver: JobDriver & JobReaders<FashionJobDetails | undefi
   maxWaitSeconds: 20 * 60,
   async poll(job, deps) {
     try {
-      return fashionProgressOf(await predictionStatus(await fashionEndpoint(), job.upstreamJobId, deps));
+      return fashionProgressOf(
+        await predictionStatus(configuredFashion(await deps.endpoint(MEDIA_PROVIDERS.fashn)), job.upstreamJobId, deps),
+      );
     } catch (error) {
       if (!(error instanceof FashionError)) throw error;
       return endOrRetry(error);

@@ -1,3 +1,4 @@
+import type { GatewayConfiguration } from '../config/configuration.js';
 import { randomUUID } from 'node:crypto';
 import { logger } from '../config/logger.js';
 import { FASHION_ERROR_ANSWERS, FashionError } from './fashion-errors.js';
@@ -52,10 +53,20 @@ export interface FashionWatchDeps extends MediaJobDeps {
   readonly watch: WatchStore;
 }
 
-export const deploymentFashionWatchDeps: FashionWatchDeps = {
-  ...deploymentMediaJobDeps,
-  watch: { takePollLease, recordProgress, joinWatchers, leaveWatchers, shared: new SharedPolls() },
-};
+const watchDeps = new WeakMap<GatewayConfiguration, FashionWatchDeps>();
+
+/** The deployment's, one per configuration (so per instance): its shared polls serve every watcher here. */
+export function deploymentFashionWatchDeps(config: GatewayConfiguration): FashionWatchDeps {
+  let deps = watchDeps.get(config);
+  if (!deps) {
+    deps = {
+      ...deploymentMediaJobDeps(config),
+      watch: { takePollLease, recordProgress, joinWatchers, leaveWatchers, shared: new SharedPolls() },
+    };
+    watchDeps.set(config, deps);
+  }
+  return deps;
+}
 
 export interface WatchOptions extends SubscribeOptions {
   readonly sleep?: (ms: number) => Promise<void>;

@@ -2,7 +2,6 @@ import { defineHandler } from '../http/define-handler.js';
 import { notAllowed } from '../identity/identity-errors.js';
 import { envelope } from '../http/reply.js';
 import { compile } from '../schema/compile.js';
-import { allowedOrigins } from '../identity/authenticate.js';
 import { hashSessionId, newSessionId, sessionCookie, SESSION_TTL_SECONDS } from '../identity/session-cookie.js';
 import { deploymentSignIn, signIn } from '../identity/sign-in.js';
 import { nowSeconds } from '../store/dynamo.js';
@@ -18,10 +17,10 @@ const body = compile<LoginBody>(LOGIN_BODY);
 
 export const handler = defineHandler('auth-login', {
   body,
-  handle: async ({ body: { email, password }, req }) => {
+  handle: async ({ body: { email, password }, req, config }) => {
     // Login sets a cookie, so a browser page on a foreign origin must not be able to do it.
     const origin = req.headers['origin'];
-    if (origin && !allowedOrigins().includes(origin)) throw notAllowed('Origin not allowed to sign in');
+    if (origin && !config.allowedOrigins.includes(origin)) throw notAllowed('Origin not allowed to sign in');
     const { accountId } = await signIn(email, password, req.sourceIp, deploymentSignIn);
     const sessionId = newSessionId();
     const now = new Date();

@@ -1,4 +1,5 @@
 import type { RouteSpec } from '../../lib/routes.js';
+import type { GatewayConfiguration } from '../config/configuration.js';
 import type { AccountPrincipal, Principal } from '../identity/principal.js';
 import type { GatewayRequest } from './request.js';
 
@@ -12,6 +13,8 @@ export interface CallState {
   /** X-Request-ID: the caller's if it sent a sane one, else ours. */
   readonly requestId: string;
   readonly startedAt: Date;
+  /** This instance's configuration (lambdas/config/configuration.ts), for the features' deployment factories. */
+  readonly config: GatewayConfiguration;
   /** Set by the authentication middleware on routes with schemes. */
   principal?: Principal;
   /** Headers every response of this call carries (request id, rate limit, CORS). */

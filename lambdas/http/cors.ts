@@ -1,5 +1,4 @@
 import type { CallState } from './call.js';
-import { allowedOrigins } from '../identity/authenticate.js';
 
 const EXPOSED = [
   'X-Request-ID',
@@ -23,7 +22,7 @@ const EXPOSED = [
 export function corsHeaders(call: CallState): Record<string, string> {
   const origin = call.req.headers['origin'];
   if (!origin) return {};
-  const ownOrigin = allowedOrigins().includes(origin);
+  const ownOrigin = call.config.allowedOrigins.includes(origin);
   const keyOrigin = call.principal?.kind === 'publishableKey' && call.principal.origin === origin;
   if (!ownOrigin && !keyOrigin) return {};
   return {

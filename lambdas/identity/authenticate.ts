@@ -1,5 +1,6 @@
 import type { AuthScheme } from '../../lib/routes.js';
-import { ENV, optionalEnv, requireEnv } from '../config/environment.js';
+import { required } from '../config/configuration.js';
+import { ENV } from '../config/environment.js';
 import { IdentityError, invalidCredentials, missingCredentials, notAllowed } from './identity-errors.js';
 import { getLiveSession } from '../store/sessions.js';
 import { readSecret, rereadSecret } from '../store/secret-values.js';
@@ -21,6 +22,16 @@ export interface PresentedRequest {
   readonly door: string;
 }
 
+/** What authentication needs from the deployment (lambdas/config/configuration.ts). */
+export interface AuthenticationSettings {
+  /** Where the admin token lives: required on admin routes, and where `mayReadAdminToken`. */
+  readonly adminTokenSecretId?: string;
+  /** The dashboard's own origins, the only ones cookie-authenticated writes may come from. */
+  readonly allowedOrigins?: readonly string[];
+  /** The route's function may read the admin token (to tell a mistaken admin token apart). */
+  readonly mayReadAdminToken?: boolean;
+}
+
 /**
  * Resolves the caller from whichever credential the request carries and the route accepts.
  * A missing credential is 401 UNAUTHORIZED, a bad one 401 INVALID_API_KEY, and a valid
@@ -29,17 +40,17 @@ export interface PresentedRequest {
 export async function authenticate(
   req: PresentedRequest,
   schemes: readonly AuthScheme[],
-  { mayReadAdminToken = false } = {},
+  settings: AuthenticationSettings = {},
 ): Promise<Principal> {
   const token = presentedToken(req);
-  if (schemes.includes('admin')) return authenticateAdmin(token);
+  if (schemes.includes('admin')) return authenticateAdmin(token, settings);
   if (token !== undefined) {
-    if (mayReadAdminToken && (await isAdminToken(token)))
+    if (settings.mayReadAdminToken && (await isAdminToken(token, settings)))
       throw notAllowed('The admin token reaches only the admin API (/api/admin/v1/*)');
     return authenticateKey(req, token, schemes);
   }
   const sessionId = req.cookies[SESSION_COOKIE];
-  if (sessionId && schemes.includes('session')) return authenticateSession(req, sessionId);
+  if (sessionId && schemes.includes('session')) return authenticateSession(req, sessionId, settings);
   throw missingCredentials();
 }
 
@@ -66,9 +77,9 @@ function bearerToken(req: PresentedRequest): string | undefined {
   return match[1];
 }
 
-async function authenticateAdmin(token: string | undefined): Promise<Principal> {
+async function authenticateAdmin(token: string | undefined, settings: AuthenticationSettings): Promise<Principal> {
   if (token === undefined) throw missingCredentials('Missing admin token: send Authorization: Bearer <admin token>');
-  if (await isCurrentAdminToken(token)) return { kind: 'admin' };
+  if (await isCurrentAdminToken(token, settings)) return { kind: 'admin' };
   if (await isUsableKey(token)) throw notAllowed('API keys cannot reach the admin API: send the admin token');
   throw invalidCredentials('Invalid admin token');
 }
@@ -78,9 +89,9 @@ async function authenticateAdmin(token: string | undefined): Promise<Principal> 
  * function may read it (the key-management routes, where a partner may mistake one credential
  * for the other); elsewhere such a token is just an invalid credential.
  */
-async function isAdminToken(token: string): Promise<boolean> {
+async function isAdminToken(token: string, settings: AuthenticationSettings): Promise<boolean> {
   if (parseKey(token)) return false;
-  return isCurrentAdminToken(token);
+  return isCurrentAdminToken(token, settings);
 }
 
 /**
@@ -89,8 +100,8 @@ async function isAdminToken(token: string): Promise<boolean> {
  */
 const ADMIN_TOKEN_REREAD_MS = 5_000;
 
-async function isCurrentAdminToken(token: string): Promise<boolean> {
-  const secretId = requireEnv(ENV.adminTokenSecretId);
+async function isCurrentAdminToken(token: string, settings: AuthenticationSettings): Promise<boolean> {
+  const secretId = required(settings.adminTokenSecretId, ENV.adminTokenSecretId);
   if (secretsEqual(token, await readSecret(secretId))) return true;
   return secretsEqual(token, await rereadSecret(secretId, ADMIN_TOKEN_REREAD_MS));
 }
@@ -141,11 +152,15 @@ async function authenticateKey(
   };
 }
 
-async function authenticateSession(req: PresentedRequest, sessionId: string): Promise<Principal> {
+async function authenticateSession(
+  req: PresentedRequest,
+  sessionId: string,
+  settings: AuthenticationSettings,
+): Promise<Principal> {
   const sessionHash = hashSessionId(sessionId);
   const session = await getLiveSession(sessionHash);
   if (!session) throw missingCredentials('Session expired or signed out: sign in again');
-  if (STATE_CHANGING.has(req.method)) assertTrustedOrigin(req);
+  if (STATE_CHANGING.has(req.method)) assertTrustedOrigin(req, settings.allowedOrigins ?? []);
   return { kind: 'session', accountId: session.accountId, email: session.email, sessionHash };
 }
 
@@ -154,25 +169,9 @@ async function authenticateSession(req: PresentedRequest, sessionId: string): Pr
  * from one of the dashboard's own origins. A missing Origin is refused too: browsers send it
  * on every such request, so only a forged or non-browser request lacks it.
  */
-export function assertTrustedOrigin(req: PresentedRequest): void {
+function assertTrustedOrigin(req: PresentedRequest, allowedOrigins: readonly string[]): void {
   const origin = req.headers['origin'];
-  if (!origin || !allowedOrigins().includes(origin)) {
+  if (!origin || !allowedOrigins.includes(origin)) {
     throw notAllowed('Origin not allowed for cookie-authenticated requests');
   }
-}
-
-let parsedOrigins: { raw: string; list: string[] } | undefined;
-
-export function allowedOrigins(): string[] {
-  const raw = optionalEnv(ENV.allowedOrigins) ?? '';
-  if (parsedOrigins?.raw !== raw) {
-    parsedOrigins = {
-      raw,
-      list: raw
-        .split(',')
-        .map((origin) => origin.trim())
-        .filter(Boolean),
-    };
-  }
-  return parsedOrigins.list;
 }

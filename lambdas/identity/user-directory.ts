@@ -1,6 +1,7 @@
 import type { CognitoIdentityProviderClient } from '@aws-sdk/client-cognito-identity-provider';
 import { randomBytes, randomInt } from 'node:crypto';
-import { ENV, requireEnv } from '../config/environment.js';
+import { configuration, required } from '../config/configuration.js';
+import { ENV } from '../config/environment.js';
 
 /**
  * Dashboard users live in the Cognito user pool; the gateway never sees or stores a password
@@ -31,7 +32,7 @@ export async function checkPassword(email: string, password: string): Promise<Pa
     const result = await client.send(
       new InitiateAuthCommand({
         AuthFlow: 'USER_PASSWORD_AUTH',
-        ClientId: requireEnv(ENV.userPoolClientId),
+        ClientId: required(configuration().userPool.clientId, ENV.userPoolClientId),
         AuthParameters: { USERNAME: email, PASSWORD: password },
       }),
     );
@@ -52,7 +53,7 @@ export async function checkPassword(email: string, password: string): Promise<Pa
  */
 export async function createDashboardUser(email: string, name: string): Promise<string> {
   const password = generatePassword();
-  const poolId = requireEnv(ENV.userPoolId);
+  const poolId = required(configuration().userPool.id, ENV.userPoolId);
   const { client, AdminCreateUserCommand, AdminSetUserPasswordCommand } = await cognito();
   await client.send(
     new AdminCreateUserCommand({

@@ -1,5 +1,6 @@
 import type { MeteredWork } from '../usage/metering.js';
 import type { TransportRequest, TransportResponse } from '../providers/http-transport.js';
+import type { PlatformService, ProviderEndpoint } from '../providers/provider-config.js';
 import { isEnded, type EndPhase, type JobError, type JobRecord, type JsonObject } from './job-record.js';
 
 /**
@@ -43,6 +44,8 @@ export interface JobReaders<Details, Result> {
 }
 
 export interface JobPollDeps {
+  /** The platform's endpoint for an upstream (lambdas/providers/provider-config.ts); undefined without a key. */
+  readonly endpoint: (service: PlatformService) => Promise<ProviderEndpoint | undefined>;
   readonly send: (request: TransportRequest) => Promise<TransportResponse>;
   readonly signal: AbortSignal;
 }

@@ -2,7 +2,8 @@ import { MEDIA_PROVIDERS } from '../catalog/media-providers.js';
 import type { MetricRecord } from '../observability/metric-names.js';
 import { publishMetrics } from '../observability/metrics.js';
 import type { HostLookup } from '../schema/public-url.js';
-import { fashionEndpoint } from '../fashion/fashion-deployment.js';
+import type { GatewayConfiguration } from '../config/configuration.js';
+import { configuredFashion } from '../fashion/fashion-deployment.js';
 import { send, type TransportRequest, type TransportResponse } from '../providers/http-transport.js';
 import { platformEndpointOf, type ProviderEndpoint } from '../providers/provider-config.js';
 import { dynamoIdempotencyStore, type IdempotencyStore } from '../store/idempotency.js';
@@ -14,7 +15,7 @@ import type { JobExecutionInput } from './job-execution.js';
 import type { GetOwnedJob } from './job-lookup.js';
 import type { JobRecord, JsonObject } from './job-record.js';
 import { createJob, endJob, getOwnedJob, updateJobResult } from './job-repository.js';
-import { startJobExecution } from './poller-executions.js';
+import { jobExecutionStarter } from './poller-executions.js';
 
 /**
  * What the video and fashion cores need from the world: the upstreams' endpoints and HTTP,
@@ -49,15 +50,18 @@ export interface MediaJobDeps {
 /** Who submits a job: it is theirs, and metered under their request and route. */
 export type JobOwner = Pick<JobRecord, 'accountId' | 'keyId' | 'requestId' | 'route'>;
 
-export const deploymentMediaJobDeps: MediaJobDeps = {
-  minimax: () => platformEndpointOf(MEDIA_PROVIDERS.minimax),
-  fashn: fashionEndpoint,
-  send,
-  drivers: JOB_DRIVERS,
-  jobs: { createJob, getOwnedJob, endJob, updateJobResult },
-  startExecution: startJobExecution,
-  recordUsage,
-  idempotency: dynamoIdempotencyStore,
-  now: () => new Date(),
-  publishMetrics,
-};
+/** The deployment's, for a configuration: the platform's endpoints and the poller it names. */
+export function deploymentMediaJobDeps(config: GatewayConfiguration): MediaJobDeps {
+  return {
+    minimax: () => platformEndpointOf(MEDIA_PROVIDERS.minimax, config),
+    fashn: async () => configuredFashion(await platformEndpointOf(MEDIA_PROVIDERS.fashn, config)),
+    send,
+    drivers: JOB_DRIVERS,
+    jobs: { createJob, getOwnedJob, endJob, updateJobResult },
+    startExecution: jobExecutionStarter(config.jobStateMachineArn),
+    recordUsage,
+    idempotency: dynamoIdempotencyStore,
+    now: () => new Date(),
+    publishMetrics,
+  };
+}

@@ -1,5 +1,6 @@
 import type { SFNClient } from '@aws-sdk/client-sfn';
-import { requireEnv, ENV } from '../config/environment.js';
+import { ENV } from '../config/environment.js';
+import { required } from '../config/configuration.js';
 import type { JobExecutionInput } from './job-execution.js';
 
 /**
@@ -13,12 +14,19 @@ let sfn: Promise<{ client: SFNClient; module: typeof import('@aws-sdk/client-sfn
 const sfnClient = () =>
   (sfn ??= import('@aws-sdk/client-sfn').then((module) => ({ client: new module.SFNClient({}), module })));
 
-export async function startJobExecution(name: string, input: JobExecutionInput): Promise<void> {
+/** Starts executions of the state machine `stateMachineArn` (the configuration's JOB_STATE_MACHINE_ARN). */
+export function jobExecutionStarter(
+  stateMachineArn: string | undefined,
+): (name: string, input: JobExecutionInput) => Promise<void> {
+  return (name, input) => startJobExecution(required(stateMachineArn, ENV.jobStateMachineArn), name, input);
+}
+
+async function startJobExecution(stateMachineArn: string, name: string, input: JobExecutionInput): Promise<void> {
   const { client, module } = await sfnClient();
   try {
     await client.send(
       new module.StartExecutionCommand({
-        stateMachineArn: requireEnv(ENV.jobStateMachineArn),
+        stateMachineArn,
         name,
         input: JSON.stringify(input),
       }),

@@ -1,4 +1,5 @@
 import { MEDIA_PROVIDERS } from '../catalog/media-providers.js';
+import type { GatewayConfiguration } from '../config/configuration.js';
 import { send, type TransportRequest, type TransportResponse } from '../providers/http-transport.js';
 import { platformEndpointOf, type ProviderEndpoint } from '../providers/provider-config.js';
 
@@ -13,10 +14,9 @@ export interface AudioDeps {
  * In a deployment: `MINIMAX_BASE_URL`/`MINIMAX_API_KEY` (the local runtime points them at the
  * MiniMax fake), else the platform keys secret's `minimax` entry; real HTTP.
  */
-export const deploymentAudioDeps: AudioDeps = {
-  endpoint: () => platformEndpointOf(MEDIA_PROVIDERS.minimax),
-  send,
-};
+export function deploymentAudioDeps(config: GatewayConfiguration): AudioDeps {
+  return { endpoint: () => platformEndpointOf(MEDIA_PROVIDERS.minimax, config), send };
+}
 
 /** One upstream call as metered: what was asked of MiniMax and how it went. */
 export interface AudioAttempt {

@@ -23,7 +23,7 @@ export async function answerMusic(call: AccountCall<MusicRequestBody>): Promise<
   const song = composeMusic(
     call.body,
     { signal: call.signal, onAttempt: mediaMeter(call, 'songs') },
-    deploymentAudioDeps,
+    deploymentAudioDeps(call.config),
   ).then(songData);
   const early = await within(
     song.then((data) => ({ data })),

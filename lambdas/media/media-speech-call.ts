@@ -13,7 +13,7 @@ export async function answerSpeech(call: AccountCall<SpeechRequestBody>): Promis
   const speech = await synthesizeSpeech(
     speechRequestOf(call.body),
     { signal: call.signal, onAttempt: mediaMeter(call, 'characters') },
-    deploymentAudioDeps,
+    deploymentAudioDeps(call.config),
   );
   return binary(speech.contentType, speech.audio);
 }

@@ -11,14 +11,14 @@ import { envelope, type Reply } from '../http/reply.js';
  */
 export async function answerVideoSubmit(call: AccountCall<VideoRequestBody>): Promise<Reply> {
   const owner = { ...accountOf(call), requestId: call.requestId, route: call.route.id };
-  const job = await submitVideoJob(call.body, owner, call.signal, deploymentMediaJobDeps);
+  const job = await submitVideoJob(call.body, owner, call.signal, deploymentMediaJobDeps(call.config));
   return envelope({ task_id: job.taskId, status: job.status, model: job.model });
 }
 
 export async function answerVideoStatus(call: AccountCall): Promise<Reply> {
   const taskId = call.req.query['task_id'];
   if (taskId === undefined || taskId === '') throw badRequest('task_id', 'task_id: is required (?task_id=<task_id>)');
-  const job = await videoJobStatus(accountOf(call).accountId, taskId, call.signal, deploymentMediaJobDeps);
+  const job = await videoJobStatus(accountOf(call).accountId, taskId, call.signal, deploymentMediaJobDeps(call.config));
   return envelope(videoStatusData(job));
 }
 

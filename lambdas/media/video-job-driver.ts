@@ -1,5 +1,4 @@
 import { MEDIA_PROVIDERS } from '../catalog/media-providers.js';
-import { platformEndpointOf } from '../providers/provider-config.js';
 import { UpstreamError, upstreamFailure } from '../providers/upstream-failure.js';
 import { MADE_RESOLUTIONS, VIDEO_DURATIONS, VIDEO_MODEL_IDS } from './video-models.js';
 import type { VideoRequest } from './video-request.js';
@@ -36,7 +35,7 @@ export const videoJobDriver: JobDriver & JobReaders<VideoJobDetails, VideoJobRes
   pollIntervalSeconds: 10,
   maxWaitSeconds: 30 * 60,
   async poll(job, deps) {
-    const endpoint = await platformEndpointOf(MEDIA_PROVIDERS.minimax);
+    const endpoint = await deps.endpoint(MEDIA_PROVIDERS.minimax);
     if (!endpoint) throw new UpstreamError(upstreamFailure('auth', 'MiniMax is not configured on this deployment'));
     return progressOf(await queryVideo(endpoint, job.upstreamJobId, deps));
   },

@@ -1,5 +1,5 @@
 import { PROVIDER_IDS, PROVIDERS, type ProviderId } from '../catalog/model-catalog.js';
-import { ENV, optionalEnv } from '../config/environment.js';
+import type { GatewayConfiguration } from '../config/configuration.js';
 import { logger } from '../config/logger.js';
 import { readSecret } from '../store/secret-values.js';
 
@@ -15,12 +15,15 @@ export interface ProviderEndpoint {
  * deploy); the base URL from `<PROVIDER>_BASE_URL`, else the provider's public API.
  * A provider without a key is not configured: requests route around it.
  */
-export async function platformEndpoint(provider: ProviderId): Promise<ProviderEndpoint | undefined> {
-  return platformEndpointOf(PROVIDERS[provider]);
+export async function platformEndpoint(
+  provider: ProviderId,
+  config: GatewayConfiguration,
+): Promise<ProviderEndpoint | undefined> {
+  return platformEndpointOf(PROVIDERS[provider], config);
 }
 
-export function baseUrlFor(provider: ProviderId): string {
-  return serviceBaseUrl(PROVIDERS[provider]);
+export function baseUrlFor(provider: ProviderId, config: GatewayConfiguration): string {
+  return serviceBaseUrl(PROVIDERS[provider], config);
 }
 
 /** Any upstream the platform holds a key for (chat or search): its id names its platform key. */
@@ -30,19 +33,22 @@ export interface PlatformService {
   readonly defaultBaseUrl: string;
 }
 
-export async function platformEndpointOf(service: PlatformService): Promise<ProviderEndpoint | undefined> {
-  const apiKey = process.env[`${service.envStem}_API_KEY`] || (await platformKeys())[service.id];
+export async function platformEndpointOf(
+  service: PlatformService,
+  config: GatewayConfiguration,
+): Promise<ProviderEndpoint | undefined> {
+  const apiKey = config.platformService(service.envStem).apiKey || (await platformKeys(config))[service.id];
   if (!apiKey) return undefined;
-  return { baseUrl: serviceBaseUrl(service), apiKey };
+  return { baseUrl: serviceBaseUrl(service, config), apiKey };
 }
 
-function serviceBaseUrl(service: PlatformService): string {
-  return (process.env[`${service.envStem}_BASE_URL`] || service.defaultBaseUrl).replace(/\/+$/, '');
+function serviceBaseUrl(service: PlatformService, config: GatewayConfiguration): string {
+  return config.platformService(service.envStem).baseUrl ?? service.defaultBaseUrl.replace(/\/+$/, '');
 }
 
-export async function configuredProviders(): Promise<Set<ProviderId>> {
+export async function configuredProviders(config: GatewayConfiguration): Promise<Set<ProviderId>> {
   const configured = new Set<ProviderId>();
-  for (const provider of PROVIDER_IDS) if (await platformEndpoint(provider)) configured.add(provider);
+  for (const provider of PROVIDER_IDS) if (await platformEndpoint(provider, config)) configured.add(provider);
   return configured;
 }
 
@@ -59,8 +65,8 @@ let platformKeysRead: { secretId: string; keys: Promise<PlatformKeys>; until: nu
 type PlatformKeys = Partial<Record<string, string>>;
 
 /** The platform keys secret, read at most once per PLATFORM_KEYS_RECHECK_MS; unreadable means none. */
-function platformKeys(): Promise<PlatformKeys> {
-  const secretId = optionalEnv(ENV.platformKeysSecretId);
+function platformKeys(config: GatewayConfiguration): Promise<PlatformKeys> {
+  const secretId = config.platformKeysSecretId;
   if (!secretId) return Promise.resolve({});
   const now = Date.now();
   if (platformKeysRead?.secretId !== secretId || platformKeysRead.until <= now) {

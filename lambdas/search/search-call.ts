@@ -23,7 +23,7 @@ export async function answerSearch(call: AccountCall<SearchRequestBody>): Promis
     call.body.query,
     searchOptionsOf(call.body),
     { signal: call.signal, onAttempt: (attempt) => meter.search(attempt) },
-    deploymentSearchDeps,
+    deploymentSearchDeps(call.config),
   );
   return envelope(searchBody(answer, call.requestId));
 }

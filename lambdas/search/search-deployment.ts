@@ -1,4 +1,5 @@
 import { SEARCH_PROVIDERS } from '../catalog/model-catalog.js';
+import type { GatewayConfiguration } from '../config/configuration.js';
 import { send } from '../providers/http-transport.js';
 import { platformEndpointOf } from '../providers/provider-config.js';
 import type { SearchDeps } from './web-search.js';
@@ -8,8 +9,10 @@ import type { SearchDeps } from './web-search.js';
  * (`EXA_API_KEY` locally, the platform keys secret's `exa` entry in the cloud), real HTTP,
  * the real clock. Callers' own provider keys do not apply to search.
  */
-export const deploymentSearchDeps: SearchDeps = {
-  endpoint: (provider) => platformEndpointOf(SEARCH_PROVIDERS[provider]),
-  send,
-  now: () => new Date(),
-};
+export function deploymentSearchDeps(config: GatewayConfiguration): SearchDeps {
+  return {
+    endpoint: (provider) => platformEndpointOf(SEARCH_PROVIDERS[provider], config),
+    send,
+    now: () => new Date(),
+  };
+}

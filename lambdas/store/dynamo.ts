@@ -1,48 +1,36 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { convertToAttr, marshall, unmarshall, type NativeAttributeValue } from '@aws-sdk/util-dynamodb';
+import { configuration, required } from '../config/configuration.js';
 import { tableSchemas, type TableName } from './table-schema.js';
 
 import { createDynamoDb, type DynamoDb } from './dynamodb-client.js';
 
 /**
- * The shared DynamoDB client. Locally only its endpoint differs (AWS_ENDPOINT_URL_DYNAMODB):
- * production code has no local branches. Credentials come from the environment, where the
- * Lambda runtime puts the function role's.
+ * The shared DynamoDB client, made from the instance's configuration (the store is a shared
+ * layer every feature's repositories reach, so it takes the one configuration rather than
+ * threading it through each of them). Locally only its endpoint differs
+ * (AWS_ENDPOINT_URL_DYNAMODB): production code has no local branches. Credentials are the
+ * function role's, which the Lambda runtime puts in the environment.
  */
 let client: DynamoDb | undefined;
 
 export function dynamo(): DynamoDb {
-  client ??= createDynamoDb({
-    region: requiredEnv('AWS_REGION'),
-    endpoint:
-      process.env['AWS_ENDPOINT_URL_DYNAMODB'] ||
-      process.env['AWS_ENDPOINT_URL'] ||
-      `https://dynamodb.${requiredEnv('AWS_REGION')}.amazonaws.com`,
-    credentials: () => ({
-      accessKeyId: requiredEnv('AWS_ACCESS_KEY_ID'),
-      secretAccessKey: requiredEnv('AWS_SECRET_ACCESS_KEY'),
-      sessionToken: process.env['AWS_SESSION_TOKEN'] || undefined,
-    }),
+  if (client) return client;
+  const { region, endpoints, credentials } = configuration();
+  const inRegion = required(region, 'AWS_REGION');
+  const role = required(credentials, 'AWS_ACCESS_KEY_ID');
+  client = createDynamoDb({
+    region: inRegion,
+    endpoint: endpoints.dynamodb ?? `https://dynamodb.${inRegion}.amazonaws.com`,
+    credentials: () => role,
   });
   return client;
 }
 
-function requiredEnv(name: string): string {
-  const value = process.env[name];
-  if (!value) throw new Error(`environment variable ${name} is not set (DynamoDB needs it)`);
-  return value;
-}
-
-const names = new Map<TableName, string>();
-
 export function tableName(table: TableName): string {
-  let name = names.get(table);
-  if (!name) {
-    const envVar = tableSchemas.find((schema) => schema.name === table)!.envVar;
-    name = process.env[envVar];
-    if (!name) throw new Error(`environment variable ${envVar} is not set`);
-    names.set(table, name);
-  }
+  const name = configuration().tables[table];
+  if (name === undefined)
+    throw new Error(`environment variable ${tableSchemas.find((schema) => schema.name === table)!.envVar} is not set`);
   return name;
 }
 

@@ -1,5 +1,6 @@
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { ENV, optionalEnv, requireEnv } from '../config/environment.js';
+import { configuration, required } from '../config/configuration.js';
+import { ENV } from '../config/environment.js';
 
 /**
  * One Secrets Manager secret per stored provider key, under the customer-managed KMS key:
@@ -19,9 +20,9 @@ export async function createProviderKeySecret(accountId: string, id: string, api
   const { client, CreateSecretCommand } = await secrets();
   const { ARN } = await client.send(
     new CreateSecretCommand({
-      Name: `${requireEnv(ENV.providerKeySecretPrefix)}${accountId}/${id}`,
+      Name: `${required(configuration().providerKeySecretPrefix, ENV.providerKeySecretPrefix)}${accountId}/${id}`,
       SecretString: apiKey,
-      KmsKeyId: optionalEnv(ENV.providerKeysKmsKeyId),
+      KmsKeyId: configuration().providerKeysKmsKeyId,
       Description: 'A caller-supplied model provider API key, stored by the AI gateway',
       Tags: [{ Key: 'gateway:account', Value: accountId }],
     }),

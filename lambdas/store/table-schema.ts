@@ -1,3 +1,5 @@
+import { ENV } from '../config/environment.js';
+
 /**
  * The DynamoDB tables, split by lifecycle. Data only: the CDK stack declares these tables
  * from it and the local runtime creates the same tables in the embedded DynamoDB.
@@ -35,10 +37,10 @@ export const TTL_ATTRIBUTE = 'expiresAt';
 export const OWNER_INDEX: IndexSchema = { name: 'byOwner', partitionKey: 'ownerPk', sortKey: 'ownerSk' };
 
 export const tableSchemas: readonly TableSchema[] = [
-  { name: 'identity', envVar: 'IDENTITY_TABLE', deletionProtection: true, indexes: [OWNER_INDEX] },
+  { name: 'identity', envVar: ENV.identityTable, deletionProtection: true, indexes: [OWNER_INDEX] },
   // New ledger entries stream to the usage aggregator (lambdas/usage/usage-aggregator.ts), which
   // needs each whole and nothing of what it replaced.
-  { name: 'usage', envVar: 'USAGE_TABLE', deletionProtection: true, indexes: [], stream: 'NEW_IMAGE' },
-  { name: 'cache', envVar: 'CACHE_TABLE', deletionProtection: false, indexes: [] },
-  { name: 'jobs', envVar: 'JOBS_TABLE', deletionProtection: false, indexes: [OWNER_INDEX] },
+  { name: 'usage', envVar: ENV.usageTable, deletionProtection: true, indexes: [], stream: 'NEW_IMAGE' },
+  { name: 'cache', envVar: ENV.cacheTable, deletionProtection: false, indexes: [] },
+  { name: 'jobs', envVar: ENV.jobsTable, deletionProtection: false, indexes: [OWNER_INDEX] },
 ];

@@ -1,4 +1,4 @@
-import { ENV, optionalEnv } from '../config/environment.js';
+import type { GatewayConfiguration } from '../config/configuration.js';
 import { send } from '../providers/http-transport.js';
 import { EMBEDDED_CATALOG } from './catalog/theme-catalog.js';
 import type { ThemeDeps } from './theme-selection.js';
@@ -18,8 +18,8 @@ function clientFor(url: string): ThemeProviderClient {
  * The theme core's dependencies in a deployment: the upstream provider when
  * THEMES_PROVIDER_URL is set (its catalog kept for a minute), else the embedded catalog; Math.random for the draw.
  */
-export function deploymentThemeDeps(signal: AbortSignal): ThemeDeps {
-  const url = optionalEnv(ENV.themesProviderUrl);
+export function deploymentThemeDeps(config: GatewayConfiguration, signal: AbortSignal): ThemeDeps {
+  const url = config.themesProviderUrl;
   return {
     catalog: EMBEDDED_CATALOG,
     provider: url === undefined ? undefined : clientFor(url),

@@ -6,5 +6,5 @@ import { envelope, type Reply } from '../http/reply.js';
 /** GET /api/v1/themes: the query's `id` and `platform` to the core, the theme in the envelope. */
 export async function answerTheme(call: GatewayCall<undefined>): Promise<Reply> {
   const { id, platform } = call.req.query;
-  return envelope(await chooseTheme({ id, platform }, deploymentThemeDeps(call.signal)));
+  return envelope(await chooseTheme({ id, platform }, deploymentThemeDeps(call.config, call.signal)));
 }

@@ -1,4 +1,5 @@
-import { retrySenderFromEnv } from './usage-retry-queue.js';
+import { configuration } from '../config/configuration.js';
+import { deploymentRetrySender } from './usage-retry-queue.js';
 import { dynamo, tableName } from '../store/dynamo.js';
 import type { UsageEntry } from '../store/usage-items.js';
 import { batchedLedgerWriter } from '../store/usage-ledger-writer.js';
@@ -39,7 +40,7 @@ export function recordUsageBatched(entry: UsageEntry): Promise<void> {
   batched ??= batchedLedgerWriter({
     db: dynamo(),
     table: tableName('usage'),
-    sendToRetryQueue: retrySenderFromEnv(),
+    sendToRetryQueue: deploymentRetrySender(configuration()),
   });
   return batched(entry);
 }

@@ -1,10 +1,9 @@
+import { required, type GatewayConfiguration } from '../config/configuration.js';
+import { ENV } from '../config/environment.js';
 import { SigV4Signer, type Credentials } from '../store/dynamodb-client.js';
 import type { RetrySender } from '../store/usage-ledger-puts.js';
 import type { UsageEntry } from '../store/usage-items.js';
 import { retryMessageBodies } from './usage-retry-messages.js';
-
-/** The URL of the queue ledger entries go to when their puts fail (set on functions that write usage). */
-export const RETRY_QUEUE_URL_ENV = 'USAGE_RETRY_QUEUE_URL';
 
 const ATTEMPTS = 3;
 const TIMEOUT_MS = 5_000;
@@ -74,22 +73,14 @@ export function sqsRetrySender(options: SqsRetryQueueOptions): RetrySender {
   };
 }
 
-/** The deployed sender: queue URL, region and credentials from the function's environment. */
-export function retrySenderFromEnv(env: NodeJS.ProcessEnv = process.env): RetrySender {
-  const required = (name: string) => {
-    const value = env[name];
-    if (!value) throw new Error(`environment variable ${name} is not set (the usage retry queue needs it)`);
-    return value;
-  };
-  const region = required('AWS_REGION');
+/** The deployed sender: the configuration's queue (USAGE_RETRY_QUEUE_URL), region and the function role's credentials. */
+export function deploymentRetrySender(config: GatewayConfiguration): RetrySender {
+  const region = required(config.region, 'AWS_REGION');
+  const credentials = required(config.credentials, 'AWS_ACCESS_KEY_ID');
   return sqsRetrySender({
-    queueUrl: required(RETRY_QUEUE_URL_ENV),
+    queueUrl: required(config.usageRetryQueueUrl, ENV.usageRetryQueueUrl),
     region,
-    endpoint: env['AWS_ENDPOINT_URL_SQS'] || env['AWS_ENDPOINT_URL'] || `https://sqs.${region}.amazonaws.com`,
-    credentials: () => ({
-      accessKeyId: required('AWS_ACCESS_KEY_ID'),
-      secretAccessKey: required('AWS_SECRET_ACCESS_KEY'),
-      sessionToken: env['AWS_SESSION_TOKEN'] || undefined,
-    }),
+    endpoint: config.endpoints.sqs ?? `https://sqs.${region}.amazonaws.com`,
+    credentials: () => credentials,
   });
 }

@@ -3,9 +3,7 @@ import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { ENV } from '../../lambdas/config/environment.js';
-import { MODERATION_ENV } from '../../lambdas/chat/guardrails/moderation.js';
 import type { TableName } from '../../lambdas/store/table-schema.js';
-import { RETRY_QUEUE_URL_ENV } from '../../lambdas/usage/usage-retry-queue.js';
 import type { Grant } from '../routes.js';
 import type { DashboardUserPool } from './user-pool.js';
 import type { GatewaySecrets } from './secrets.js';
@@ -48,25 +46,6 @@ export interface EndpointResources {
   /** The usage retry queue (lib/constructs/usage-pipeline.ts), for `usage:append`. @default - none: a route with `usage:append` is refused */
   readonly usageRetryQueue?: IQueue;
 }
-
-/**
- * Environment names the functions read that are not (yet) in lambdas/config/environment.ts;
- * test/infra/functions.test.ts checks them against the code that reads them.
- */
-export const RUNTIME_ENV = {
-  /** lambdas/chat/prompts/prompt-service-client.ts */
-  promptServiceUrl: 'PROMPT_SERVICE_URL',
-  promptServiceKeySecretId: 'PROMPT_SERVICE_KEY_SECRET_ID',
-  /** lambdas/chat/guardrails/moderation.ts moderatorFromEnv */
-  guardrailId: MODERATION_ENV.bedrockId,
-  guardrailVersion: MODERATION_ENV.bedrockVersion,
-  moderationUrl: MODERATION_ENV.url,
-  moderationKeySecretId: MODERATION_ENV.keySecretId,
-  /** lambdas/chat/image-descriptions.ts */
-  imageDescriberModel: 'IMAGE_DESCRIBER_MODEL',
-  /** lambdas/usage/usage-retry-queue.ts */
-  usageRetryQueueUrl: RETRY_QUEUE_URL_ENV,
-} as const;
 
 /** A cdk-nag finding that the role holding these statements must acknowledge, with why. */
 export interface NagAcknowledgement {
@@ -205,9 +184,9 @@ class Accumulator {
   }
 
   promptService(): void {
-    this.secret(RUNTIME_ENV.promptServiceKeySecretId, 'promptServiceKey');
+    this.secret(ENV.promptServiceKeySecretId, 'promptServiceKey');
     const url = this.resources.promptServiceUrl;
-    if (url !== undefined) this.environment[RUNTIME_ENV.promptServiceUrl] = url;
+    if (url !== undefined) this.environment[ENV.promptServiceUrl] = url;
   }
 
   themesProvider(): void {
@@ -218,8 +197,8 @@ class Accumulator {
   guardrail(): void {
     const moderationUrl = this.resources.moderationUrl;
     if (moderationUrl !== undefined) {
-      this.environment[RUNTIME_ENV.moderationUrl] = moderationUrl;
-      this.secret(RUNTIME_ENV.moderationKeySecretId, 'moderationKey');
+      this.environment[ENV.moderationUrl] = moderationUrl;
+      this.secret(ENV.moderationKeySecretId, 'moderationKey');
     }
     const guardrail = this.resources.guardrail;
     if (guardrail === undefined) return;
@@ -234,8 +213,8 @@ class Accumulator {
             arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
           }),
     );
-    this.environment[RUNTIME_ENV.guardrailId] = guardrail.id;
-    if (guardrail.version !== undefined) this.environment[RUNTIME_ENV.guardrailVersion] = guardrail.version;
+    this.environment[ENV.guardrailId] = guardrail.id;
+    if (guardrail.version !== undefined) this.environment[ENV.guardrailVersion] = guardrail.version;
   }
 
   jobPoller(): void {
@@ -252,7 +231,7 @@ class Accumulator {
     this.ledgerAppends = true;
     this.tableWrites = true;
     this.environment[schema.envVar] = table.tableName;
-    this.environment[RUNTIME_ENV.usageRetryQueueUrl] = queue.queueUrl;
+    this.environment[ENV.usageRetryQueueUrl] = queue.queueUrl;
   }
 
   providerKeys(actions: readonly string[], keyActions: readonly string[]): void {

@@ -1,3 +1,4 @@
+import { ENV } from '../../lambdas/config/environment.js';
 import { FAMILIES, SEARCH_PROVIDER_IDS } from '../../lambdas/catalog/model-catalog.js';
 import { UNIT_PRICES, type UsageUnit } from '../../lambdas/catalog/unit-prices.js';
 import { JOB_DRIVERS } from '../../lambdas/jobs/job-driver-registry.js';
@@ -9,7 +10,6 @@ import { DIMENSION, type MetricRecord } from '../../lambdas/observability/metric
 import { usageMetrics } from '../../lambdas/observability/usage-metrics.js';
 import { SEARCH_TYPES } from '../../lambdas/search/search-types.js';
 import type { UsageEntry } from '../../lambdas/store/usage-items.js';
-import { RUNTIME_ENV } from '../constructs/endpoint-access.js';
 import { AWS_PRICES } from './aws-prices.js';
 import { readable, type CostLine } from './table-costs.js';
 import { ofType, referencedIds, type Template } from './template.js';
@@ -78,7 +78,7 @@ function routeFunctions(template: Template): string[] {
 function readsPromptServiceKey(template: Template, id: string): boolean {
   const environment = template.Resources[id]?.Properties?.['Environment'] as
     { Variables?: Record<string, unknown> } | undefined;
-  return environment?.Variables?.[RUNTIME_ENV.promptServiceKeySecretId] !== undefined;
+  return environment?.Variables?.[ENV.promptServiceKeySecretId] !== undefined;
 }
 
 export function metricReach(template: Template): MetricReach {

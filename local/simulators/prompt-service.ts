@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { PROMPT_SERVICE_KEY, PROMPT_SERVICE_URL } from '../../lambdas/chat/prompts/prompt-service-client.js';
+import { ENV } from '../../lambdas/config/environment.js';
 import { parseTemplate, type PromptTemplate } from '../../lambdas/chat/prompts/prompt-template.js';
 import type { SimExchange, SimResponse, SimulatorDefinition } from './harness.js';
 import { startOnKeptPort } from './simulator-ports.js';
@@ -160,11 +160,11 @@ export async function startPromptService(
   seedDir = PROMPT_SEED_DIR,
   stateDir?: string,
 ): Promise<{ url?: string; environment: Record<string, string>; close(): Promise<void> }> {
-  if (env[PROMPT_SERVICE_URL]) return { environment: {}, close: async () => undefined };
+  if (env[ENV.promptServiceUrl]) return { environment: {}, close: async () => undefined };
   const sim = await startOnKeptPort('prompts', promptServiceSimulator(seedDir), stateDir);
   return {
     url: sim.url,
-    environment: { [PROMPT_SERVICE_URL]: sim.url, [PROMPT_SERVICE_KEY]: PROMPT_SIMULATOR_KEY },
+    environment: { [ENV.promptServiceUrl]: sim.url, [ENV.promptServiceKey]: PROMPT_SIMULATOR_KEY },
     close: () => sim.close(),
   };
 }

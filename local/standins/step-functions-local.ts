@@ -14,6 +14,7 @@ import {
 import { loadRouteHandler } from '../handler-modules.js';
 import { LOCAL_REGION } from '../runtime-config.js';
 import { startStepFunctionsStandIn, type StepFunctionsStandIn } from './step-functions-standin.js';
+import type { StandInCredentials } from './signature-check.js';
 import type { TaskHandler } from './step-functions-runner.js';
 
 const LOCAL_ACCOUNT = '000000000000';
@@ -23,13 +24,21 @@ export const DEFAULT_LOCAL_JOB_WAIT_MS = 1_000;
 
 const functionArn = (id: string) => `arn:aws:lambda:${LOCAL_REGION}:${LOCAL_ACCOUNT}:function:gateway-${id}`;
 
+/**
+ * Listens at once (its URL is part of the handlers' environment), but runs no task, not even
+ * of an execution resumed from the data dir, until `handlersConfigured` settles: the task
+ * functions read their configuration at their first call.
+ */
 export function startLocalStepFunctions(
   dataDir: string,
+  handlersConfigured: Promise<void>,
+  credentials: StandInCredentials,
   waitMs = DEFAULT_LOCAL_JOB_WAIT_MS,
 ): Promise<StepFunctionsStandIn> {
   const taskHandlers: Record<string, TaskHandler> = {};
   for (const task of Object.values(JOB_TASK_FUNCTIONS)) {
     taskHandlers[functionArn(task.id)] = async (input) => {
+      await handlersConfigured;
       const { handler } = await loadRouteHandler(task);
       return (handler as TaskHandler)(input);
     };
@@ -37,6 +46,7 @@ export function startLocalStepFunctions(
   return startStepFunctionsStandIn({
     dataDir: join(dataDir, 'stepfunctions'),
     waitMs,
+    credentials,
     stateMachines: [
       {
         arn: LOCAL_JOB_STATE_MACHINE_ARN,

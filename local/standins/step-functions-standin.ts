@@ -22,6 +22,7 @@ import {
   type AwsJsonServer,
 } from './aws-json-server.js';
 import { MachineRunner, type RunOutcome, type RunningExecution, type TaskHandler } from './step-functions-runner.js';
+import type { StandInCredentials } from './signature-check.js';
 
 export interface LocalStateMachine {
   readonly arn: string;
@@ -36,6 +37,8 @@ export interface StepFunctionsStandInOptions {
   readonly waitMs?: number;
   readonly now?: () => number;
   readonly port?: number;
+  /** What callers must sign with. @default the process environment's (aws-json-server.ts) */
+  readonly credentials?: StandInCredentials;
 }
 
 export interface StepFunctionsStandIn extends AwsJsonServer {
@@ -111,6 +114,7 @@ export async function startStepFunctionsStandIn(options: StepFunctionsStandInOpt
     targetPrefix: 'AWSStepFunctions',
     jsonVersion: '1.0',
     port: options.port,
+    credentials: options.credentials,
     operations: {
       StartExecution: (input) => {
         const stateMachineArn = requireString(input, 'stateMachineArn', 'InvalidArn');

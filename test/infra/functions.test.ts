@@ -1,9 +1,7 @@
 import { ENV } from '../../lambdas/config/environment.js';
-import { DESCRIBER_ENV } from '../../lambdas/chat/image-descriptions.js';
-import { moderatorFromEnv, type ApplyGuardrailSend } from '../../lambdas/chat/guardrails/moderation.js';
-import { PROMPT_SERVICE_KEY_SECRET_ID, PROMPT_SERVICE_URL } from '../../lambdas/chat/prompts/prompt-service-client.js';
+import { readConfiguration } from '../../lambdas/config/configuration.js';
+import { moderatorFor, type ModeratorDeps, type ApplyGuardrailSend } from '../../lambdas/chat/guardrails/moderation.js';
 import { tableSchemas, type TableName } from '../../lambdas/store/table-schema.js';
-import { RUNTIME_ENV } from '../../lib/constructs/endpoint-access.js';
 import { routes, type Grant } from '../../lib/routes.js';
 import {
   build,
@@ -82,16 +80,16 @@ describe('endpoint functions', () => {
       expect(env[ENV.userPoolId] !== undefined).toBe(usesPool);
       expect(env[ENV.userPoolClientId] !== undefined).toBe(usesPool);
       // The prompt service key secret is named whenever the grant is held; the rest needs context.
-      expect(env[RUNTIME_ENV.promptServiceKeySecretId]).toEqual(
+      expect(env[ENV.promptServiceKeySecretId]).toEqual(
         has('promptService:read') ? { Ref: logicalIdOf(built.stack.secrets.promptServiceKey) } : undefined,
       );
       for (const name of [
-        RUNTIME_ENV.promptServiceUrl,
-        RUNTIME_ENV.guardrailId,
-        RUNTIME_ENV.guardrailVersion,
-        RUNTIME_ENV.moderationUrl,
-        RUNTIME_ENV.moderationKeySecretId,
-        RUNTIME_ENV.imageDescriberModel,
+        ENV.promptServiceUrl,
+        ENV.guardrailId,
+        ENV.guardrailVersion,
+        ENV.moderationUrl,
+        ENV.moderationKeySecretId,
+        ENV.imageDescriberModel,
         ENV.themesProviderUrl,
       ]) {
         expect([name, env[name]]).toEqual([name, undefined]);
@@ -138,11 +136,11 @@ describe('optional context: prompt service, Bedrock guardrail, image describer, 
     (_id, route) => {
       const env = resources[functionLogicalId(built.stack, route.id)].Properties.Environment.Variables;
       const has = (grant: Grant) => route.grants.includes(grant);
-      expect(env[RUNTIME_ENV.promptServiceUrl]).toBe(has('promptService:read') ? PROMPTS : undefined);
+      expect(env[ENV.promptServiceUrl]).toBe(has('promptService:read') ? PROMPTS : undefined);
       expect(env[ENV.themesProviderUrl]).toBe(has('themesProvider:read') ? THEMES : undefined);
-      expect(env[RUNTIME_ENV.guardrailId]).toBe(has('guardrails:apply') ? 'abc123def456' : undefined);
-      expect(env[RUNTIME_ENV.guardrailVersion]).toBe(has('guardrails:apply') ? '4' : undefined);
-      expect(env[RUNTIME_ENV.imageDescriberModel]).toBe(route.id === 'chat-completions' ? 'claude' : undefined);
+      expect(env[ENV.guardrailId]).toBe(has('guardrails:apply') ? 'abc123def456' : undefined);
+      expect(env[ENV.guardrailVersion]).toBe(has('guardrails:apply') ? '4' : undefined);
+      expect(env[ENV.imageDescriberModel]).toBe(route.id === 'chat-completions' ? 'claude' : undefined);
     },
   );
 
@@ -157,15 +155,13 @@ describe('optional context: prompt service, Bedrock guardrail, image describer, 
 
   test('without a guardrail version the function is left to its default (DRAFT)', () => {
     const env = envOf(build({ guardrail: { id: 'abc123def456' } }), 'chat-completions');
-    expect(env[RUNTIME_ENV.guardrailId]).toBe('abc123def456');
-    expect(env[RUNTIME_ENV.guardrailVersion]).toBeUndefined();
+    expect(env[ENV.guardrailId]).toBe('abc123def456');
+    expect(env[ENV.guardrailVersion]).toBeUndefined();
   });
 
   test('a guardrail ARN is passed through as the identifier', () => {
     const arn = 'arn:aws:bedrock:eu-west-1:111122223333:guardrail/abc123def456';
-    expect(envOf(build({ guardrail: { id: arn, version: '1' } }), 'chat-completions')[RUNTIME_ENV.guardrailId]).toBe(
-      arn,
-    );
+    expect(envOf(build({ guardrail: { id: arn, version: '1' } }), 'chat-completions')[ENV.guardrailId]).toBe(arn);
   });
 
   test('an image describer without the chat completions route is refused, not silently dropped', () => {
@@ -187,11 +183,11 @@ describe('optional context: an OpenAI-compatible moderation API instead of a Bed
       const env =
         built.template.toJSON().Resources[functionLogicalId(built.stack, route.id)].Properties.Environment.Variables;
       const applies = route.grants.includes('guardrails:apply');
-      expect(env[RUNTIME_ENV.moderationUrl]).toBe(applies ? MODERATION : undefined);
-      expect(env[RUNTIME_ENV.moderationKeySecretId]).toEqual(
+      expect(env[ENV.moderationUrl]).toBe(applies ? MODERATION : undefined);
+      expect(env[ENV.moderationKeySecretId]).toEqual(
         applies ? { Ref: logicalIdOf(built.stack.secrets.moderationKey!) } : undefined,
       );
-      expect(env[RUNTIME_ENV.guardrailId]).toBeUndefined();
+      expect(env[ENV.guardrailId]).toBeUndefined();
     },
   );
 
@@ -218,19 +214,30 @@ describe('optional context: an OpenAI-compatible moderation API instead of a Bed
 });
 
 describe('the environment names are the ones the functions read', () => {
+  /** As a function reads them: its configuration, from the environment the stack sets. */
+  const moderatorFromEnv = (env: Record<string, string>, deps: ModeratorDeps) =>
+    moderatorFor(readConfiguration(env).moderation, deps);
+
   test('prompt service URL and key secret', () => {
-    expect(RUNTIME_ENV.promptServiceUrl).toBe(PROMPT_SERVICE_URL);
-    expect(RUNTIME_ENV.promptServiceKeySecretId).toBe(PROMPT_SERVICE_KEY_SECRET_ID);
+    const read = readConfiguration({
+      [ENV.promptServiceUrl]: 'https://prompts.example/',
+      [ENV.promptServiceKeySecretId]: 'arn:prompt-key',
+    });
+    expect(read.promptService).toEqual({
+      url: 'https://prompts.example',
+      key: undefined,
+      keySecretId: 'arn:prompt-key',
+    });
   });
 
   test('image describer', () => {
-    expect(RUNTIME_ENV.imageDescriberModel).toBe(DESCRIBER_ENV);
+    expect(readConfiguration({ [ENV.imageDescriberModel]: 'claude' }).imageDescriberModel).toBe('claude');
   });
 
   test('the moderation URL and key secret reach the moderation API, the key read from the secret', async () => {
     const calls: { url: string; authorization: string | undefined }[] = [];
     const moderator = moderatorFromEnv(
-      { [RUNTIME_ENV.moderationUrl]: 'https://m.example/v1', [RUNTIME_ENV.moderationKeySecretId]: 'arn:key' },
+      { [ENV.moderationUrl]: 'https://m.example/v1', [ENV.moderationKeySecretId]: 'arn:key' },
       {
         readSecret: async (id) => (id === 'arn:key' ? 'sk-from-secret' : ''),
         fetch: async (url, init) => {
@@ -250,7 +257,7 @@ describe('the environment names are the ones the functions read', () => {
       return { action: 'NONE' };
     };
     const moderator = moderatorFromEnv(
-      { [RUNTIME_ENV.guardrailId]: 'abc123def456', [RUNTIME_ENV.guardrailVersion]: '4' },
+      { [ENV.guardrailId]: 'abc123def456', [ENV.guardrailVersion]: '4' },
       { bedrockSend },
     );
     await moderator.moderate(['hello'], new AbortController().signal);

@@ -1,4 +1,4 @@
-import { RUNTIME_ENV } from '../../lib/constructs/endpoint-access.js';
+import { ENV } from '../../lambdas/config/environment.js';
 import {
   AGGREGATOR_MAPPING,
   ITERATOR_AGE_ALARM_MS,
@@ -169,7 +169,7 @@ describe('usage pipeline', () => {
       [['sqs:SendMessage'], [{ 'Fn::GetAtt': [logicalIdOf(pipeline().retryQueue), 'Arn'] }]],
     ]);
     const fn = resources[logicalIdOf(built.stack.endpoints.get(APPEND_ROUTE.id)!.fn)]!;
-    expect(fn.Properties.Environment.Variables[RUNTIME_ENV.usageRetryQueueUrl]).toEqual({
+    expect(fn.Properties.Environment.Variables[ENV.usageRetryQueueUrl]).toEqual({
       Ref: logicalIdOf(pipeline().retryQueue),
     });
   });

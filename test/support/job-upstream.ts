@@ -114,7 +114,8 @@ export function stepDeps(drivers: readonly JobDriver[], now: () => Date = () => 
     drivers: jobDrivers(drivers),
     jobs: { getOwnedJob, takePollLease, recordProgress, endJob },
     recordUsage,
-    upstream: { send, signal: AbortSignal.timeout(10_000) },
+    // These drivers call their own upstream on loopback, not a platform provider's.
+    upstream: { endpoint: async () => undefined, send, signal: AbortSignal.timeout(10_000) },
     now,
   };
 }

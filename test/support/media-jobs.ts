@@ -8,9 +8,11 @@ import {
   takePollLease,
   updateJobResult,
 } from '../../lambdas/jobs/job-repository.js';
+import type { JobPollDeps } from '../../lambdas/jobs/job-driver.js';
 import type { MediaJobDeps } from '../../lambdas/jobs/media-job-deps.js';
 import { pollJob, type JobStepOutcome } from '../../lambdas/jobs/poll-step.js';
 import { send } from '../../lambdas/providers/http-transport.js';
+import type { ProviderEndpoint } from '../../lambdas/providers/provider-config.js';
 import { dynamoIdempotencyStore } from '../../lambdas/store/idempotency.js';
 import { recordUsage } from '../../lambdas/usage/usage-ledger.js';
 import { createFashnSimulator, type FashnSimulatorOptions } from '../../local/simulators/fashn.js';
@@ -30,6 +32,8 @@ export interface MediaJobWorld {
   /** Executions asked for, by job id. */
   readonly started: Map<string, JobExecutionInput>;
   deps(overrides?: Partial<MediaJobDeps>): MediaJobDeps;
+  /** The platform's endpoints as the drivers are given them: the simulators', by service id. */
+  endpoint: JobPollDeps['endpoint'];
   /** One run of the state machine's status step for the job, now. */
   pollOnce(accountId: string, jobId: string): Promise<JobStepOutcome>;
   stop(): Promise<void>;
@@ -43,17 +47,15 @@ export async function startMediaJobWorld(prefix: string, fashn: FashnSimulatorOp
   const fashnSim = await startSimulator(createFashnSimulator({ concurrency: 100, ...fashn }));
   // Tests submit faster than FASHN's 10 runs a second; its limits have tests of their own.
   await fetch(`${fashnSim.url}/__sim/limits`, { method: 'POST', body: JSON.stringify({ qps: null }) });
-  // The drivers read the platform's endpoints as a deployment does.
-  Object.assign(process.env, {
-    MINIMAX_BASE_URL: `${minimax.url}/v1`,
-    MINIMAX_API_KEY: SIM_KEY,
-    FASHN_BASE_URL: `${fashnSim.url}/v1`,
-    FASHN_API_KEY: SIM_KEY,
-  });
+  const endpoints: Record<string, ProviderEndpoint> = {
+    minimax: { baseUrl: `${minimax.url}/v1`, apiKey: SIM_KEY },
+    fashn: { baseUrl: `${fashnSim.url}/v1`, apiKey: SIM_KEY },
+  };
+  const endpoint: JobPollDeps['endpoint'] = async (service) => endpoints[service.id];
   const started = new Map<string, JobExecutionInput>();
   const deps = (overrides: Partial<MediaJobDeps> = {}): MediaJobDeps => ({
-    minimax: async () => ({ baseUrl: `${minimax.url}/v1`, apiKey: SIM_KEY }),
-    fashn: async () => ({ baseUrl: `${fashnSim.url}/v1`, apiKey: SIM_KEY }),
+    minimax: async () => endpoints['minimax'],
+    fashn: async () => endpoints['fashn']!,
     send,
     drivers: JOB_DRIVERS,
     jobs: { createJob, getOwnedJob, endJob, updateJobResult },
@@ -68,6 +70,7 @@ export async function startMediaJobWorld(prefix: string, fashn: FashnSimulatorOp
     fashn: fashnSim,
     started,
     deps,
+    endpoint,
     pollOnce: (accountId, jobId) =>
       pollJob(
         { jobId, accountId, attempt: 1, deadline: new Date(Date.now() + 3_600_000).toISOString() },
@@ -75,7 +78,7 @@ export async function startMediaJobWorld(prefix: string, fashn: FashnSimulatorOp
           drivers: JOB_DRIVERS,
           jobs: { getOwnedJob, takePollLease, recordProgress, endJob },
           recordUsage,
-          upstream: { send, signal: AbortSignal.timeout(10_000) },
+          upstream: { endpoint, send, signal: AbortSignal.timeout(10_000) },
           now: () => new Date(),
         },
       ),

@@ -1,12 +1,8 @@
-import type { CodeOptions } from 'ajv';
 import type { RE2JS } from 're2js';
 import { exceedsCharacters } from '../../schema/text-length.js';
 
-type RegExpEngine = NonNullable<CodeOptions['regExp']>;
-type RegExpLike = ReturnType<RegExpEngine>;
-
 /**
- * Ajv's regular-expression engine for callers' schemas: RE2 (re2js, pure JS) matches in time
+ * The regular-expression engine for callers' schemas: RE2 (re2js, pure JS) matches in time
  * linear in the text, so a pattern like `^(a+)+$` cannot stall the event loop as V8's
  * backtracking engine does. JavaScript syntax is translated first (`\u00e9`, named groups);
  * what RE2 cannot run at all (lookaround, backreferences) fails compilation with a message
@@ -40,47 +36,59 @@ export async function loadLinearRegExp(): Promise<void> {
   engine ??= (await import('re2js')).RE2JS;
 }
 
-let compileLeft = MAX_SCHEMA_PROGRAM;
-let matchLeft = MAX_MATCH_WORK;
+/**
+ * Work one schema's compilation or one answer's check may spend, opened by the caller for it:
+ * a value passed down, so two checks never share or reset each other's allowance.
+ */
+export class RegExpBudget {
+  #left: number;
+  constructor(
+    units: number,
+    private readonly exhausted: string,
+  ) {
+    this.#left = units;
+  }
 
-/** Validation is synchronous, so a budget opened before it covers exactly its work. */
-export function openCompileBudget(): void {
-  compileLeft = MAX_SCHEMA_PROGRAM;
+  charge(units: number): void {
+    this.#left -= units;
+    if (this.#left < 0) throw new RegExpBudgetExceeded(this.exhausted);
+  }
 }
 
-export function openMatchBudget(): void {
-  matchLeft = MAX_MATCH_WORK;
+/** For one schema's patterns, compiled together. */
+export const compileBudget = (): RegExpBudget =>
+  new RegExpBudget(
+    MAX_SCHEMA_PROGRAM,
+    `the schema's patterns are too complex together (at most ${MAX_SCHEMA_PROGRAM} RE2 instructions)`,
+  );
+
+/** For one answer's check against a schema's patterns. */
+export const matchBudget = (): RegExpBudget =>
+  new RegExpBudget(MAX_MATCH_WORK, 'the answer is too long to check against these patterns');
+
+/** A compiled pattern; each match is charged program size × text length to the budget given. */
+export interface LinearPattern {
+  test(text: string, budget: RegExpBudget): boolean;
 }
 
-export const linearRegExp: RegExpEngine = Object.assign(
-  (pattern: string): RegExpLike => {
-    if (exceedsCharacters(pattern, MAX_PATTERN_LENGTH))
-      throw new Error(`a pattern may be at most ${MAX_PATTERN_LENGTH} characters long`);
-    const compiled = compile(pattern);
-    const size = compiled.programSize();
-    if (size > MAX_PATTERN_PROGRAM)
-      throw new Error(
-        `pattern ${JSON.stringify(pattern)} is too complex (at most ${MAX_PATTERN_PROGRAM} RE2 instructions)`,
-      );
-    compileLeft -= size;
-    if (compileLeft < 0)
-      throw new RegExpBudgetExceeded(
-        `the schema's patterns are too complex together (at most ${MAX_SCHEMA_PROGRAM} RE2 instructions)`,
-      );
-    const charged = {
-      test: (text: string) => {
-        matchLeft -= size * Math.max(1, text.length);
-        if (matchLeft < 0) throw new RegExpBudgetExceeded('the answer is too long to check against these patterns');
-        return compiled.test(text);
-      },
-      // Ajv keys compiled patterns by their string form.
-      toString: () => `/${pattern}/`,
-    };
-    return charged;
-  },
-  // Only read when generating standalone code, which this gateway never does.
-  { code: 're2js' },
-);
+/** Compiles a pattern (JavaScript syntax, `u` flag) on RE2, its program charged to `budget`. */
+export function linearRegExp(pattern: string, budget: RegExpBudget): LinearPattern {
+  if (exceedsCharacters(pattern, MAX_PATTERN_LENGTH))
+    throw new Error(`a pattern may be at most ${MAX_PATTERN_LENGTH} characters long`);
+  const compiled = compile(pattern);
+  const size = compiled.programSize();
+  if (size > MAX_PATTERN_PROGRAM)
+    throw new Error(
+      `pattern ${JSON.stringify(pattern)} is too complex (at most ${MAX_PATTERN_PROGRAM} RE2 instructions)`,
+    );
+  budget.charge(size);
+  return {
+    test: (text, matches) => {
+      matches.charge(size * Math.max(1, text.length));
+      return compiled.test(text);
+    },
+  };
+}
 
 function compile(pattern: string): RE2JS {
   if (!engine) throw new Error('the pattern engine is not loaded: await loadLinearRegExp() first');

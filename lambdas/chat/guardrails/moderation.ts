@@ -1,3 +1,5 @@
+import type { ModerationSettings } from '../../config/configuration.js';
+import { ENV } from '../../config/environment.js';
 import { ChatError } from '../chat-errors.js';
 
 /**
@@ -367,59 +369,41 @@ export function openAiModerationModerator(config: OpenAiModerationConfig): Moder
 }
 
 /** The environment moderatorFromEnv reads (the stack sets them: lib/constructs/endpoint-access.ts). */
-export const MODERATION_ENV = {
-  bedrockId: 'GUARDRAILS_BEDROCK_ID',
-  bedrockVersion: 'GUARDRAILS_BEDROCK_VERSION',
-  /** The moderation API's `/moderations` URL, or its base (`https://api.openai.com/v1`). */
-  url: 'GUARDRAILS_MODERATION_URL',
-  /** Its key in plain text (a developer's own runtime)... */
-  key: 'GUARDRAILS_MODERATION_KEY',
-  /** ...or the Secrets Manager secret that holds it (a plain string), as deployed. */
-  keySecretId: 'GUARDRAILS_MODERATION_KEY_SECRET_ID',
-} as const;
-
 export interface ModeratorDeps {
-  /** Required when GUARDRAILS_BEDROCK_ID is set: the integrator owns the Bedrock client. */
+  /** Required for a Bedrock guardrail: the integrator owns the Bedrock client. */
   bedrockSend?: ApplyGuardrailSend;
-  /** Required when GUARDRAILS_MODERATION_KEY_SECRET_ID is set: reads a secret's value (cached by the integrator). */
+  /** Required when the moderation API's key is in a secret: reads a secret's value (cached by the integrator). */
   readSecret?: (secretId: string) => Promise<string>;
   fetch?: FetchLike;
 }
 
 /**
- * GUARDRAILS_BEDROCK_ID (+ GUARDRAILS_BEDROCK_VERSION) → Bedrock; GUARDRAILS_MODERATION_URL with
- * GUARDRAILS_MODERATION_KEY or GUARDRAILS_MODERATION_KEY_SECRET_ID → the moderation API; neither
- * → local rules. A half configuration throws at start-up rather than silently moderating with
- * something weaker.
+ * The engine the configuration names (lambdas/config/configuration.ts `moderation`, which
+ * refuses a half configuration rather than moderating with something weaker): a Bedrock
+ * guardrail, the moderation API with its key or the secret holding it, or the local rules.
  */
-export function moderatorFromEnv(
-  env: Readonly<Record<string, string | undefined>>,
-  deps: ModeratorDeps = {},
-): Moderator {
-  const bedrockId = env[MODERATION_ENV.bedrockId]?.trim();
-  if (bedrockId) {
-    if (!deps.bedrockSend)
-      throw new Error('GUARDRAILS_BEDROCK_ID is set but no ApplyGuardrail send function was supplied');
-    return bedrockModerator({
-      guardrailId: bedrockId,
-      guardrailVersion: env[MODERATION_ENV.bedrockVersion]?.trim() || undefined,
-      send: deps.bedrockSend,
-    });
+export function moderatorFor(settings: ModerationSettings, deps: ModeratorDeps = {}): Moderator {
+  switch (settings.engine) {
+    case 'bedrock':
+      if (!deps.bedrockSend)
+        throw new Error(`${ENV.guardrailId} is set but no ApplyGuardrail send function was supplied`);
+      return bedrockModerator({
+        guardrailId: settings.guardrailId,
+        guardrailVersion: settings.guardrailVersion,
+        send: deps.bedrockSend,
+      });
+    case 'moderation-api': {
+      const { credential } = settings;
+      if ('key' in credential)
+        return openAiModerationModerator({ url: settings.url, apiKey: credential.key, fetch: deps.fetch });
+      const { readSecret } = deps;
+      const { secretId } = credential;
+      if (!readSecret) throw new Error(`${ENV.moderationKeySecretId} is set but no secret reader was supplied`);
+      return openAiModerationModerator({ url: settings.url, apiKey: () => readSecret(secretId), fetch: deps.fetch });
+    }
+    case 'local':
+      return localModerator();
   }
-  const url = env[MODERATION_ENV.url]?.trim();
-  const apiKey = env[MODERATION_ENV.key]?.trim();
-  const keySecretId = env[MODERATION_ENV.keySecretId]?.trim();
-  if (url && apiKey) return openAiModerationModerator({ url, apiKey, fetch: deps.fetch });
-  if (url && keySecretId) {
-    const readSecret = deps.readSecret;
-    if (!readSecret) throw new Error('GUARDRAILS_MODERATION_KEY_SECRET_ID is set but no secret reader was supplied');
-    return openAiModerationModerator({ url, apiKey: () => readSecret(keySecretId), fetch: deps.fetch });
-  }
-  if (url || apiKey || keySecretId)
-    throw new Error(
-      'GUARDRAILS_MODERATION_URL needs GUARDRAILS_MODERATION_KEY or GUARDRAILS_MODERATION_KEY_SECRET_ID, and they need it',
-    );
-  return localModerator();
 }
 
 /**

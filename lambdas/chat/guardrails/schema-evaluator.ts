@@ -1,5 +1,6 @@
 import { canonicalJson } from '../../schema/canonical-json.js';
 import { characterCount } from '../../schema/text-length.js';
+import { matchBudget } from './linear-regexp.js';
 import type { SchemaNode, SchemaProgram } from './schema-program.js';
 
 /**
@@ -85,6 +86,8 @@ class Run {
   readonly #firstName = new Map<object, number>();
   #places = 1;
   readonly #canonical = new Map<object, string>();
+  /** This check's pattern matching, charged by program size × text length. */
+  readonly patternWork = matchBudget();
 
   constructor(
     readonly nodeCount: number,
@@ -258,8 +261,9 @@ class Check {
       if (n.minLength !== undefined && length < n.minLength)
         this.#fail(`must NOT have fewer than ${n.minLength} characters`);
     }
-    // The pattern engine charges its own budget, by program size × text length.
-    if (n.pattern && !n.pattern.test(value)) this.#fail(`must match pattern "${n.pattern.source}"`);
+    // Matching is charged to this check's pattern budget, by program size × text length.
+    if (n.pattern && !n.pattern.test(value, this.ctx.patternWork))
+      this.#fail(`must match pattern "${n.pattern.source}"`);
   }
 
   #array(items: unknown[]): void {
@@ -353,7 +357,7 @@ class Check {
     if (n.patternProperties) {
       this.ctx.charge(n.patternProperties.length);
       for (const { matcher, schema } of n.patternProperties) {
-        if (!matcher.test(key)) continue;
+        if (!matcher.test(key, this.ctx.patternWork)) continue;
         matched = true;
         this.#take(this.#child(schema, object, index, size, child), key);
       }

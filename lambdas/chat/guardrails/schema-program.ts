@@ -1,5 +1,5 @@
 import { canonicalJson } from '../../schema/canonical-json.js';
-import { linearRegExp } from './linear-regexp.js';
+import { compileBudget, linearRegExp, type RegExpBudget } from './linear-regexp.js';
 
 /**
  * A caller's JSON Schema turned into a graph the bounded evaluator (schema-evaluator.ts) walks.
@@ -23,7 +23,8 @@ const JSON_TYPES: readonly JsonType[] = ['null', 'boolean', 'object', 'array', '
 
 export interface PatternMatcher {
   readonly source: string;
-  test(text: string): boolean;
+  /** Charges the match to the check's own budget (linear-regexp.ts). */
+  test(text: string, budget: RegExpBudget): boolean;
 }
 
 /** One subschema. Fields are present only when its keyword is. */
@@ -116,6 +117,8 @@ class Compiler {
   /** Schema resources by absolute URI (no fragment), and anchors as `uri#name`. */
   readonly #resources = new Map<string, Raw>();
   readonly #anchors = new Map<string, Raw>();
+  /** All of this schema's patterns together. */
+  readonly #patterns = compileBudget();
 
   constructor(root: Raw) {
     this.#index(root, DEFAULT_BASE);
@@ -177,7 +180,7 @@ class Compiler {
     node.exclusiveMinimum = number(raw, 'exclusiveMinimum', at);
     node.maxLength = number(raw, 'maxLength', at, 'count');
     node.minLength = number(raw, 'minLength', at, 'count');
-    if (raw.pattern !== undefined) node.pattern = matcher(raw.pattern, `${at}/pattern`);
+    if (raw.pattern !== undefined) node.pattern = matcher(raw.pattern, `${at}/pattern`, this.#patterns);
 
     if (Array.isArray(raw.items)) {
       node.prefixItems = list('items');
@@ -204,7 +207,7 @@ class Compiler {
       if (!isObject(raw.patternProperties))
         throw new SchemaCompileError(`${at}/patternProperties must be an object of schemas`);
       node.patternProperties = Object.entries(raw.patternProperties).map(([source, item]) => ({
-        matcher: matcher(source, `${at}/patternProperties`),
+        matcher: matcher(source, `${at}/patternProperties`, this.#patterns),
         schema: sub(item, `patternProperties/${escape(source)}`),
       }));
     }
@@ -361,8 +364,8 @@ function strings(value: unknown, at: string): string[] {
   return value as string[];
 }
 
-function matcher(source: unknown, at: string): PatternMatcher {
+function matcher(source: unknown, at: string, budget: RegExpBudget): PatternMatcher {
   if (typeof source !== 'string') throw new SchemaCompileError(`${at} must be a string`);
-  const compiled = linearRegExp(source, 'u');
-  return { source, test: (text) => compiled.test(text) };
+  const compiled = linearRegExp(source, budget);
+  return { source, test: (text, matches) => compiled.test(text, matches) };
 }

@@ -4,7 +4,7 @@ import type { ResponseFormat } from '../../providers/chat-types.js';
 import { hasSelfApplyingCycle } from './schema-cycles.js';
 import { EvaluationBudgetExceeded, evaluateSchema } from './schema-evaluator.js';
 import { compileProgram, type SchemaProgram } from './schema-program.js';
-import { loadLinearRegExp, openCompileBudget, openMatchBudget, RegExpBudgetExceeded } from './linear-regexp.js';
+import { loadLinearRegExp, RegExpBudgetExceeded } from './linear-regexp.js';
 
 /**
  * The `schema_validation` guardrail: does the model's answer match the request's
@@ -56,7 +56,6 @@ export function compileSchema(schema: Record<string, unknown>): SchemaProgram {
     cache.set(key, cached);
     return cached;
   }
-  openCompileBudget();
   const program = compileProgram(schema);
   cache.set(key, program);
   if (cache.size > SCHEMA_CACHE_SIZE) cache.delete(cache.keys().next().value!);
@@ -98,7 +97,6 @@ export function validateAnswer(answer: Answer, format: ResponseFormat | undefine
     return fail([`the answer nests deeper than ${MAX_ANSWER_DEPTH} levels`]);
   const program = compileSchema(schema);
   try {
-    openMatchBudget();
     const evaluation = evaluateSchema(program, value, { maxErrors: MAX_ERRORS });
     return evaluation.valid ? { outcome: 'pass' } : fail([...evaluation.errors]);
   } catch (error) {

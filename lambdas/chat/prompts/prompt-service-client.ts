@@ -1,3 +1,5 @@
+import type { GatewayConfiguration } from '../../config/configuration.js';
+import { ENV } from '../../config/environment.js';
 import { TtlCache } from '../../store/ttl-cache.js';
 import { send } from '../../providers/http-transport.js';
 import { readSecret } from '../../store/secret-values.js';
@@ -23,11 +25,6 @@ import { parseTemplate, type PromptTemplate } from './prompt-template.js';
  *
  * Locally the base URL points at local/simulators/prompt-service.ts; production code is the same.
  */
-
-export const PROMPT_SERVICE_URL = 'PROMPT_SERVICE_URL';
-export const PROMPT_SERVICE_KEY = 'PROMPT_SERVICE_KEY';
-/** In the cloud the key lives in Secrets Manager: this names the secret (a plain string). */
-export const PROMPT_SERVICE_KEY_SECRET_ID = 'PROMPT_SERVICE_KEY_SECRET_ID';
 
 /** Well below the chat timeout: a template lookup must not eat the model's time budget. */
 export const DEFAULT_PROMPT_TIMEOUT_MS = 5_000;
@@ -70,6 +67,8 @@ export class PromptServiceError extends Error {
 }
 
 export interface PromptServiceClientOptions {
+  /** Where the service is and its key: the configuration's `promptService` (lambdas/config/configuration.ts). */
+  readonly service: GatewayConfiguration['promptService'];
   readonly timeoutMs?: number;
   readonly now?: () => number;
 }
@@ -79,14 +78,15 @@ export interface PromptServiceClient {
   clearCache(): void;
 }
 
-export function createPromptServiceClient(options: PromptServiceClientOptions = {}): PromptServiceClient {
+export function createPromptServiceClient(options: PromptServiceClientOptions): PromptServiceClient {
+  const { service } = options;
   const timeoutMs = options.timeoutMs ?? DEFAULT_PROMPT_TIMEOUT_MS;
   const pinned = new TtlCache<PromptTemplate>(PINNED_TTL_MS, MAX_ENTRIES, options.now);
   const labelled = new TtlCache<PromptTemplate>(LABEL_TTL_MS, MAX_ENTRIES, options.now);
 
   async function fetchTemplate(ref: TemplateRef, signal: AbortSignal): Promise<FetchTemplateResult> {
-    const baseUrl = process.env[PROMPT_SERVICE_URL]?.replace(/\/+$/, '');
-    if (!baseUrl) throw new PromptServiceError('config', `${PROMPT_SERVICE_URL} is not set`);
+    const baseUrl = service.url;
+    if (!baseUrl) throw new PromptServiceError('config', `${ENV.promptServiceUrl} is not set`);
     const label = ref.label ?? PRODUCTION_LABEL;
     // The base URL is part of the key: entries from another service never answer for this one.
     const pinnedKey = (version: number) => `${baseUrl}\n${ref.id}\nv${version}`;
@@ -96,7 +96,8 @@ export function createPromptServiceClient(options: PromptServiceClientOptions = 
     if (cached) return { found: true, template: cached };
 
     const query = ref.version !== undefined ? `version=${ref.version}` : `label=${encodeURIComponent(label)}`;
-    const result = await request(`${baseUrl}/v1/prompts/${encodeURIComponent(ref.id)}?${query}`, signal, timeoutMs);
+    const url = `${baseUrl}/v1/prompts/${encodeURIComponent(ref.id)}?${query}`;
+    const result = await request(url, await serviceKey(service), signal, timeoutMs);
     // Not-found answers are not cached: a version published a moment later must be usable.
     if (!result.found) return result;
     cache.set(key, result.template);
@@ -114,9 +115,13 @@ export function createPromptServiceClient(options: PromptServiceClientOptions = 
   };
 }
 
-async function request(url: string, signal: AbortSignal, timeoutMs: number): Promise<FetchTemplateResult> {
+async function request(
+  url: string,
+  key: string | undefined,
+  signal: AbortSignal,
+  timeoutMs: number,
+): Promise<FetchTemplateResult> {
   const timeout = AbortSignal.timeout(timeoutMs);
-  const key = await serviceKey();
   try {
     const response = await send({
       url,
@@ -170,14 +175,10 @@ function serviceMessage(text: string): string | undefined {
   return typeof message === 'string' ? message.slice(0, 300) : undefined;
 }
 
-/** The process-wide client: its caches outlive a request within a warm Lambda. */
-export const defaultPromptServiceClient = createPromptServiceClient();
-
-/** The key from the environment (local runtime), else from its secret (the cloud); may be none. */
-async function serviceKey(): Promise<string | undefined> {
-  const direct = process.env[PROMPT_SERVICE_KEY];
-  if (direct) return direct;
-  const secretId = process.env[PROMPT_SERVICE_KEY_SECRET_ID];
+/** The key itself (local runtime), else from its secret (the cloud); may be none. */
+async function serviceKey(service: GatewayConfiguration['promptService']): Promise<string | undefined> {
+  if (service.key) return service.key;
+  const secretId = service.keySecretId;
   if (!secretId) return undefined;
   try {
     return (await readSecret(secretId)) || undefined;

@@ -9,6 +9,8 @@ export function authentication(): GatewayMiddleware {
       const call = requireCall(request);
       if (call.route.auth.length === 0) return;
       call.principal = await authenticate(call.req, call.route.auth, {
+        adminTokenSecretId: call.config.adminTokenSecretId,
+        allowedOrigins: call.config.allowedOrigins,
         mayReadAdminToken: call.route.grants.includes('adminToken:read'),
       });
       // Key records this call found near the end of their cache life are read again once it

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { RouteSpec } from '../../../lib/routes.js';
+import { configuration } from '../../config/configuration.js';
 import { normalizeEvent } from '../request.js';
 import { beginCall, type GatewayMiddleware } from './state.js';
 
@@ -7,7 +8,7 @@ const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{8,128}$/;
 
 /**
  * Begins the call beside the event: the normalised request, the request id and start time, and
- * the abort signal. The event itself stays as Lambda sent it.
+ * the abort signal, and the instance's configuration. The event itself stays as Lambda sent it.
  */
 export function requestContext(route: RouteSpec): GatewayMiddleware {
   return {
@@ -21,6 +22,7 @@ export function requestContext(route: RouteSpec): GatewayMiddleware {
         req,
         requestId,
         startedAt: new Date(),
+        config: configuration(),
         responseHeaders: { 'X-Request-ID': requestId },
         signal,
         finish,

@@ -1,5 +1,5 @@
+import { ENV } from '../../../lambdas/config/environment.js';
 import { DynamoDBClient, ScanCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
-import { RETRY_QUEUE_URL_ENV } from '../../../lambdas/usage/usage-retry-queue.js';
 import type { LocalGateway } from '../../../local/child-runtime.js';
 import { LOCAL_USAGE_RETRY_QUEUE } from '../../../local/runtime-config.js';
 import { readStandInCredentials } from '../../../local/standin-credentials.js';
@@ -26,7 +26,7 @@ export function useRuntimeTables(gateway: LocalGateway): void {
     AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey,
     AWS_ENDPOINT_URL_DYNAMODB: gateway.aws.dynamodb,
     AWS_ENDPOINT_URL_SQS: gateway.aws.sqs,
-    [RETRY_QUEUE_URL_ENV]: `${gateway.aws.sqs}/${LOCAL_SQS_ACCOUNT}/${LOCAL_USAGE_RETRY_QUEUE}`,
+    [ENV.usageRetryQueueUrl]: `${gateway.aws.sqs}/${LOCAL_SQS_ACCOUNT}/${LOCAL_USAGE_RETRY_QUEUE}`,
     IDENTITY_TABLE: gateway.aws.tables.identity,
     USAGE_TABLE: gateway.aws.tables.usage,
     CACHE_TABLE: gateway.aws.tables.cache,

@@ -18,12 +18,15 @@ const KEY = 'sim-local-key';
 const IMG = 'https://images.example.com/model.jpg';
 beforeAll(async () => {
   sim = await startSimulator(createFashnSimulator({ concurrency: 100 }));
-  process.env['FASHN_BASE_URL'] = `${sim.url}/v1`;
-  process.env['FASHN_API_KEY'] = KEY;
 });
 afterAll(() => sim.close());
 
-const deps = () => ({ send, signal: AbortSignal.timeout(5_000) });
+// The platform's FASHN endpoint, as a deployment gives the driver its configured one.
+const deps = () => ({
+  endpoint: async () => ({ baseUrl: `${sim.url}/v1`, apiKey: KEY }),
+  send,
+  signal: AbortSignal.timeout(5_000),
+});
 
 async function submitted(model_name: string, inputs: Record<string, unknown>): Promise<JobRecord> {
   const request = parseFashionRequest({ model_name, inputs });

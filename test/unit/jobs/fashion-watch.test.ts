@@ -72,7 +72,7 @@ async function poller(clock: VirtualTime, job: JobRecord, statusCalls: number[])
     drivers: JOB_DRIVERS,
     jobs: { getOwnedJob, takePollLease, recordProgress, endJob },
     recordUsage,
-    upstream: { send: countingSend(clock, statusCalls), signal: signal() },
+    upstream: { endpoint: world.endpoint, send: countingSend(clock, statusCalls), signal: signal() },
     now: clock.date,
   };
   const deadline = new Date(clock.now + 3_600_000).toISOString();
@@ -186,7 +186,7 @@ test('an ended prediction takes no slot: any number of streams are told its end 
       drivers: JOB_DRIVERS,
       jobs: { getOwnedJob, takePollLease, recordProgress, endJob },
       recordUsage,
-      upstream: { send, signal: signal() },
+      upstream: { endpoint: world.endpoint, send, signal: signal() },
       now: clock.date,
     },
   );
@@ -219,7 +219,7 @@ test('the poll step respects a watcher’s lease, and settles the job once the w
     drivers: JOB_DRIVERS,
     jobs: { getOwnedJob, takePollLease, recordProgress, endJob },
     recordUsage,
-    upstream: { send: countingSend(clock, statusCalls), signal: signal() },
+    upstream: { endpoint: world.endpoint, send: countingSend(clock, statusCalls), signal: signal() },
     now: clock.date,
   };
   const step = (attempt: number) =>

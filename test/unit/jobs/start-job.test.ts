@@ -5,7 +5,7 @@ import { jobDrivers } from '../../../lambdas/jobs/job-driver-registry.js';
 import { createJob, endJob, getOwnedJob } from '../../../lambdas/jobs/job-repository.js';
 import { failJob, pollJob } from '../../../lambdas/jobs/poll-step.js';
 import { startJob, type NewJob } from '../../../lambdas/jobs/start-job.js';
-import { startJobExecution } from '../../../lambdas/jobs/poller-executions.js';
+import { jobExecutionStarter } from '../../../lambdas/jobs/poller-executions.js';
 import { jobPollerDefinition } from '../../../lib/constructs/job-poller-definition.js';
 import {
   startStepFunctionsStandIn,
@@ -49,7 +49,8 @@ beforeAll(async () => {
       },
     ],
   });
-  Object.assign(process.env, { AWS_ENDPOINT_URL_SFN: standIn.url, JOB_STATE_MACHINE_ARN: MACHINE });
+  // The SDK's own endpoint override, as the local runtime sets it.
+  Object.assign(process.env, { AWS_ENDPOINT_URL_SFN: standIn.url });
 }, 30_000);
 
 afterAll(async () => {
@@ -69,6 +70,9 @@ const submitted = (upstreamJobId: string): NewJob => ({
   upstreamJobId,
   details: { credits: 1 },
 });
+
+/** The deployment's starter, for the configured state machine. */
+const startJobExecution = jobExecutionStarter(MACHINE);
 
 const deps = (startExecution = startJobExecution) => ({
   drivers: jobDrivers([testJobDriver(upstream.url)]),

@@ -12,12 +12,15 @@ let sim: RunningSimulator;
 const KEY = 'sim-local-key';
 beforeAll(async () => {
   sim = await startSimulator(minimaxSimulator);
-  process.env['MINIMAX_BASE_URL'] = `${sim.url}/v1`;
-  process.env['MINIMAX_API_KEY'] = KEY;
 });
 afterAll(() => sim.close());
 
-const deps = () => ({ send, signal: AbortSignal.timeout(5_000) });
+// The platform's MiniMax endpoint, as a deployment gives the driver its configured one.
+const deps = () => ({
+  endpoint: async () => ({ baseUrl: `${sim.url}/v1`, apiKey: KEY }),
+  send,
+  signal: AbortSignal.timeout(5_000),
+});
 
 async function submitted(prompt: string): Promise<JobRecord> {
   const request = parseVideoRequest({ prompt });

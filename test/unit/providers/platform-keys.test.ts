@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { AwsJsonServer } from '../../../local/standins/aws-json-server.js';
 import { startSecretsManagerStandIn } from '../../../local/standins/secrets-manager.js';
+import { readConfiguration } from '../../../lambdas/config/configuration.js';
 import { configuredProviders } from '../../../lambdas/providers/provider-config.js';
 import { awsJsonCall } from '../../support/aws-json-call.js';
 import { withLoopbackKeepAlive } from '../../../local/loopback-keep-alive.mjs';
@@ -55,14 +56,14 @@ async function putSecret(name: string, value: string): Promise<void> {
 }
 
 test('an unreadable platform keys secret is read once, not once per call and provider', async () => {
-  process.env['PLATFORM_KEYS_SECRET_ID'] = 'never-created';
-  for (let i = 0; i < 20; i++) expect(await configuredProviders()).toEqual(new Set());
+  const config = readConfiguration({ PLATFORM_KEYS_SECRET_ID: 'never-created' });
+  for (let i = 0; i < 20; i++) expect(await configuredProviders(config)).toEqual(new Set());
   expect(reads).toBe(1);
 });
 
 test('a readable platform keys secret is read once and configures its providers', async () => {
   await putSecret('platform-keys', JSON.stringify({ anthropic: 'sk-ant-test' }));
-  process.env['PLATFORM_KEYS_SECRET_ID'] = 'platform-keys';
-  for (let i = 0; i < 20; i++) expect(await configuredProviders()).toEqual(new Set(['anthropic']));
+  const config = readConfiguration({ PLATFORM_KEYS_SECRET_ID: 'platform-keys' });
+  for (let i = 0; i < 20; i++) expect(await configuredProviders(config)).toEqual(new Set(['anthropic']));
   expect(reads).toBe(1);
 });

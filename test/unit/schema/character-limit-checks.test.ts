@@ -7,7 +7,12 @@ import {
   type ArenaRequestBody,
 } from '../../../lambdas/arena/arena-request.js';
 import { chatRequestValidator } from '../../../lambdas/chat/chat-request.js';
-import { loadLinearRegExp, linearRegExp, MAX_PATTERN_LENGTH } from '../../../lambdas/chat/guardrails/linear-regexp.js';
+import {
+  compileBudget,
+  loadLinearRegExp,
+  linearRegExp,
+  MAX_PATTERN_LENGTH,
+} from '../../../lambdas/chat/guardrails/linear-regexp.js';
 import { HttpError, httpErrorOf } from '../../../lambdas/http/errors.js';
 import { DomainError } from '../../../lambdas/errors/domain-error.js';
 import { validate } from '../../../lambdas/http/validation.js';
@@ -239,8 +244,8 @@ test('a caller schema pattern may hold 1000 characters of emoji, not 1001', asyn
   await loadLinearRegExp();
   // A class of one repeated emoji compiles to a single instruction, so only the length decides.
   const pattern = (n: number) => `[${emoji(n - 2)}]`;
-  expect(() => linearRegExp(pattern(MAX_PATTERN_LENGTH), 'u')).not.toThrow();
-  expect(() => linearRegExp(pattern(MAX_PATTERN_LENGTH + 1), 'u')).toThrow(
+  expect(() => linearRegExp(pattern(MAX_PATTERN_LENGTH), compileBudget())).not.toThrow();
+  expect(() => linearRegExp(pattern(MAX_PATTERN_LENGTH + 1), compileBudget())).toThrow(
     `a pattern may be at most ${MAX_PATTERN_LENGTH} characters long`,
   );
 });

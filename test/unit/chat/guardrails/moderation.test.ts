@@ -1,8 +1,10 @@
+import { readConfiguration } from '../../../../lambdas/config/configuration.js';
 import { ChatError } from '../../../../lambdas/chat/chat-errors.js';
 import {
   bedrockModerator,
   localModerator,
-  moderatorFromEnv,
+  moderatorFor,
+  type ModeratorDeps,
   openAiModerationModerator,
   type ApplyGuardrailInput,
   type ApplyGuardrailOutput,
@@ -208,7 +210,11 @@ describe('openAiModerationModerator', () => {
   });
 });
 
-describe('moderatorFromEnv', () => {
+describe('the moderator a configuration names', () => {
+  /** As a deployment gets it: the configuration read from an environment, then its moderator. */
+  const moderatorFromEnv = (env: Readonly<Record<string, string | undefined>>, deps?: ModeratorDeps) =>
+    moderatorFor(readConfiguration(env).moderation, deps);
+
   const fetch =
     (body: unknown): FetchLike =>
     async () => ({ ok: true, status: 200, json: async () => body });

@@ -1,4 +1,4 @@
-import { loadLinearRegExp, openMatchBudget } from '../../../../lambdas/chat/guardrails/linear-regexp.js';
+import { loadLinearRegExp } from '../../../../lambdas/chat/guardrails/linear-regexp.js';
 import {
   EvaluationBudgetExceeded,
   evaluateSchema,
@@ -17,7 +17,6 @@ import type { ResponseFormat } from '../../../../lambdas/providers/chat-types.js
 beforeAll(() => loadLinearRegExp());
 
 const check = (schema: Record<string, unknown>, value: unknown, steps?: number) => {
-  openMatchBudget();
   return evaluateSchema(compileSchema(schema), value, steps === undefined ? {} : { steps });
 };
 const withSchema = (schema: Record<string, unknown>): ResponseFormat => ({

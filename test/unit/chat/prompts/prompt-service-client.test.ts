@@ -5,10 +5,10 @@ import {
   startPromptService,
 } from '../../../../local/simulators/prompt-service.js';
 import { applyPrompt } from '../../../../lambdas/chat/prompts/apply-prompt.js';
+import { readConfiguration } from '../../../../lambdas/config/configuration.js';
+import { ENV } from '../../../../lambdas/config/environment.js';
 import {
   createPromptServiceClient,
-  PROMPT_SERVICE_KEY,
-  PROMPT_SERVICE_URL,
   PromptServiceError,
   type PromptServiceClient,
 } from '../../../../lambdas/chat/prompts/prompt-service-client.js';
@@ -17,7 +17,12 @@ import {
 
 let sim: RunningSimulator;
 let client: PromptServiceClient;
-const saved = { url: process.env[PROMPT_SERVICE_URL], key: process.env[PROMPT_SERVICE_KEY] };
+/** The configuration's `promptService`, read by the client at each call; tests change it between calls. */
+const service: { url: string | undefined; key: string | undefined; keySecretId: string | undefined } = {
+  url: undefined,
+  key: undefined,
+  keySecretId: undefined,
+};
 const signal = () => new AbortController().signal;
 
 /** When the simulator's last injected delay ends: its timer must not outlive the suite. */
@@ -50,18 +55,13 @@ beforeAll(async () => {
 afterAll(async () => {
   await new Promise((done) => setTimeout(done, Math.max(0, delaysEndAt - Date.now())));
   await sim.close();
-  for (const [name, value] of [
-    [PROMPT_SERVICE_URL, saved.url],
-    [PROMPT_SERVICE_KEY, saved.key],
-  ] as const) {
-    if (value === undefined) delete process.env[name];
-    else process.env[name] = value;
-  }
 });
 beforeEach(async () => {
-  process.env[PROMPT_SERVICE_URL] = sim.url + '/';
-  process.env[PROMPT_SERVICE_KEY] = 'pk-test';
-  client = createPromptServiceClient({ timeoutMs: 150 });
+  Object.assign(
+    service,
+    readConfiguration({ [ENV.promptServiceUrl]: sim.url + '/', [ENV.promptServiceKey]: 'pk-test' }).promptService,
+  );
+  client = createPromptServiceClient({ service, timeoutMs: 150 });
   sim.requests.length = 0;
   await fetch(`${sim.url}/__sim/faults`, { method: 'DELETE' });
 });
@@ -97,14 +97,14 @@ describe('fetching templates', () => {
   });
 
   test('a refused key is a configuration failure', async () => {
-    process.env[PROMPT_SERVICE_KEY] = 'bad-key';
+    service.key = 'bad-key';
     const error = await failureOf(client.fetchTemplate({ id: 'summarize' }, signal()));
     expect(error).toMatchObject({ kind: 'config', status: 401 });
     expect(error.message).not.toContain('bad-key');
   });
 
   test('no URL configured is a configuration failure, read at call time', async () => {
-    delete process.env[PROMPT_SERVICE_URL];
+    service.url = undefined;
     expect(await failureOf(client.fetchTemplate({ id: 'summarize' }, signal()))).toMatchObject({ kind: 'config' });
   });
 
@@ -152,7 +152,7 @@ describe('caching', () => {
 
   test('the production label is cached for 30 s, then asked again', async () => {
     let now = 1_000_000;
-    client = createPromptServiceClient({ now: () => now });
+    client = createPromptServiceClient({ service, now: () => now });
     await client.fetchTemplate({ id: 'summarize' }, signal());
     now += 29_000;
     await client.fetchTemplate({ id: 'summarize' }, signal());
@@ -164,7 +164,7 @@ describe('caching', () => {
 
   test('pinned versions expire after 10 min; a resolved label also fills the pinned entry', async () => {
     let now = 1_000_000;
-    client = createPromptServiceClient({ now: () => now });
+    client = createPromptServiceClient({ service, now: () => now });
     await client.fetchTemplate({ id: 'support-reply' }, signal());
     await client.fetchTemplate({ id: 'support-reply', version: 2 }, signal());
     expect(promptFetches()).toHaveLength(1);
@@ -238,12 +238,15 @@ describe('end to end with the seeded templates', () => {
   });
 
   test('the local default starts a simulator only when no service is configured', async () => {
-    const configured = await startPromptService({ [PROMPT_SERVICE_URL]: 'https://prompts.example' });
+    const configured = await startPromptService({ [ENV.promptServiceUrl]: 'https://prompts.example' });
     expect(configured.environment).toEqual({});
     const local = await startPromptService({});
     try {
-      expect(local.environment).toEqual({ [PROMPT_SERVICE_URL]: local.url, [PROMPT_SERVICE_KEY]: expect.any(String) });
-      Object.assign(process.env, local.environment);
+      expect(local.environment).toEqual({
+        [ENV.promptServiceUrl]: local.url,
+        [ENV.promptServiceKey]: expect.any(String),
+      });
+      Object.assign(service, readConfiguration(local.environment).promptService);
       const result = await client.fetchTemplate({ id: 'summarize', version: 1 }, signal());
       expect(result.found && result.template.variables.map((v) => v.name)).toEqual(['text', 'max_sentences']);
     } finally {

@@ -1,0 +1,229 @@
+import { ENV, type EnvName } from './environment.js';
+
+/**
+ * One function instance's configuration: everything the functions take from their environment,
+ * read and checked once per cold start, then passed down. The deployment (the stack, or the
+ * local runtime) decides it; nothing below the handlers reads `process.env` again.
+ *
+ * A function gets only the variables its grants need, so most settings are optional here and
+ * demanded where they are used (`required`), naming the variable. What is set must be well
+ * formed: every malformed value is reported at once, at the first call, in one error.
+ *
+ * Left to their owners: Powertools' own `POWERTOOLS_*` variables (the logger, metrics and
+ * tracer read them when they load), and the AWS SDK's resolution of region, credentials and
+ * endpoints for the SDK clients (Secrets Manager, Cognito, Step Functions, Bedrock).
+ */
+export interface GatewayConfiguration {
+  /** `AWS_REGION`, which Lambda sets. */
+  readonly region: string | undefined;
+  /** The function role's credentials, which Lambda puts in the environment. */
+  readonly credentials: AwsCredentials | undefined;
+  /** `AWS_ENDPOINT_URL_<SERVICE>`, else `AWS_ENDPOINT_URL`: set locally to reach the stand-ins. */
+  readonly endpoints: { readonly dynamodb: string | undefined; readonly sqs: string | undefined };
+  readonly tables: {
+    readonly identity: string | undefined;
+    readonly usage: string | undefined;
+    readonly cache: string | undefined;
+    readonly jobs: string | undefined;
+  };
+  readonly adminTokenSecretId: string | undefined;
+  readonly platformKeysSecretId: string | undefined;
+  readonly providerKeySecretPrefix: string | undefined;
+  readonly providerKeysKmsKeyId: string | undefined;
+  readonly userPool: { readonly id: string | undefined; readonly clientId: string | undefined };
+  /** Origins allowed for CORS and cookie-authenticated writes. */
+  readonly allowedOrigins: readonly string[];
+  /** The release `/api/health` reports; `dev` when the deployment names none. */
+  readonly version: string;
+  /** See lambdas/store/write-behind.ts. */
+  readonly writeBehindMs: number;
+  readonly themesProviderUrl: string | undefined;
+  readonly jobStateMachineArn: string | undefined;
+  readonly usageRetryQueueUrl: string | undefined;
+  readonly promptService: {
+    readonly url: string | undefined;
+    readonly key: string | undefined;
+    readonly keySecretId: string | undefined;
+  };
+  readonly imageDescriberModel: string | undefined;
+  readonly moderation: ModerationSettings;
+  /** The platform's own key and base URL for an upstream, by its variable stem (`OPENAI`, `EXA`...). */
+  platformService(stem: string): { readonly apiKey: string | undefined; readonly baseUrl: string | undefined };
+}
+
+export interface AwsCredentials {
+  readonly accessKeyId: string;
+  readonly secretAccessKey: string;
+  readonly sessionToken: string | undefined;
+}
+
+/** Which engine `content_moderation` uses; a half configuration is refused, never weakened to `local`. */
+export type ModerationSettings =
+  | { readonly engine: 'local' }
+  | { readonly engine: 'bedrock'; readonly guardrailId: string; readonly guardrailVersion: string | undefined }
+  | {
+      readonly engine: 'moderation-api';
+      readonly url: string;
+      /** The key itself (a developer's own runtime), or the Secrets Manager secret that holds it. */
+      readonly credential: { readonly key: string } | { readonly secretId: string };
+    };
+
+/** Every malformed setting, named, in one message. */
+export class ConfigurationError extends Error {
+  override readonly name = 'ConfigurationError';
+  constructor(readonly problems: readonly string[]) {
+    super(`the function's configuration is invalid: ${problems.join('; ')}`);
+  }
+}
+
+export const DEFAULT_WRITE_BEHIND_MS = 2;
+export const MAX_WRITE_BEHIND_MS = 1_000;
+
+type Environment = Readonly<Record<string, string | undefined>>;
+
+/** Reads and checks a configuration from an environment; throws ConfigurationError naming every bad value. */
+export function readConfiguration(env: Environment): GatewayConfiguration {
+  const problems: string[] = [];
+  const text = (name: string): string | undefined => {
+    const value = env[name]?.trim();
+    return value === undefined || value === '' ? undefined : value;
+  };
+  const url = (name: string): string | undefined => {
+    const value = text(name);
+    if (value !== undefined && !isHttpUrl(value)) problems.push(`${name} must be an http(s) URL, not ${quote(value)}`);
+    return value?.replace(/\/+$/, '');
+  };
+
+  const accessKeyId = text('AWS_ACCESS_KEY_ID');
+  const secretAccessKey = text('AWS_SECRET_ACCESS_KEY');
+  if ((accessKeyId === undefined) !== (secretAccessKey === undefined))
+    problems.push('AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY are set together or not at all');
+  const credentials =
+    accessKeyId && secretAccessKey
+      ? { accessKeyId, secretAccessKey, sessionToken: text('AWS_SESSION_TOKEN') }
+      : undefined;
+
+  const origins = (text(ENV.allowedOrigins) ?? '')
+    .split(',')
+    .map((origin) => origin.trim())
+    .filter(Boolean);
+  for (const origin of origins)
+    if (!isHttpUrl(origin))
+      problems.push(`${ENV.allowedOrigins} holds ${quote(origin)}, which is not an http(s) origin`);
+
+  const writeBehind = text(ENV.storeWriteBehindMs);
+  let writeBehindMs = DEFAULT_WRITE_BEHIND_MS;
+  if (writeBehind !== undefined) {
+    const value = Number(writeBehind);
+    if (Number.isInteger(value) && value >= 0 && value <= MAX_WRITE_BEHIND_MS) writeBehindMs = value;
+    else
+      problems.push(
+        `${ENV.storeWriteBehindMs} must be an integer from 0 to ${MAX_WRITE_BEHIND_MS}, not ${writeBehind}`,
+      );
+  }
+
+  const generalEndpoint = url('AWS_ENDPOINT_URL');
+  const configuration: GatewayConfiguration = {
+    region: text('AWS_REGION'),
+    credentials,
+    endpoints: {
+      dynamodb: url('AWS_ENDPOINT_URL_DYNAMODB') ?? generalEndpoint,
+      sqs: url('AWS_ENDPOINT_URL_SQS') ?? generalEndpoint,
+    },
+    tables: {
+      identity: text(ENV.identityTable),
+      usage: text(ENV.usageTable),
+      cache: text(ENV.cacheTable),
+      jobs: text(ENV.jobsTable),
+    },
+    adminTokenSecretId: text(ENV.adminTokenSecretId),
+    platformKeysSecretId: text(ENV.platformKeysSecretId),
+    providerKeySecretPrefix: text(ENV.providerKeySecretPrefix),
+    providerKeysKmsKeyId: text(ENV.providerKeysKmsKeyId),
+    userPool: { id: text(ENV.userPoolId), clientId: text(ENV.userPoolClientId) },
+    allowedOrigins: origins,
+    version: text(ENV.gatewayVersion) ?? 'dev',
+    writeBehindMs,
+    themesProviderUrl: url(ENV.themesProviderUrl),
+    jobStateMachineArn: text(ENV.jobStateMachineArn),
+    usageRetryQueueUrl: url(ENV.usageRetryQueueUrl),
+    promptService: {
+      url: url(ENV.promptServiceUrl),
+      key: text(ENV.promptServiceKey),
+      keySecretId: text(ENV.promptServiceKeySecretId),
+    },
+    imageDescriberModel: text(ENV.imageDescriberModel),
+    moderation: moderationSettings(text, url, problems),
+    platformService: platformServices(env),
+  };
+  if (problems.length > 0) throw new ConfigurationError(problems);
+  return configuration;
+}
+
+function moderationSettings(
+  text: (name: string) => string | undefined,
+  url: (name: string) => string | undefined,
+  problems: string[],
+): ModerationSettings {
+  const guardrailId = text(ENV.guardrailId);
+  const moderationUrl = url(ENV.moderationUrl);
+  const key = text(ENV.moderationKey);
+  const keySecretId = text(ENV.moderationKeySecretId);
+  // The stack refuses both at synthesis; should an environment name both, the guardrail wins.
+  if (guardrailId !== undefined) {
+    return { engine: 'bedrock', guardrailId, guardrailVersion: text(ENV.guardrailVersion) };
+  }
+  if (moderationUrl !== undefined && key !== undefined)
+    return { engine: 'moderation-api', url: moderationUrl, credential: { key } };
+  if (moderationUrl !== undefined && keySecretId !== undefined)
+    return { engine: 'moderation-api', url: moderationUrl, credential: { secretId: keySecretId } };
+  if (moderationUrl !== undefined || key !== undefined || keySecretId !== undefined)
+    problems.push(`${ENV.moderationUrl} needs ${ENV.moderationKey} or ${ENV.moderationKeySecretId}, and they need it`);
+  return { engine: 'local' };
+}
+
+/** `<STEM>_API_KEY` and `<STEM>_BASE_URL`, read when asked: the stems belong to the catalog. */
+function platformServices(env: Environment): GatewayConfiguration['platformService'] {
+  const read = (name: string) => env[name]?.trim() || undefined;
+  const services = new Map<string, { apiKey: string | undefined; baseUrl: string | undefined }>();
+  return (stem) => {
+    let service = services.get(stem);
+    if (!service) {
+      const baseUrl = read(`${stem}_BASE_URL`);
+      if (baseUrl !== undefined && !isHttpUrl(baseUrl))
+        throw new ConfigurationError([`${stem}_BASE_URL must be an http(s) URL, not ${quote(baseUrl)}`]);
+      service = { apiKey: read(`${stem}_API_KEY`), baseUrl: baseUrl?.replace(/\/+$/, '') };
+      services.set(stem, service);
+    }
+    return service;
+  };
+}
+
+/** A setting a feature cannot work without: missing means the deployment is wrong, said by name. */
+export function required<T>(value: T | undefined, variable: EnvName | `AWS_${string}`): T {
+  if (value === undefined) throw new Error(`environment variable ${variable} is not set`);
+  return value;
+}
+
+let current: GatewayConfiguration | undefined;
+
+/**
+ * This instance's configuration, read from `process.env` at the first call (the cold start's
+ * first invocation) and kept: Lambda never changes a running instance's environment, and the
+ * local runtime writes its whole environment before it serves a request.
+ */
+export function configuration(): GatewayConfiguration {
+  current ??= readConfiguration(process.env);
+  return current;
+}
+
+function isHttpUrl(value: string): boolean {
+  try {
+    const { protocol } = new URL(value);
+    return protocol === 'http:' || protocol === 'https:';
+  } catch {
+    return false;
+  }
+}
+
+const quote = (value: string) => JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}…` : value);
