@@ -1,9 +1,7 @@
-import { adminKey, provisionAccount, type TestAccount } from './support/provisioning.js';
 import { arenaStream, eventsOf } from './support/arena.js';
 import { sessionLedger } from './support/arena-records.js';
 import { bearer, call } from './support/http.js';
-import { SimulatorControl } from './support/simulators.js';
-import { LocalGateway } from '../../local/child-runtime.js';
+import { useGateway } from './support/gateway-fixture.js';
 import { validateArenaStream } from '../support/arena-stream-validator.js';
 
 /**
@@ -12,27 +10,24 @@ import { validateArenaStream } from '../support/arena-stream-validator.js';
  * ledger; and its faults: the provider failing, a model that will not stop searching, a client
  * leaving during a search.
  */
-let gateway: LocalGateway;
-let account: TestAccount;
-let key: string;
-let exa: SimulatorControl;
-
-beforeAll(async () => {
-  gateway = await LocalGateway.start({ POWERTOOLS_LOG_LEVEL: 'WARN' });
-  account = await provisionAccount(gateway, 'arena-search');
-  key = (await adminKey(gateway, { accountId: account.accountId, type: 'secret', rateLimit: 10000 })).key;
-  exa = SimulatorControl.of(gateway, 'exa');
+const local = useGateway({
+  env: { POWERTOOLS_LOG_LEVEL: 'WARN' },
+  account: 'arena-search',
+  key: { via: 'admin', body: { type: 'secret', rateLimit: 10000 } },
+  simulator: 'exa',
   // Sessions in these tests search faster than Exa's 10 searches a second.
-  await exa.limits(null);
+  unthrottled: true,
+  resetEach: true,
 });
-afterAll(() => gateway.dispose());
-beforeEach(() => exa.reset());
 
 const QUESTION = 'What is the latest news on fusion energy?';
 
 describe('agents that search', () => {
   it('a fight: search events inside each turn, citations equal to the results, every search metered', async () => {
-    const stream = await arenaStream(gateway, '/api/v1/fight', key, { message: QUESTION, models: ['gpt', 'claude'] });
+    const stream = await arenaStream(local.gateway, '/api/v1/fight', local.key, {
+      message: QUESTION,
+      models: ['gpt', 'claude'],
+    });
     expect(validateArenaStream(stream.events, 'fight')).toEqual([]);
     for (const agent of ['gpt', 'claude']) {
       const mine = stream.events.map((e) => e.event).filter((e) => e['agent'] === agent);
@@ -52,7 +47,7 @@ describe('agents that search', () => {
     }
     const sessionId = String(eventsOf(stream, 'session_start')[0]!['sessionId']);
     // Per agent: the answer's two steps, one search, one vote.
-    const entries = await sessionLedger(gateway, account.accountId, sessionId, 8);
+    const entries = await sessionLedger(local.gateway, local.account.accountId, sessionId, 8);
     const searches = entries.filter((e) => e['purpose'] === 'search');
     expect(searches.map((e) => e['agent']).sort()).toEqual(['claude', 'gpt']);
     for (const entry of searches)
@@ -65,12 +60,12 @@ describe('agents that search', () => {
         round: 1,
       });
     expect(entries.filter((e) => e['purpose'] === 'answer')).toHaveLength(4);
-    expect((await exa.requests()).length).toBe(2);
+    expect((await local.simulator.requests()).length).toBe(2);
   });
 
   it('a battle answered as JSON carries each answer’s citations', async () => {
-    const answer = await call(gateway.url('/api/v1/battle'), {
-      headers: bearer(key),
+    const answer = await call(local.gateway.url('/api/v1/battle'), {
+      headers: bearer(local.key),
       body: { message: 'Which sources explain tides?', models: ['gemini', 'grok'], stream: false },
     });
     expect(answer.status).toBe(200);
@@ -78,8 +73,11 @@ describe('agents that search', () => {
   });
 
   it('the search provider failing is an error naming the agent, which answers anyway', async () => {
-    await exa.fault('status:503', 1);
-    const stream = await arenaStream(gateway, '/api/v1/fight', key, { message: QUESTION, models: ['gpt', 'claude'] });
+    await local.simulator.fault('status:503', 1);
+    const stream = await arenaStream(local.gateway, '/api/v1/fight', local.key, {
+      message: QUESTION,
+      models: ['gpt', 'claude'],
+    });
     expect(validateArenaStream(stream.events, 'fight')).toEqual([]);
     const errors = eventsOf(stream, 'error');
     expect(errors).toEqual([expect.objectContaining({ agent: 'gpt', round: 1, code: 'search_upstream_failed' })]);
@@ -88,7 +86,7 @@ describe('agents that search', () => {
   });
 
   it('a model that keeps calling the tool gets three searches, then must answer', async () => {
-    const stream = await arenaStream(gateway, '/api/v1/battle', key, {
+    const stream = await arenaStream(local.gateway, '/api/v1/battle', local.key, {
       message: 'Hi [sim:search_always]',
       models: ['gpt', 'claude'],
     });
@@ -99,23 +97,23 @@ describe('agents that search', () => {
   });
 
   it('a client leaving during a search cuts the search, and it is metered', async () => {
-    await exa.fault('delay_headers:3000', 4);
+    await local.simulator.fault('delay_headers:3000', 4);
     const stream = await arenaStream(
-      gateway,
+      local.gateway,
       '/api/v1/battle',
-      key,
+      local.key,
       { message: QUESTION, models: ['gpt', 'claude'] },
       {
         onEvent: (event) => event.event.type === 'search_start',
       },
     );
     const sessionId = String(eventsOf(stream, 'session_start')[0]!['sessionId']);
-    const searches = (await sessionLedger(gateway, account.accountId, sessionId, 2)).filter(
+    const searches = (await sessionLedger(local.gateway, local.account.accountId, sessionId, 2)).filter(
       (e) => e['purpose'] === 'search',
     );
     expect(searches.length).toBeGreaterThanOrEqual(1);
     expect(searches.every((e) => e['outcome'] === 'client_closed')).toBe(true);
-    const captured = await exa.requests();
+    const captured = await local.simulator.requests();
     expect(captured.length).toBeGreaterThanOrEqual(1);
     expect(captured.every((request) => request.closedBeforeEnd)).toBe(true);
   });

@@ -1,22 +1,18 @@
-import { createKey, provisionAccount, type TestAccount } from './support/provisioning.js';
+import { createKey } from './support/provisioning.js';
 import { bearer, call } from './support/http.js';
-import { LocalGateway } from '../../local/child-runtime.js';
+import { useGateway } from './support/gateway-fixture.js';
 
-let gateway: LocalGateway;
-let account: TestAccount;
+const local = useGateway({ account: 'keys' });
 
-beforeAll(async () => {
-  gateway = await LocalGateway.start();
-  account = await provisionAccount(gateway, 'keys');
-});
-afterAll(() => gateway.dispose());
-
-const models = (key: string) => call(gateway.url('/api/v1/models'), { headers: bearer(key) });
-const patch = (id: string, body: unknown, headers = account.session) =>
-  call(gateway.url(`/api/v1/keys/${id}`), { method: 'PATCH', headers, body });
+const models = (key: string) => call(local.gateway.url('/api/v1/models'), { headers: bearer(key) });
+const patch = (id: string, body: unknown, headers = local.account.session) =>
+  call(local.gateway.url(`/api/v1/keys/${id}`), { method: 'PATCH', headers, body });
 
 test('create shows the full key once; the listing masks it', async () => {
-  const created = await call(gateway.url('/api/v1/keys'), { headers: account.session, body: { rateLimit: 50 } });
+  const created = await call(local.gateway.url('/api/v1/keys'), {
+    headers: local.account.session,
+    body: { rateLimit: 50 },
+  });
   expect(created.status).toBe(201);
   expect(created.body.success).toBe(true);
   const { keyId, key, name, message } = created.body.data;
@@ -25,7 +21,7 @@ test('create shows the full key once; the listing masks it', async () => {
   expect(name).toBe('Default');
   expect(message).toMatch(/only once/);
 
-  const listed = await call(gateway.url('/api/v1/keys'), { headers: { Cookie: account.cookie } });
+  const listed = await call(local.gateway.url('/api/v1/keys'), { headers: { Cookie: local.account.cookie } });
   expect(listed.status).toBe(200);
   expect(listed.text).not.toContain(key);
   const entry = listed.body.data.keys.find((k: { id: string }) => k.id === keyId);
@@ -36,10 +32,10 @@ test('create shows the full key once; the listing masks it', async () => {
 
 test('the dashboard and the admin API answer key creation with the same fields', async () => {
   const body = { name: 'same', rateLimit: 70 };
-  const fromSession = await call(gateway.url('/api/v1/keys'), { headers: account.session, body });
-  const fromAdmin = await call(gateway.url('/api/admin/v1/keys'), {
-    headers: bearer(gateway.info.adminToken),
-    body: { ...body, accountId: account.accountId, type: 'secret' },
+  const fromSession = await call(local.gateway.url('/api/v1/keys'), { headers: local.account.session, body });
+  const fromAdmin = await call(local.gateway.url('/api/admin/v1/keys'), {
+    headers: bearer(local.gateway.info.adminToken),
+    body: { ...body, accountId: local.account.accountId, type: 'secret' },
   });
   expect([fromSession.status, fromAdmin.status]).toEqual([201, 201]);
   expect(Object.keys(fromSession.body.data).sort()).toEqual(Object.keys(fromAdmin.body.data).sort());
@@ -51,11 +47,15 @@ test('the dashboard and the admin API answer key creation with the same fields',
     return rest;
   };
   expect(stable(fromSession.body.data)).toEqual(stable(fromAdmin.body.data));
-  expect(stable(fromSession.body.data)).toMatchObject({ accountId: account.accountId, name: 'same', rateLimit: 70 });
+  expect(stable(fromSession.body.data)).toMatchObject({
+    accountId: local.account.accountId,
+    name: 'same',
+    rateLimit: 70,
+  });
 });
 
 test('lifecycle: use, disable → 401, enable → use, delete → 401, and 401 after a restart', async () => {
-  const { keyId, key } = await createKey(gateway, account, { name: 'lifecycle' });
+  const { keyId, key } = await createKey(local.gateway, local.account, { name: 'lifecycle' });
   expect((await models(key)).status).toBe(200);
 
   const disabled = await patch(keyId, { enabled: false });
@@ -68,30 +68,34 @@ test('lifecycle: use, disable → 401, enable → use, delete → 401, and 401 a
   expect((await patch(keyId, { enabled: true })).status).toBe(200);
   expect((await models(key)).status).toBe(200);
 
-  const deleted = await call(gateway.url(`/api/v1/keys/${keyId}`), { method: 'DELETE', headers: account.session });
+  const deleted = await call(local.gateway.url(`/api/v1/keys/${keyId}`), {
+    method: 'DELETE',
+    headers: local.account.session,
+  });
   expect(deleted.status).toBe(204);
   expect(deleted.text).toBe('');
   expect((await models(key)).status).toBe(401);
   // Revocation is permanent: the key can be neither changed nor deleted again.
   expect((await patch(keyId, { enabled: true })).status).toBe(404);
   expect(
-    (await call(gateway.url(`/api/v1/keys/${keyId}`), { method: 'DELETE', headers: account.session })).status,
+    (await call(local.gateway.url(`/api/v1/keys/${keyId}`), { method: 'DELETE', headers: local.account.session }))
+      .status,
   ).toBe(404);
-  const listed = await call(gateway.url('/api/v1/keys'), { headers: { Cookie: account.cookie } });
+  const listed = await call(local.gateway.url('/api/v1/keys'), { headers: { Cookie: local.account.cookie } });
   expect(listed.body.data.keys.map((k: { id: string }) => k.id)).not.toContain(keyId);
 
-  await gateway.restart();
+  await local.gateway.restart();
   expect((await models(key)).status).toBe(401);
   // The runtime's own first key survives the restart.
-  expect((await models(gateway.info.apiKey)).status).toBe(200);
+  expect((await models(local.gateway.info.apiKey)).status).toBe(200);
 }, 60_000);
 
 test('PATCH changes name and rateLimit, and the new limit applies', async () => {
-  const { keyId, key } = await createKey(gateway, account);
+  const { keyId, key } = await createKey(local.gateway, local.account);
   expect((await patch(keyId, { name: 'renamed', rateLimit: 7 })).status).toBe(200);
   const answer = await models(key);
   expect(answer.headers.get('x-ratelimit-limit')).toBe('7');
-  const listed = await call(gateway.url('/api/v1/keys'), { headers: { Cookie: account.cookie } });
+  const listed = await call(local.gateway.url('/api/v1/keys'), { headers: { Cookie: local.account.cookie } });
   expect(listed.body.data.keys.find((k: { id: string }) => k.id === keyId)).toMatchObject({
     name: 'renamed',
     rateLimit: 7,
@@ -108,7 +112,7 @@ test.each([
   [{ enabled: 'yes' }, 'enabled'],
   [{ colour: 'blue' }, 'colour'],
 ])('PATCH %j is a 400 naming %s', async (body, field) => {
-  const { keyId } = await createKey(gateway, account);
+  const { keyId } = await createKey(local.gateway, local.account);
   const answer = await patch(keyId, body);
   expect(answer.status).toBe(400);
   expect(answer.body.error).toMatchObject({ code: 'BAD_REQUEST', field });
@@ -116,13 +120,13 @@ test.each([
 });
 
 test('PATCH reads null as "unchanged": the key stays enabled, named and limited', async () => {
-  const { keyId, key } = await createKey(gateway, account, { name: 'kept', rateLimit: 9 });
+  const { keyId, key } = await createKey(local.gateway, local.account, { name: 'kept', rateLimit: 9 });
   expect((await patch(keyId, { name: null, rateLimit: null, enabled: null })).status).toBe(400);
   expect((await patch(keyId, { name: 'renamed', enabled: null, rateLimit: null })).status).toBe(200);
   const answer = await models(key);
   expect(answer.status).toBe(200);
   expect(answer.headers.get('x-ratelimit-limit')).toBe('9');
-  const listed = await call(gateway.url('/api/v1/keys'), { headers: { Cookie: account.cookie } });
+  const listed = await call(local.gateway.url('/api/v1/keys'), { headers: { Cookie: local.account.cookie } });
   expect(listed.body.data.keys.find((k: { id: string }) => k.id === keyId)).toMatchObject({
     name: 'renamed',
     rateLimit: 9,
@@ -132,17 +136,17 @@ test('PATCH reads null as "unchanged": the key stays enabled, named and limited'
 
 test('POST /keys reads null as "not given"', async () => {
   const body = { name: null, rateLimit: null, type: null, allowedOrigins: null };
-  const created = await call(gateway.url('/api/v1/keys'), { headers: account.session, body });
+  const created = await call(local.gateway.url('/api/v1/keys'), { headers: local.account.session, body });
   expect(created.status).toBe(201);
   expect(created.body.data).toMatchObject({ name: 'Default', rateLimit: 600, type: 'secret', enabled: true });
 });
 
 test('PATCH with no change, or malformed JSON, is a 400', async () => {
-  const { keyId } = await createKey(gateway, account);
+  const { keyId } = await createKey(local.gateway, local.account);
   expect((await patch(keyId, {})).status).toBe(400);
-  const malformed = await call(gateway.url(`/api/v1/keys/${keyId}`), {
+  const malformed = await call(local.gateway.url(`/api/v1/keys/${keyId}`), {
     method: 'PATCH',
-    headers: { ...account.session, 'Content-Type': 'application/json' },
+    headers: { ...local.account.session, 'Content-Type': 'application/json' },
     rawBody: '{"name":',
   });
   expect(malformed.status).toBe(400);
@@ -157,34 +161,42 @@ test.each([
   [{ type: 'secret', allowedOrigins: ['https://a.example'] }, 'allowedOrigins'],
   [{ type: 'publishable', allowedOrigins: ['not a url'] }, 'allowedOrigins[0]'],
 ])('POST /keys %j is a 400 naming %s', async (body, field) => {
-  const answer = await call(gateway.url('/api/v1/keys'), { headers: account.session, body });
+  const answer = await call(local.gateway.url('/api/v1/keys'), { headers: local.account.session, body });
   expect(answer.status).toBe(400);
   expect(answer.body.error.field).toBe(field);
 });
 
 test('unknown key ids are 404 for PATCH and DELETE', async () => {
   expect((await patch('nosuchkey', { name: 'x' })).status).toBe(404);
-  const deleted = await call(gateway.url('/api/v1/keys/nosuchkey'), { method: 'DELETE', headers: account.session });
+  const deleted = await call(local.gateway.url('/api/v1/keys/nosuchkey'), {
+    method: 'DELETE',
+    headers: local.account.session,
+  });
   expect(deleted.status).toBe(404);
   expect(deleted.body.error.code).toBe('NOT_FOUND');
 });
 
 test('key management needs a session: none is 401, an API key is 403', async () => {
-  const none = await call(gateway.url('/api/v1/keys'));
+  const none = await call(local.gateway.url('/api/v1/keys'));
   expect(none.status).toBe(401);
   expect(none.body).toMatchObject({ success: false, error: { code: 'UNAUTHORIZED' } });
-  const withKey = await call(gateway.url('/api/v1/keys'), { headers: bearer(gateway.info.apiKey) });
+  const withKey = await call(local.gateway.url('/api/v1/keys'), { headers: bearer(local.gateway.info.apiKey) });
   expect(withKey.status).toBe(403);
 });
 
 test('cookie writes need an allowed Origin', async () => {
-  const noOrigin = await call(gateway.url('/api/v1/keys'), { headers: { Cookie: account.cookie }, body: {} });
+  const noOrigin = await call(local.gateway.url('/api/v1/keys'), {
+    headers: { Cookie: local.account.cookie },
+    body: {},
+  });
   expect(noOrigin.status).toBe(403);
-  const foreign = await call(gateway.url('/api/v1/keys'), {
-    headers: { Cookie: account.cookie, Origin: 'https://evil.example' },
+  const foreign = await call(local.gateway.url('/api/v1/keys'), {
+    headers: { Cookie: local.account.cookie, Origin: 'https://evil.example' },
     body: {},
   });
   expect(foreign.status).toBe(403);
   // Reads are not state-changing and need no Origin.
-  expect((await call(gateway.url('/api/v1/keys'), { headers: { Cookie: account.cookie } })).status).toBe(200);
+  expect((await call(local.gateway.url('/api/v1/keys'), { headers: { Cookie: local.account.cookie } })).status).toBe(
+    200,
+  );
 });

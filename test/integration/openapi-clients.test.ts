@@ -1,27 +1,22 @@
 import createClient from 'openapi-fetch';
 import OpenAI from 'openai';
-import { LocalGateway } from '../../local/child-runtime.js';
 import { documentSchemas } from '../support/openapi-schemas.js';
-import { provisionAccount, type TestAccount } from './support/provisioning.js';
+import { useGateway } from './support/gateway-fixture.js';
 import { call } from './support/http.js';
 import { GeneratedClient } from './support/openapi-client.js';
 
-let gateway: LocalGateway;
-let account: TestAccount;
+const local = useGateway({ account: 'openapi' });
 let document: Record<string, unknown>;
 let client: GeneratedClient;
 
 beforeAll(async () => {
-  gateway = await LocalGateway.start();
-  account = await provisionAccount(gateway, 'openapi');
-  const served = await call(gateway.url('/api/v1/openapi.json'));
+  const served = await call(local.gateway.url('/api/v1/openapi.json'));
   if (served.status !== 200) throw new Error(`openapi.json: ${served.status} ${served.text}`);
   document = served.body;
   client = await GeneratedClient.fromDocument(document);
 }, 60_000);
 afterAll(async () => {
   client?.dispose();
-  await gateway?.dispose();
 });
 
 /**
@@ -87,9 +82,9 @@ test('openapi.json is served without credentials, as OpenAPI 3.1 of version 2.1.
 
 test('the generated client calls models, keys and usage on the local runtime; answers fit their schemas', async () => {
   const program = await client.load<ClientProgram>('client', PROGRAM);
-  const result = await program.exercise(createClient, gateway.info.baseUrl, gateway.info.apiKey, {
-    cookie: account.cookie,
-    origin: gateway.info.baseUrl,
+  const result = await program.exercise(createClient, local.gateway.info.baseUrl, local.gateway.info.apiKey, {
+    cookie: local.account.cookie,
+    origin: local.gateway.info.baseUrl,
   });
   expect(result.statuses).toEqual([200, 201, 200, 204, 200]);
   expect(result.modelIds.length).toBeGreaterThan(0);
@@ -109,7 +104,11 @@ test('the generated client calls models, keys and usage on the local runtime; an
 });
 
 test('the openai SDK lists the models the document describes', async () => {
-  const openai = new OpenAI({ apiKey: gateway.info.apiKey, baseURL: gateway.url('/api/v1'), maxRetries: 0 });
+  const openai = new OpenAI({
+    apiKey: local.gateway.info.apiKey,
+    baseURL: local.gateway.url('/api/v1'),
+    maxRetries: 0,
+  });
   const models = [];
   for await (const model of openai.models.list()) models.push(model);
   expect(models.length).toBeGreaterThan(0);

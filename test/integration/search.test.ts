@@ -1,34 +1,25 @@
 import { settledUsage } from './support/settled-usage.js';
 import fc from 'fast-check';
-import { createKey, provisionAccount, type TestAccount } from './support/provisioning.js';
 import { bearer, call, type Answer } from './support/http.js';
 import { ledgerEntries } from './support/ledger-entries.js';
-import { SimulatorControl } from './support/simulators.js';
-import { LocalGateway } from '../../local/child-runtime.js';
+import { useGateway } from './support/gateway-fixture.js';
 import { SIMULATOR_API_KEY } from '../../local/simulators/simulator-registry.js';
 
 /** POST /api/v1/search over HTTP against the local runtime and its Exa simulator (docs/interface.md §4.4). */
-let gateway: LocalGateway;
-let account: TestAccount;
-let key: string;
-let exa: SimulatorControl;
-
-beforeAll(async () => {
-  gateway = await LocalGateway.start();
-  account = await provisionAccount(gateway, 'search');
-  key = (await createKey(gateway, account)).key;
-  exa = SimulatorControl.of(gateway, 'exa');
+const local = useGateway({
+  account: 'search',
+  key: { via: 'dashboard' },
+  simulator: 'exa',
   // These tests send more than Exa's 10 searches a second; the limiter's own test sets it back.
-  await exa.limits(null);
+  unthrottled: true,
+  resetEach: true,
 });
-afterAll(() => gateway.dispose());
-beforeEach(() => exa.reset());
 
-const search = (body: unknown, headers: Record<string, string> = bearer(key)) =>
-  call(gateway.url('/api/v1/search'), { headers, body });
+const search = (body: unknown, headers: Record<string, string> = bearer(local.key)) =>
+  call(local.gateway.url('/api/v1/search'), { headers, body });
 
 async function sentToExa(): Promise<any> {
-  const requests = await exa.requests();
+  const requests = await local.simulator.requests();
   expect(requests).toHaveLength(1);
   return requests[0]!;
 }
@@ -83,7 +74,7 @@ describe('answers', () => {
     const neural = (await search({ query: 'scores', num_results: 4 })).body.data.results;
     expect(neural.map((r: any) => r.score)).toEqual([0.9, 0.88, 0.86, 0.84]);
     for (const type of ['auto', 'keyword']) {
-      await exa.reset();
+      await local.simulator.reset();
       const answer = await search({ query: 'scores', num_results: 4, type });
       expect(answer.body.data.results.map((r: any) => r.score)).toEqual([1, 0.75, 0.5, 0.25]);
       expect((await sentToExa()).body.type).toBe(type);
@@ -124,7 +115,7 @@ describe('answers', () => {
       ['1m', (d: Date) => d.setUTCMonth(d.getUTCMonth() - 1)],
       ['1y', (d: Date) => d.setUTCFullYear(d.getUTCFullYear() - 1)],
     ] as const) {
-      await exa.reset();
+      await local.simulator.reset();
       const expected = new Date();
       back(expected);
       expect((await search({ query: 'q', recency })).status).toBe(200);
@@ -139,9 +130,9 @@ describe('answers', () => {
   });
 
   it('accepts X-API-Key and refuses a missing or wrong key', async () => {
-    expect((await search({ query: 'q' }, { 'X-API-Key': key })).status).toBe(200);
+    expect((await search({ query: 'q' }, { 'X-API-Key': local.key })).status).toBe(200);
     expect((await search({ query: 'q' }, {})).status).toBe(401);
-    expect((await search({ query: 'q' }, bearer(`${key}x`))).status).toBe(401);
+    expect((await search({ query: 'q' }, bearer(`${local.key}x`))).status).toBe(401);
   });
 });
 
@@ -166,7 +157,7 @@ describe('refusals name the field', () => {
     ['numResults', { query: 'q', numResults: 5 }],
   ])('400 naming %s (case %#)', async (field, body) => {
     expectBadRequest(await search(body), field);
-    expect(await exa.requests()).toHaveLength(0);
+    expect(await local.simulator.requests()).toHaveLength(0);
   });
 
   it('accepts a query of exactly 1000 characters', async () => {
@@ -174,7 +165,10 @@ describe('refusals name the field', () => {
   });
 
   it('refuses a body that is not JSON', async () => {
-    const answer = await call(gateway.url('/api/v1/search'), { headers: bearer(key), rawBody: '{"query":' });
+    const answer = await call(local.gateway.url('/api/v1/search'), {
+      headers: bearer(local.key),
+      rawBody: '{"query":',
+    });
     expectBadRequest(answer, 'body');
   });
 });
@@ -205,7 +199,7 @@ describe('any body', () => {
   it('never yields a 5xx, and every 400 names its field', async () => {
     await fc.assert(
       fc.asyncProperty(bodies, async (rawBody) => {
-        const answer = await call(gateway.url('/api/v1/search'), { headers: bearer(key), rawBody });
+        const answer = await call(local.gateway.url('/api/v1/search'), { headers: bearer(local.key), rawBody });
         expect(answer.status).toBeLessThan(500);
         expect([200, 400]).toContain(answer.status);
         if (answer.status === 400) {
@@ -223,7 +217,7 @@ describe('upstream failures', () => {
   it.each(['status:503', 'status:500', 'status:402', 'status:401', 'reset_after_chunks:0', 'malformed_chunk'])(
     '%s → 503 SERVICE_UNAVAILABLE',
     async (fault) => {
-      await exa.fault(fault);
+      await local.simulator.fault(fault);
       const answer = await search({ query: 'failing' });
       expect(answer.status).toBe(503);
       expect(answer.body).toMatchObject({ success: false, error: { code: 'SERVICE_UNAVAILABLE' } });
@@ -237,7 +231,7 @@ describe('upstream failures', () => {
   });
 
   it('the provider rate limit → 429 RATE_LIMIT_EXCEEDED with Retry-After', async () => {
-    await exa.fault('status:429');
+    await local.simulator.fault('status:429');
     const answer = await search({ query: 'limited' });
     expect(answer.status).toBe(429);
     expect(answer.body.error.code).toBe('RATE_LIMIT_EXCEEDED');
@@ -246,10 +240,10 @@ describe('upstream failures', () => {
 });
 
 describe('the provider QPS limit', () => {
-  afterEach(() => exa.limits(null));
+  afterEach(() => local.simulator.limits(null));
 
   it('an 11th search within a second → 429 RATE_LIMIT_EXCEEDED with Retry-After', async () => {
-    await exa.limits('restore');
+    await local.simulator.limits('restore');
     const answers = await Promise.all(Array.from({ length: 11 }, (_, n) => search({ query: `burst ${n}` })));
     const refused = answers.filter((answer) => answer.status === 429);
     expect(refused.length).toBeGreaterThanOrEqual(1);
@@ -262,7 +256,7 @@ describe('usage', () => {
   it('meters a search as one ledger entry with the provider cost', async () => {
     const answer = await search({ query: 'metered', num_results: 12 });
     const requestId = answer.headers.get('x-request-id')!;
-    const [entry, ...rest] = await ledgerEntries(gateway, account.accountId, requestId, 1);
+    const [entry, ...rest] = await ledgerEntries(local.gateway, local.account.accountId, requestId, 1);
     expect(rest).toHaveLength(0);
     expect(entry).toMatchObject({
       model: 'exa/neural',
@@ -283,21 +277,21 @@ describe('usage', () => {
   it('meters the list price, flagged estimated, when the provider states no cost', async () => {
     const answer = await search({ query: 'free? [sim:no_cost]', num_results: 3 });
     expect(answer.body.data.cost_usd).toBeCloseTo(0.007 + 0.003, 9);
-    const [entry] = await ledgerEntries(gateway, account.accountId, answer.headers.get('x-request-id')!, 1);
+    const [entry] = await ledgerEntries(local.gateway, local.account.accountId, answer.headers.get('x-request-id')!, 1);
     expect(entry).toMatchObject({ costMicroUsd: 10_000, estimated: true });
   });
 
   it('meters a failed search at cost 0 with its status', async () => {
-    await exa.fault('status:503');
+    await local.simulator.fault('status:503');
     const answer = await search({ query: 'failing', type: 'auto' });
-    const [entry] = await ledgerEntries(gateway, account.accountId, answer.headers.get('x-request-id')!, 1);
+    const [entry] = await ledgerEntries(local.gateway, local.account.accountId, answer.headers.get('x-request-id')!, 1);
     expect(entry).toMatchObject({ model: 'exa/auto', costMicroUsd: 0, status: 503, outcome: 'overload' });
   });
 
   it('shows searches in the usage report by model and by route', async () => {
     const answer = await search({ query: 'reported', num_results: 2, include_summary: false });
-    await ledgerEntries(gateway, account.accountId, answer.headers.get('x-request-id')!, 1);
-    const report = await settledUsage(gateway.url('/api/v1/usage'), bearer(key), 1);
+    await ledgerEntries(local.gateway, local.account.accountId, answer.headers.get('x-request-id')!, 1);
+    const report = await settledUsage(local.gateway.url('/api/v1/usage'), bearer(local.key), 1);
     expect(report.status).toBe(200);
     expect(report.body.data.byModel['exa/neural'].requests).toBeGreaterThan(0);
     expect(report.body.data.byRoute.search.tokens).toBe(0);
@@ -307,14 +301,16 @@ describe('usage', () => {
     expect(report.body.data.units.search).toBeGreaterThanOrEqual(report.body.data.byRoute.search.requests);
     // The whole of today is read from the day totals, which count the units as the entries do.
     const today = new Date().toISOString().slice(0, 10);
-    const fromDays = await call(gateway.url(`/api/v1/usage?from=${today}&to=${today}`), { headers: bearer(key) });
+    const fromDays = await call(local.gateway.url(`/api/v1/usage?from=${today}&to=${today}`), {
+      headers: bearer(local.key),
+    });
     expect(fromDays.body.data.byRoute.search.units).toEqual({ search: fromDays.body.data.byRoute.search.requests });
   });
 
   it('never logs the provider key', async () => {
-    await exa.fault('status:503');
+    await local.simulator.fault('status:503');
     await search({ query: 'canary' });
     await search({ query: 'canary' });
-    expect(gateway.output).not.toContain(SIMULATOR_API_KEY);
+    expect(local.gateway.output).not.toContain(SIMULATOR_API_KEY);
   });
 });

@@ -1,29 +1,22 @@
 import { Hash } from '@smithy/hash-node';
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { APIGatewayProxyEventV2, APIGatewayProxyResult } from 'aws-lambda';
-import { createKey, provisionAccount } from './support/provisioning.js';
-import { useRuntimeTables } from './support/ledger.js';
-import { LocalGateway } from '../../local/child-runtime.js';
+import { useGateway } from './support/gateway-fixture.js';
 
 /**
  * An in-account caller of a function URL (IAM auth) signs with SigV4, so its API key rides in
  * X-API-Key. The real models-list handler runs in this process against the runtime's tables.
  */
-let gateway: LocalGateway;
-let key: string;
+const local = useGateway({ runtimeTables: true, account: 'signed', key: { via: 'dashboard' } });
 let handler: (event: unknown, context: unknown) => Promise<APIGatewayProxyResult>;
 
 const HOST = 'abcdefghijklmnop.lambda-url.eu-west-1.on.aws';
 const PATH = '/api/v1/models';
 
 beforeAll(async () => {
-  gateway = await LocalGateway.start();
-  useRuntimeTables(gateway);
   process.env['POWERTOOLS_LOG_LEVEL'] = 'WARN';
-  key = (await createKey(gateway, await provisionAccount(gateway, 'signed'))).key;
   ({ handler } = (await import('../../lambdas/handlers/models-list.js')) as unknown as { handler: typeof handler });
 });
-afterAll(() => gateway.dispose());
 
 /** Headers as a SigV4-signing client sends them to a function URL. */
 async function signedHeaders(extra: Record<string, string>): Promise<Record<string, string>> {
@@ -82,7 +75,7 @@ const invoke = async (headers: Record<string, string>) => {
 };
 
 test('a SigV4-signed function-URL call with X-API-Key is served', async () => {
-  const headers = await signedHeaders({ 'x-api-key': key });
+  const headers = await signedHeaders({ 'x-api-key': local.key });
   expect(headers['authorization']).toMatch(/^AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE\//);
   const answer = await invoke(headers);
   expect(answer.status).toBe(200);
@@ -92,17 +85,17 @@ test('a SigV4-signed function-URL call with X-API-Key is served', async () => {
 test('a signed call without X-API-Key is 401 UNAUTHORIZED; with a wrong key 401 INVALID_API_KEY', async () => {
   const missing = await invoke(await signedHeaders({}));
   expect([missing.status, missing.body.error.code]).toEqual([401, 'UNAUTHORIZED']);
-  const wrong = await invoke(await signedHeaders({ 'x-api-key': `${key.slice(0, -4)}AAAA` }));
+  const wrong = await invoke(await signedHeaders({ 'x-api-key': `${local.key.slice(0, -4)}AAAA` }));
   expect([wrong.status, wrong.body.error.code]).toEqual([401, 'INVALID_API_KEY']);
 });
 
 test('a Bearer key still works through the function URL', async () => {
-  const answer = await invoke({ host: HOST, authorization: `Bearer ${key}` });
+  const answer = await invoke({ host: HOST, authorization: `Bearer ${local.key}` });
   expect(answer.status).toBe(200);
 });
 
 test('through the REST API a SigV4 Authorization is not a credential: 401 even with X-API-Key', async () => {
-  const headers = await signedHeaders({ 'x-api-key': key });
+  const headers = await signedHeaders({ 'x-api-key': local.key });
   const result = await handler(
     {
       resource: PATH,

@@ -1,11 +1,9 @@
 import { resolveFamily } from '../../lambdas/catalog/model-catalog.js';
 import { Meter } from '../../lambdas/usage/metering.js';
 import { recordUsage } from '../../lambdas/usage/usage-ledger.js';
-import { LocalGateway } from '../../local/child-runtime.js';
-import { adminKey, provisionAccount, type TestAccount } from './support/provisioning.js';
+import { useGateway } from './support/gateway-fixture.js';
 import { DynamoDbFaultProxy } from './support/dynamodb-faults.js';
 import { bearer, call } from './support/http.js';
-import { useRuntimeTables } from './support/ledger.js';
 import { settledTotals, type Sums } from './support/ledger-totals.js';
 import { expectBreakdownsSumToTotals } from './support/usage-breakdowns.js';
 import type { Attempt } from '../../lambdas/chat/router.js';
@@ -16,23 +14,14 @@ import type { Attempt } from '../../lambdas/chat/router.js';
 // queue; the runtime's redrive writes those, its aggregator derives the totals from the usage
 // table's stream, and its usage endpoint reads them.
 
-let gateway: LocalGateway;
+const local = useGateway({ runtimeTables: true, account: 'exact', key: { via: 'admin', body: { type: 'secret' } } });
 let proxy: DynamoDbFaultProxy;
-let account: TestAccount;
-let key: string;
 
 beforeAll(async () => {
-  gateway = await LocalGateway.start();
-  useRuntimeTables(gateway);
-  proxy = await DynamoDbFaultProxy.start(gateway.aws.dynamodb);
+  proxy = await DynamoDbFaultProxy.start(local.gateway.aws.dynamodb);
   process.env['AWS_ENDPOINT_URL_DYNAMODB'] = proxy.endpoint;
-  account = await provisionAccount(gateway, 'exact');
-  key = (await adminKey(gateway, { accountId: account.accountId, type: 'secret' })).key;
 });
-afterAll(async () => {
-  await proxy.close();
-  await gateway.dispose();
-});
+afterAll(() => proxy.close());
 afterEach(() => proxy.clear());
 
 const MODELS = { gpt: 'gpt-5', claude: 'claude-sonnet-4-5' } as const;
@@ -41,7 +30,7 @@ const ROUTES = { gpt: 'chat-completions', claude: 'battle' } as const;
 
 /** One request's metering, as the chat service does it: one entry per upstream attempt. */
 function meteredRequest(requestId: string, at: string, family: keyof typeof MODELS, tokens: number): Meter {
-  const meter = new Meter({ requestId, accountId: account.accountId, route: ROUTES[family], at: new Date(at) });
+  const meter = new Meter({ requestId, accountId: local.account.accountId, route: ROUTES[family], at: new Date(at) });
   const attempt: Attempt = {
     target: {
       provider: family === 'gpt' ? 'openai' : 'anthropic',
@@ -62,12 +51,13 @@ const flushTogether = (meters: Meter[]) => Promise.all(meters.map((meter) => met
 /** The day's totals once they have caught up with a ledger of `requests` entries. */
 async function dayState(day: string, requests: number) {
   const count = (sums: Record<string, Sums>) => Object.values(sums).reduce((n, s) => n + s.requests, 0);
-  return settledTotals(gateway, account.accountId, `${day} `, (ledger) => count(ledger) === requests);
+  return settledTotals(local.gateway, local.account.accountId, `${day} `, (ledger) => count(ledger) === requests);
 }
 
 /** The report of the whole day says what the ledger entries (read from every shard) add up to. */
 async function expectReportAgrees(day: string, ledger: Record<string, Sums>): Promise<void> {
-  const report = (await call(gateway.url(`/api/v1/usage?from=${day}&to=${day}`), { headers: bearer(key) })).body.data;
+  const report = (await call(local.gateway.url(`/api/v1/usage?from=${day}&to=${day}`), { headers: bearer(local.key) }))
+    .body.data;
   const sums = Object.values(ledger);
   const sum = (field: keyof Sums) => sums.reduce((n, s) => n + s[field], 0);
   expect(report).toMatchObject({
@@ -113,8 +103,8 @@ test('entries re-sent after a restart are not counted again', async () => {
     meteredRequest('restart-2', '2026-07-03T08:00:00.000Z', 'claude', 20),
   ]);
   proxy.clear();
-  await gateway.restart();
-  proxy.upstream = gateway.aws.dynamodb;
+  await local.gateway.restart();
+  proxy.upstream = local.gateway.aws.dynamodb;
 
   // After the restart the same entries are sent again, in a batch with a new one.
   await flushTogether([
