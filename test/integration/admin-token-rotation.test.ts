@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { LocalGateway } from '../../local/child-runtime.js';
+import { useGateway } from './support/gateway-fixture.js';
 import { ADMIN_TOKEN_SECRET } from '../../local/runtime-config.js';
 import { readStandInCredentials } from '../../local/standin-credentials.js';
 import { awsJsonCall } from '../support/aws-json-call.js';
@@ -9,27 +9,23 @@ import { bearer, call } from './support/http.js';
  * Rotating the admin token (docs/deployment.md): a new value put in Secrets Manager is accepted
  * at once, not after the functions' five-minute secret cache; the old one then stops working.
  */
-let gateway: LocalGateway;
-beforeAll(async () => {
-  gateway = await LocalGateway.start();
-});
-afterAll(() => gateway.dispose());
+const local = useGateway();
 
 const createAccount = (token: string, email: string) =>
-  call(gateway.url('/api/admin/v1/accounts'), { headers: bearer(token), body: { email, name: 'Rotation' } });
+  call(local.gateway.url('/api/admin/v1/accounts'), { headers: bearer(token), body: { email, name: 'Rotation' } });
 
 /** As an operator would, with the runtime's own credentials: the stand-in serves no one else. */
 async function putAdminToken(value: string): Promise<void> {
   await awsJsonCall(
-    gateway.aws.secretsManager,
+    local.gateway.aws.secretsManager,
     'secretsmanager.PutSecretValue',
     { SecretId: ADMIN_TOKEN_SECRET, SecretString: value },
-    readStandInCredentials(gateway.dataDir),
+    readStandInCredentials(local.gateway.dataDir),
   );
 }
 
 test('a rotated admin token works at once, and the old one stops working', async () => {
-  const old = gateway.info.adminToken;
+  const old = local.gateway.info.adminToken;
   expect((await createAccount(old, 'before@example.com')).status).toBe(201);
   // An instance re-reads the token for an unknown one at most every 5 s; the value in hand was
   // read just now, so wait that out once, as a real rotation would not notice.
@@ -43,17 +39,17 @@ test('a rotated admin token works at once, and the old one stops working', async
 });
 
 test('another process on the machine cannot read the admin token from the local Secrets Manager', async () => {
-  const unsigned = await fetch(gateway.aws.secretsManager, {
+  const unsigned = await fetch(local.gateway.aws.secretsManager, {
     method: 'POST',
     headers: { 'Content-Type': 'application/x-amz-json-1.1', 'X-Amz-Target': 'secretsmanager.GetSecretValue' },
     body: JSON.stringify({ SecretId: ADMIN_TOKEN_SECRET }),
   });
   expect(unsigned.status).toBe(400);
   expect(unsigned.headers.get('x-amzn-errortype')).toBe('MissingAuthenticationTokenException');
-  expect(await unsigned.text()).not.toContain(gateway.info.adminToken);
+  expect(await unsigned.text()).not.toContain(local.gateway.info.adminToken);
   await expect(
     awsJsonCall(
-      gateway.aws.secretsManager,
+      local.gateway.aws.secretsManager,
       'secretsmanager.GetSecretValue',
       { SecretId: ADMIN_TOKEN_SECRET },
       { accessKeyId: 'local', secretAccessKey: 'local' },

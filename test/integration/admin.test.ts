@@ -1,22 +1,18 @@
+import { useGateway } from './support/gateway-fixture.js';
 import { settledUsage } from './support/settled-usage.js';
 import { recordUsage } from '../../lambdas/usage/usage-ledger.js';
 import { login } from './support/provisioning.js';
 import { bearer, call } from './support/http.js';
-import { useRuntimeTables } from './support/ledger.js';
-import { LocalGateway } from '../../local/child-runtime.js';
 
-let gateway: LocalGateway;
+const local = useGateway({ runtimeTables: true });
 let admin: Record<string, string>;
 
-beforeAll(async () => {
-  gateway = await LocalGateway.start();
-  useRuntimeTables(gateway);
-  admin = bearer(gateway.info.adminToken);
+beforeAll(() => {
+  admin = bearer(local.gateway.info.adminToken);
 });
-afterAll(() => gateway.dispose());
 
-const createAccount = (body: unknown) => call(gateway.url('/api/admin/v1/accounts'), { headers: admin, body });
-const createKey = (body: unknown) => call(gateway.url('/api/admin/v1/keys'), { headers: admin, body });
+const createAccount = (body: unknown) => call(local.gateway.url('/api/admin/v1/accounts'), { headers: admin, body });
+const createKey = (body: unknown) => call(local.gateway.url('/api/admin/v1/keys'), { headers: admin, body });
 
 test('an account comes with a dashboard user whose first password signs in', async () => {
   const answer = await createAccount({ email: 'Partner@Example.com', name: 'Partner' });
@@ -26,7 +22,7 @@ test('an account comes with a dashboard user whose first password signs in', asy
   expect(data.accountId).toMatch(/^acc_[0-9a-f]{32}$/);
   expect(Date.parse(data.createdAt)).not.toBeNaN();
   expect(data.dashboard.email).toBe('partner@example.com');
-  expect(await login(gateway, 'partner@example.com', data.dashboard.initialPassword)).toMatch(/^gw_session=/);
+  expect(await login(local.gateway, 'partner@example.com', data.dashboard.initialPassword)).toMatch(/^gw_session=/);
 });
 
 test('a second account with the same email is a 409 naming email', async () => {
@@ -66,14 +62,14 @@ describe('keys', () => {
       enabled: true,
     });
     expect(key).toMatch(/^sk_/);
-    const used = await call(gateway.url('/api/v1/models'), { headers: bearer(key) });
+    const used = await call(local.gateway.url('/api/v1/models'), { headers: bearer(key) });
     expect(used.status).toBe(200);
     expect(used.headers.get('x-ratelimit-limit')).toBe('42');
 
-    const revoked = await call(gateway.url(`/api/admin/v1/keys/${keyId}`), { method: 'DELETE', headers: admin });
+    const revoked = await call(local.gateway.url(`/api/admin/v1/keys/${keyId}`), { method: 'DELETE', headers: admin });
     expect(revoked.status).toBe(204);
-    expect((await call(gateway.url('/api/v1/models'), { headers: bearer(key) })).status).toBe(401);
-    const again = await call(gateway.url(`/api/admin/v1/keys/${keyId}`), { method: 'DELETE', headers: admin });
+    expect((await call(local.gateway.url('/api/v1/models'), { headers: bearer(key) })).status).toBe(401);
+    const again = await call(local.gateway.url(`/api/admin/v1/keys/${keyId}`), { method: 'DELETE', headers: admin });
     expect(again.status).toBe(404);
   });
 
@@ -122,7 +118,7 @@ describe('usage', () => {
       at: '2026-06-15T08:00:00.000Z',
     });
     const answer = await settledUsage(
-      gateway.url(`/api/admin/v1/usage?accountId=${accountId}&from=2026-06-01&to=2026-06-30`),
+      local.gateway.url(`/api/admin/v1/usage?accountId=${accountId}&from=2026-06-01&to=2026-06-30`),
       admin,
       1,
     );
@@ -138,11 +134,13 @@ describe('usage', () => {
   });
 
   test('needs an accountId, a known account and valid dates', async () => {
-    const missing = await call(gateway.url('/api/admin/v1/usage'), { headers: admin });
+    const missing = await call(local.gateway.url('/api/admin/v1/usage'), { headers: admin });
     expect(missing.status).toBe(400);
     expect(missing.body.error.field).toBe('accountId');
-    expect((await call(gateway.url('/api/admin/v1/usage?accountId=acc_nobody'), { headers: admin })).status).toBe(404);
-    const badDate = await call(gateway.url('/api/admin/v1/usage?accountId=acc_x&from=soon'), { headers: admin });
+    expect((await call(local.gateway.url('/api/admin/v1/usage?accountId=acc_nobody'), { headers: admin })).status).toBe(
+      404,
+    );
+    const badDate = await call(local.gateway.url('/api/admin/v1/usage?accountId=acc_x&from=soon'), { headers: admin });
     expect(badDate.body.error.field).toBe('from');
   });
 });

@@ -1,6 +1,6 @@
+import { useGateway } from './support/gateway-fixture.js';
 import { adminKey, provisionAccount } from './support/provisioning.js';
 import { bearer, call } from './support/http.js';
-import { LocalGateway } from '../../local/child-runtime.js';
 
 /**
  * The issue's adversarial requests, five at once, against the local runtime (one process serving
@@ -14,24 +14,22 @@ import { LocalGateway } from '../../local/child-runtime.js';
  * `npm run bench -- schema`; a wall-clock bound here would fail on a busy machine.
  */
 
-let gateway: LocalGateway;
+const local = useGateway({ env: { POWERTOOLS_LOG_LEVEL: 'ERROR' } });
 let attacker: string;
 let bystander: string;
 
 beforeAll(async () => {
-  gateway = await LocalGateway.start({ POWERTOOLS_LOG_LEVEL: 'ERROR' });
-  const a = await provisionAccount(gateway, 'adversary');
-  const b = await provisionAccount(gateway, 'bystander');
-  attacker = (await adminKey(gateway, { accountId: a.accountId, type: 'secret', rateLimit: 10000 })).key;
-  bystander = (await adminKey(gateway, { accountId: b.accountId, type: 'secret', rateLimit: 10000 })).key;
+  const a = await provisionAccount(local.gateway, 'adversary');
+  const b = await provisionAccount(local.gateway, 'bystander');
+  attacker = (await adminKey(local.gateway, { accountId: a.accountId, type: 'secret', rateLimit: 10000 })).key;
+  bystander = (await adminKey(local.gateway, { accountId: b.accountId, type: 'secret', rateLimit: 10000 })).key;
 });
-afterAll(() => gateway.dispose());
 
 const b64 = (text: string) => Buffer.from(text).toString('base64');
 
 /** A chat completion whose model answers `answer`, checked against `schema`. */
 const checked = (schema: Record<string, unknown>, answer: string) =>
-  call(gateway.url('/api/v1/chat/completions'), {
+  call(local.gateway.url('/api/v1/chat/completions'), {
     headers: { ...bearer(attacker), 'X-Cache': 'no-cache' },
     body: {
       model: 'gpt',
@@ -51,7 +49,7 @@ function fanOutChain(links: number): Record<string, unknown> {
 
 /** A streamed answer redacted for PII: 500 KB of `(1) `, each a 4-character delta from the simulator. */
 async function redactedStream(): Promise<{ status: number; text: string }> {
-  const answer = await call(gateway.url('/api/v1/chat/completions'), {
+  const answer = await call(local.gateway.url('/api/v1/chat/completions'), {
     headers: { ...bearer(attacker), 'X-Guardrails': 'pii' },
     body: {
       model: 'gpt',
@@ -88,7 +86,7 @@ async function callsWhile(until: Promise<unknown>): Promise<number> {
   void until.finally(() => (settled = true));
   let answeredBefore = 0;
   for (let i = 0; i < 3_000 && !settled; i++) {
-    const answer = await call(gateway.url('/api/v1/models'), { headers: bearer(bystander) });
+    const answer = await call(local.gateway.url('/api/v1/models'), { headers: bearer(bystander) });
     expect(answer.status).toBe(200);
     if (!settled) answeredBefore++;
   }
@@ -118,7 +116,7 @@ test('adversarial requests at once: clear answers, no 5xx, the other tenant keep
   expect(answers[3]!.body.error.message).toMatch(/\/0 must have required property 'k0'/);
   expect(answeredDuring).toBeGreaterThanOrEqual(10);
 
-  const health = await call(gateway.url('/api/health'));
+  const health = await call(local.gateway.url('/api/health'));
   expect(health.status).toBe(200);
   expect(health.body.data.status).toBe('healthy');
 }, 120_000);

@@ -1,7 +1,6 @@
 import fc from 'fast-check';
-import { adminKey, provisionAccount } from './support/provisioning.js';
 import { arenaStream, type ArenaStream } from './support/arena.js';
-import { LocalGateway } from '../../local/child-runtime.js';
+import { useGateway } from './support/gateway-fixture.js';
 import { validateArenaStream } from '../support/arena-stream-validator.js';
 
 /**
@@ -9,15 +8,11 @@ import { validateArenaStream } from '../support/arena-stream-validator.js';
  * yields a 5xx or a stall; every 400 names, in `error.field`, a field of the body (or a required
  * one it left out); and valid bodies stream whole, valid sessions.
  */
-let gateway: LocalGateway;
-let key: string;
-
-beforeAll(async () => {
-  gateway = await LocalGateway.start({ POWERTOOLS_LOG_LEVEL: 'ERROR' });
-  const account = await provisionAccount(gateway, 'arena-fuzz');
-  key = (await adminKey(gateway, { accountId: account.accountId, type: 'secret', rateLimit: 10000 })).key;
+const local = useGateway({
+  env: { POWERTOOLS_LOG_LEVEL: 'ERROR' },
+  account: 'arena-fuzz',
+  key: { via: 'admin', body: { type: 'secret', rateLimit: 10000 } },
 });
-afterAll(() => gateway.dispose());
 
 const ROUTES = ['/api/v1/battle', '/api/v1/fight', '/api/chat'] as const;
 /** Fields a body may leave out that a refusal then names. */
@@ -123,7 +118,7 @@ async function answer(route: string, sent: unknown): Promise<ArenaStream> {
     );
   });
   try {
-    return await Promise.race([arenaStream(gateway, route, key, sent), stall]);
+    return await Promise.race([arenaStream(local.gateway, route, local.key, sent), stall]);
   } finally {
     clearTimeout(timer);
   }

@@ -1,6 +1,5 @@
-import { adminKey, provisionAccount } from './support/provisioning.js';
 import { arenaStream, eventsOf } from './support/arena.js';
-import { LocalGateway } from '../../local/child-runtime.js';
+import { useGateway } from './support/gateway-fixture.js';
 import { validateArenaStream } from '../support/arena-stream-validator.js';
 
 /**
@@ -9,15 +8,11 @@ import { validateArenaStream } from '../support/arena-stream-validator.js';
  * browser reads a stream. Another origin is refused.
  */
 const ORIGIN = 'https://app.example';
-let gateway: LocalGateway;
-let key: string;
-
-beforeAll(async () => {
-  gateway = await LocalGateway.start({ POWERTOOLS_LOG_LEVEL: 'WARN' });
-  const account = await provisionAccount(gateway, 'arena-browser');
-  key = (await adminKey(gateway, { accountId: account.accountId, type: 'publishable', allowedOrigins: [ORIGIN] })).key;
+const local = useGateway({
+  env: { POWERTOOLS_LOG_LEVEL: 'WARN' },
+  account: 'arena-browser',
+  key: { via: 'admin', body: { type: 'publishable', allowedOrigins: [ORIGIN] } },
 });
-afterAll(() => gateway.dispose());
 
 const listed = (header: string | null) => (header ?? '').split(',').map((item) => item.trim().toLowerCase());
 
@@ -26,7 +21,7 @@ describe.each([
   ['/api/v1/fight', 'fight', { message: 'Name a prime. [sim:words=3]', models: ['gpt', 'claude', 'gemini'] }],
 ] as const)('%s', (path, mode, body) => {
   it("admits the key's origin in a preflight", async () => {
-    const preflight = await fetch(gateway.url(path), {
+    const preflight = await fetch(local.gateway.url(path), {
       method: 'OPTIONS',
       headers: {
         Origin: ORIGIN,
@@ -43,7 +38,7 @@ describe.each([
   });
 
   it("streams a whole session to the key's origin, exposing X-Session-ID to the page", async () => {
-    const stream = await arenaStream(gateway, path, key, body, { headers: { Origin: ORIGIN } });
+    const stream = await arenaStream(local.gateway, path, local.key, body, { headers: { Origin: ORIGIN } });
     expect(stream.status).toBe(200);
     expect(validateArenaStream(stream.events, mode)).toEqual([]);
     expect(stream.headers.get('access-control-allow-origin')).toBe(ORIGIN);
@@ -52,7 +47,9 @@ describe.each([
   });
 
   it('refuses another origin with 403 and no Allow-Origin', async () => {
-    const refused = await arenaStream(gateway, path, key, body, { headers: { Origin: 'https://evil.example' } });
+    const refused = await arenaStream(local.gateway, path, local.key, body, {
+      headers: { Origin: 'https://evil.example' },
+    });
     expect(refused.status).toBe(403);
     expect(refused.headers.get('access-control-allow-origin')).toBeNull();
     expect(refused.events).toEqual([]);

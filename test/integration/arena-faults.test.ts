@@ -1,9 +1,8 @@
-import { adminKey, provisionAccount, type TestAccount } from './support/provisioning.js';
 import { arenaStream, eventsOf, type ArenaStream } from './support/arena.js';
 import { arenaCalls, resetSimulators } from './support/arena-calls.js';
 import { sessionLedger, sessionRecord, until } from './support/arena-records.js';
 import { SimulatorControl } from './support/simulators.js';
-import { LocalGateway } from '../../local/child-runtime.js';
+import { useGateway } from './support/gateway-fixture.js';
 import { randomIndex, seededRandom } from '../../lambdas/arena/seeded-random.js';
 import { validateArenaStream } from '../support/arena-stream-validator.js';
 
@@ -12,22 +11,18 @@ import { validateArenaStream } from '../support/arena-stream-validator.js';
  * voters that answer garbage, and a client that leaves mid-fight. Each fault is injected into
  * the simulators for one upstream model id only.
  */
-let gateway: LocalGateway;
-let account: TestAccount;
-let key: string;
-
-beforeAll(async () => {
-  gateway = await LocalGateway.start({ POWERTOOLS_LOG_LEVEL: 'ERROR' });
-  account = await provisionAccount(gateway, 'arena-faults');
-  key = (await adminKey(gateway, { accountId: account.accountId, type: 'secret', rateLimit: 10000 })).key;
+const local = useGateway({
+  env: { POWERTOOLS_LOG_LEVEL: 'ERROR' },
+  account: 'arena-faults',
+  key: { via: 'admin', body: { type: 'secret', rateLimit: 10000 } },
 });
-afterAll(() => gateway.dispose());
-beforeEach(() => resetSimulators(gateway));
+
+beforeEach(() => resetSimulators(local.gateway));
 
 const sessionIdOf = (stream: ArenaStream) => String(eventsOf(stream, 'session_start')[0]!['sessionId']);
 
 async function fight(body: Record<string, unknown>): Promise<ArenaStream> {
-  const stream = await arenaStream(gateway, '/api/v1/fight', key, body);
+  const stream = await arenaStream(local.gateway, '/api/v1/fight', local.key, body);
   expect(stream.status).toBe(200);
   expect(validateArenaStream(stream.events, 'fight')).toEqual([]);
   return stream;
@@ -35,8 +30,8 @@ async function fight(body: Record<string, unknown>): Promise<ArenaStream> {
 
 it('an agent whose upstream fails mid-round is an error event naming it; it sits the round out and the session completes', async () => {
   // Both of gpt's routes break after two stream events, more often than the router retries.
-  await SimulatorControl.of(gateway, 'openai').fault('reset_after_chunks:2', 5, 'gpt-5');
-  await SimulatorControl.of(gateway, 'openrouter').fault('reset_after_chunks:2', 5, 'openai/gpt-5');
+  await SimulatorControl.of(local.gateway, 'openai').fault('reset_after_chunks:2', 5, 'gpt-5');
+  await SimulatorControl.of(local.gateway, 'openrouter').fault('reset_after_chunks:2', 5, 'openai/gpt-5');
   const stream = await fight({
     message: 'Name a prime number.',
     models: ['gpt', 'claude', 'gemini'],
@@ -55,12 +50,12 @@ it('an agent whose upstream fails mid-round is an error event naming it; it sits
   expect(eventsOf(stream, 'session_complete')).toHaveLength(1);
 
   const sessionId = sessionIdOf(stream);
-  const entries = await sessionLedger(gateway, account.accountId, sessionId, 5);
+  const entries = await sessionLedger(local.gateway, local.account.accountId, sessionId, 5);
   const failed = entries.filter((e) => e['agent'] === 'gpt');
   expect(failed.length).toBeGreaterThanOrEqual(1);
   for (const entry of failed) expect(entry).toMatchObject({ route: 'fight', sessionId, round: 1, purpose: 'answer' });
   expect(failed.map((e) => e['outcome'])).not.toContain('ok');
-  const record = await sessionRecord(gateway, account.accountId, sessionId);
+  const record = await sessionRecord(local.gateway, local.account.accountId, sessionId);
   const code = eventsOf(stream, 'error')[0]!['code'];
   expect(record).toMatchObject({ status: 'complete', roundResults: [{ round: 1, failed: [{ agent: 'gpt', code }] }] });
 });
@@ -80,7 +75,7 @@ it('a voter that answers garbage abstains: vote_update with votedFor null and a 
   });
   for (const vote of votes.filter((v) => v['voter'] !== 'gpt')) expect(vote['votedFor']).toEqual(expect.any(String));
 
-  const record = await sessionRecord(gateway, account.accountId, sessionIdOf(stream));
+  const record = await sessionRecord(local.gateway, local.account.accountId, sessionIdOf(stream));
   const ballot = (record!['ballots'] as Record<string, unknown>[]).find((b) => b['voter'] === 'gpt');
   expect(ballot).toMatchObject({ choice: null, reason: votes.find((v) => v['voter'] === 'gpt')!['reason'] });
 });
@@ -93,7 +88,7 @@ it('when every voter abstains, each round is a tie settled by the documented see
     expect(results).toEqual(agents.map((agent) => ({ agent, votes: 0 })));
 
   // tally.ts: tied on votes and on earlier score, a draw from `<sessionSeed>:tie:<round>` over the tied agents in session order.
-  const { seed } = (await sessionRecord(gateway, account.accountId, sessionIdOf(stream)))!;
+  const { seed } = (await sessionRecord(local.gateway, local.account.accountId, sessionIdOf(stream)))!;
   const draw = (salt: string, among: readonly string[]) =>
     among[randomIndex(among.length, seededRandom(`${seed}:${salt}`))];
   const winners = eventsOf(stream, 'round_complete').map((e) => e['winner']);
@@ -110,12 +105,12 @@ it('when every voter abstains, each round is a tie settled by the documented see
 });
 
 it('a client that leaves mid-fight aborts the upstream calls in flight; what was used is metered and the session is aborted', async () => {
-  await SimulatorControl.of(gateway, 'anthropic').fault('delay_first_token:5000', 1, 'claude-sonnet-4-5');
-  await SimulatorControl.of(gateway, 'google').fault('delay_first_token:5000', 1, 'gemini-2.5-pro');
+  await SimulatorControl.of(local.gateway, 'anthropic').fault('delay_first_token:5000', 1, 'claude-sonnet-4-5');
+  await SimulatorControl.of(local.gateway, 'google').fault('delay_first_token:5000', 1, 'gemini-2.5-pro');
   const stream = await arenaStream(
-    gateway,
+    local.gateway,
     '/api/v1/fight',
-    key,
+    local.key,
     { message: 'Name a prime number.', models: ['gpt', 'claude', 'gemini'], fightStyle: 'blitz' },
     { onEvent: ({ event }) => event.type === 'agent_delta' },
   );
@@ -124,7 +119,7 @@ it('a client that leaves mid-fight aborts the upstream calls in flight; what was
 
   const sessionId = sessionIdOf(stream);
   const slowed = async () =>
-    (await arenaCalls(gateway)).filter((call) => call.provider === 'anthropic' || call.provider === 'google');
+    (await arenaCalls(local.gateway)).filter((call) => call.provider === 'anthropic' || call.provider === 'google');
   const closed = await until(slowed, (calls) => calls.length === 2 && calls.every((call) => call.closedBeforeEnd));
   expect(closed.map((call) => [call.model, call.closedBeforeEnd])).toEqual(
     expect.arrayContaining([
@@ -133,12 +128,12 @@ it('a client that leaves mid-fight aborts the upstream calls in flight; what was
     ]),
   );
 
-  const entries = await sessionLedger(gateway, account.accountId, sessionId, 3);
+  const entries = await sessionLedger(local.gateway, local.account.accountId, sessionId, 3);
   expect(entries.map((e) => e['agent']).sort()).toEqual(['claude', 'gemini', 'gpt']);
   for (const entry of entries) expect(entry).toMatchObject({ sessionId, route: 'fight', round: 1, purpose: 'answer' });
   for (const agent of ['claude', 'gemini'])
     expect(entries.find((e) => e['agent'] === agent)).toMatchObject({ outcome: 'client_closed' });
-  expect(await sessionRecord(gateway, account.accountId, sessionId)).toMatchObject({ status: 'aborted' });
+  expect(await sessionRecord(local.gateway, local.account.accountId, sessionId)).toMatchObject({ status: 'aborted' });
 });
 
 /** What the validator must say of a stream the client cut in round 1's answers, and nothing else. */

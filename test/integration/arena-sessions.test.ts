@@ -1,8 +1,7 @@
-import { adminKey, provisionAccount, type TestAccount } from './support/provisioning.js';
 import { arenaStream, eventsOf } from './support/arena.js';
 import { sessionLedger, sessionRecord } from './support/arena-records.js';
 import { bearer, call } from './support/http.js';
-import { LocalGateway } from '../../local/child-runtime.js';
+import { useGateway } from './support/gateway-fixture.js';
 import { RawHttpConnection, sseFrames } from '../support/raw-http.js';
 import { validateArenaStream } from '../support/arena-stream-validator.js';
 
@@ -11,23 +10,18 @@ import { validateArenaStream } from '../support/arena-stream-validator.js';
  * runtime, read as a browser reads them (fetch + eventsource-parser), every stream checked by
  * the stream validator; then what the session left behind: the ledger and the session record.
  */
-let gateway: LocalGateway;
-let account: TestAccount;
-let key: string;
-
-beforeAll(async () => {
-  gateway = await LocalGateway.start({ POWERTOOLS_LOG_LEVEL: 'WARN' });
-  account = await provisionAccount(gateway, 'arena');
-  key = (await adminKey(gateway, { accountId: account.accountId, type: 'secret', rateLimit: 10000 })).key;
+const local = useGateway({
+  env: { POWERTOOLS_LOG_LEVEL: 'WARN' },
+  account: 'arena',
+  key: { via: 'admin', body: { type: 'secret', rateLimit: 10000 } },
 });
-afterAll(() => gateway.dispose());
 
 describe('fight', () => {
   it.each([
     ['brawl', ['gpt', 'claude', 'gemini'], 2],
     ['blitz', ['grok', 'deepseek', 'claude', 'gpt'], 3],
   ])('%s: a valid stream whose agents answer differently', async (fightStyle, models, rounds) => {
-    const stream = await arenaStream(gateway, '/api/v1/fight', key, {
+    const stream = await arenaStream(local.gateway, '/api/v1/fight', local.key, {
       message: 'Which is larger, 9.11 or 9.9?',
       models,
       rounds,
@@ -43,14 +37,17 @@ describe('fight', () => {
   });
 
   it('omitting models fights with all eight fight-capable families', async () => {
-    const stream = await arenaStream(gateway, '/api/v1/fight', key, { message: 'Name a prime.', fightStyle: 'blitz' });
+    const stream = await arenaStream(local.gateway, '/api/v1/fight', local.key, {
+      message: 'Name a prime.',
+      fightStyle: 'blitz',
+    });
     expect(validateArenaStream(stream.events, 'fight')).toEqual([]);
     expect(eventsOf(stream, 'session_start')[0]!['agents']).toHaveLength(8);
     expect(eventsOf(stream, 'vote_update')).toHaveLength(8);
   });
 
   it('multi-instance: four instances of one model, answering differently', async () => {
-    const stream = await arenaStream(gateway, '/api/v1/fight', key, {
+    const stream = await arenaStream(local.gateway, '/api/v1/fight', local.key, {
       message: 'Say hi.',
       agentMode: 'multiple-claude',
       rounds: 2,
@@ -62,8 +59,8 @@ describe('fight', () => {
   });
 
   it('refuses stream:false with 400 STREAMING_REQUIRED', async () => {
-    const answer = await call(gateway.url('/api/v1/fight'), {
-      headers: bearer(key),
+    const answer = await call(local.gateway.url('/api/v1/fight'), {
+      headers: bearer(local.key),
       body: { message: 'hi', stream: false },
     });
     expect(answer.status).toBe(400);
@@ -74,14 +71,14 @@ describe('fight', () => {
   });
 
   it('leaves one ledger entry per answer and per vote, and a session record with every ballot', async () => {
-    const stream = await arenaStream(gateway, '/api/v1/fight', key, {
+    const stream = await arenaStream(local.gateway, '/api/v1/fight', local.key, {
       message: 'Pick a colour.',
       models: 'gpt,claude,gemini',
       rounds: 2,
     });
     expect(validateArenaStream(stream.events, 'fight')).toEqual([]);
     const sessionId = String(eventsOf(stream, 'session_start')[0]!['sessionId']);
-    const entries = await sessionLedger(gateway, account.accountId, sessionId, 12);
+    const entries = await sessionLedger(local.gateway, local.account.accountId, sessionId, 12);
     expect(entries).toHaveLength(12);
     for (const entry of entries) expect(entry).toMatchObject({ route: 'fight', sessionId, status: 200 });
     const turns = entries.map((e) => `${e['round']}/${e['agent']}/${e['purpose']}`).sort();
@@ -93,7 +90,7 @@ describe('fight', () => {
         .sort(),
     );
 
-    const record = await sessionRecord(gateway, account.accountId, sessionId);
+    const record = await sessionRecord(local.gateway, local.account.accountId, sessionId);
     expect(record).toMatchObject({ mode: 'fight', fightStyle: 'brawl', status: 'complete', route: 'fight' });
     expect(record!['ballots']).toHaveLength(6);
     const votes = eventsOf(stream, 'vote_update');
@@ -115,7 +112,7 @@ describe('fight', () => {
 
 describe('battle', () => {
   it('streams both answers with the same vocabulary and no vote', async () => {
-    const stream = await arenaStream(gateway, '/api/v1/battle', key, {
+    const stream = await arenaStream(local.gateway, '/api/v1/battle', local.key, {
       message: 'Tell me a fact.',
       models: ['gpt', 'llama'],
     });
@@ -128,8 +125,8 @@ describe('battle', () => {
   });
 
   it('answers docs/interface.md §2.10 when stream is false', async () => {
-    const answer = await call(gateway.url('/api/v1/battle'), {
-      headers: bearer(key),
+    const answer = await call(local.gateway.url('/api/v1/battle'), {
+      headers: bearer(local.key),
       body: { message: 'Tell me a fact.', models: 'claude, gemini', stream: false },
     });
     expect(answer.status).toBe(200);
@@ -145,13 +142,13 @@ describe('battle', () => {
   });
 
   it('frames every event with an increasing id, whole, on the wire', async () => {
-    const connection = await RawHttpConnection.open(gateway.info.baseUrl);
+    const connection = await RawHttpConnection.open(local.gateway.info.baseUrl);
     try {
       const body = JSON.stringify({ message: 'Count to three. [sim:words=40]', models: ['gpt', 'claude'] });
       const response = await connection.request(
         'POST',
         '/api/v1/battle',
-        { ...bearer(key), 'Content-Type': 'application/json' },
+        { ...bearer(local.key), 'Content-Type': 'application/json' },
         body,
       );
       expect(response.status).toBe(200);
@@ -175,8 +172,8 @@ describe('battle', () => {
 
 describe('the legacy route', () => {
   it('mode chat answers as chat completions', async () => {
-    const answer = await call(gateway.url('/api/chat'), {
-      headers: bearer(key),
+    const answer = await call(local.gateway.url('/api/chat'), {
+      headers: bearer(local.key),
       body: { mode: 'chat', model: 'gpt', message: 'hello legacy', stream: false },
     });
     expect(answer.status).toBe(200);
@@ -188,12 +185,12 @@ describe('the legacy route', () => {
   });
 
   it('mode battle and mode fight behave as the v1 routes', async () => {
-    const battle = await call(gateway.url('/api/chat'), {
-      headers: bearer(key),
+    const battle = await call(local.gateway.url('/api/chat'), {
+      headers: bearer(local.key),
       body: { mode: 'battle', models: ['gpt', 'claude'], message: 'hi', stream: false },
     });
     expect(battle.body).toMatchObject({ mode: 'battle', responses: [{ agent: 'gpt' }, { agent: 'claude' }] });
-    const fight = await arenaStream(gateway, '/api/chat', key, {
+    const fight = await arenaStream(local.gateway, '/api/chat', local.key, {
       mode: 'fight',
       models: ['gpt', 'claude'],
       message: 'hi',
@@ -202,7 +199,7 @@ describe('the legacy route', () => {
   });
 
   it('requires mode', async () => {
-    const answer = await call(gateway.url('/api/chat'), { headers: bearer(key), body: { message: 'hi' } });
+    const answer = await call(local.gateway.url('/api/chat'), { headers: bearer(local.key), body: { message: 'hi' } });
     expect(answer.status).toBe(400);
     expect(answer.body.error.field).toBe('mode');
   });

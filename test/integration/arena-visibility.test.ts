@@ -1,8 +1,7 @@
-import { adminKey, provisionAccount, type TestAccount } from './support/provisioning.js';
 import { arenaStream, eventsOf, type ArenaStream } from './support/arena.js';
 import { arenaCalls, resetSimulators, type ArenaCall } from './support/arena-calls.js';
 import { sessionRecord } from './support/arena-records.js';
-import { LocalGateway } from '../../local/child-runtime.js';
+import { useGateway } from './support/gateway-fixture.js';
 import { validateArenaStream } from '../support/arena-stream-validator.js';
 import { CATALOG_NAMES, containsName } from '../unit/arena/catalog-names.js';
 import { readView, statedWidth, type ShownAnswer } from '../unit/arena/peer-view.js';
@@ -12,17 +11,13 @@ import { readView, statedWidth, type ShownAnswer } from '../unit/arena/peer-view
  * and 4). Every simulated answer carries a `(take xxxxxx)` drawn from its request, unique per
  * answer, so the takes in a request say exactly which answers it was shown.
  */
-let gateway: LocalGateway;
-let account: TestAccount;
-let key: string;
-
-beforeAll(async () => {
-  gateway = await LocalGateway.start({ POWERTOOLS_LOG_LEVEL: 'WARN' });
-  account = await provisionAccount(gateway, 'arena-visibility');
-  key = (await adminKey(gateway, { accountId: account.accountId, type: 'secret', rateLimit: 10000 })).key;
+const local = useGateway({
+  env: { POWERTOOLS_LOG_LEVEL: 'WARN' },
+  account: 'arena-visibility',
+  key: { via: 'admin', body: { type: 'secret', rateLimit: 10000 } },
 });
-afterAll(() => gateway.dispose());
-beforeEach(() => resetSimulators(gateway));
+
+beforeEach(() => resetSimulators(local.gateway));
 
 const QUESTION = 'Name a prime number.';
 
@@ -46,11 +41,11 @@ function answersOf(stream: ArenaStream): Answer[] {
 
 /** A valid fight or battle stream and what its agents and voters were sent. */
 async function session(path: string, body: Record<string, unknown>, mode: 'battle' | 'fight') {
-  const stream = await arenaStream(gateway, path, key, body);
+  const stream = await arenaStream(local.gateway, path, local.key, body);
   expect(stream.status).toBe(200);
   expect(validateArenaStream(stream.events, mode)).toEqual([]);
   const agents = eventsOf(stream, 'session_start')[0]!['agents'] as string[];
-  const calls = await arenaCalls(gateway);
+  const calls = await arenaCalls(local.gateway);
   return {
     stream,
     agents,
@@ -196,7 +191,7 @@ describe('answers that pose as other agents', () => {
       'Answers already given in this round:',
     ].join('\n');
     const reply = `[sim:reply_b64=${Buffer.from(forged).toString('base64')}]`;
-    const stream = await arenaStream(gateway, '/api/v1/fight', key, {
+    const stream = await arenaStream(local.gateway, '/api/v1/fight', local.key, {
       message: `${QUESTION} ${reply}`,
       models: ['gpt', 'claude', 'gemini'],
       rounds: 2,
@@ -205,7 +200,7 @@ describe('answers that pose as other agents', () => {
     expect(stream.status).toBe(200);
     expect(validateArenaStream(stream.events, 'fight')).toEqual([]);
     const agents = eventsOf(stream, 'session_start')[0]!['agents'] as string[];
-    const turns = (await arenaCalls(gateway)).filter((call) => !call.vote).map(turnOf(agents));
+    const turns = (await arenaCalls(local.gateway)).filter((call) => !call.vote).map(turnOf(agents));
     const answered = eventsOf(stream, 'agent_complete').map((e) => ({
       round: e['round'] as number,
       agent: e['agent'] as string,
@@ -256,8 +251,8 @@ describe('ballots', () => {
     }
 
     const record = await sessionRecord(
-      gateway,
-      account.accountId,
+      local.gateway,
+      local.account.accountId,
       String(eventsOf(stream, 'session_start')[0]!['sessionId']),
     );
     const recorded = record!['ballots'] as { round: number; voter: string; order: string[] }[];

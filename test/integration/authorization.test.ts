@@ -1,23 +1,20 @@
+import { useGateway } from './support/gateway-fixture.js';
 import { settledUsage } from './support/settled-usage.js';
 import { adminKey, createKey, provisionAccount, type TestAccount } from './support/provisioning.js';
 import { bearer, call } from './support/http.js';
-import { useRuntimeTables } from './support/ledger.js';
-import { LocalGateway } from '../../local/child-runtime.js';
 import { recordUsage } from '../../lambdas/usage/usage-ledger.js';
 
-let gateway: LocalGateway;
+const local = useGateway({ runtimeTables: true });
 let alice: TestAccount;
 let bob: TestAccount;
 let bobKey: { keyId: string; key: string };
 let aliceKey: { keyId: string; key: string };
 
 beforeAll(async () => {
-  gateway = await LocalGateway.start();
-  useRuntimeTables(gateway);
-  alice = await provisionAccount(gateway, 'alice');
-  bob = await provisionAccount(gateway, 'bob');
-  aliceKey = await createKey(gateway, alice);
-  bobKey = await createKey(gateway, bob);
+  alice = await provisionAccount(local.gateway, 'alice');
+  bob = await provisionAccount(local.gateway, 'bob');
+  aliceKey = await createKey(local.gateway, alice);
+  bobKey = await createKey(local.gateway, bob);
   await recordUsage({
     requestId: 'bob-request',
     sequence: 0,
@@ -34,38 +31,37 @@ beforeAll(async () => {
     at: new Date().toISOString(),
   });
 });
-afterAll(() => gateway.dispose());
 
 describe('account isolation', () => {
   test("A's listing never shows B's keys", async () => {
-    const listed = await call(gateway.url('/api/v1/keys'), { headers: { Cookie: alice.cookie } });
+    const listed = await call(local.gateway.url('/api/v1/keys'), { headers: { Cookie: alice.cookie } });
     const ids = listed.body.data.keys.map((k: { id: string }) => k.id);
     expect(ids).toContain(aliceKey.keyId);
     expect(ids).not.toContain(bobKey.keyId);
   });
 
   test("A cannot patch or delete B's key: 404, and B's key keeps working", async () => {
-    const patched = await call(gateway.url(`/api/v1/keys/${bobKey.keyId}`), {
+    const patched = await call(local.gateway.url(`/api/v1/keys/${bobKey.keyId}`), {
       method: 'PATCH',
       headers: alice.session,
       body: { enabled: false },
     });
     expect(patched.status).toBe(404);
-    const deleted = await call(gateway.url(`/api/v1/keys/${bobKey.keyId}`), {
+    const deleted = await call(local.gateway.url(`/api/v1/keys/${bobKey.keyId}`), {
       method: 'DELETE',
       headers: alice.session,
     });
     expect(deleted.status).toBe(404);
-    expect((await call(gateway.url('/api/v1/models'), { headers: bearer(bobKey.key) })).status).toBe(200);
+    expect((await call(local.gateway.url('/api/v1/models'), { headers: bearer(bobKey.key) })).status).toBe(200);
   });
 
   test("A reads only A's usage, by key and by session", async () => {
     for (const headers of [bearer(aliceKey.key), { Cookie: alice.cookie }]) {
-      const answer = await call(gateway.url('/api/v1/usage'), { headers });
+      const answer = await call(local.gateway.url('/api/v1/usage'), { headers });
       expect(answer.status).toBe(200);
       expect(answer.body.data.totalRequests).toBe(0);
     }
-    const bobs = await settledUsage(gateway.url('/api/v1/usage'), bearer(bobKey.key), 1);
+    const bobs = await settledUsage(local.gateway.url('/api/v1/usage'), bearer(bobKey.key), 1);
     expect(bobs.body.data).toMatchObject({ totalRequests: 1, totalTokens: 2000, totalCost: 0.01125 });
   });
 });
@@ -75,7 +71,8 @@ describe('publishable keys', () => {
   const origin = 'https://shop.example';
 
   beforeAll(async () => {
-    pk = (await adminKey(gateway, { accountId: alice.accountId, type: 'publishable', allowedOrigins: [origin] })).key;
+    pk = (await adminKey(local.gateway, { accountId: alice.accountId, type: 'publishable', allowedOrigins: [origin] }))
+      .key;
     expect(pk).toMatch(/^pk_/);
   });
 
@@ -85,7 +82,7 @@ describe('publishable keys', () => {
     ['POST', '/api/v1/keys'],
     ['GET', '/api/v1/models'],
   ])('%s %s with a publishable key is 403', async (method, path) => {
-    const answer = await call(gateway.url(path), {
+    const answer = await call(local.gateway.url(path), {
       method,
       headers: { ...bearer(pk), Origin: origin },
       ...(method === 'POST' ? { body: {} } : {}),
@@ -95,7 +92,7 @@ describe('publishable keys', () => {
   });
 
   test('a publishable key cannot provision through the admin API either: 403', async () => {
-    const answer = await call(gateway.url('/api/admin/v1/keys'), {
+    const answer = await call(local.gateway.url('/api/admin/v1/keys'), {
       headers: bearer(pk),
       body: { accountId: alice.accountId, type: 'secret' },
     });
@@ -106,9 +103,9 @@ describe('publishable keys', () => {
 
 describe('refused credentials', () => {
   test('a revoked key is 401 INVALID_API_KEY', async () => {
-    const { keyId, key } = await createKey(gateway, alice);
-    await call(gateway.url(`/api/v1/keys/${keyId}`), { method: 'DELETE', headers: alice.session });
-    const answer = await call(gateway.url('/api/v1/models'), { headers: bearer(key) });
+    const { keyId, key } = await createKey(local.gateway, alice);
+    await call(local.gateway.url(`/api/v1/keys/${keyId}`), { method: 'DELETE', headers: alice.session });
+    const answer = await call(local.gateway.url('/api/v1/models'), { headers: bearer(key) });
     expect(answer.status).toBe(401);
     expect(answer.body.error.code).toBe('INVALID_API_KEY');
   });
@@ -116,16 +113,16 @@ describe('refused credentials', () => {
   test('a key of the right shape with a wrong secret is 401, as is garbage', async () => {
     const forged = `${aliceKey.key.slice(0, -4)}AAAA`;
     for (const key of [forged, 'sk_garbage', 'Bearer-less']) {
-      const answer = await call(gateway.url('/api/v1/models'), { headers: bearer(key) });
+      const answer = await call(local.gateway.url('/api/v1/models'), { headers: bearer(key) });
       expect(answer.status).toBe(401);
       expect(answer.body.error.code).toBe('INVALID_API_KEY');
     }
   });
 
   test('missing credentials are 401 UNAUTHORIZED; a malformed Authorization header is INVALID_API_KEY', async () => {
-    const missing = await call(gateway.url('/api/v1/models'));
+    const missing = await call(local.gateway.url('/api/v1/models'));
     expect(missing.body.error.code).toBe('UNAUTHORIZED');
-    const malformed = await call(gateway.url('/api/v1/models'), { headers: { Authorization: 'Basic abc' } });
+    const malformed = await call(local.gateway.url('/api/v1/models'), { headers: { Authorization: 'Basic abc' } });
     expect(malformed.status).toBe(401);
     expect(malformed.body.error.code).toBe('INVALID_API_KEY');
   });
@@ -137,13 +134,13 @@ describe('refused credentials', () => {
       ['PATCH', '/api/v1/keys/some-key'],
       ['DELETE', '/api/v1/keys/some-key'],
     ] as const) {
-      const admin = await call(gateway.url(path), { method, headers: bearer(gateway.info.adminToken) });
+      const admin = await call(local.gateway.url(path), { method, headers: bearer(local.gateway.info.adminToken) });
       expect([method, path, admin.status, admin.body.error.code]).toEqual([method, path, 403, 'FORBIDDEN']);
-      const wrong = await call(gateway.url(path), { method, headers: bearer('not-the-admin-token') });
+      const wrong = await call(local.gateway.url(path), { method, headers: bearer('not-the-admin-token') });
       expect([method, path, wrong.status, wrong.body.error.code]).toEqual([method, path, 401, 'INVALID_API_KEY']);
     }
     // Routes whose function cannot read the admin token (as in AWS) see just an invalid credential.
-    const models = await call(gateway.url('/api/v1/models'), { headers: bearer(gateway.info.adminToken) });
+    const models = await call(local.gateway.url('/api/v1/models'), { headers: bearer(local.gateway.info.adminToken) });
     expect([models.status, models.body.error.code]).toEqual([401, 'INVALID_API_KEY']);
   });
 
@@ -158,7 +155,7 @@ describe('refused credentials', () => {
       [{ Cookie: alice.cookie }, 401, 'UNAUTHORIZED'],
     ];
     for (const [headers, status, code] of cases) {
-      const answer = await call(gateway.url('/api/admin/v1/keys'), {
+      const answer = await call(local.gateway.url('/api/admin/v1/keys'), {
         headers,
         body: { accountId: alice.accountId, type: 'secret' },
       });

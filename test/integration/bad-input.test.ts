@@ -1,22 +1,12 @@
 import fc from 'fast-check';
-import { createKey, provisionAccount, type TestAccount } from './support/provisioning.js';
 import { bearer, call, type Answer } from './support/http.js';
-import { LocalGateway } from '../../local/child-runtime.js';
+import { useGateway } from './support/gateway-fixture.js';
 
 /**
  * Property: whatever JSON (or non-JSON) a client sends to any body-taking endpoint, the answer
  * is never a 5xx, and every 400 names the field at fault in both the body and the message.
  */
-let gateway: LocalGateway;
-let account: TestAccount;
-let keyId: string;
-
-beforeAll(async () => {
-  gateway = await LocalGateway.start();
-  account = await provisionAccount(gateway, 'fuzz');
-  keyId = (await createKey(gateway, account)).keyId;
-});
-afterAll(() => gateway.dispose());
+const local = useGateway({ account: 'fuzz', key: { via: 'dashboard' } });
 
 const anyValue = fc.oneof(
   fc.jsonValue(),
@@ -57,14 +47,14 @@ const endpoints: {
     name: 'POST /api/v1/keys',
     method: 'POST',
     path: () => '/api/v1/keys',
-    headers: () => account.session,
+    headers: () => local.account.session,
     body: body(['name', 'rateLimit', 'type', 'allowedOrigins'], { rateLimit: fc.integer({ min: -5, max: 10005 }) }),
   },
   {
     name: 'PATCH /api/v1/keys/{id}',
     method: 'PATCH',
-    path: () => `/api/v1/keys/${keyId}`,
-    headers: () => account.session,
+    path: () => `/api/v1/keys/${local.keyId}`,
+    headers: () => local.account.session,
     // Never disable the key: later runs would still pass, but keep the fixture usable.
     body: body(['name', 'rateLimit'], { name: fc.string({ maxLength: 120 }) }),
   },
@@ -79,16 +69,18 @@ const endpoints: {
     name: 'POST /api/admin/v1/accounts',
     method: 'POST',
     path: () => '/api/admin/v1/accounts',
-    headers: () => bearer(gateway.info.adminToken),
+    headers: () => bearer(local.gateway.info.adminToken),
     body: body(['email', 'name'], { email: fc.emailAddress(), name: fc.string({ maxLength: 110 }) }),
   },
   {
     name: 'POST /api/admin/v1/keys',
     method: 'POST',
     path: () => '/api/admin/v1/keys',
-    headers: () => bearer(gateway.info.adminToken),
+    headers: () => bearer(local.gateway.info.adminToken),
     body: body(['accountId', 'type', 'name', 'rateLimit', 'allowedOrigins'], {
-      accountId: fc.constantFrom('fixture', 'acc_missing').map((id) => (id === 'fixture' ? account.accountId : id)),
+      accountId: fc
+        .constantFrom('fixture', 'acc_missing')
+        .map((id) => (id === 'fixture' ? local.account.accountId : id)),
       type: fc.constantFrom('secret', 'publishable', 'other'),
       allowedOrigins: fc.array(
         fc.webUrl().map((url) => new URL(url).origin),
@@ -103,7 +95,7 @@ test.each(endpoints.map((endpoint) => [endpoint.name, endpoint] as const))(
   async (_name, endpoint) => {
     await fc.assert(
       fc.asyncProperty(endpoint.body, async (raw) => {
-        const answer = await call(gateway.url(endpoint.path()), {
+        const answer = await call(local.gateway.url(endpoint.path()), {
           method: endpoint.method,
           headers: { ...endpoint.headers(), 'Content-Type': 'application/json' },
           rawBody: raw,
@@ -128,8 +120,10 @@ test('query strings of the usage routes: no 5xx, 400s name the field', async () 
     fc.asyncProperty(query, fc.boolean(), async (params, asAdmin) => {
       const search = new URLSearchParams(params).toString();
       const answer = asAdmin
-        ? await call(gateway.url(`/api/admin/v1/usage?${search}`), { headers: bearer(gateway.info.adminToken) })
-        : await call(gateway.url(`/api/v1/usage?${search}`), { headers: bearer(gateway.info.apiKey) });
+        ? await call(local.gateway.url(`/api/admin/v1/usage?${search}`), {
+            headers: bearer(local.gateway.info.adminToken),
+          })
+        : await call(local.gateway.url(`/api/v1/usage?${search}`), { headers: bearer(local.gateway.info.apiKey) });
       expectWellFormed(answer);
     }),
     { numRuns: 80 },
@@ -142,8 +136,8 @@ describe("bodies above Lambda's 6 MB request payload limit", () => {
     JSON.stringify({ model: 'gpt', messages: [{ role: 'user', content: 'x'.repeat(bytes) }] });
 
   test('are 413 in the OpenAI shape on chat completions', async () => {
-    const answer = await call(gateway.url('/api/v1/chat/completions'), {
-      headers: { ...bearer(gateway.info.apiKey), 'Content-Type': 'application/json' },
+    const answer = await call(local.gateway.url('/api/v1/chat/completions'), {
+      headers: { ...bearer(local.gateway.info.apiKey), 'Content-Type': 'application/json' },
       rawBody: bodyOf(LAMBDA_LIMIT + 1024),
     });
     expect(answer.status).toBe(413);
@@ -153,14 +147,14 @@ describe("bodies above Lambda's 6 MB request payload limit", () => {
   });
 
   test('are 413 in the envelope on key management; a body just under the limit reaches the handler', async () => {
-    const over = await call(gateway.url('/api/v1/keys'), {
-      headers: { ...account.session, 'Content-Type': 'application/json' },
+    const over = await call(local.gateway.url('/api/v1/keys'), {
+      headers: { ...local.account.session, 'Content-Type': 'application/json' },
       rawBody: JSON.stringify({ name: 'x'.repeat(LAMBDA_LIMIT) }),
     });
     expect(over.status).toBe(413);
     expect(over.body).toEqual({ success: false, error: { code: 'PAYLOAD_TOO_LARGE', message: expect.any(String) } });
-    const under = await call(gateway.url('/api/v1/keys'), {
-      headers: { ...account.session, 'Content-Type': 'application/json' },
+    const under = await call(local.gateway.url('/api/v1/keys'), {
+      headers: { ...local.account.session, 'Content-Type': 'application/json' },
       rawBody: JSON.stringify({ name: 'x'.repeat(LAMBDA_LIMIT - 64 * 1024) }),
     });
     expect(under.status).toBe(400);

@@ -1,4 +1,4 @@
-import { LocalGateway } from '../../local/child-runtime.js';
+import { useGateway } from './support/gateway-fixture.js';
 import { adminKey, provisionAccount, type TestAccount } from './support/provisioning.js';
 import { bearer, call, type Answer } from './support/http.js';
 import { ledgerItems } from './support/ledger-entries.js';
@@ -34,7 +34,9 @@ const SMALL_LIMIT = 5;
 const SMALL_PACE_MS = 250;
 const SMALL_REQUESTS = 12;
 
-let gateway: LocalGateway;
+const local = useGateway({
+  env: { GATEWAY_DYNAMODB_PARTITION_WCU: String(WCU), GATEWAY_DYNAMODB_PARTITION_RCU: String(RCU) },
+});
 let busy: TestAccount;
 let quiet: TestAccount;
 let busyKey: { keyId: string; key: string };
@@ -42,21 +44,16 @@ let smallKey: { keyId: string; key: string };
 let quietKey: { keyId: string; key: string };
 
 beforeAll(async () => {
-  gateway = await LocalGateway.start({
-    GATEWAY_DYNAMODB_PARTITION_WCU: String(WCU),
-    GATEWAY_DYNAMODB_PARTITION_RCU: String(RCU),
-  });
-  busy = await provisionAccount(gateway, 'busy');
-  quiet = await provisionAccount(gateway, 'quiet');
-  busyKey = await adminKey(gateway, { accountId: busy.accountId, type: 'secret', rateLimit: 10_000 });
-  smallKey = await adminKey(gateway, { accountId: busy.accountId, type: 'secret', rateLimit: SMALL_LIMIT });
-  quietKey = await adminKey(gateway, { accountId: quiet.accountId, type: 'secret', rateLimit: 10_000 });
+  busy = await provisionAccount(local.gateway, 'busy');
+  quiet = await provisionAccount(local.gateway, 'quiet');
+  busyKey = await adminKey(local.gateway, { accountId: busy.accountId, type: 'secret', rateLimit: 10_000 });
+  smallKey = await adminKey(local.gateway, { accountId: busy.accountId, type: 'secret', rateLimit: SMALL_LIMIT });
+  quietKey = await adminKey(local.gateway, { accountId: quiet.accountId, type: 'secret', rateLimit: 10_000 });
 }, 120_000);
-afterAll(() => gateway.dispose());
 
 let serial = 0;
 const chat = (key: string): Promise<Answer> =>
-  call(gateway.url('/api/v1/chat/completions'), {
+  call(local.gateway.url('/api/v1/chat/completions'), {
     headers: bearer(key),
     body: { model: 'gpt', messages: [{ role: 'user', content: `request ${serial++} [sim:words=5]` }] },
   });
@@ -68,7 +65,7 @@ interface Throughput {
 }
 
 async function throughput(): Promise<Throughput> {
-  const answer = await fetch(`${gateway.aws.dynamodb}/__local/throughput`);
+  const answer = await fetch(`${local.gateway.aws.dynamodb}/__local/throughput`);
   return (await answer.json()) as Throughput;
 }
 
@@ -100,7 +97,7 @@ test('a tenant far past its partitions loses no usage, keeps its limits, and lea
   expect(stats.writeUnitsPerSecond).toBe(WCU);
   // The storm passes.
   const rates = await fetch(
-    `${gateway.aws.dynamodb}/__local/throughput/rates?writeUnitsPerSecond=1000&readUnitsPerSecond=3000`,
+    `${local.gateway.aws.dynamodb}/__local/throughput/rates?writeUnitsPerSecond=1000&readUnitsPerSecond=3000`,
     { method: 'POST' },
   );
   expect(rates.status).toBe(200);
@@ -147,7 +144,7 @@ test('a tenant far past its partitions loses no usage, keeps its limits, and lea
     const ids = answered(list).map((answer) => answer.headers.get('x-request-id')!);
     const ledgerHolds = async () => {
       for (let poll = 1; ; poll++) {
-        const entries = await ledgerItems(gateway, account.accountId);
+        const entries = await ledgerItems(local.gateway, account.accountId);
         if (ids.every((id) => entries.some((entry) => entry.requestId === id)) || poll >= 1_200) return entries;
         await new Promise((done) => setTimeout(done, 50));
       }
@@ -156,7 +153,7 @@ test('a tenant far past its partitions loses no usage, keeps its limits, and lea
     expect(entries.map((entry) => entry.requestId).sort()).toEqual([...ids].sort());
     const requests = (sums: Record<string, Sums>) => Object.values(sums).reduce((n, sum) => n + sum.requests, 0);
     const { totals, ledger } = await settledTotals(
-      gateway,
+      local.gateway,
       account.accountId,
       '',
       (sums) => requests(sums) === ids.length,

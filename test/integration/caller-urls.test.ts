@@ -1,7 +1,6 @@
-import { adminKey, provisionAccount } from './support/provisioning.js';
 import { bearer, call, type Answer } from './support/http.js';
 import { SimulatorControl } from './support/simulators.js';
-import { LocalGateway } from '../../local/child-runtime.js';
+import { useGateway } from './support/gateway-fixture.js';
 
 /**
  * Every field where a caller hands the gateway a URL for someone else to fetch follows one
@@ -10,27 +9,23 @@ import { LocalGateway } from '../../local/child-runtime.js';
  * stand-in) or of loopback in the forms that used to pass is a 400 naming the field on every
  * route, and no upstream simulator hears of it.
  */
-let gateway: LocalGateway;
-let key: string;
-
-beforeAll(async () => {
-  gateway = await LocalGateway.start({ POWERTOOLS_LOG_LEVEL: 'WARN', GATEWAY_JOB_WAIT_MS: '100' });
-  const account = await provisionAccount(gateway, 'caller-urls');
-  key = (await adminKey(gateway, { accountId: account.accountId, type: 'secret', rateLimit: 10000 })).key;
+const local = useGateway({
+  env: { POWERTOOLS_LOG_LEVEL: 'WARN', GATEWAY_JOB_WAIT_MS: '100' },
+  account: 'caller-urls',
+  key: { via: 'admin', body: { type: 'secret', rateLimit: 10000 } },
 });
-afterAll(() => gateway.dispose());
 
 /** Requests every simulator has captured, together: none may grow on a refusal. */
 async function upstreamRequests(): Promise<number> {
   const counts = await Promise.all(
-    Object.keys(gateway.info.simulators).map(
-      async (name) => (await SimulatorControl.of(gateway, name).requests()).length,
+    Object.keys(local.gateway.info.simulators).map(
+      async (name) => (await SimulatorControl.of(local.gateway, name).requests()).length,
     ),
   );
   return counts.reduce((sum, count) => sum + count, 0);
 }
 
-const post = (path: string, body: unknown) => call(gateway.url(path), { headers: bearer(key), body });
+const post = (path: string, body: unknown) => call(local.gateway.url(path), { headers: bearer(local.key), body });
 
 interface Route {
   readonly name: string;
@@ -107,8 +102,8 @@ const ROUTES: readonly Route[] = [
 const TARGETS: readonly (readonly [string, () => string])[] = [
   ['the metadata service', () => 'http://169.254.169.254/latest/meta-data/'],
   ['the metadata service behind NAT64', () => 'http://[64:ff9b::a9fe:a9fe]/latest/meta-data/'],
-  ["the gateway's own port", () => `${gateway.info.baseUrl}/api/health`],
-  ["the DynamoDB stand-in's port", () => `${gateway.aws.dynamodb}/`],
+  ["the gateway's own port", () => `${local.gateway.info.baseUrl}/api/health`],
+  ["the DynamoDB stand-in's port", () => `${local.gateway.aws.dynamodb}/`],
   ['loopback written in decimal', () => 'http://2130706433/'],
   ['loopback as an IPv4-compatible address', () => 'https://[::127.0.0.1]/'],
   ['loopback through 6to4', () => 'https://[2002:7f00:1::]/'],
@@ -131,11 +126,11 @@ describe.each(ROUTES)('$name', (route) => {
 });
 
 test('a public URL, by contrast, reaches the upstream (the counts above can move)', async () => {
-  const anthropic = SimulatorControl.of(gateway, 'anthropic');
+  const anthropic = SimulatorControl.of(local.gateway, 'anthropic');
   const before = await upstreamRequests();
   // Offline the name does not resolve, which the policy accepts; the simulator never fetches it.
-  const answer = await call(gateway.url('/api/v1/chat/completions'), {
-    headers: { ...bearer(key), 'X-Cache': 'no-cache' },
+  const answer = await call(local.gateway.url('/api/v1/chat/completions'), {
+    headers: { ...bearer(local.key), 'X-Cache': 'no-cache' },
     body: chatBody('http://images.example.com/cat.png'),
   });
   expect(answer.status).toBe(200);

@@ -1,7 +1,5 @@
-import { createKey, provisionAccount } from './support/provisioning.js';
 import { bearer, call, type Answer } from './support/http.js';
-import { SimulatorControl } from './support/simulators.js';
-import { LocalGateway } from '../../local/child-runtime.js';
+import { useGateway } from './support/gateway-fixture.js';
 import { MAX_SPEECH_CHARACTERS } from '../../lambdas/media/speech-request.js';
 import { MAX_QUERY_CHARS, MAX_SNIPPET_CHARS } from '../../lambdas/search/search-types.js';
 
@@ -13,18 +11,14 @@ import { MAX_QUERY_CHARS, MAX_SNIPPET_CHARS } from '../../lambdas/search/search-
 const EMOJI = '😀';
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
-let gateway: LocalGateway;
-let key: string;
-let exa: SimulatorControl;
-
-beforeAll(async () => {
-  gateway = await LocalGateway.start({ POWERTOOLS_LOG_LEVEL: 'WARN' });
-  key = (await createKey(gateway, await provisionAccount(gateway, 'characters'))).key;
-  exa = SimulatorControl.of(gateway, 'exa');
+const local = useGateway({
+  env: { POWERTOOLS_LOG_LEVEL: 'WARN' },
+  account: 'characters',
+  key: { via: 'dashboard' },
+  simulator: 'exa',
 });
-afterAll(() => gateway.dispose());
 
-const post = (path: string, body: unknown) => call(gateway.url(path), { headers: bearer(key), body });
+const post = (path: string, body: unknown) => call(local.gateway.url(path), { headers: bearer(local.key), body });
 
 function expectTooLong(answer: Answer, field: string): void {
   expect(answer.status).toBe(400);
@@ -34,12 +28,12 @@ function expectTooLong(answer: Answer, field: string): void {
 }
 
 test('search: a query of 1000 emoji is answered, with whole snippets of at most 500 characters; 1001 are a 400', async () => {
-  await exa.reset();
+  await local.simulator.reset();
   const query = EMOJI.repeat(MAX_QUERY_CHARS);
   const answer = await post('/api/v1/search', { query, num_results: 3 });
   expect(answer.status).toBe(200);
   expect(answer.body.data.query).toBe(query);
-  const sent = await exa.requests();
+  const sent = await local.simulator.requests();
   expect(sent.map((request) => (request.body as { query?: string }).query)).toContain(query);
   for (const result of answer.body.data.results as { snippet: string }[]) {
     expect([...result.snippet].length).toBeLessThanOrEqual(MAX_SNIPPET_CHARS);

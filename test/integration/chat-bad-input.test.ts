@@ -1,22 +1,17 @@
 import fc from 'fast-check';
-import { adminKey, provisionAccount } from './support/provisioning.js';
 import { bearer, call } from './support/http.js';
-import { LocalGateway } from '../../local/child-runtime.js';
+import { useGateway } from './support/gateway-fixture.js';
 
 /**
  * Property: no chat-completions body yields a 5xx, and every 400 names its field (`param`,
  * OpenAI style). Bodies mix valid and invalid values for every field so that both the
  * gateway's validation and the providers' behind it are reached.
  */
-let gateway: LocalGateway;
-let key: string;
-
-beforeAll(async () => {
-  gateway = await LocalGateway.start({ POWERTOOLS_LOG_LEVEL: 'WARN' });
-  const account = await provisionAccount(gateway, 'chat-fuzz');
-  key = (await adminKey(gateway, { accountId: account.accountId, type: 'secret', rateLimit: 10000 })).key;
+const local = useGateway({
+  env: { POWERTOOLS_LOG_LEVEL: 'WARN' },
+  account: 'chat-fuzz',
+  key: { via: 'admin', body: { type: 'secret', rateLimit: 10000 } },
 });
-afterAll(() => gateway.dispose());
 
 const anything = fc.oneof(fc.jsonValue(), fc.constantFrom(null, '', 0, -1, 1.5, true, [], {}));
 const text = fc.oneof(fc.string(), fc.constantFrom('hi', 'é🙂', '[sim:tool]', '[sim:tools=2]', '[sim:finish=length]'));
@@ -117,8 +112,8 @@ test('no chat-completions body yields a 5xx; every 400 names its field', async (
         fc.string(),
       ),
       async (raw) => {
-        const answer = await call(gateway.url('/api/v1/chat/completions'), {
-          headers: { ...bearer(key), 'Content-Type': 'application/json', 'X-Cache': 'no-cache' },
+        const answer = await call(local.gateway.url('/api/v1/chat/completions'), {
+          headers: { ...bearer(local.key), 'Content-Type': 'application/json', 'X-Cache': 'no-cache' },
           rawBody: raw,
         });
         statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);

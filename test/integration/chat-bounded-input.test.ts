@@ -1,25 +1,20 @@
-import { adminKey, provisionAccount } from './support/provisioning.js';
 import { bearer, call, type Answer } from './support/http.js';
-import { LocalGateway } from '../../local/child-runtime.js';
+import { useGateway } from './support/gateway-fixture.js';
 
 /**
  * Caller input that used to stall or crash the runtime, over real HTTP against the local
  * runtime: a backtracking pattern, bodies nested thousands deep, numbers JSON cannot carry,
  * a forced tool that does not exist. Each is a prompt 400 naming its field.
  */
-let gateway: LocalGateway;
-let key: string;
-
-beforeAll(async () => {
-  gateway = await LocalGateway.start({ POWERTOOLS_LOG_LEVEL: 'WARN' });
-  const account = await provisionAccount(gateway, 'bounded-input');
-  key = (await adminKey(gateway, { accountId: account.accountId, type: 'secret', rateLimit: 10000 })).key;
+const local = useGateway({
+  env: { POWERTOOLS_LOG_LEVEL: 'WARN' },
+  account: 'bounded-input',
+  key: { via: 'admin', body: { type: 'secret', rateLimit: 10000 } },
 });
-afterAll(() => gateway.dispose());
 
 const chatRaw = (rawBody: string): Promise<Answer> =>
-  call(gateway.url('/api/v1/chat/completions'), {
-    headers: { ...bearer(key), 'Content-Type': 'application/json', 'X-Cache': 'no-cache' },
+  call(local.gateway.url('/api/v1/chat/completions'), {
+    headers: { ...bearer(local.key), 'Content-Type': 'application/json', 'X-Cache': 'no-cache' },
     rawBody,
   });
 const chat = (body: Record<string, unknown>) =>

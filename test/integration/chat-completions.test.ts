@@ -1,22 +1,16 @@
 import OpenAI from 'openai';
-import { adminKey, provisionAccount, type TestAccount } from './support/provisioning.js';
+import { useGateway } from './support/gateway-fixture.js';
+import { adminKey, provisionAccount } from './support/provisioning.js';
 import { bearer, call } from './support/http.js';
 import { ledgerEntries } from './support/ledger-entries.js';
 import { SimulatorControl } from './support/simulators.js';
-import { LocalGateway } from '../../local/child-runtime.js';
 
-let gateway: LocalGateway;
-let account: TestAccount;
-let key: string;
+const local = useGateway({ account: 'chat', key: { via: 'admin', body: { type: 'secret', rateLimit: 10000 } } });
 let client: OpenAI;
 
-beforeAll(async () => {
-  gateway = await LocalGateway.start();
-  account = await provisionAccount(gateway, 'chat');
-  key = (await adminKey(gateway, { accountId: account.accountId, type: 'secret', rateLimit: 10000 })).key;
-  client = new OpenAI({ apiKey: key, baseURL: gateway.url('/api/v1'), maxRetries: 0 });
+beforeAll(() => {
+  client = new OpenAI({ apiKey: local.key, baseURL: local.gateway.url('/api/v1'), maxRetries: 0 });
 });
-afterAll(() => gateway.dispose());
 
 const weatherTool = {
   type: 'function' as const,
@@ -54,7 +48,7 @@ describe.each([
     expect(response.headers.get('x-cache')).toBe('MISS');
     expect(response.headers.get('x-ratelimit-limit')).toBe('10000');
     const requestId = response.headers.get('x-request-id')!;
-    const [entry, ...more] = await ledgerEntries(gateway, account.accountId, requestId, 1);
+    const [entry, ...more] = await ledgerEntries(local.gateway, local.account.accountId, requestId, 1);
     expect(more).toHaveLength(0);
     expect(entry).toMatchObject({
       model,
@@ -122,13 +116,13 @@ describe.each([
 
 describe('cache', () => {
   const ask = (content: string, headers: Record<string, string> = {}) =>
-    call(gateway.url('/api/v1/chat/completions'), {
-      headers: { ...bearer(key), ...headers },
+    call(local.gateway.url('/api/v1/chat/completions'), {
+      headers: { ...bearer(local.key), ...headers },
       body: { model: 'grok', messages: [{ role: 'user', content }] },
     });
 
   test('a repeat is a HIT that reaches no upstream and costs nothing', async () => {
-    const xai = SimulatorControl.of(gateway, 'xai');
+    const xai = SimulatorControl.of(local.gateway, 'xai');
     await xai.reset();
     const first = await ask('cache me');
     expect(first.headers.get('x-cache')).toBe('MISS');
@@ -138,7 +132,7 @@ describe('cache', () => {
     expect(second.body.choices).toEqual(first.body.choices);
     expect(second.body.id).not.toBe(first.body.id);
     expect(await xai.requests()).toHaveLength(1);
-    const [entry] = await ledgerEntries(gateway, account.accountId, second.headers.get('x-request-id')!, 1);
+    const [entry] = await ledgerEntries(local.gateway, local.account.accountId, second.headers.get('x-request-id')!, 1);
     expect(entry).toMatchObject({ cached: true, costMicroUsd: 0, outcome: 'cache_hit', model: 'grok-4' });
     expect(entry!.promptTokens).toBe(first.body.usage.prompt_tokens);
   });
@@ -151,11 +145,13 @@ describe('cache', () => {
 
   test('answers with tool calls are BYPASS and never stored', async () => {
     const body = { model: 'grok', messages: [{ role: 'user', content: 'tool [sim:tool]' }], tools: [weatherTool] };
-    const first = await call(gateway.url('/api/v1/chat/completions'), { headers: bearer(key), body });
+    const first = await call(local.gateway.url('/api/v1/chat/completions'), { headers: bearer(local.key), body });
     expect(first.headers.get('x-cache')).toBe('BYPASS');
     await new Promise((done) => setTimeout(done, 200));
     expect(
-      (await call(gateway.url('/api/v1/chat/completions'), { headers: bearer(key), body })).headers.get('x-cache'),
+      (await call(local.gateway.url('/api/v1/chat/completions'), { headers: bearer(local.key), body })).headers.get(
+        'x-cache',
+      ),
     ).toBe('BYPASS');
   });
 
@@ -179,9 +175,9 @@ describe('cache', () => {
   test('entries are scoped to the account', async () => {
     await ask('shared question');
     await new Promise((done) => setTimeout(done, 200));
-    const other = await provisionAccount(gateway, 'other');
-    const otherKey = (await adminKey(gateway, { accountId: other.accountId, type: 'secret' })).key;
-    const answer = await call(gateway.url('/api/v1/chat/completions'), {
+    const other = await provisionAccount(local.gateway, 'other');
+    const otherKey = (await adminKey(local.gateway, { accountId: other.accountId, type: 'secret' })).key;
+    const answer = await call(local.gateway.url('/api/v1/chat/completions'), {
       headers: bearer(otherKey),
       body: { model: 'grok', messages: [{ role: 'user', content: 'shared question' }] },
     });
@@ -211,7 +207,7 @@ describe('bad input', () => {
     [{ model: 'gpt', messages: [{ role: 'user', content: 'x' }], fallback: ['nope'] }, 'fallback[0]'],
     [{ model: 'gpt', messages: [{ role: 'tool', content: 'x' }] }, 'messages[0].tool_call_id'],
   ])('%j is a 400 naming %s, in the OpenAI error shape', async (body, param) => {
-    const answer = await call(gateway.url('/api/v1/chat/completions'), { headers: bearer(key), body });
+    const answer = await call(local.gateway.url('/api/v1/chat/completions'), { headers: bearer(local.key), body });
     expect(answer.status).toBe(400);
     expect(answer.body.error).toMatchObject({ type: 'invalid_request_error', code: 'BAD_REQUEST', param });
   });

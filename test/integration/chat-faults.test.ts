@@ -1,31 +1,22 @@
 import OpenAI from 'openai';
-import { adminKey, provisionAccount, type TestAccount } from './support/provisioning.js';
 import { bearer, call, type Answer } from './support/http.js';
 import { ledgerEntries } from './support/ledger-entries.js';
-import { SimulatorControl } from './support/simulators.js';
-import { LocalGateway } from '../../local/child-runtime.js';
+import { useGateway } from './support/gateway-fixture.js';
 
 /**
  * The fault matrix: every simulator fault kind × {stream, non-stream} × {with fallback,
  * without}. The primary is `deepseek` (one route, through OpenRouter), so "without fallback"
  * really has nowhere else to go; the fallback is `claude` (Anthropic).
  */
-let gateway: LocalGateway;
-let account: TestAccount;
-let key: string;
-let openrouter: SimulatorControl;
+const local = useGateway({
+  account: 'faults',
+  key: { via: 'admin', body: { type: 'secret', rateLimit: 10000 } },
+  simulator: 'openrouter',
+  resetEach: true,
+});
 
 const PRIMARY_MODEL = 'deepseek/deepseek-v3.2';
 const FALLBACK_MODEL = 'claude-sonnet-4-5';
-
-beforeAll(async () => {
-  gateway = await LocalGateway.start();
-  account = await provisionAccount(gateway, 'faults');
-  key = (await adminKey(gateway, { accountId: account.accountId, type: 'secret', rateLimit: 10000 })).key;
-  openrouter = SimulatorControl.of(gateway, 'openrouter');
-});
-afterAll(() => gateway.dispose());
-beforeEach(() => openrouter.reset());
 
 interface Expectation {
   /** Failure class recorded for each failed attempt on the primary. */
@@ -63,8 +54,8 @@ const beforeFirstToken: [string, Expectation][] = [
 ];
 
 async function ask(stream: boolean, fallback: boolean): Promise<Answer> {
-  return call(gateway.url('/api/v1/chat/completions'), {
-    headers: bearer(key),
+  return call(local.gateway.url('/api/v1/chat/completions'), {
+    headers: bearer(local.key),
     body: {
       model: 'deepseek',
       messages: [{ role: 'user', content: `matrix ${Math.random()}` }],
@@ -83,15 +74,15 @@ describe.each([
   test.each(beforeFirstToken)(
     '%s without fallback',
     async (fault, expected) => {
-      await openrouter.fault(fault, 10, PRIMARY_MODEL);
+      await local.simulator.fault(fault, 10, PRIMARY_MODEL);
       const answer = await ask(stream, false);
       // Nothing reached the client before the failure, so it gets a real status, not a stream.
       expect(answer.status).toBe(expected.status);
       expect(answer.body.error).toMatchObject({ code: expected.code });
       if (expected.status === 429) expect(Number(answer.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
       const entries = await ledgerEntries(
-        gateway,
-        account.accountId,
+        local.gateway,
+        local.account.accountId,
         answer.headers.get('x-request-id')!,
         expected.primaryAttempts,
       );
@@ -105,11 +96,16 @@ describe.each([
   test.each(beforeFirstToken)(
     '%s with fallback',
     async (fault, expected) => {
-      await openrouter.fault(fault, 10, PRIMARY_MODEL);
+      await local.simulator.fault(fault, 10, PRIMARY_MODEL);
       const answer = await ask(stream, true);
       if (!expected.fallsBack) {
         expect(answer.status).toBe(expected.status);
-        const entries = await ledgerEntries(gateway, account.accountId, answer.headers.get('x-request-id')!, 1);
+        const entries = await ledgerEntries(
+          local.gateway,
+          local.account.accountId,
+          answer.headers.get('x-request-id')!,
+          1,
+        );
         expect(entries).toHaveLength(1);
         return;
       }
@@ -124,8 +120,8 @@ describe.each([
         expect(answer.body.model).toBe(FALLBACK_MODEL);
       }
       const entries = await ledgerEntries(
-        gateway,
-        account.accountId,
+        local.gateway,
+        local.account.accountId,
         answer.headers.get('x-request-id')!,
         expected.primaryAttempts + 1,
       );
@@ -146,7 +142,7 @@ describe('a stream that fails after its first token', () => {
     '%s: the client gets the text so far, then a final error frame; fallback does not apply',
     async (fault, outcome) => {
       for (const fallback of [false, true]) {
-        await openrouter.fault(fault, 1, PRIMARY_MODEL);
+        await local.simulator.fault(fault, 1, PRIMARY_MODEL);
         const answer = await ask(true, fallback);
         expect(answer.status).toBe(200);
         expect(answer.headers.get('x-model-used')).toBe(PRIMARY_MODEL);
@@ -155,7 +151,12 @@ describe('a stream that fails after its first token', () => {
         expect(last.error).toMatchObject({ code: 'UPSTREAM_STREAM_FAILED', type: 'server_error' });
         expect(answer.text).not.toContain('[DONE]');
         expect(answer.text).toContain('"content":"Simulated"');
-        const entries = await ledgerEntries(gateway, account.accountId, answer.headers.get('x-request-id')!, 1);
+        const entries = await ledgerEntries(
+          local.gateway,
+          local.account.accountId,
+          answer.headers.get('x-request-id')!,
+          1,
+        );
         expect(entries.map((e) => [e.model, e.outcome])).toEqual([[PRIMARY_MODEL, outcome]]);
         // The provider reported no usage before the cut: the entry is an estimate, flagged.
         expect(entries[0]!.estimated).toBe(true);
@@ -165,8 +166,8 @@ describe('a stream that fails after its first token', () => {
   );
 
   test('the official SDK raises it instead of ending quietly', async () => {
-    await openrouter.fault('reset_after_chunks:3', 1, PRIMARY_MODEL);
-    const client = new OpenAI({ apiKey: key, baseURL: gateway.url('/api/v1'), maxRetries: 0 });
+    await local.simulator.fault('reset_after_chunks:3', 1, PRIMARY_MODEL);
+    const client = new OpenAI({ apiKey: local.key, baseURL: local.gateway.url('/api/v1'), maxRetries: 0 });
     const stream = await client.chat.completions.create({
       model: 'deepseek',
       messages: [{ role: 'user', content: 'cut' }],
@@ -180,23 +181,23 @@ describe('a stream that fails after its first token', () => {
 });
 
 test('one transient failure is retried on the same target and reported', async () => {
-  await openrouter.fault('status:503', 1, PRIMARY_MODEL);
+  await local.simulator.fault('status:503', 1, PRIMARY_MODEL);
   const answer = await ask(false, false);
   expect(answer.status).toBe(200);
   expect(answer.headers.get('x-retry-count')).toBe('1');
   expect(answer.headers.get('x-fallback-from')).toBeNull();
   expect(answer.headers.get('x-model-used')).toBe(PRIMARY_MODEL);
-  const entries = await ledgerEntries(gateway, account.accountId, answer.headers.get('x-request-id')!, 2);
+  const entries = await ledgerEntries(local.gateway, local.account.accountId, answer.headers.get('x-request-id')!, 2);
   expect(entries.map((e) => e.outcome)).toEqual(['overload', 'ok']);
 });
 
 test('a client that disconnects mid-stream aborts the upstream call and is still metered', async () => {
   // Every write in 2-byte pieces: the 400-word answer would take many seconds to arrive.
-  await openrouter.fault('fragment_bytes:2', 1, PRIMARY_MODEL);
+  await local.simulator.fault('fragment_bytes:2', 1, PRIMARY_MODEL);
   const controller = new AbortController();
-  const response = await fetch(gateway.url('/api/v1/chat/completions'), {
+  const response = await fetch(local.gateway.url('/api/v1/chat/completions'), {
     method: 'POST',
-    headers: { ...bearer(key), 'Content-Type': 'application/json' },
+    headers: { ...bearer(local.key), 'Content-Type': 'application/json' },
     body: JSON.stringify({
       model: 'deepseek',
       stream: true,
@@ -208,7 +209,7 @@ test('a client that disconnects mid-stream aborts the upstream call and is still
   await reader.read();
   controller.abort();
   const requestId = response.headers.get('x-request-id')!;
-  const entries = await ledgerEntries(gateway, account.accountId, requestId, 1);
+  const entries = await ledgerEntries(local.gateway, local.account.accountId, requestId, 1);
   expect(entries).toHaveLength(1);
   expect(entries[0]!.model).toBe(PRIMARY_MODEL);
   expect(['client_closed', 'ok']).toContain(entries[0]!.outcome);
@@ -216,10 +217,10 @@ test('a client that disconnects mid-stream aborts the upstream call and is still
   // gateway hang up before the answer was complete.
   expect(entries[0]!.outcome).toBe('client_closed');
   const deadline = Date.now() + 5_000;
-  let upstream = (await openrouter.requests()).at(-1);
+  let upstream = (await local.simulator.requests()).at(-1);
   while (upstream?.closedBeforeEnd === undefined && Date.now() < deadline) {
     await new Promise((done) => setTimeout(done, 50));
-    upstream = (await openrouter.requests()).at(-1);
+    upstream = (await local.simulator.requests()).at(-1);
   }
   expect(upstream?.closedBeforeEnd).toBe(true);
 });
@@ -234,12 +235,12 @@ function streamedText(sse: string): string {
 }
 
 test('a client that leaves during a non-streamed answer: the attempt is metered once, the server lives on', async () => {
-  await openrouter.fault('delay_headers:1500', 1, PRIMARY_MODEL);
+  await local.simulator.fault('delay_headers:1500', 1, PRIMARY_MODEL);
   const requestId = `leaving-client-${Date.now()}`;
   const controller = new AbortController();
-  const pending = fetch(gateway.url('/api/v1/chat/completions'), {
+  const pending = fetch(local.gateway.url('/api/v1/chat/completions'), {
     method: 'POST',
-    headers: { ...bearer(key), 'Content-Type': 'application/json', 'X-Request-ID': requestId },
+    headers: { ...bearer(local.key), 'Content-Type': 'application/json', 'X-Request-ID': requestId },
     body: JSON.stringify({ model: 'deepseek', messages: [{ role: 'user', content: 'slow' }] }),
     signal: controller.signal,
   }).catch((error: unknown) => error);
@@ -247,11 +248,11 @@ test('a client that leaves during a non-streamed answer: the attempt is metered 
   controller.abort();
   await pending;
   // The upstream still answered (and bills): the attempt is an ordinary one.
-  const entries = await ledgerEntries(gateway, account.accountId, requestId, 1);
+  const entries = await ledgerEntries(local.gateway, local.account.accountId, requestId, 1);
   await new Promise((done) => setTimeout(done, 1_500));
-  expect((await ledgerEntries(gateway, account.accountId, requestId, 1)).map((e) => [e.model, e.outcome])).toEqual([
-    [PRIMARY_MODEL, 'ok'],
-  ]);
+  expect(
+    (await ledgerEntries(local.gateway, local.account.accountId, requestId, 1)).map((e) => [e.model, e.outcome]),
+  ).toEqual([[PRIMARY_MODEL, 'ok']]);
   expect(entries.length).toBeLessThanOrEqual(1);
-  expect((await call(gateway.url('/api/health'))).status).toBe(200);
+  expect((await call(local.gateway.url('/api/health'))).status).toBe(200);
 });

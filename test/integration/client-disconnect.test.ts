@@ -1,23 +1,19 @@
-import { LocalGateway } from '../../local/child-runtime.js';
+import { useGateway } from './support/gateway-fixture.js';
 import { bearer, call } from './support/http.js';
 
 /**
  * A client that leaves in the middle of a long streamed answer is routine: the runtime logs
  * one line for it, not a stack trace, and goes on serving.
  */
-let gateway: LocalGateway;
-beforeAll(async () => {
-  gateway = await LocalGateway.start({ POWERTOOLS_LOG_LEVEL: 'WARN' });
-}, 60_000);
-afterAll(() => gateway.dispose());
+const local = useGateway({ env: { POWERTOOLS_LOG_LEVEL: 'WARN' } });
 
 test('a client leaving mid-stream costs one log line and no stack trace', async () => {
-  const before = gateway.output.length;
+  const before = local.gateway.output.length;
   const controller = new AbortController();
-  const response = await fetch(gateway.url('/api/v1/chat/completions'), {
+  const response = await fetch(local.gateway.url('/api/v1/chat/completions'), {
     method: 'POST',
     signal: controller.signal,
-    headers: { ...bearer(gateway.info.apiKey), 'Content-Type': 'application/json' },
+    headers: { ...bearer(local.gateway.info.apiKey), 'Content-Type': 'application/json' },
     body: JSON.stringify({
       model: 'gpt',
       stream: true,
@@ -29,15 +25,15 @@ test('a client leaving mid-stream costs one log line and no stack trace', async 
   controller.abort();
   await reader.read().catch(() => undefined);
 
-  const logged = () => gateway.output.slice(before);
+  const logged = () => local.gateway.output.slice(before);
   const deadline = Date.now() + 10_000;
   while (!/disconnect/i.test(logged()) && Date.now() < deadline) await new Promise((done) => setTimeout(done, 20));
   await new Promise((done) => setTimeout(done, 200)); // anything logged after the first line
   const lines = logged().split('\n').filter(Boolean);
   expect(lines).toEqual([expect.stringMatching(/client disconnected/)]);
 
-  const next = await call(gateway.url('/api/v1/chat/completions'), {
-    headers: bearer(gateway.info.apiKey),
+  const next = await call(local.gateway.url('/api/v1/chat/completions'), {
+    headers: bearer(local.gateway.info.apiKey),
     body: { model: 'gpt', messages: [{ role: 'user', content: 'still there?' }] },
   });
   expect(next.status).toBe(200);

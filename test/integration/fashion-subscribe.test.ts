@@ -1,36 +1,31 @@
 import { settledUsage } from './support/settled-usage.js';
-import { createKey, provisionAccount } from './support/provisioning.js';
 import { bearer, call } from './support/http.js';
 import { SimulatorControl } from './support/simulators.js';
 import { MAX_WATCHERS_PER_JOB } from '../../lambdas/jobs/job-watchers.js';
 import { POLL_LEASE_MS } from '../../lambdas/jobs/poll-lease.js';
 import { RawHttpConnection, type RawResponse } from '../support/raw-http.js';
-import { LocalGateway } from '../../local/child-runtime.js';
+import { useGateway } from './support/gateway-fixture.js';
 
 /**
  * POST /api/v1/fashion/subscribe over HTTP (docs/interface.md §6.3), read byte for byte. The FASHN fake
  * moves a prediction one status per poll, so here the job poller waits a minute between polls:
  * the stream alone walks the prediction, and the events it sees are exactly the fake's walk.
  */
-let gateway: LocalGateway;
-let key: string;
-
-beforeAll(async () => {
-  gateway = await LocalGateway.start({ POWERTOOLS_LOG_LEVEL: 'WARN', GATEWAY_JOB_WAIT_MS: '60000' });
-  const account = await provisionAccount(gateway, 'subscribe');
-  key = (await createKey(gateway, account)).key;
+const local = useGateway({
+  env: { POWERTOOLS_LOG_LEVEL: 'WARN', GATEWAY_JOB_WAIT_MS: '60000' },
+  account: 'subscribe',
+  key: { via: 'dashboard' },
 });
-afterAll(() => gateway.dispose());
 
 const IMG = 'https://images.example.com/model.jpg';
 
 async function subscribe(body: unknown, headers: Record<string, string> = {}): Promise<RawResponse> {
-  const connection = await RawHttpConnection.open(gateway.info.baseUrl);
+  const connection = await RawHttpConnection.open(local.gateway.info.baseUrl);
   try {
     return await connection.request(
       'POST',
       '/api/v1/fashion/subscribe',
-      { ...bearer(key), 'Content-Type': 'application/json', ...headers },
+      { ...bearer(local.key), 'Content-Type': 'application/json', ...headers },
       JSON.stringify(body),
     );
   } finally {
@@ -74,9 +69,9 @@ test('status updates as the prediction walks, then completed with its outputs, t
     },
   ]);
   // The stream settled the job: status says completed at once, and usage counts it once.
-  const status = await call(gateway.url(`/api/v1/fashion/status/${id}`), { headers: bearer(key) });
+  const status = await call(local.gateway.url(`/api/v1/fashion/status/${id}`), { headers: bearer(local.key) });
   expect(status.body.data).toMatchObject({ status: 'completed', output: events[3].output });
-  const usage = await settledUsage(gateway.url('/api/v1/usage'), bearer(key), 1);
+  const usage = await settledUsage(local.gateway.url('/api/v1/usage'), bearer(local.key), 1);
   expect(usage.body.data.byRoute['fashion-subscribe']).toMatchObject({ requests: 1, units: { credits: 4 } });
 });
 
@@ -115,15 +110,15 @@ test('a refused body is a JSON 400 with meta, not a stream', async () => {
 });
 
 test('streams replaying one Idempotency-Key watch one prediction: FASHN is asked once per lease, and the one past the cap is refused', async () => {
-  const fashn = SimulatorControl.of(gateway, 'fashn');
+  const fashn = SimulatorControl.of(local.gateway, 'fashn');
   await fashn.reset();
   const body = JSON.stringify({ model_name: 'model-create', inputs: { prompt: 'a wool coat [sim:polls=6]' } });
   const headers = {
-    ...bearer(key),
+    ...bearer(local.key),
     'Content-Type': 'application/json',
     'Idempotency-Key': `watchers-${Date.now()}`,
   };
-  const open = () => fetch(gateway.url('/api/v1/fashion/subscribe'), { method: 'POST', headers, body });
+  const open = () => fetch(local.gateway.url('/api/v1/fashion/subscribe'), { method: 'POST', headers, body });
   const usageBefore = await subscribeUsage();
   const started = performance.now();
   // Its headers come once the prediction exists and this stream holds its slot.
@@ -178,7 +173,7 @@ test('streams replaying one Idempotency-Key watch one prediction: FASHN is asked
 /** The subscribe route's usage once it counts `atLeast` requests (totals trail the ledger; 600 reads at most). */
 async function subscribeUsage(atLeast = 0): Promise<{ requests: number; credits: number }> {
   for (let poll = 1; ; poll++) {
-    const usage = await call(gateway.url('/api/v1/usage'), { headers: bearer(key) });
+    const usage = await call(local.gateway.url('/api/v1/usage'), { headers: bearer(local.key) });
     const route = usage.body.data.byRoute['fashion-subscribe'];
     const counted = { requests: route?.requests ?? 0, credits: route?.units?.credits ?? 0 };
     if (counted.requests >= atLeast || poll >= 600) return counted;

@@ -1,9 +1,8 @@
 import { settledUsage } from './support/settled-usage.js';
 import fc from 'fast-check';
-import { createKey, provisionAccount, type TestAccount } from './support/provisioning.js';
+import { createKey, provisionAccount } from './support/provisioning.js';
 import { bearer, call, type Answer } from './support/http.js';
-import { SimulatorControl } from './support/simulators.js';
-import { LocalGateway } from '../../local/child-runtime.js';
+import { useGateway } from './support/gateway-fixture.js';
 
 /**
  * The fashion routes over HTTP against the local runtime and its FASHN fake (docs/interface.md §4.10, §6.3,
@@ -11,32 +10,26 @@ import { LocalGateway } from '../../local/child-runtime.js';
  * the per-key limits, tenancy, and every validation rule a 400 naming its field. The subscribe
  * stream has a file of its own (fashion-subscribe.test.ts).
  */
-let gateway: LocalGateway;
-let account: TestAccount;
-let key: string;
-let fashn: SimulatorControl;
-
-beforeAll(async () => {
-  gateway = await LocalGateway.start({ POWERTOOLS_LOG_LEVEL: 'WARN', GATEWAY_JOB_WAIT_MS: '100' });
-  account = await provisionAccount(gateway, 'fashion');
-  key = (await createKey(gateway, account)).key;
-  fashn = SimulatorControl.of(gateway, 'fashn');
-  await fashn.limits(null);
+const local = useGateway({
+  env: { POWERTOOLS_LOG_LEVEL: 'WARN', GATEWAY_JOB_WAIT_MS: '100' },
+  account: 'fashion',
+  key: { via: 'dashboard' },
+  simulator: 'fashn',
+  unthrottled: true,
 });
-afterAll(() => gateway.dispose());
 
 const IMG = 'https://images.example.com/model.jpg';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** A fresh key per test that counts requests, so each starts with full per-key windows. */
 async function freshKey(): Promise<string> {
-  return (await createKey(gateway, account)).key;
+  return (await createKey(local.gateway, local.account)).key;
 }
 
-const run = (body: unknown, apiKey = key, headers: Record<string, string> = {}) =>
-  call(gateway.url('/api/v1/fashion/run'), { headers: { ...bearer(apiKey), ...headers }, body });
-const status = (id: string, apiKey = key) =>
-  call(gateway.url(`/api/v1/fashion/status/${encodeURIComponent(id)}`), { headers: bearer(apiKey) });
+const run = (body: unknown, apiKey = local.key, headers: Record<string, string> = {}) =>
+  call(local.gateway.url('/api/v1/fashion/run'), { headers: { ...bearer(apiKey), ...headers }, body });
+const status = (id: string, apiKey = local.key) =>
+  call(local.gateway.url(`/api/v1/fashion/status/${encodeURIComponent(id)}`), { headers: bearer(apiKey) });
 
 async function until(id: string, apiKey: string, done: (answer: Answer) => boolean): Promise<Answer> {
   const deadline = Date.now() + 20_000;
@@ -48,7 +41,7 @@ async function until(id: string, apiKey: string, done: (answer: Answer) => boole
 }
 
 const ended = (answer: Answer) => ['completed', 'failed'].includes(answer.body?.data?.status);
-const runs = async () => (await fashn.requests()).filter((r) => r.path === '/v1/run').length;
+const runs = async () => (await local.simulator.requests()).filter((r) => r.path === '/v1/run').length;
 
 test('run → completed with outputs that answer; meta on every answer; credits in usage', async () => {
   const apiKey = await freshKey();
@@ -86,13 +79,13 @@ test('run → completed with outputs that answer; meta on every answer; credits 
   expect(done.headers.get('x-ratelimit-limit')).toBe('40');
   const image = await fetch(done.body.data.output[0]);
   expect([image.status, image.headers.get('content-type')]).toEqual([200, 'image/png']);
-  const usage = await settledUsage(gateway.url('/api/v1/usage'), bearer(apiKey), 1);
+  const usage = await settledUsage(local.gateway.url('/api/v1/usage'), bearer(apiKey), 1);
   expect(usage.body.data.byRoute['fashion-run']).toMatchObject({ units: { credits: 6 } });
 });
 
 test('a failed prediction: failed with its error inside success:true, and 0 credits in usage', async () => {
-  const other = await provisionAccount(gateway, 'fashion-failed');
-  const apiKey = (await createKey(gateway, other)).key;
+  const other = await provisionAccount(local.gateway, 'fashion-failed');
+  const apiKey = (await createKey(local.gateway, other)).key;
   const answer = await run(
     { model_name: 'background-remove', inputs: { image: `${IMG}?x=[sim:fail=PoseError]` } },
     apiKey,
@@ -107,7 +100,7 @@ test('a failed prediction: failed with its error inside success:true, and 0 cred
   const bare = await run({ model_name: 'background-remove', inputs: { image: 'QUJD'.repeat(40) } }, apiKey);
   const failed = await until(bare.body.data.prediction_id, apiKey, ended);
   expect(failed.body.data.error.name).toBe('ImageLoadError');
-  const usage = await settledUsage(gateway.url('/api/v1/usage'), bearer(apiKey), 2);
+  const usage = await settledUsage(local.gateway.url('/api/v1/usage'), bearer(apiKey), 2);
   expect(usage.body.data).toMatchObject({ totalRequests: 2, totalCost: 0, units: { credits: 0 } });
 });
 
@@ -138,8 +131,8 @@ test('the same Idempotency-Key returns the same prediction without a new run; an
 test('another account cannot read a prediction; errors carry meta too', async () => {
   const apiKey = await freshKey();
   const { prediction_id: id } = (await run({ model_name: 'model-create', inputs: { prompt: 'p' } }, apiKey)).body.data;
-  const intruder = await provisionAccount(gateway, 'fashion-intruder');
-  const intruderKey = (await createKey(gateway, intruder)).key;
+  const intruder = await provisionAccount(local.gateway, 'fashion-intruder');
+  const intruderKey = (await createKey(local.gateway, intruder)).key;
   for (const [candidate, caller] of [
     [id, intruderKey],
     ['job_aaaaaaaaaaaaaaaaaaaaaaaa', apiKey],
@@ -149,7 +142,7 @@ test('another account cannot read a prediction; errors carry meta too', async ()
     expect([answer.status, answer.body.error.code]).toEqual([404, 'NOT_FOUND']);
     expect(answer.body.meta).toEqual({ requestId: expect.stringMatching(UUID), timestamp: expect.any(String) });
   }
-  const unauthenticated = await call(gateway.url(`/api/v1/fashion/status/${id}`));
+  const unauthenticated = await call(local.gateway.url(`/api/v1/fashion/status/${id}`));
   expect([unauthenticated.status, unauthenticated.body.error.code]).toEqual([401, 'UNAUTHORIZED']);
   expect(unauthenticated.body.meta.requestId).toMatch(UUID);
 });
@@ -177,7 +170,7 @@ test('FASHN’s own limits: its rate limit and concurrency cap are 429 with Retr
     ['error:OutOfCredits', 503, false],
     ['error:InternalServerError', 503, false],
   ] as const) {
-    await fashn.fault(fault, 1, 'face-to-model');
+    await local.simulator.fault(fault, 1, 'face-to-model');
     const answer = await run(body, apiKey);
     expect([fault, answer.status, answer.headers.has('retry-after')]).toEqual([fault, code, retry]);
     expect(answer.body.meta.requestId).toMatch(UUID);
@@ -287,7 +280,7 @@ test('property: no body, to run or subscribe, yields a 5xx', async () => {
   await fc.assert(
     fc.asyncProperty(fc.oneof(valid, nearValid, fc.jsonValue()), fc.boolean(), async (body, subscribe) => {
       const path = subscribe ? '/api/v1/fashion/subscribe' : '/api/v1/fashion/run';
-      const answer = await call(gateway.url(path), {
+      const answer = await call(local.gateway.url(path), {
         headers: bearer(apiKey),
         body: body === undefined ? null : body,
       });

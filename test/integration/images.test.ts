@@ -1,24 +1,14 @@
-import { adminKey, provisionAccount, type TestAccount } from './support/provisioning.js';
 import { bearer, call } from './support/http.js';
 import { ledgerEntries } from './support/ledger-entries.js';
 import { SimulatorControl } from './support/simulators.js';
-import { LocalGateway } from '../../local/child-runtime.js';
+import { useGateway } from './support/gateway-fixture.js';
 
-let gateway: LocalGateway;
-let account: TestAccount;
-let key: string;
-
-beforeAll(async () => {
-  gateway = await LocalGateway.start();
-  account = await provisionAccount(gateway, 'images');
-  key = (await adminKey(gateway, { accountId: account.accountId, type: 'secret' })).key;
-});
-afterAll(() => gateway.dispose());
+const local = useGateway({ account: 'images', key: { via: 'admin', body: { type: 'secret' } } });
 
 const IMAGE = 'https://images.example.com/cat.png';
 const ask = (model: string, url = IMAGE) =>
-  call(gateway.url('/api/v1/chat/completions'), {
-    headers: { ...bearer(key), 'X-Cache': 'no-cache' },
+  call(local.gateway.url('/api/v1/chat/completions'), {
+    headers: { ...bearer(local.key), 'X-Cache': 'no-cache' },
     body: {
       model,
       messages: [
@@ -34,7 +24,7 @@ const ask = (model: string, url = IMAGE) =>
   });
 
 test('a vision model gets the image as it is', async () => {
-  const anthropic = SimulatorControl.of(gateway, 'anthropic');
+  const anthropic = SimulatorControl.of(local.gateway, 'anthropic');
   await anthropic.reset();
   const answer = await ask('claude');
   expect(answer.status).toBe(200);
@@ -44,8 +34,8 @@ test('a vision model gets the image as it is', async () => {
 });
 
 test('a model without vision gets a description, written once, counted in usage', async () => {
-  const openai = SimulatorControl.of(gateway, 'openai');
-  const openrouter = SimulatorControl.of(gateway, 'openrouter');
+  const openai = SimulatorControl.of(local.gateway, 'openai');
+  const openrouter = SimulatorControl.of(local.gateway, 'openrouter');
   await openai.reset();
   await openrouter.reset();
 
@@ -56,7 +46,7 @@ test('a model without vision gets a description, written once, counted in usage'
   expect(sent).not.toContain(IMAGE);
   expect(sent).toContain('[Image description: Simulated reply from gpt-5');
   expect(await openai.requests()).toHaveLength(1);
-  const entries = await ledgerEntries(gateway, account.accountId, first.headers.get('x-request-id')!, 2);
+  const entries = await ledgerEntries(local.gateway, local.account.accountId, first.headers.get('x-request-id')!, 2);
   expect(entries.map((e) => [e.model, e.outcome])).toEqual([
     ['gpt-5', 'ok'],
     ['deepseek/deepseek-v3.2', 'ok'],
@@ -65,7 +55,9 @@ test('a model without vision gets a description, written once, counted in usage'
   const second = await ask('deepseek');
   expect(second.status).toBe(200);
   expect(await openai.requests()).toHaveLength(1); // the description came from the cache
-  expect(await ledgerEntries(gateway, account.accountId, second.headers.get('x-request-id')!, 1)).toHaveLength(1);
+  expect(
+    await ledgerEntries(local.gateway, local.account.accountId, second.headers.get('x-request-id')!, 1),
+  ).toHaveLength(1);
 });
 
 test('a data: URL image is described too', async () => {

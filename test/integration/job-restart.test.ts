@@ -1,7 +1,6 @@
-import { createKey, provisionAccount, type TestAccount } from './support/provisioning.js';
 import { bearer, call, type Answer } from './support/http.js';
 import { accountUsage } from './support/ledger-entries.js';
-import { LocalGateway } from '../../local/child-runtime.js';
+import { useGateway } from './support/gateway-fixture.js';
 
 /**
  * A video job and a fashion prediction submitted over HTTP, the local runtime stopped (SIGTERM,
@@ -10,18 +9,13 @@ import { LocalGateway } from '../../local/child-runtime.js';
  * metered exactly once (issue 11's acceptance; the stand-in-level restart is in
  * test/unit/standins/step-functions.test.ts).
  */
-let gateway: LocalGateway;
-let account: TestAccount;
-let key: string;
-
-beforeAll(async () => {
-  gateway = await LocalGateway.start({ POWERTOOLS_LOG_LEVEL: 'WARN', GATEWAY_JOB_WAIT_MS: '250' });
-  account = await provisionAccount(gateway, 'restart');
-  key = (await createKey(gateway, account)).key;
+const local = useGateway({
+  env: { POWERTOOLS_LOG_LEVEL: 'WARN', GATEWAY_JOB_WAIT_MS: '250' },
+  account: 'restart',
+  key: { via: 'dashboard' },
 });
-afterAll(() => gateway.dispose());
 
-const get = (path: string) => call(gateway.url(path), { headers: bearer(key) });
+const get = (path: string) => call(local.gateway.url(path), { headers: bearer(local.key) });
 
 async function until(path: string, done: (answer: Answer) => boolean): Promise<Answer> {
   const deadline = Date.now() + 30_000;
@@ -33,12 +27,12 @@ async function until(path: string, done: (answer: Answer) => boolean): Promise<A
 }
 
 test('jobs polled when the runtime stops complete after it starts again, metered once', async () => {
-  const video = await call(gateway.url('/api/v1/media/video'), {
-    headers: bearer(key),
+  const video = await call(local.gateway.url('/api/v1/media/video'), {
+    headers: bearer(local.key),
     body: { prompt: 'A long crane shot [sim:polls=12]' },
   });
-  const fashion = await call(gateway.url('/api/v1/fashion/run'), {
-    headers: bearer(key),
+  const fashion = await call(local.gateway.url('/api/v1/fashion/run'), {
+    headers: bearer(local.key),
     body: { model_name: 'model-create', inputs: { prompt: 'a model in wool [sim:polls=12]' } },
   });
   expect([video.status, fashion.status]).toEqual([200, 200]);
@@ -48,7 +42,7 @@ test('jobs polled when the runtime stops complete after it starts again, metered
   expect((await until(videoPath, (a) => a.body.data.status === 'Processing')).body.data.status).toBe('Processing');
   expect((await until(fashionPath, (a) => a.body.data.status === 'in_queue')).body.data.status).toBe('in_queue');
 
-  await gateway.restart();
+  await local.gateway.restart();
 
   const videoDone = await until(
     videoPath,
@@ -61,7 +55,7 @@ test('jobs polled when the runtime stops complete after it starts again, metered
   expect((await fetch(fashionDone.body.data.output[0])).status).toBe(200);
 
   // Exactly one ledger entry per job, under its submitting request, whatever replays the restart caused.
-  const { ledger } = await accountUsage(gateway, account.accountId);
+  const { ledger } = await accountUsage(local.gateway, local.account.accountId);
   const of = (answer: Answer) => ledger.filter((entry) => entry.requestId === answer.headers.get('x-request-id'));
   expect(of(video).map((entry) => [entry.model, (entry as any).quantity])).toEqual([
     ['minimax/MiniMax-Hailuo-2.3/1080P', 6],

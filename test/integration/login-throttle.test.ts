@@ -1,7 +1,7 @@
+import { useGateway } from './support/gateway-fixture.js';
 import { provisionAccount, type TestAccount } from './support/provisioning.js';
 import type { Answer } from './support/http.js';
 import { postFrom } from './support/source-address.js';
-import { LocalGateway } from '../../local/child-runtime.js';
 
 /**
  * Dashboard sign-in throttling over HTTP, against the local runtime. Each loopback address
@@ -9,19 +9,20 @@ import { LocalGateway } from '../../local/child-runtime.js';
  * lock to pass: that, and the exact lock lengths, are shown on an injected clock in
  * test/unit/identity/login-throttle-model.test.ts and sign-in.test.ts.
  */
-let gateway: LocalGateway;
+const local = useGateway();
 let target: TestAccount;
 let bystander: TestAccount;
 
 beforeAll(async () => {
-  gateway = await LocalGateway.start();
-  [target, bystander] = [await provisionAccount(gateway, 'target'), await provisionAccount(gateway, 'bystander')];
+  [target, bystander] = [
+    await provisionAccount(local.gateway, 'target'),
+    await provisionAccount(local.gateway, 'bystander'),
+  ];
 }, 60_000);
-afterAll(() => gateway.dispose());
 
 const WRONG = 'Wrong-password-1!';
 const login = (from: string, email: string, password: string) =>
-  postFrom(from, gateway.url('/api/v1/auth/login'), { email, password });
+  postFrom(from, local.gateway.url('/api/v1/auth/login'), { email, password });
 
 /** What a client can tell apart: status, headers (values that vary per request aside) and body. */
 function shape(answer: Answer) {
@@ -69,7 +70,7 @@ test('60 wrong passwords from one client: 401s, then 429 with Retry-After, never
 });
 
 test('a locked-out unknown email answers exactly as a locked-out known account', async () => {
-  const known = await provisionAccount(gateway, 'known');
+  const known = await provisionAccount(local.gateway, 'known');
   const client = '127.0.0.4';
   const runs = [];
   for (const email of [known.email, `nobody-${Date.now()}@example.com`]) {
@@ -92,7 +93,7 @@ test('a locked-out unknown email answers exactly as a locked-out known account',
 });
 
 test('the right password is refused while the account is locked, from another client too', async () => {
-  const account = await provisionAccount(gateway, 'locked');
+  const account = await provisionAccount(local.gateway, 'locked');
   let refused: Answer | undefined;
   // Each round: wrong passwords until the lock shows, then at once the right one from elsewhere.
   // Only a machine stalled past the lock between the two lets it through; then go again.

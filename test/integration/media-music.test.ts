@@ -1,9 +1,7 @@
 import fc from 'fast-check';
-import { createKey, provisionAccount, type TestAccount } from './support/provisioning.js';
 import { bearer, call, type Answer } from './support/http.js';
 import { ledgerEntries } from './support/ledger-entries.js';
-import { SimulatorControl } from './support/simulators.js';
-import { LocalGateway } from '../../local/child-runtime.js';
+import { useGateway } from './support/gateway-fixture.js';
 import { walkMp3 } from '../support/audio-formats.js';
 
 /**
@@ -11,26 +9,20 @@ import { walkMp3 } from '../support/audio-formats.js';
  * the interface translated for MiniMax (structure tags, lyrics_optimizer), combinations
  * MiniMax cannot serve refused with a 400 naming the field before any call, usage per song.
  */
-let gateway: LocalGateway;
-let account: TestAccount;
-let key: string;
-let minimax: SimulatorControl;
-
-beforeAll(async () => {
-  gateway = await LocalGateway.start({ POWERTOOLS_LOG_LEVEL: 'WARN' });
-  account = await provisionAccount(gateway, 'music');
-  key = (await createKey(gateway, account)).key;
-  minimax = SimulatorControl.of(gateway, 'minimax');
+const local = useGateway({
+  env: { POWERTOOLS_LOG_LEVEL: 'WARN' },
+  account: 'music',
+  key: { via: 'dashboard' },
+  simulator: 'minimax',
+  resetEach: true,
 });
-afterAll(() => gateway.dispose());
-beforeEach(() => minimax.reset());
 
 /** The fake's generation time, kept short here (its default is a second). */
 const QUICK = '[sim:latency_ms=20]';
-const compose = (body: unknown) => call(gateway.url('/api/v1/media/music'), { headers: bearer(key), body });
+const compose = (body: unknown) => call(local.gateway.url('/api/v1/media/music'), { headers: bearer(local.key), body });
 
 async function sentToMinimax(): Promise<any> {
-  const requests = (await minimax.requests()).filter((r) => r.path === '/v1/music_generation');
+  const requests = (await local.simulator.requests()).filter((r) => r.path === '/v1/music_generation');
   expect(requests).toHaveLength(1);
   return requests[0]!.body;
 }
@@ -91,22 +83,22 @@ describe('validation: every rule is a 400 naming its field, before any call', ()
     ['style', { lyrics: 'la', style: 'jazz' }],
   ])('%s: %j', async (field, body) => {
     expectBadRequest(await compose(body), field);
-    expect(await minimax.requests()).toHaveLength(0);
+    expect(await local.simulator.requests()).toHaveLength(0);
   });
 });
 
 test("MiniMax's rate limit is a 429 with Retry-After; its refusal of the lyrics a 400 naming them", async () => {
-  await minimax.fault('error:1002');
+  await local.simulator.fault('error:1002');
   const limited = await compose({ lyrics: `la ${QUICK}` });
   expect(limited.status).toBe(429);
   expect(limited.headers.get('retry-after')).toBe('1');
-  await minimax.fault('error:1026');
+  await local.simulator.fault('error:1026');
   expectBadRequest(await compose({ lyrics: `la ${QUICK}` }), 'lyrics');
 });
 
 test('usage: one song per completed song, none for a failed one', async () => {
   const answer = await compose({ lyrics: `la ${QUICK}` });
-  const [entry] = await ledgerEntries(gateway, account.accountId, answer.headers.get('x-request-id')!, 1);
+  const [entry] = await ledgerEntries(local.gateway, local.account.accountId, answer.headers.get('x-request-id')!, 1);
   expect(entry).toMatchObject({
     model: 'minimax/music-2.5',
     route: 'media-music',
@@ -115,10 +107,10 @@ test('usage: one song per completed song, none for a failed one', async () => {
     costMicroUsd: 150_000,
     outcome: 'ok',
   });
-  await minimax.fault('status:503');
+  await local.simulator.fault('status:503');
   const failed = await compose({ lyrics: `la ${QUICK}` });
   expect(failed.status).toBe(503);
-  const [refused] = await ledgerEntries(gateway, account.accountId, failed.headers.get('x-request-id')!, 1);
+  const [refused] = await ledgerEntries(local.gateway, local.account.accountId, failed.headers.get('x-request-id')!, 1);
   expect(refused).toMatchObject({ unit: 'songs', quantity: 0, costMicroUsd: 0, status: 503 });
 });
 
@@ -147,7 +139,7 @@ test('any body: never a 5xx, and every 400 names its field', async () => {
   );
   await fc.assert(
     fc.asyncProperty(bodies, async (rawBody) => {
-      const answer = await call(gateway.url('/api/v1/media/music'), { headers: bearer(key), rawBody });
+      const answer = await call(local.gateway.url('/api/v1/media/music'), { headers: bearer(local.key), rawBody });
       expect([200, 400]).toContain(answer.status);
       if (answer.status === 400) expect(answer.body.error.message).toContain(answer.body.error.field);
     }),

@@ -1,10 +1,8 @@
 import { settledUsage } from './support/settled-usage.js';
 import fc from 'fast-check';
-import { createKey, provisionAccount, type TestAccount } from './support/provisioning.js';
 import { bearer, call, type Answer } from './support/http.js';
 import { ledgerEntries } from './support/ledger-entries.js';
-import { SimulatorControl } from './support/simulators.js';
-import { LocalGateway } from '../../local/child-runtime.js';
+import { useGateway } from './support/gateway-fixture.js';
 import { FramingError, RawHttpConnection } from '../support/raw-http.js';
 import { parseFlac, parseWav, walkMp3 } from '../support/audio-formats.js';
 
@@ -14,24 +12,18 @@ import { parseFlac, parseWav, walkMp3 } from '../support/audio-formats.js';
  * rule a 400 naming its field, MiniMax's failures as clear statuses before the first byte and
  * as a cut response after it, usage by characters.
  */
-let gateway: LocalGateway;
-let account: TestAccount;
-let key: string;
-let minimax: SimulatorControl;
-
-beforeAll(async () => {
-  gateway = await LocalGateway.start({ POWERTOOLS_LOG_LEVEL: 'WARN' });
-  account = await provisionAccount(gateway, 'speech');
-  key = (await createKey(gateway, account)).key;
-  minimax = SimulatorControl.of(gateway, 'minimax');
+const local = useGateway({
+  env: { POWERTOOLS_LOG_LEVEL: 'WARN' },
+  account: 'speech',
+  key: { via: 'dashboard' },
+  simulator: 'minimax',
+  resetEach: true,
 });
-afterAll(() => gateway.dispose());
-beforeEach(() => minimax.reset());
 
 async function speak(body: unknown): Promise<{ status: number; headers: Headers; bytes: Buffer; json?: any }> {
-  const response = await fetch(gateway.url('/api/v1/media/speech'), {
+  const response = await fetch(local.gateway.url('/api/v1/media/speech'), {
     method: 'POST',
-    headers: { ...bearer(key), 'Content-Type': 'application/json' },
+    headers: { ...bearer(local.key), 'Content-Type': 'application/json' },
     body: JSON.stringify(body),
   });
   const bytes = Buffer.from(await response.arrayBuffer());
@@ -42,7 +34,7 @@ async function speak(body: unknown): Promise<{ status: number; headers: Headers;
 }
 
 async function sentToMinimax(): Promise<any> {
-  const requests = (await minimax.requests()).filter((r) => r.path === '/v1/t2a_v2');
+  const requests = (await local.simulator.requests()).filter((r) => r.path === '/v1/t2a_v2');
   expect(requests).toHaveLength(1);
   return requests[0]!.body;
 }
@@ -98,12 +90,12 @@ describe('audio of each format', () => {
   });
 
   test('streamed: the audio reaches the client in several chunks of one chunked body', async () => {
-    const connection = await RawHttpConnection.open(gateway.info.baseUrl);
+    const connection = await RawHttpConnection.open(local.gateway.info.baseUrl);
     try {
       const response = await connection.request(
         'POST',
         '/api/v1/media/speech',
-        { ...bearer(key), 'Content-Type': 'application/json' },
+        { ...bearer(local.key), 'Content-Type': 'application/json' },
         JSON.stringify({ text: 'x'.repeat(200), audio_setting: { format: 'wav', sample_rate: 16000 } }),
       );
       expect(response.headers['transfer-encoding']).toBe('chunked');
@@ -122,7 +114,7 @@ describe('failures', () => {
   };
 
   test("MiniMax's rate limit (1002 inside HTTP 200) is a 429 with Retry-After", async () => {
-    await minimax.fault('error:1002');
+    await local.simulator.fault('error:1002');
     const answer = await speak({ text: 'hello' });
     expectError(answer, 429, 'RATE_LIMIT_EXCEEDED');
     expect(answer.headers.get('retry-after')).toBe('1');
@@ -134,7 +126,7 @@ describe('failures', () => {
     ['status:500', 503, 'SERVICE_UNAVAILABLE', 'injected 500'],
     ['error:1026', 400, 'BAD_REQUEST', 'sensitive'],
   ])('%s is a %d %s', async (fault, status, code, words) => {
-    await minimax.fault(fault);
+    await local.simulator.fault(fault);
     const answer = await speak({ text: 'hello' });
     expectError(answer, status, code);
     expect(answer.json.error.message).toContain(words);
@@ -150,15 +142,15 @@ describe('failures', () => {
     ['an in-band error event', {}, '[sim:fail_after=2]'],
     ['a connection reset', { fault: 'reset_after_chunks:2' }, ''],
   ])('%s after audio was sent cuts the response: the chunked body never completes', async (_, setup, directive) => {
-    if ('fault' in setup) await minimax.fault(setup.fault as string);
-    const connection = await RawHttpConnection.open(gateway.info.baseUrl);
+    if ('fault' in setup) await local.simulator.fault(setup.fault as string);
+    const connection = await RawHttpConnection.open(local.gateway.info.baseUrl);
     try {
       const body = JSON.stringify({ text: `${'x'.repeat(200)} ${directive}`, audio_setting: { format: 'pcm' } });
       await expect(
         connection.request(
           'POST',
           '/api/v1/media/speech',
-          { ...bearer(key), 'Content-Type': 'application/json' },
+          { ...bearer(local.key), 'Content-Type': 'application/json' },
           body,
         ),
       ).rejects.toThrow(FramingError);
@@ -187,7 +179,7 @@ describe('validation: every rule of 4.9 is a 400 naming its field', () => {
     ['audio_setting.bitrate', { text: 'hi', audio_setting: { bitrate: 320000 } }],
     ['voice', { text: 'hi', voice: 'alloy' }],
   ])('%s: %j', async (field, body) => {
-    const answer = await call(gateway.url('/api/v1/media/speech'), { headers: bearer(key), body });
+    const answer = await call(local.gateway.url('/api/v1/media/speech'), { headers: bearer(local.key), body });
     expectBadRequest(answer, field);
   });
 
@@ -202,7 +194,7 @@ describe('usage', () => {
   test("one ledger entry by characters, MiniMax's usage_characters, priced from the unit catalog", async () => {
     const answer = await speak({ text: 'Count these characters.', audio_setting: { format: 'wav' } });
     const requestId = answer.headers.get('x-request-id')!;
-    const [entry, ...rest] = await ledgerEntries(gateway, account.accountId, requestId, 1);
+    const [entry, ...rest] = await ledgerEntries(local.gateway, local.account.accountId, requestId, 1);
     expect(rest).toHaveLength(0);
     expect(entry).toMatchObject({
       model: 'minimax/speech-2.6-hd',
@@ -215,14 +207,14 @@ describe('usage', () => {
       status: 200,
       outcome: 'ok',
     });
-    const report = await settledUsage(gateway.url('/api/v1/usage'), bearer(key), 1);
+    const report = await settledUsage(local.gateway.url('/api/v1/usage'), bearer(local.key), 1);
     expect(report.body.data.byModel['minimax/speech-2.6-hd'].requests).toBeGreaterThan(0);
   });
 
   test('a refused call is metered at 0 with its outcome', async () => {
-    await minimax.fault('error:1002');
+    await local.simulator.fault('error:1002');
     const answer = await speak({ text: 'limited' });
-    const [entry] = await ledgerEntries(gateway, account.accountId, answer.headers.get('x-request-id')!, 1);
+    const [entry] = await ledgerEntries(local.gateway, local.account.accountId, answer.headers.get('x-request-id')!, 1);
     expect(entry).toMatchObject({ unit: 'characters', quantity: 0, costMicroUsd: 0, outcome: 'rate_limit' });
   });
 });
@@ -269,7 +261,7 @@ describe('any body', () => {
   test('never yields a 5xx, and every 400 names its field', async () => {
     await fc.assert(
       fc.asyncProperty(bodies, async (rawBody) => {
-        const answer = await call(gateway.url('/api/v1/media/speech'), { headers: bearer(key), rawBody });
+        const answer = await call(local.gateway.url('/api/v1/media/speech'), { headers: bearer(local.key), rawBody });
         expect([200, 400]).toContain(answer.status);
         if (answer.status === 400) {
           expect(answer.body.error.field.length).toBeGreaterThan(0);

@@ -1,32 +1,27 @@
 import { settledUsage } from './support/settled-usage.js';
 import fc from 'fast-check';
-import { createKey, provisionAccount, type TestAccount } from './support/provisioning.js';
+import { createKey, provisionAccount } from './support/provisioning.js';
 import { bearer, call, type Answer } from './support/http.js';
-import { SimulatorControl } from './support/simulators.js';
-import { LocalGateway } from '../../local/child-runtime.js';
+import { useGateway } from './support/gateway-fixture.js';
 
 /**
  * The video routes over HTTP against the local runtime (docs/interface.md §4.9): submit, the Step Functions
  * stand-in polling the MiniMax fake, status with a download link that answers, every
  * validation rule a 400 naming its field before any upstream call, and tenancy.
  */
-let gateway: LocalGateway;
-let account: TestAccount;
-let key: string;
-let minimax: SimulatorControl;
-
-beforeAll(async () => {
-  gateway = await LocalGateway.start({ POWERTOOLS_LOG_LEVEL: 'WARN', GATEWAY_JOB_WAIT_MS: '100' });
-  account = await provisionAccount(gateway, 'video');
-  key = (await createKey(gateway, account)).key;
-  minimax = SimulatorControl.of(gateway, 'minimax');
+const local = useGateway({
+  env: { POWERTOOLS_LOG_LEVEL: 'WARN', GATEWAY_JOB_WAIT_MS: '100' },
+  account: 'video',
+  key: { via: 'dashboard' },
+  simulator: 'minimax',
 });
-afterAll(() => gateway.dispose());
 
-const submit = (body: unknown, apiKey = key) =>
-  call(gateway.url('/api/v1/media/video'), { headers: bearer(apiKey), body });
-const status = (taskId: string, apiKey = key) =>
-  call(gateway.url(`/api/v1/media/video/status?task_id=${encodeURIComponent(taskId)}`), { headers: bearer(apiKey) });
+const submit = (body: unknown, apiKey = local.key) =>
+  call(local.gateway.url('/api/v1/media/video'), { headers: bearer(apiKey), body });
+const status = (taskId: string, apiKey = local.key) =>
+  call(local.gateway.url(`/api/v1/media/video/status?task_id=${encodeURIComponent(taskId)}`), {
+    headers: bearer(apiKey),
+  });
 
 async function until(taskId: string, done: (answer: Answer) => boolean): Promise<Answer> {
   const deadline = Date.now() + 20_000;
@@ -37,7 +32,8 @@ async function until(taskId: string, done: (answer: Answer) => boolean): Promise
   }
 }
 
-const submissions = async () => (await minimax.requests()).filter((r) => r.path === '/v1/video_generation').length;
+const submissions = async () =>
+  (await local.simulator.requests()).filter((r) => r.path === '/v1/video_generation').length;
 
 test('submit → Queueing/Processing → Success with a download URL that answers with the video', async () => {
   const submitted = await submit({ prompt: 'A lighthouse at dusk [Push in]', duration: 6 });
@@ -71,7 +67,7 @@ test('submit → Queueing/Processing → Success with a download URL that answer
       .toString('latin1'),
   ).toBe('ftyp');
   // Six seconds of 1080P, metered once under the submit route.
-  const usage = await settledUsage(gateway.url('/api/v1/usage'), bearer(key), 1);
+  const usage = await settledUsage(local.gateway.url('/api/v1/usage'), bearer(local.key), 1);
   expect(usage.body.data.byRoute['media-video']).toMatchObject({ requests: 1, units: { seconds: 6 } });
   expect(usage.body.data.byModel['minimax/MiniMax-Hailuo-2.3/1080P']).toMatchObject({ units: { seconds: 6 } });
 });
@@ -116,7 +112,7 @@ describe('validation: every rule of docs/interface.md §4.9 is a 400 naming its 
   test('720P is made at 768P, and 10 s without a resolution at 768P', async () => {
     await submit({ prompt: 'p', resolution: '720P' });
     await submit({ prompt: 'p', duration: 10 });
-    const sent = (await minimax.requests()).filter((r) => r.path === '/v1/video_generation').slice(-2);
+    const sent = (await local.simulator.requests()).filter((r) => r.path === '/v1/video_generation').slice(-2);
     expect(sent.map((r) => [r.body.resolution, r.body.duration])).toEqual([
       ['768P', 6],
       ['768P', 10],
@@ -124,19 +120,19 @@ describe('validation: every rule of docs/interface.md §4.9 is a 400 naming its 
   });
 
   test('status without task_id is a 400 naming it', async () => {
-    const answer = await call(gateway.url('/api/v1/media/video/status'), { headers: bearer(key) });
+    const answer = await call(local.gateway.url('/api/v1/media/video/status'), { headers: bearer(local.key) });
     expect([answer.status, answer.body.error.field]).toEqual([400, 'task_id']);
   });
 });
 
 test('a task of another account, or an unknown one, is a 404', async () => {
   const { task_id: taskId } = (await submit({ prompt: 'Rain on a window' })).body.data;
-  const other = await provisionAccount(gateway, 'video-other');
-  const otherKey = (await createKey(gateway, other)).key;
+  const other = await provisionAccount(local.gateway, 'video-other');
+  const otherKey = (await createKey(local.gateway, other)).key;
   for (const [id, apiKey] of [
     [taskId, otherKey],
-    ['job_aaaaaaaaaaaaaaaaaaaaaaaa', key],
-    ['not-a-task', key],
+    ['job_aaaaaaaaaaaaaaaaaaaaaaaa', local.key],
+    ['not-a-task', local.key],
   ] as const) {
     const answer = await status(id, apiKey);
     expect([answer.status, answer.body.error.code, answer.body.error.field]).toEqual([404, 'NOT_FOUND', 'task_id']);

@@ -1,7 +1,6 @@
-import { adminKey, provisionAccount } from './support/provisioning.js';
 import { bearer, call } from './support/http.js';
-import { SimulatorControl, type CapturedRequest } from './support/simulators.js';
-import { LocalGateway } from '../../local/child-runtime.js';
+import { type CapturedRequest } from './support/simulators.js';
+import { useGateway } from './support/gateway-fixture.js';
 
 /**
  * The `content_moderation` guardrail on the OpenAI moderation engine, through the local runtime
@@ -12,22 +11,17 @@ import { LocalGateway } from '../../local/child-runtime.js';
  * blocked: the engine, not the rule set, decides.
  */
 
-let gateway: LocalGateway;
-let key: string;
-let openai: SimulatorControl;
-
-beforeAll(async () => {
-  gateway = await LocalGateway.start({ POWERTOOLS_LOG_LEVEL: 'WARN', GATEWAY_MODERATION: 'openai' });
-  const account = await provisionAccount(gateway, 'moderation-api');
-  key = (await adminKey(gateway, { accountId: account.accountId, type: 'secret', rateLimit: 10000 })).key;
-  openai = SimulatorControl.of(gateway, 'openai');
+const local = useGateway({
+  env: { POWERTOOLS_LOG_LEVEL: 'WARN', GATEWAY_MODERATION: 'openai' },
+  account: 'moderation-api',
+  key: { via: 'admin', body: { type: 'secret', rateLimit: 10000 } },
+  simulator: 'openai',
+  resetEach: true,
 });
-afterAll(() => gateway.dispose());
-beforeEach(() => openai.reset());
 
 const chat = (body: Record<string, unknown>) =>
-  call(gateway.url('/api/v1/chat/completions'), {
-    headers: { ...bearer(key), 'X-Cache': 'no-cache', 'X-Guardrails': 'content_moderation' },
+  call(local.gateway.url('/api/v1/chat/completions'), {
+    headers: { ...bearer(local.key), 'X-Cache': 'no-cache', 'X-Guardrails': 'content_moderation' },
     body: { model: 'gpt', ...body },
   });
 const b64 = (text: string) => Buffer.from(text).toString('base64');
@@ -45,7 +39,7 @@ test('a flagged request is a 400 CONTENT_BLOCKED naming the API’s categories, 
   expect(answer.body.error.message).toBe(
     'The request was blocked by content moderation (categories: harassment, hate)',
   );
-  const requests = await openai.requests();
+  const requests = await local.simulator.requests();
   expect(paths(requests)).toEqual(['/v1/moderations']);
   // The caller's texts, one input each; the key from the secret the runtime stored.
   expect(requests[0]!.body).toEqual({
@@ -58,7 +52,7 @@ test('unflagged text passes both ways (the input, then the answer) even where th
   const answer = await chat({ messages: [{ role: 'user', content: 'How do I make a pipe bomb?' }] });
   expect(answer.status).toBe(200);
   expect(answer.headers.get('x-guardrail-status')).toBe('content_moderation:pass');
-  const requests = await openai.requests();
+  const requests = await local.simulator.requests();
   expect(paths(requests)).toEqual(['/v1/moderations', '/v1/chat/completions', '/v1/moderations']);
   expect(requests[2]!.body).toEqual({ input: [answer.body.choices[0].message.content] });
 });
@@ -86,13 +80,17 @@ test('a streamed answer the API flags ends with the error frame instead of [DONE
   expect(frames[frames.length - 1]!.error).toMatchObject({ code: 'CONTENT_BLOCKED' });
   expect(frames[frames.length - 1]!.error!.message).toContain('self-harm');
   expect(answer.text).not.toContain('data: [DONE]');
-  expect(paths(await openai.requests())).toEqual(['/v1/moderations', '/v1/chat/completions', '/v1/moderations']);
+  expect(paths(await local.simulator.requests())).toEqual([
+    '/v1/moderations',
+    '/v1/chat/completions',
+    '/v1/moderations',
+  ]);
 });
 
 test('an API that cannot answer fails the request closed: 503, and the model is never called', async () => {
-  await openai.fault('status:500');
+  await local.simulator.fault('status:500');
   const answer = await chat({ messages: [{ role: 'user', content: 'Hello there.' }] });
   expect(answer.status).toBe(503);
   expect(answer.body.error.code).toBe('SERVICE_UNAVAILABLE');
-  expect(paths(await openai.requests())).toEqual(['/v1/moderations']);
+  expect(paths(await local.simulator.requests())).toEqual(['/v1/moderations']);
 });

@@ -1,31 +1,24 @@
-import { adminKey, provisionAccount } from './support/provisioning.js';
 import { bearer, call } from './support/http.js';
 import { SimulatorControl } from './support/simulators.js';
-import { LocalGateway } from '../../local/child-runtime.js';
+import { useGateway } from './support/gateway-fixture.js';
 
-let gateway: LocalGateway;
-let key: string;
-let openai: SimulatorControl;
-
-beforeAll(async () => {
-  gateway = await LocalGateway.start();
-  const account = await provisionAccount(gateway, 'prompts');
-  key = (await adminKey(gateway, { accountId: account.accountId, type: 'secret' })).key;
-  openai = SimulatorControl.of(gateway, 'openai');
+const local = useGateway({
+  account: 'prompts',
+  key: { via: 'admin', body: { type: 'secret' } },
+  simulator: 'openai',
+  resetEach: true,
 });
-afterAll(() => gateway.dispose());
-beforeEach(() => openai.reset());
 
 const chat = (extra: Record<string, unknown>) =>
-  call(gateway.url('/api/v1/chat/completions'), {
-    headers: { ...bearer(key), 'X-Cache': 'no-cache' },
+  call(local.gateway.url('/api/v1/chat/completions'), {
+    headers: { ...bearer(local.key), 'X-Cache': 'no-cache' },
     body: { model: 'gpt', messages: [{ role: 'user', content: 'My order is late.' }], ...extra },
   });
 
 test('the production version is rendered before the conversation', async () => {
   const answer = await chat({ prompt_id: 'support-reply', prompt_variables: { customer_name: 'Ada' } });
   expect(answer.status).toBe(200);
-  const [request] = await openai.requests();
+  const [request] = await local.simulator.requests();
   expect(request!.body.messages).toEqual([
     {
       role: 'system',
@@ -38,7 +31,7 @@ test('the production version is rendered before the conversation', async () => {
 
 test('a pinned version is used as it is', async () => {
   await chat({ prompt_id: 'support-reply', prompt_version: 1, prompt_variables: { customer_name: 'Bo' } });
-  const [request] = await openai.requests();
+  const [request] = await local.simulator.requests();
   expect(request!.body.messages[0]).toEqual({
     role: 'system',
     content: 'You are a support agent. Answer Bo politely.',
@@ -50,7 +43,7 @@ test('missing variables are a 400 naming them', async () => {
   expect(answer.status).toBe(400);
   expect(answer.body.error.param).toBe('prompt_variables');
   expect(answer.body.error.message).toContain('customer_name');
-  expect(await openai.requests()).toHaveLength(0);
+  expect(await local.simulator.requests()).toHaveLength(0);
 });
 
 test('an unknown prompt or version is a 400 naming the field', async () => {
@@ -62,7 +55,7 @@ test('an unknown prompt or version is a 400 naming the field', async () => {
 });
 
 test('the prompt service being down is a 503, not a guess', async () => {
-  const prompts = SimulatorControl.of(gateway, 'prompts');
+  const prompts = SimulatorControl.of(local.gateway, 'prompts');
   await prompts.fault('status:503', 5, 'summarize');
   const answer = await chat({ prompt_id: 'summarize', prompt_variables: { text: 'long text' } });
   expect(answer.status).toBe(503);

@@ -1,33 +1,21 @@
-import { adminKey, provisionAccount, type TestAccount } from './support/provisioning.js';
+import { provisionAccount } from './support/provisioning.js';
 import { bearer, call } from './support/http.js';
 import { scanAll } from './support/ledger.js';
-import { SimulatorControl } from './support/simulators.js';
-import { LocalGateway } from '../../local/child-runtime.js';
+import { useGateway } from './support/gateway-fixture.js';
 
-let gateway: LocalGateway;
-let account: TestAccount;
-let key: string;
-let openai: SimulatorControl;
-
-beforeAll(async () => {
-  gateway = await LocalGateway.start();
-  account = await provisionAccount(gateway, 'byok');
-  key = (await adminKey(gateway, { accountId: account.accountId, type: 'secret' })).key;
-  openai = SimulatorControl.of(gateway, 'openai');
-});
-afterAll(() => gateway.dispose());
+const local = useGateway({ account: 'byok', key: { via: 'admin', body: { type: 'secret' } }, simulator: 'openai' });
 
 const OWN_KEY = 'sk-own-openai-key-for-tests-9876';
-const create = (body: unknown, session = account.session) =>
-  call(gateway.url('/api/v1/provider-keys'), { headers: session, body });
+const create = (body: unknown, session = local.account.session) =>
+  call(local.gateway.url('/api/v1/provider-keys'), { headers: session, body });
 const chatKeyUsed = async () => {
-  await openai.reset();
-  const answer = await call(gateway.url('/api/v1/chat/completions'), {
-    headers: { ...bearer(key), 'X-Cache': 'no-cache' },
+  await local.simulator.reset();
+  const answer = await call(local.gateway.url('/api/v1/chat/completions'), {
+    headers: { ...bearer(local.key), 'X-Cache': 'no-cache' },
     body: { model: 'gpt', messages: [{ role: 'user', content: 'whose key?' }] },
   });
   expect(answer.status).toBe(200);
-  const [request] = await openai.requests();
+  const [request] = await local.simulator.requests();
   return request!.headers['authorization'];
 };
 
@@ -44,14 +32,14 @@ test('a stored key replaces the platform key for its provider, until it is delet
   expect(created.text).not.toContain(OWN_KEY);
   expect(await chatKeyUsed()).toBe(`Bearer ${OWN_KEY}`);
 
-  const listed = await call(gateway.url('/api/v1/provider-keys'), { headers: { Cookie: account.cookie } });
+  const listed = await call(local.gateway.url('/api/v1/provider-keys'), { headers: { Cookie: local.account.cookie } });
   expect(listed.body.data.keys).toEqual([expect.objectContaining({ id: created.body.data.id, apiKey: '••••9876' })]);
   expect(listed.text).not.toContain(OWN_KEY);
-  expect(JSON.stringify(await scanAll(gateway))).not.toContain(OWN_KEY);
+  expect(JSON.stringify(await scanAll(local.gateway))).not.toContain(OWN_KEY);
 
-  const deleted = await call(gateway.url(`/api/v1/provider-keys/${created.body.data.id}`), {
+  const deleted = await call(local.gateway.url(`/api/v1/provider-keys/${created.body.data.id}`), {
     method: 'DELETE',
-    headers: account.session,
+    headers: local.account.session,
   });
   expect(deleted.status).toBe(204);
   expect(await chatKeyUsed()).toBe('Bearer sim-local-key');
@@ -64,7 +52,7 @@ test('slugs are unique per account, not across accounts', async () => {
   const again = await create({ provider: 'google', slug: 'shared-slug', apiKey: 'AIza-1234567890' });
   expect(again.status).toBe(409);
   expect(again.body.error.field).toBe('slug');
-  const other = await provisionAccount(gateway, 'byok-other');
+  const other = await provisionAccount(local.gateway, 'byok-other');
   expect(
     (await create({ provider: 'anthropic', slug: 'shared-slug', apiKey: 'sk-ant-0987654321' }, other.session)).status,
   ).toBe(201);
@@ -72,10 +60,10 @@ test('slugs are unique per account, not across accounts', async () => {
 
 test('another account cannot see or delete a key: 404', async () => {
   const mine = await create({ provider: 'xai', slug: 'private-xai', apiKey: 'xai-private-12345678' });
-  const other = await provisionAccount(gateway, 'byok-intruder');
-  const list = await call(gateway.url('/api/v1/provider-keys'), { headers: { Cookie: other.cookie } });
+  const other = await provisionAccount(local.gateway, 'byok-intruder');
+  const list = await call(local.gateway.url('/api/v1/provider-keys'), { headers: { Cookie: other.cookie } });
   expect(list.body.data.keys.map((k: { id: string }) => k.id)).not.toContain(mine.body.data.id);
-  const deleted = await call(gateway.url(`/api/v1/provider-keys/${mine.body.data.id}`), {
+  const deleted = await call(local.gateway.url(`/api/v1/provider-keys/${mine.body.data.id}`), {
     method: 'DELETE',
     headers: other.session,
   });
@@ -97,9 +85,14 @@ test.each([
 });
 
 test('provider keys need a session; an API key is refused', async () => {
-  expect((await call(gateway.url('/api/v1/provider-keys'))).status).toBe(401);
-  expect((await call(gateway.url('/api/v1/provider-keys'), { headers: bearer(key) })).status).toBe(403);
+  expect((await call(local.gateway.url('/api/v1/provider-keys'))).status).toBe(401);
+  expect((await call(local.gateway.url('/api/v1/provider-keys'), { headers: bearer(local.key) })).status).toBe(403);
   expect(
-    (await call(gateway.url('/api/v1/provider-keys/pkey_x'), { method: 'DELETE', headers: account.session })).status,
+    (
+      await call(local.gateway.url('/api/v1/provider-keys/pkey_x'), {
+        method: 'DELETE',
+        headers: local.account.session,
+      })
+    ).status,
   ).toBe(404);
 });

@@ -1,21 +1,14 @@
-import { adminKey, provisionAccount, type TestAccount } from './support/provisioning.js';
+import { adminKey } from './support/provisioning.js';
 import { bearer, call } from './support/http.js';
-import { LocalGateway } from '../../local/child-runtime.js';
+import { useGateway } from './support/gateway-fixture.js';
 
-let gateway: LocalGateway;
-let account: TestAccount;
+const local = useGateway({ account: 'limits' });
 
-beforeAll(async () => {
-  gateway = await LocalGateway.start();
-  account = await provisionAccount(gateway, 'limits');
-});
-afterAll(() => gateway.dispose());
-
-const models = (key: string) => call(gateway.url('/api/v1/models'), { headers: bearer(key) });
+const models = (key: string) => call(local.gateway.url('/api/v1/models'), { headers: bearer(key) });
 
 test('3× rateLimit concurrent requests: exactly rateLimit succeed, the rest 429 with Retry-After', async () => {
   const rateLimit = 20;
-  const { key } = await adminKey(gateway, { accountId: account.accountId, type: 'secret', rateLimit });
+  const { key } = await adminKey(local.gateway, { accountId: local.account.accountId, type: 'secret', rateLimit });
   const answers = await Promise.all(Array.from({ length: 3 * rateLimit }, () => models(key)));
   const ok = answers.filter((a) => a.status === 200);
   const limited = answers.filter((a) => a.status === 429);
@@ -35,7 +28,7 @@ test('3× rateLimit concurrent requests: exactly rateLimit succeed, the rest 429
 }, 30_000);
 
 test('the headers count down and the reset is one window ahead', async () => {
-  const { key } = await adminKey(gateway, { accountId: account.accountId, type: 'secret', rateLimit: 3 });
+  const { key } = await adminKey(local.gateway, { accountId: local.account.accountId, type: 'secret', rateLimit: 3 });
   const before = Math.floor(Date.now() / 1000);
   const seen: string[] = [];
   let reset = '';
@@ -52,16 +45,16 @@ test('the headers count down and the reset is one window ahead', async () => {
 });
 
 test('limits are per key: another key of the same account is unaffected', async () => {
-  const first = await adminKey(gateway, { accountId: account.accountId, type: 'secret', rateLimit: 1 });
-  const second = await adminKey(gateway, { accountId: account.accountId, type: 'secret', rateLimit: 1 });
+  const first = await adminKey(local.gateway, { accountId: local.account.accountId, type: 'secret', rateLimit: 1 });
+  const second = await adminKey(local.gateway, { accountId: local.account.accountId, type: 'secret', rateLimit: 1 });
   expect((await models(first.key)).status).toBe(200);
   expect((await models(first.key)).status).toBe(429);
   expect((await models(second.key)).status).toBe(200);
 });
 
 test('unauthenticated and public routes carry no rate headers; limited ones always do', async () => {
-  expect((await call(gateway.url('/api/health'))).headers.get('x-ratelimit-limit')).toBeNull();
-  const usage = await call(gateway.url('/api/v1/usage'), { headers: { 'X-API-Key': gateway.info.apiKey } });
+  expect((await call(local.gateway.url('/api/health'))).headers.get('x-ratelimit-limit')).toBeNull();
+  const usage = await call(local.gateway.url('/api/v1/usage'), { headers: { 'X-API-Key': local.gateway.info.apiKey } });
   expect(usage.status).toBe(200);
   expect(usage.headers.get('x-ratelimit-limit')).toBe('600');
   expect(usage.headers.get('x-ratelimit-remaining')).not.toBeNull();
@@ -70,7 +63,7 @@ test('unauthenticated and public routes carry no rate headers; limited ones alwa
 
 test('a limit above 1,000 a minute is counted in shards: exactly the limit per window, and the headers stay consistent', async () => {
   const rateLimit = 1_001;
-  const { key } = await adminKey(gateway, { accountId: account.accountId, type: 'secret', rateLimit });
+  const { key } = await adminKey(local.gateway, { accountId: local.account.accountId, type: 'secret', rateLimit });
   const answers: Awaited<ReturnType<typeof models>>[] = [];
   // Until a refusal: a run that straddles a window boundary spends some of the limit in each
   // window, so a fixed count can end before either is used up (at most three windows' worth).

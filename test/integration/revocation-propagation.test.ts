@@ -3,21 +3,14 @@ import { KEY_CACHE_TTL_MS } from '../../lambdas/identity/key-directory.js';
 import type { GatewayRequest } from '../../lambdas/http/request.js';
 import { createKey, provisionAccount } from './support/provisioning.js';
 import { call } from './support/http.js';
-import { useRuntimeTables } from './support/ledger.js';
-import { LocalGateway } from '../../local/child-runtime.js';
+import { useGateway } from './support/gateway-fixture.js';
 
 /**
  * Two instances: the runtime process, where the key is disabled, and this test process,
  * which authenticates with the same production code against the same table and has the key
  * cached. The disable must reach this instance within the 5 s bound.
  */
-let gateway: LocalGateway;
-
-beforeAll(async () => {
-  gateway = await LocalGateway.start();
-  useRuntimeTables(gateway);
-});
-afterAll(() => gateway.dispose());
+const local = useGateway({ runtimeTables: true });
 
 const requestWith = (key: string): GatewayRequest => ({
   method: 'GET',
@@ -49,19 +42,19 @@ test.each([['disable'], ['revoke']])(
   '%s on one instance takes effect on another within 5 s',
   async (action) => {
     expect(KEY_CACHE_TTL_MS).toBeLessThanOrEqual(5_000);
-    const account = await provisionAccount(gateway, action);
-    const { keyId, key } = await createKey(gateway, account);
+    const account = await provisionAccount(local.gateway, action);
+    const { keyId, key } = await createKey(local.gateway, account);
     // This instance caches the key as enabled.
     await expect(authenticate(requestWith(key), ['secretKey'])).resolves.toMatchObject({ keyId });
 
     const change =
       action === 'disable'
-        ? await call(gateway.url(`/api/v1/keys/${keyId}`), {
+        ? await call(local.gateway.url(`/api/v1/keys/${keyId}`), {
             method: 'PATCH',
             headers: account.session,
             body: { enabled: false },
           })
-        : await call(gateway.url(`/api/v1/keys/${keyId}`), { method: 'DELETE', headers: account.session });
+        : await call(local.gateway.url(`/api/v1/keys/${keyId}`), { method: 'DELETE', headers: account.session });
     expect(change.status).toBeLessThan(300);
 
     const seconds = await secondsUntilRefused(key);

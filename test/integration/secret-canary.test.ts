@@ -1,58 +1,59 @@
 import { adminKey, createKey, provisionAccount } from './support/provisioning.js';
 import { bearer, call } from './support/http.js';
 import { scanAll } from './support/ledger.js';
-import { LocalGateway } from '../../local/child-runtime.js';
+import { useGateway } from './support/gateway-fixture.js';
 
-let gateway: LocalGateway;
-
-beforeAll(async () => {
-  gateway = await LocalGateway.start();
-});
-afterAll(() => gateway.dispose());
+const local = useGateway();
 
 test('keys and the admin token never reach logs, DynamoDB items or later responses', async () => {
-  const account = await provisionAccount(gateway, 'canary');
-  const dashboardKey = await createKey(gateway, account, { name: 'canary' });
-  const provisioned = await adminKey(gateway, { accountId: account.accountId, type: 'secret' });
-  const publishable = await adminKey(gateway, {
+  const account = await provisionAccount(local.gateway, 'canary');
+  const dashboardKey = await createKey(local.gateway, account, { name: 'canary' });
+  const provisioned = await adminKey(local.gateway, { accountId: account.accountId, type: 'secret' });
+  const publishable = await adminKey(local.gateway, {
     accountId: account.accountId,
     type: 'publishable',
     allowedOrigins: ['https://canary.example'],
   });
-  const secrets = [dashboardKey.key, provisioned.key, publishable.key, gateway.info.adminToken, gateway.info.apiKey];
+  const secrets = [
+    dashboardKey.key,
+    provisioned.key,
+    publishable.key,
+    local.gateway.info.adminToken,
+    local.gateway.info.apiKey,
+  ];
   // The secret parts alone, too: a log line that dropped the prefix would still leak.
   const secretParts = secrets.map((secret) => secret.slice(-43));
 
   // Use every key on success and failure paths, so their log lines exist.
   const later = [
-    await call(gateway.url('/api/v1/models'), { headers: bearer(dashboardKey.key) }),
-    await call(gateway.url('/api/v1/usage?from=bad'), { headers: bearer(provisioned.key) }),
-    await call(gateway.url('/api/v1/usage'), {
+    await call(local.gateway.url('/api/v1/models'), { headers: bearer(dashboardKey.key) }),
+    await call(local.gateway.url('/api/v1/usage?from=bad'), { headers: bearer(provisioned.key) }),
+    await call(local.gateway.url('/api/v1/usage'), {
       headers: { ...bearer(publishable.key), Origin: 'https://canary.example' },
     }),
-    await call(gateway.url('/api/v1/keys'), { headers: { Cookie: account.cookie } }),
-    await call(gateway.url('/api/admin/v1/usage?accountId=' + account.accountId), {
-      headers: bearer(gateway.info.adminToken),
+    await call(local.gateway.url('/api/v1/keys'), { headers: { Cookie: account.cookie } }),
+    await call(local.gateway.url('/api/admin/v1/usage?accountId=' + account.accountId), {
+      headers: bearer(local.gateway.info.adminToken),
     }),
-    await call(gateway.url('/api/admin/v1/keys'), {
-      headers: bearer(gateway.info.adminToken),
+    await call(local.gateway.url('/api/admin/v1/keys'), {
+      headers: bearer(local.gateway.info.adminToken),
       body: { accountId: 'nope', type: 'secret' },
     }),
-    await call(gateway.url(`/api/v1/keys/${dashboardKey.keyId}`), {
+    await call(local.gateway.url(`/api/v1/keys/${dashboardKey.keyId}`), {
       method: 'PATCH',
       headers: account.session,
       body: { enabled: false },
     }),
-    await call(gateway.url('/api/v1/models'), { headers: bearer(dashboardKey.key) }),
+    await call(local.gateway.url('/api/v1/models'), { headers: bearer(dashboardKey.key) }),
   ];
   expect(later.map((answer) => answer.status)).toEqual([200, 400, 403, 200, 200, 404, 200, 401]);
 
   // `npm start` prints its own first key in the banner on purpose; everything else is logs.
-  const logs = gateway.output
+  const logs = local.gateway.output
     .split('\n')
     .filter((line) => !line.startsWith('  API key ') && !line.startsWith('  curl -H '))
     .join('\n');
-  const items = JSON.stringify(await scanAll(gateway));
+  const items = JSON.stringify(await scanAll(local.gateway));
   expect(items).toContain(dashboardKey.keyId); // the scan did see the key records
   for (const [i, secret] of secrets.entries()) {
     expect(items).not.toContain(secret);

@@ -1,21 +1,14 @@
 import { PutItemCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { createHash } from 'node:crypto';
-import { login, provisionAccount, type TestAccount } from './support/provisioning.js';
+import { login } from './support/provisioning.js';
 import { call } from './support/http.js';
-import { LocalGateway } from '../../local/child-runtime.js';
+import { useGateway } from './support/gateway-fixture.js';
 
-let gateway: LocalGateway;
-let account: TestAccount;
-
-beforeAll(async () => {
-  gateway = await LocalGateway.start();
-  account = await provisionAccount(gateway, 'sessions');
-});
-afterAll(() => gateway.dispose());
+const local = useGateway({ account: 'sessions' });
 
 test('login sets an HttpOnly, Secure, SameSite=Strict cookie with an opaque 12 h session', async () => {
-  const answer = await call(gateway.url('/api/v1/auth/login'), {
-    body: { email: account.email, password: account.password },
+  const answer = await call(local.gateway.url('/api/v1/auth/login'), {
+    body: { email: local.account.email, password: local.account.password },
   });
   expect(answer.status).toBe(200);
   const cookie = answer.headers.get('set-cookie')!;
@@ -24,28 +17,32 @@ test('login sets an HttpOnly, Secure, SameSite=Strict cookie with an opaque 12 h
   expect(cookie).toContain('Secure');
   expect(cookie).toContain('SameSite=Strict');
   expect(cookie).toContain('Max-Age=43200');
-  expect(answer.body.data).toMatchObject({ accountId: account.accountId, email: account.email });
+  expect(answer.body.data).toMatchObject({ accountId: local.account.accountId, email: local.account.email });
   const hours = (Date.parse(answer.body.data.expiresAt) - Date.now()) / 3_600_000;
   expect(hours).toBeGreaterThan(11.9);
   expect(hours).toBeLessThanOrEqual(12);
 });
 
 test('the dashboard login from runtime.json works', async () => {
-  const { email, password } = gateway.info.dashboard;
-  expect(await login(gateway, email, password)).toMatch(/^gw_session=/);
+  const { email, password } = local.gateway.info.dashboard;
+  expect(await login(local.gateway, email, password)).toMatch(/^gw_session=/);
 });
 
 test('GET /auth/session describes the signed-in account', async () => {
-  const answer = await call(gateway.url('/api/v1/auth/session'), { headers: { Cookie: account.cookie } });
+  const answer = await call(local.gateway.url('/api/v1/auth/session'), { headers: { Cookie: local.account.cookie } });
   expect(answer.status).toBe(200);
-  expect(answer.body.data).toEqual({ accountId: account.accountId, email: account.email, name: 'sessions' });
+  expect(answer.body.data).toEqual({
+    accountId: local.account.accountId,
+    email: local.account.email,
+    name: 'sessions',
+  });
 });
 
 test('wrong password and unknown user are the same 401', async () => {
-  const wrong = await call(gateway.url('/api/v1/auth/login'), {
-    body: { email: account.email, password: 'Wrong-password-1!' },
+  const wrong = await call(local.gateway.url('/api/v1/auth/login'), {
+    body: { email: local.account.email, password: 'Wrong-password-1!' },
   });
-  const unknown = await call(gateway.url('/api/v1/auth/login'), {
+  const unknown = await call(local.gateway.url('/api/v1/auth/login'), {
     body: { email: 'nobody@example.com', password: 'x' },
   });
   for (const answer of [wrong, unknown]) {
@@ -62,60 +59,62 @@ test.each([
   [{ email: 'not-an-email', password: 'x' }, 'email'],
   [{ email: 'a@b.example', password: 'x', extra: 1 }, 'extra'],
 ])('login %j is a 400 naming %s', async (body, field) => {
-  const answer = await call(gateway.url('/api/v1/auth/login'), { body });
+  const answer = await call(local.gateway.url('/api/v1/auth/login'), { body });
   expect(answer.status).toBe(400);
   expect(answer.body.error.field).toBe(field);
 });
 
 test('a login from a foreign origin is refused', async () => {
-  const answer = await call(gateway.url('/api/v1/auth/login'), {
+  const answer = await call(local.gateway.url('/api/v1/auth/login'), {
     headers: { Origin: 'https://evil.example' },
-    body: { email: account.email, password: account.password },
+    body: { email: local.account.email, password: local.account.password },
   });
   expect(answer.status).toBe(403);
 });
 
 test('logout ends the session everywhere', async () => {
-  const cookie = await login(gateway, account.email, account.password);
-  const out = await call(gateway.url('/api/v1/auth/logout'), {
+  const cookie = await login(local.gateway, local.account.email, local.account.password);
+  const out = await call(local.gateway.url('/api/v1/auth/logout'), {
     method: 'POST',
-    headers: { Cookie: cookie, Origin: gateway.info.baseUrl },
+    headers: { Cookie: cookie, Origin: local.gateway.info.baseUrl },
   });
   expect(out.status).toBe(204);
   expect(out.headers.get('set-cookie')).toContain('Max-Age=0');
-  const after = await call(gateway.url('/api/v1/auth/session'), { headers: { Cookie: cookie } });
+  const after = await call(local.gateway.url('/api/v1/auth/session'), { headers: { Cookie: cookie } });
   expect(after.status).toBe(401);
 });
 
 test('an expired session is refused even before TTL deletes it', async () => {
   const sessionId = 'expired-session-id-expired-session-id-000000';
   const dynamo = new DynamoDBClient({
-    region: gateway.aws.region,
-    endpoint: gateway.aws.dynamodb,
+    region: local.gateway.aws.region,
+    endpoint: local.gateway.aws.dynamodb,
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
   });
   const idHash = createHash('sha256').update(sessionId).digest('base64url');
   await dynamo.send(
     new PutItemCommand({
-      TableName: gateway.aws.tables.identity,
+      TableName: local.gateway.aws.tables.identity,
       Item: {
         pk: { S: `SESSION#${idHash}` },
         sk: { S: 'SESSION' },
-        accountId: { S: account.accountId },
-        email: { S: account.email },
+        accountId: { S: local.account.accountId },
+        email: { S: local.account.email },
         createdAt: { S: new Date(Date.now() - 13 * 3_600_000).toISOString() },
         expiresAt: { N: String(Math.floor(Date.now() / 1000) - 3600) },
       },
     }),
   );
   dynamo.destroy();
-  const answer = await call(gateway.url('/api/v1/auth/session'), { headers: { Cookie: `gw_session=${sessionId}` } });
+  const answer = await call(local.gateway.url('/api/v1/auth/session'), {
+    headers: { Cookie: `gw_session=${sessionId}` },
+  });
   expect(answer.status).toBe(401);
-  const keys = await call(gateway.url('/api/v1/keys'), { headers: { Cookie: `gw_session=${sessionId}` } });
+  const keys = await call(local.gateway.url('/api/v1/keys'), { headers: { Cookie: `gw_session=${sessionId}` } });
   expect(keys.status).toBe(401);
 });
 
 test('a made-up session cookie is 401', async () => {
-  const answer = await call(gateway.url('/api/v1/auth/session'), { headers: { Cookie: 'gw_session=forged' } });
+  const answer = await call(local.gateway.url('/api/v1/auth/session'), { headers: { Cookie: 'gw_session=forged' } });
   expect(answer.status).toBe(401);
 });

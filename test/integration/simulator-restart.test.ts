@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { LocalGateway } from '../../local/child-runtime.js';
+import { useGateway } from './support/gateway-fixture.js';
 
 /**
  * A restart of `npm start` over the same data folder keeps the upstream simulators as a real
@@ -10,12 +10,7 @@ import { LocalGateway } from '../../local/child-runtime.js';
  * submitted before the restart and still polls after it.
  */
 const KEY = { authorization: 'Bearer sim-local-key', 'content-type': 'application/json' };
-let gateway: LocalGateway;
-
-beforeAll(async () => {
-  gateway = await LocalGateway.start();
-});
-afterAll(() => gateway.dispose());
+const local = useGateway();
 
 async function json(url: string, body?: unknown): Promise<any> {
   const response = await fetch(url, {
@@ -26,8 +21,8 @@ async function json(url: string, body?: unknown): Promise<any> {
   return response.json();
 }
 
-const minimax = () => gateway.info.simulators['minimax']!;
-const fashn = () => gateway.info.simulators['fashn']!;
+const minimax = () => local.gateway.info.simulators['minimax']!;
+const fashn = () => local.gateway.info.simulators['fashn']!;
 const videoStatus = async (taskId: string) =>
   (await json(`${minimax()}/v1/query/video_generation?task_id=${taskId}`)).status as string;
 const predictionStatus = async (id: string) => (await json(`${fashn()}/v1/status/${id}`)).status as string;
@@ -53,11 +48,11 @@ test('the simulators keep their URLs, and jobs created before a restart walk on 
   });
   expect(await predictionStatus(predictionId)).toBe('starting');
 
-  const before = gateway.info.simulators;
-  await gateway.restart();
+  const before = local.gateway.info.simulators;
+  await local.gateway.restart();
 
-  expect(gateway.info.simulators).toEqual(before);
-  expect(existsSync(join(gateway.dataDir, 'simulators', 'minimax.json'))).toBe(true);
+  expect(local.gateway.info.simulators).toEqual(before);
+  expect(existsSync(join(local.gateway.dataDir, 'simulators', 'minimax.json'))).toBe(true);
   expect(await videoStatus(taskId)).toBe('Processing');
   expect(await videoStatus(taskId)).toBe('Success');
   const download = await fetch(file.download_url);

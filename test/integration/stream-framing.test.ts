@@ -1,5 +1,4 @@
-import { adminKey, provisionAccount } from './support/provisioning.js';
-import { LocalGateway } from '../../local/child-runtime.js';
+import { useGateway } from './support/gateway-fixture.js';
 import { RawHttpConnection, sseFrames } from '../support/raw-http.js';
 
 /**
@@ -8,15 +7,11 @@ import { RawHttpConnection, sseFrames } from '../support/raw-http.js';
  * each connection kept alive for the next stream. Every SSE frame must sit inside the chunked
  * body, `[DONE]` exactly once and last, the answer whole.
  */
-let gateway: LocalGateway;
-let key: string;
-
-beforeAll(async () => {
-  gateway = await LocalGateway.start({ POWERTOOLS_LOG_LEVEL: 'WARN' });
-  const account = await provisionAccount(gateway, 'framing');
-  key = (await adminKey(gateway, { accountId: account.accountId, type: 'secret', rateLimit: 10000 })).key;
+const local = useGateway({
+  env: { POWERTOOLS_LOG_LEVEL: 'WARN' },
+  account: 'framing',
+  key: { via: 'admin', body: { type: 'secret', rateLimit: 10000 } },
 });
-afterAll(() => gateway.dispose());
 
 const SIZES = [30, 400, 2500];
 const RUNS = 3;
@@ -31,7 +26,7 @@ async function streamOnce(connection: RawHttpConnection, model: string, words: n
   const response = await connection.request(
     'POST',
     '/api/v1/chat/completions',
-    { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+    { Authorization: `Bearer ${local.key}`, 'Content-Type': 'application/json' },
     body,
   );
   expect(response.status).toBe(200);
@@ -52,7 +47,7 @@ describe.each(['gpt', 'claude', 'gemini', 'grok', 'deepseek'])('%s streams on th
   test('every frame inside the chunked body, [DONE] once, the answer whole, the socket reusable', async () => {
     await Promise.all(
       Array.from({ length: PARALLEL_CONNECTIONS }, async () => {
-        const connection = await RawHttpConnection.open(gateway.info.baseUrl);
+        const connection = await RawHttpConnection.open(local.gateway.info.baseUrl);
         try {
           for (let run = 0; run < RUNS; run++) for (const words of SIZES) await streamOnce(connection, model, words);
           // One more request on the same socket: bytes left after the last stream would break it.

@@ -4,9 +4,8 @@ import { fullExportLine, incrementalExportLine, itemsOfExport } from '../../lamb
 import { exportedUsageReport } from '../../lambdas/usage/exported-usage.js';
 import { ledgerShardPks } from '../../lambdas/store/usage-ledger-shards.js';
 import { totalsPk } from '../../lambdas/store/usage-totals.js';
-import { LocalGateway } from '../../local/child-runtime.js';
 import { readLikeOpenXSerde } from '../support/glue-table.js';
-import { createKey, provisionAccount, type TestAccount } from './support/provisioning.js';
+import { useGateway } from './support/gateway-fixture.js';
 import { bearer, call } from './support/http.js';
 import { storedItems } from './support/ledger-entries.js';
 
@@ -15,30 +14,27 @@ import { storedItems } from './support/ledger-entries.js';
  * into DynamoDB export lines (full and incremental) and read back: the totals equal
  * GET /api/v1/usage's, and every line reads cleanly through the Glue tables' declared columns.
  */
-let gateway: LocalGateway;
-let account: TestAccount;
-let key: string;
+const local = useGateway({ account: 'exports', key: { via: 'dashboard' } });
 const DAY_MS = 86_400_000;
 
 beforeAll(async () => {
-  gateway = await LocalGateway.start();
-  account = await provisionAccount(gateway, 'exports');
-  key = (await createKey(gateway, account)).key;
   for (const [model, content] of [
     ['gpt', 'first'],
     ['gpt', 'second'],
     ['deepseek', 'third'],
   ]) {
-    const answer = await call(gateway.url('/api/v1/chat/completions'), {
-      headers: bearer(key),
+    const answer = await call(local.gateway.url('/api/v1/chat/completions'), {
+      headers: bearer(local.key),
       body: { model, messages: [{ role: 'user', content }] },
     });
     expect(answer.status).toBe(200);
   }
-  const search = await call(gateway.url('/api/v1/search'), { headers: bearer(key), body: { query: 'exports' } });
+  const search = await call(local.gateway.url('/api/v1/search'), {
+    headers: bearer(local.key),
+    body: { query: 'exports' },
+  });
   expect(search.status).toBe(200);
 });
-afterAll(() => gateway.dispose());
 
 type Item = Record<string, AttributeValue>;
 
@@ -47,9 +43,9 @@ type Item = Record<string, AttributeValue>;
  * once the 4 ledger entries have landed and the totals count them (600 reads at most).
  */
 async function usageItems(): Promise<Item[]> {
-  const pks = [...ledgerShardPks(account.accountId), totalsPk(account.accountId)];
+  const pks = [...ledgerShardPks(local.account.accountId), totalsPk(local.account.accountId)];
   for (let poll = 1; ; poll++) {
-    const items = await storedItems(gateway, pks);
+    const items = await storedItems(local.gateway, pks);
     const ledger = items.filter((item) => item['type']?.S === 'ledger').length;
     const counted = items
       .filter((item) => item['type']?.S === 'day')
@@ -70,7 +66,7 @@ function period() {
 }
 
 async function reported(): Promise<unknown> {
-  const answer = await call(gateway.url(`/api/v1/usage${period().query}`), { headers: bearer(key) });
+  const answer = await call(local.gateway.url(`/api/v1/usage${period().query}`), { headers: bearer(local.key) });
   expect(answer.status).toBe(200);
   return answer.body.data;
 }
@@ -80,7 +76,7 @@ test('a full export of the ledger adds up to what GET /api/v1/usage reports', as
   const ledger = items.filter((item) => item['type']?.S === 'ledger');
   expect(ledger.map((item) => item['unit']?.S ?? 'tokens').sort()).toEqual(['search', 'tokens', 'tokens', 'tokens']);
   const lines = items.map(fullExportLine);
-  const report = exportedUsageReport(itemsOfExport(lines), account.accountId, period().range);
+  const report = exportedUsageReport(itemsOfExport(lines), local.account.accountId, period().range);
   expect(report.totalRequests).toBe(4);
   expect(report).toEqual(await reported());
 });
@@ -94,7 +90,7 @@ test('incremental exports (overlapping, with day totals rewritten) add up to the
   const second = items.map((item) =>
     incrementalExportLine({ writtenAtMicros: micros(item) + 1, newImage: item, oldImage: item }),
   );
-  const report = exportedUsageReport(itemsOfExport([...first, '', ...second]), account.accountId, period().range);
+  const report = exportedUsageReport(itemsOfExport([...first, '', ...second]), local.account.accountId, period().range);
   expect(report).toEqual(await reported());
 });
 
@@ -103,7 +99,7 @@ test('a deleted item leaves the export, and an entry never counts twice', async 
   const ledger = items.filter((item) => item['type']?.S === 'ledger');
   const deleted = incrementalExportLine({ writtenAtMicros: Date.now() * 1000, oldImage: ledger[0]! });
   const lines = [...items.map(fullExportLine), ...items.map(fullExportLine), deleted];
-  const report = exportedUsageReport(itemsOfExport(lines), account.accountId, period().range);
+  const report = exportedUsageReport(itemsOfExport(lines), local.account.accountId, period().range);
   expect(report.totalRequests).toBe(3);
 });
 

@@ -5,10 +5,10 @@ import type { UsageEntry } from '../../lambdas/store/usage-items.js';
 import { ledgerShardPks } from '../../lambdas/store/usage-ledger-shards.js';
 import { dayTotalSk, hourTotalSk, totalsPk } from '../../lambdas/store/usage-totals.js';
 import { retryMessageBodies } from '../../lambdas/usage/usage-retry-messages.js';
-import { LocalGateway } from '../../local/child-runtime.js';
 import { LOCAL_USAGE_RETRY_QUEUE } from '../../local/runtime-config.js';
 import { readStandInCredentials } from '../../local/standin-credentials.js';
 import { LOCAL_SQS_ACCOUNT } from '../../local/standins/sqs.js';
+import { useGateway } from './support/gateway-fixture.js';
 import { storedItems } from './support/ledger-entries.js';
 
 // The local runtime runs the usage pipeline as the stack deploys it: the usage retry queue in
@@ -16,32 +16,28 @@ import { storedItems } from './support/ledger-entries.js';
 // that. An entry sent to the retry queue (as the request path sends one DynamoDB refused) lands
 // in its ledger shard once, however often it is sent, and then in the day and hour totals.
 
-let gateway: LocalGateway;
+const local = useGateway();
 let sqs: SQSClient;
 let queueUrl: string;
 
-beforeAll(async () => {
-  gateway = await LocalGateway.start();
-  const aws = gateway.aws as typeof gateway.aws & { sqs: string };
+beforeAll(() => {
+  const aws = local.gateway.aws as typeof local.gateway.aws & { sqs: string };
   sqs = new SQSClient({
     endpoint: aws.sqs,
     region: aws.region,
-    credentials: readStandInCredentials(gateway.dataDir),
+    credentials: readStandInCredentials(local.gateway.dataDir),
     maxAttempts: 1,
   });
   queueUrl = `${aws.sqs}/${LOCAL_SQS_ACCOUNT}/${LOCAL_USAGE_RETRY_QUEUE}`;
 });
-afterAll(async () => {
-  sqs.destroy();
-  await gateway.dispose();
-});
+afterAll(() => sqs.destroy());
 
 /** Polls this many times at most, a tenth of a second apart: the pipeline runs off the request path (about a second). */
 const ATTEMPTS = 100;
 const pause = () => new Promise((done) => setTimeout(done, 100));
 
 async function query(pk: string): Promise<Record<string, unknown>[]> {
-  return (await storedItems(gateway, [pk])).map((item) => unmarshall(item));
+  return (await storedItems(local.gateway, [pk])).map((item) => unmarshall(item));
 }
 
 function entry(accountId: string, requestId: string, promptTokens: number): UsageEntry {

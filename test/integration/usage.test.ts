@@ -2,26 +2,15 @@ import { settledUsage } from './support/settled-usage.js';
 import { resolveFamily } from '../../lambdas/catalog/model-catalog.js';
 import { Meter } from '../../lambdas/usage/metering.js';
 import { recordUsage, type UsageEntry } from '../../lambdas/usage/usage-ledger.js';
-import { adminKey, provisionAccount, type TestAccount } from './support/provisioning.js';
+import { adminKey, provisionAccount } from './support/provisioning.js';
 import { bearer, call } from './support/http.js';
 import { ledgerEntries, ledgerItems } from './support/ledger-entries.js';
-import { useRuntimeTables } from './support/ledger.js';
 import { expectBreakdownsSumToTotals, type UsageReportData } from './support/usage-breakdowns.js';
 import { parseKey } from '../../lambdas/identity/api-key-format.js';
-import { LocalGateway } from '../../local/child-runtime.js';
+import { useGateway } from './support/gateway-fixture.js';
 import type { Attempt } from '../../lambdas/chat/router.js';
 
-let gateway: LocalGateway;
-let account: TestAccount;
-let key: string;
-
-beforeAll(async () => {
-  gateway = await LocalGateway.start();
-  useRuntimeTables(gateway);
-  account = await provisionAccount(gateway, 'usage');
-  key = (await adminKey(gateway, { accountId: account.accountId, type: 'secret' })).key;
-});
-afterAll(() => gateway.dispose());
+const local = useGateway({ runtimeTables: true, account: 'usage', key: { via: 'admin', body: { type: 'secret' } } });
 
 let sequence = 0;
 const entry = (
@@ -35,7 +24,7 @@ const entry = (
 ): UsageEntry => ({
   requestId: `req-${sequence++}`,
   sequence: 0,
-  accountId: account.accountId,
+  accountId: local.account.accountId,
   route,
   model,
   provider: 'openai',
@@ -49,11 +38,11 @@ const entry = (
   at,
 });
 
-const usage = (query: string, headers: Record<string, string> = bearer(key)) =>
-  call(gateway.url(`/api/v1/usage${query}`), { headers });
+const usage = (query: string, headers: Record<string, string> = bearer(local.key)) =>
+  call(local.gateway.url(`/api/v1/usage${query}`), { headers });
 
-const settled = (query: string, requests: number, headers: Record<string, string> = bearer(key)) =>
-  settledUsage(gateway.url(`/api/v1/usage${query}`), headers, requests);
+const settled = (query: string, requests: number, headers: Record<string, string> = bearer(local.key)) =>
+  settledUsage(local.gateway.url(`/api/v1/usage${query}`), headers, requests);
 
 const FREE = { requests: 0, tokens: 0 };
 
@@ -120,7 +109,7 @@ test('usage of models without a price is flagged and reported, from day totals a
   await recordUsage(entry('2026-05-10T08:00:00.000Z', 'acme/unlisted-model', 100, 20, 0, false));
   await recordUsage(entry('2026-05-10T09:00:00.000Z', 'acme/unlisted-model', 30, 10, 0, false));
   await recordUsage(entry('2026-05-10T10:00:00.000Z', 'gpt-5', 10, 10, 100));
-  const ledger = (await ledgerItems(gateway, account.accountId))
+  const ledger = (await ledgerItems(local.gateway, local.account.accountId))
     .filter(
       (item) => String(item.requestId).startsWith('req-') && (item as unknown as { day: string }).day === '2026-05-10',
     )
@@ -148,8 +137,8 @@ test('usage of models without a price is flagged and reported, from day totals a
 
 test('the dashboard session reads the same usage', async () => {
   await settled('?from=2026-04-02&to=2026-04-03', 4);
-  const bySession = await usage('?from=2026-04-02&to=2026-04-03', { Cookie: account.cookie });
-  const byKey = await usage('?from=2026-04-02&to=2026-04-03', { 'X-API-Key': key });
+  const bySession = await usage('?from=2026-04-02&to=2026-04-03', { Cookie: local.account.cookie });
+  const byKey = await usage('?from=2026-04-02&to=2026-04-03', { 'X-API-Key': local.key });
   expect(bySession.status).toBe(200);
   expect(bySession.body.data).toEqual(byKey.body.data);
 });
@@ -182,8 +171,8 @@ describe('by route and by key', () => {
   const report = async (query: string, requests: number) =>
     (await settled(`?${query}`, requests)).body.data as UsageReportData & { from: string; to: string };
 
-  async function chat(model: string, stream: boolean, apiKey = key): Promise<string> {
-    const answer = await call(gateway.url('/api/v1/chat/completions'), {
+  async function chat(model: string, stream: boolean, apiKey = local.key): Promise<string> {
+    const answer = await call(local.gateway.url('/api/v1/chat/completions'), {
       headers: bearer(apiKey),
       body: { model, stream, messages: [{ role: 'user', content: `count me through ${model}` }] },
     });
@@ -195,7 +184,7 @@ describe('by route and by key', () => {
   async function arenaTurn(sessionId: string, agent: string, purpose: 'answer' | 'vote', at: Date): Promise<void> {
     const meter = new Meter({
       requestId: `${sessionId}/r1/${agent}/${purpose}`,
-      accountId: account.accountId,
+      accountId: local.account.accountId,
       route: 'fight',
       at,
       tags: { sessionId, round: 1, agent, purpose },
@@ -218,7 +207,8 @@ describe('by route and by key', () => {
     const startedAt = new Date();
     const today = startedAt.toISOString().slice(0, 10);
     const requestIds = [await chat('gpt', false), await chat('claude', false), await chat('gpt', true)];
-    for (const id of requestIds) expect(await ledgerEntries(gateway, account.accountId, id, 1)).toHaveLength(1);
+    for (const id of requestIds)
+      expect(await ledgerEntries(local.gateway, local.account.accountId, id, 1)).toHaveLength(1);
     await arenaTurn('ses_route-1', 'claude', 'answer', startedAt);
     await arenaTurn('ses_route-1', 'claude', 'vote', startedAt);
 
@@ -227,13 +217,13 @@ describe('by route and by key', () => {
     expect(wholeDay.byRoute['chat-completions']!.requests).toBe(3);
     expect(wholeDay.byRoute['fight']).toMatchObject({ requests: 2, tokens: 100 });
     expect(wholeDay.totalRequests).toBe(5);
-    const { keyId } = parseKey(key)!;
+    const { keyId } = parseKey(local.key)!;
     expect(wholeDay.byKey[keyId]!.requests).toBe(3);
     expect(wholeDay.byKey['none']).toMatchObject({ requests: 2, tokens: 100 });
     expectBreakdownsSumToTotals(wholeDay);
 
     // The independent reading: today's ledger entries, from every shard, add up to the report.
-    const ledger = (await ledgerItems(gateway, account.accountId)) as unknown as Record<string, unknown>[];
+    const ledger = (await ledgerItems(local.gateway, local.account.accountId)) as unknown as Record<string, unknown>[];
     const todays = ledger.filter((item) => item['day'] === today);
     expect(todays).toHaveLength(5);
     const sum = (field: string) => todays.reduce((n, item) => n + Number(item[field]), 0);
@@ -256,9 +246,9 @@ describe('by route and by key', () => {
   });
 
   test('keyId counts one key only, a revoked key included; the others are in byKey', async () => {
-    const owner = await provisionAccount(gateway, 'usage-by-key');
-    const first = await adminKey(gateway, { accountId: owner.accountId, type: 'secret' });
-    const second = await adminKey(gateway, { accountId: owner.accountId, type: 'secret' });
+    const owner = await provisionAccount(local.gateway, 'usage-by-key');
+    const first = await adminKey(local.gateway, { accountId: owner.accountId, type: 'secret' });
+    const second = await adminKey(local.gateway, { accountId: owner.accountId, type: 'secret' });
     await chat('gpt', false, first.key);
     await chat('gpt', false, first.key);
     await chat('claude', false, second.key);
@@ -272,9 +262,9 @@ describe('by route and by key', () => {
     });
     expectBreakdownsSumToTotals(all);
 
-    const revoke = await call(gateway.url(`/api/admin/v1/keys/${second.keyId}`), {
+    const revoke = await call(local.gateway.url(`/api/admin/v1/keys/${second.keyId}`), {
       method: 'DELETE',
-      headers: bearer(gateway.info.adminToken),
+      headers: bearer(local.gateway.info.adminToken),
     });
     expect(revoke.status).toBe(204);
     const onlySecond = await ofOwner(`&keyId=${second.keyId}`, 1);
@@ -282,7 +272,7 @@ describe('by route and by key', () => {
     expect(Object.keys(onlySecond.byKey)).toEqual([second.keyId]);
     expect(await ofOwner(`&keyId=${first.keyId}`, 2)).toMatchObject({ totalRequests: 2 });
     // Another account's key, or usage without a key: nothing of this account's.
-    expect(await ofOwner(`&keyId=${parseKey(key)!.keyId}`, 0)).toMatchObject({ totalRequests: 0, byKey: {} });
+    expect(await ofOwner(`&keyId=${parseKey(local.key)!.keyId}`, 0)).toMatchObject({ totalRequests: 0, byKey: {} });
     expect(await ofOwner('&keyId=none', 0)).toMatchObject({ totalRequests: 0 });
   });
 });

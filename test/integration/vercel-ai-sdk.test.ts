@@ -1,25 +1,20 @@
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { generateText, streamText, tool } from 'ai';
 import { z } from 'zod';
-import { adminKey, provisionAccount } from './support/provisioning.js';
-import { LocalGateway } from '../../local/child-runtime.js';
+import { useGateway } from './support/gateway-fixture.js';
 
 /** The Vercel AI SDK's OpenAI-compatible provider, unchanged, against `npm start`. */
-let gateway: LocalGateway;
+const local = useGateway({ account: 'vercel', key: { via: 'admin', body: { type: 'secret' } } });
 let gatewayProvider: ReturnType<typeof createOpenAICompatible>;
 
-beforeAll(async () => {
-  gateway = await LocalGateway.start();
-  const account = await provisionAccount(gateway, 'vercel');
-  const { key } = await adminKey(gateway, { accountId: account.accountId, type: 'secret' });
+beforeAll(() => {
   gatewayProvider = createOpenAICompatible({
     name: 'gateway',
-    baseURL: gateway.url('/api/v1'),
-    apiKey: key,
+    baseURL: local.gateway.url('/api/v1'),
+    apiKey: local.key,
     includeUsage: true,
   });
 });
-afterAll(() => gateway.dispose());
 
 test('generateText', async () => {
   const result = await generateText({ model: gatewayProvider('claude'), prompt: 'hello vercel' });
