@@ -31,12 +31,17 @@ export class AwsServiceError extends Error {
   }
 }
 
-export type AwsJsonCall = <T = Record<string, unknown>>(operation: string, input: unknown) => Promise<T>;
+/** One call; `signal` ends it early (a long poll nobody waits for any more), besides the client's timeout. */
+export type AwsJsonCall = <T = Record<string, unknown>>(
+  operation: string,
+  input: unknown,
+  signal?: AbortSignal,
+) => Promise<T>;
 
 export function awsJsonClient(options: AwsJsonClientOptions): AwsJsonCall {
   const signer = new SigV4Signer(options.region, options.service);
   const url = new URL(options.endpoint);
-  return async <T>(operation: string, input: unknown): Promise<T> => {
+  return async <T>(operation: string, input: unknown, signal?: AbortSignal): Promise<T> => {
     const body = JSON.stringify(input);
     const headers: Record<string, string> = {
       'content-type': `application/x-amz-json-${options.jsonVersion ?? '1.0'}`,
@@ -49,7 +54,9 @@ export function awsJsonClient(options: AwsJsonClientOptions): AwsJsonCall {
       method: 'POST',
       headers: sent,
       body,
-      signal: AbortSignal.timeout(options.timeoutMs ?? 10_000),
+      signal: signal
+        ? AbortSignal.any([signal, AbortSignal.timeout(options.timeoutMs ?? 10_000)])
+        : AbortSignal.timeout(options.timeoutMs ?? 10_000),
     });
     const text = await response.text();
     let answer: Record<string, unknown>;

@@ -71,6 +71,8 @@ export class QueuePoller {
   readonly #waitSeconds: number;
   #round?: Promise<QueueRound>;
   #stopping = false;
+  /** Aborted by stop(): a long poll still waiting for messages ends at once. */
+  readonly #stopped = new AbortController();
   #timer?: NodeJS.Timeout;
 
   constructor(mapping: QueueMapping, deps: QueuePollerDeps, waitSeconds = QUEUE_WAIT_SECONDS) {
@@ -111,22 +113,37 @@ export class QueuePoller {
     void loop();
   }
 
-  /** No new receive starts; resolves once the batch in flight has been handled and deleted. */
+  /**
+   * No new receive starts, and a receive still waiting is given up (messages the queue handed
+   * it meanwhile come back after their visibility timeout, as from any lost receive); resolves
+   * once a batch in flight has been handled and deleted.
+   */
   async stop(): Promise<void> {
     this.#stopping = true;
     clearTimeout(this.#timer);
+    this.#stopped.abort();
     await this.#round?.catch(() => undefined);
   }
 
   async #pollRound(): Promise<QueueRound> {
     const { queueUrl, batchSize } = this.#mapping;
     if (this.#stopping) return { received: 0, deleted: 0, moreReady: false };
-    const { Messages: messages = [] } = await this.#deps.sqs<{ Messages?: ReceivedMessage[] }>('ReceiveMessage', {
-      QueueUrl: queueUrl,
-      MaxNumberOfMessages: batchSize,
-      WaitTimeSeconds: this.#waitSeconds,
-      MessageSystemAttributeNames: ['All'],
-    });
+    let messages: ReceivedMessage[];
+    try {
+      ({ Messages: messages = [] } = await this.#deps.sqs<{ Messages?: ReceivedMessage[] }>(
+        'ReceiveMessage',
+        {
+          QueueUrl: queueUrl,
+          MaxNumberOfMessages: batchSize,
+          WaitTimeSeconds: this.#waitSeconds,
+          MessageSystemAttributeNames: ['All'],
+        },
+        this.#stopped.signal,
+      ));
+    } catch (error) {
+      if (this.#stopped.signal.aborted) return { received: 0, deleted: 0, moreReady: false };
+      throw error;
+    }
     if (messages.length === 0) return { received: 0, deleted: 0, moreReady: false };
     const handled = await this.#invoke(messages);
     let deleted = 0;

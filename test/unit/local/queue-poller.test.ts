@@ -2,7 +2,7 @@ import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { awsJsonClient } from '../../../local/aws-json-client.js';
+import { awsJsonClient, type AwsJsonCall } from '../../../local/aws-json-client.js';
 import { QueueMappingError, QueuePoller, type QueueHandler } from '../../../local/queue-poller.js';
 import { LOCAL_SQS_ACCOUNT, startSqsStandIn, type SqsStandIn } from '../../../local/standins/sqs.js';
 
@@ -144,6 +144,36 @@ test('stop lets the batch in flight finish and be deleted, and starts no other',
   const stopping = handle.stop();
   release();
   await stopping;
+  expect(await counts(queueUrl)).toEqual({ visible: 1, hidden: 0 });
+});
+
+test('stop gives up a long poll still waiting on an empty queue, quietly, and loses nothing sent later', async () => {
+  const queueUrl = await queueWith([]);
+  const warnings: string[] = [];
+  const handled: string[] = [];
+  const receives: AbortSignal[] = [];
+  const client = sqs();
+  // Every receive's signal, to see the stop end the one waiting rather than wait it out.
+  const watched: AwsJsonCall = (operation, input, signal) => {
+    if (operation === 'ReceiveMessage' && signal) receives.push(signal);
+    return client(operation, input, signal);
+  };
+  const handle = new QueuePoller(
+    {
+      functionName: 'redrive',
+      queueUrl,
+      handler: async (event) => void handled.push(...(event as SQSEvent).Records.map((r) => r.body)),
+    },
+    { sqs: watched, region: 'us-east-1', account: LOCAL_SQS_ACCOUNT, warn: (message) => warnings.push(message) },
+    20,
+  );
+  handle.start();
+  await handle.stop();
+  expect(receives).toHaveLength(1);
+  expect(receives[0]!.aborted).toBe(true);
+  await sqs()('SendMessage', { QueueUrl: queueUrl, MessageBody: 'after the stop' });
+  expect(handled).toEqual([]);
+  expect(warnings).toEqual([]);
   expect(await counts(queueUrl)).toEqual({ visible: 1, hidden: 0 });
 });
 
