@@ -131,7 +131,7 @@ export class EndpointFunction extends Construct {
     }
 
     // Tracing.ACTIVE puts the X-Ray statement in the role's default policy, which holds nothing else
-    // (grants go to the inline policy above); test/infra/iam.test.ts keeps it that way.
+    // (grants go to the inline policy above); test/infra/iam.cases.ts keeps it that way.
     const defaultPolicy = this.role.node.tryFindChild('DefaultPolicy');
     if (defaultPolicy) {
       Validations.of(defaultPolicy).acknowledge({

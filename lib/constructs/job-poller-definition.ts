@@ -2,7 +2,7 @@
  * The job poller's Amazon States Language (JSONPath), as plain data: the CDK construct
  * (job-poller.ts) puts it in the template with the task functions' ARNs, and the local
  * runtime runs the very same definition with local ARNs (local/standins/step-functions-standin.ts).
- * test/infra/job-poller.test.ts proves the synthesized DefinitionString equals it.
+ * test/infra/job-poller.cases.ts proves the synthesized DefinitionString equals it.
  *
  * One parameterised machine for every job kind: the execution input carries the kind's
  * interval, attempt bound and deadline (lambdas/jobs/job-execution.ts), so a new kind needs

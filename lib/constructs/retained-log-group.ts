@@ -7,7 +7,7 @@ export const DEFAULT_LOG_RETENTION = RetentionDays.ONE_MONTH;
 /**
  * Every log group of the stack is made here, with a retention, so none is left to Lambda's,
  * Step Functions' or API Gateway's implicit creation, which keeps logs forever
- * (test/infra/monitoring.test.ts checks every log group of the template).
+ * (test/infra/monitoring.cases.ts checks every log group of the template).
  */
 export function retainedLogGroup(
   scope: Construct,

@@ -9,7 +9,7 @@ import type { Attempt } from '../../../lambdas/chat/router.js';
 
 /**
  * The failures the 5xx alarm cannot see publish their own metrics, which the stack's alarms
- * read (test/infra/monitoring.test.ts checks the alarms' names against the same constants): a
+ * read (test/infra/monitoring.cases.ts checks the alarms' names against the same constants): a
  * stream that ends in a server error frame after its 200, and a usage entry nobody took.
  */
 

@@ -10,7 +10,7 @@ const resources = Object.entries(template.toJSON().Resources as Record<string, R
 
 /**
  * The one exception: the role the account's API Gateway setting may name, which that setting can
- * already point at when a first create rolls back (test/infra/api-gateway-account-role.test.ts).
+ * already point at when a first create rolls back (test/infra/api-gateway-account-role.cases.ts).
  */
 const accountRoleId = logicalIdOf(stack.api.accountRoleClaim!.role);
 

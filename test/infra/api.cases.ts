@@ -17,7 +17,7 @@ import {
 
 type Resources = Record<string, { Type: string; Properties: Record<string, any> }>;
 
-/** Their preflight admits any origin: see test/infra/publishable-key-preflight.test.ts. */
+/** Their preflight admits any origin: see test/infra/publishable-key-preflight.cases.ts. */
 const publishableKeyPaths = new Set(publishableKeyResources(routes).keys());
 
 describe('public API from the route manifest', () => {
@@ -36,7 +36,7 @@ describe('public API from the route manifest', () => {
       expect(props.Integration.Type).toBe('AWS_PROXY');
       expect(props.Integration.IntegrationHttpMethod).toBe('POST');
       expect(JSON.stringify(props.Integration.Uri)).toContain(`"${functionLogicalId(built.stack, route.id)}"`);
-      // Streaming routes: see test/infra/streaming.test.ts.
+      // Streaming routes: see test/infra/streaming.cases.ts.
       expect(props.Integration.ResponseTransferMode === 'STREAM').toBe(route.streaming);
       expect(JSON.stringify(props.Integration.Uri).includes('/response-streaming-invocations')).toBe(route.streaming);
     },
@@ -49,7 +49,7 @@ describe('public API from the route manifest', () => {
     );
     expect(extra).toEqual([]);
     // One function per route, plus the job poller's task functions and the usage pipeline's (not API routes)
-    // and the function behind the account role custom resource (test/infra/api-gateway-account-role.test.ts).
+    // and the function behind the account role custom resource (test/infra/api-gateway-account-role.cases.ts).
     built.template.resourceCountIs(
       'AWS::Lambda::Function',
       routes.length + Object.keys(JOB_TASK_FUNCTIONS).length + Object.keys(USAGE_PIPELINE_FUNCTIONS).length + 1,
@@ -217,7 +217,7 @@ describe('public API without CORS origins', () => {
 });
 
 describe('throttling and reserved concurrency from props', () => {
-  // The default partition: test/infra/concurrency.test.ts.
+  // The default partition: test/infra/concurrency.cases.ts.
   test('the stage throttle and per-route reservations are applied; other functions reserve none', () => {
     const built = build({
       concurrencyPartition: false,
