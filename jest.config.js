@@ -1,4 +1,9 @@
-// ESM jest: middy 7 is ESM-only, so tests run as native modules through ts-jest.
+// ESM jest: middy 7 is ESM-only, so tests run as native modules, their TypeScript stripped by
+// esbuild (test/support/typescript-transform.mjs; the static step checks the types). Three
+// workers on two cores: integration tests spend much of their time waiting on their gateways
+// and on timeouts, which a third worker fills. A worker whose heap passed 300 MB is replaced
+// after its file: each file evaluates its modules in a fresh context, and the old ones are
+// never collected.
 export default {
   testEnvironment: 'node',
   extensionsToTreatAsEsm: ['.ts'],
@@ -6,9 +11,9 @@ export default {
   testMatch: ['**/*.test.ts'],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   transform: {
-    '^.+\\.ts$': ['ts-jest', { useESM: true, tsconfig: 'tsconfig.json', diagnostics: { ignoreCodes: ['TS151001'] } }],
+    '^.+\\.ts$': '<rootDir>/test/support/typescript-transform.mjs',
   },
-  maxWorkers: 2,
+  maxWorkers: 3,
   workerIdleMemoryLimit: '300MB',
   testTimeout: 30000,
 };

@@ -15,7 +15,7 @@ const root = resolve(import.meta.dirname, '..');
 /** The folders `npm run format` formats and Prettier's check covers. */
 const FORMATTED = ['lambdas', 'lib', 'bin', 'local', 'test', 'bench'];
 
-/** tsc on the whole program: ts-jest compiles each test file alone and reports no type errors. */
+/** tsc on the whole program: jest's transform strips each file's types and checks none. */
 function types() {
   return new Promise((done) => {
     execFile(
