@@ -1,6 +1,7 @@
 // `npm start`, and the test and benchmark harness (local/child-runtime.ts), run this file: it
-// bundles the local runtime (local/build-runtime.mjs, in a process of its own) and runs the
-// bundle in this process on plain Node. No TypeScript loader stays resident beside the gateway
+// bundles the local runtime (local/build-runtime.mjs, in a process of its own) unless the
+// bundle was built from the sources as they are, and runs the bundle in this process on plain
+// Node. No TypeScript loader stays resident beside the gateway
 // (tsx's loader thread held about 20 MiB), and what runs is built the way Lambda's code is.
 //
 // The bundle is written beside its source (git-ignored), so the files the runtime finds
@@ -8,6 +9,7 @@
 // bundled or not.
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { bundleIsCurrent } from './bundle-freshness.mjs';
 
 // A profiled benchmark run names a bundle of its own (GATEWAY_BUNDLE_TAG), so the positions in
 // its CPU profile point into the file it ran, whatever runtimes start meanwhile and rebuild the
@@ -19,14 +21,16 @@ if (!/^[A-Za-z0-9-]{0,40}$/.test(tag)) {
 }
 const bundle = new URL(tag ? `./.start.bundle.mjs-${tag}.mjs` : './.start.bundle.mjs', import.meta.url);
 
-const built = spawnSync(
-  process.execPath,
-  [fileURLToPath(new URL('./build-runtime.mjs', import.meta.url)), fileURLToPath(bundle)],
-  { stdio: 'inherit' },
-);
-if (built.status !== 0) {
-  console.error('local runtime: the bundle could not be built (see above)');
-  process.exit(1);
+if (!bundleIsCurrent(fileURLToPath(bundle))) {
+  const built = spawnSync(
+    process.execPath,
+    [fileURLToPath(new URL('./build-runtime.mjs', import.meta.url)), fileURLToPath(bundle)],
+    { stdio: 'inherit' },
+  );
+  if (built.status !== 0) {
+    console.error('local runtime: the bundle could not be built (see above)');
+    process.exit(1);
+  }
 }
 
 await import(bundle.href);
