@@ -13,6 +13,8 @@ export default {
   transform: {
     '^.+\\.ts$': '<rootDir>/test/support/typescript-transform.mjs',
   },
+  // Jest's order, with the template groups weighed by the cases they run (test/support/test-order.mjs).
+  testSequencer: '<rootDir>/test/support/test-order.mjs',
   maxWorkers: 3,
   workerIdleMemoryLimit: '300MB',
   testTimeout: 30000,
