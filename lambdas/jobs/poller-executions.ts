@@ -14,7 +14,12 @@ let sfn: Promise<{ client: SFNClient; module: typeof import('@aws-sdk/client-sfn
 const sfnClient = () =>
   (sfn ??= import('@aws-sdk/client-sfn').then((module) => ({ client: new module.SFNClient({}), module })));
 
-/** Starts executions of the state machine `stateMachineArn` (the configuration's JOB_STATE_MACHINE_ARN). */
+/**
+ * Starts executions of the state machine `stateMachineArn` (the configuration's
+ * JOB_STATE_MACHINE_ARN). It takes no abort signal, deliberately: it runs once the upstream has
+ * accepted the job, and a poller given up because the caller left would leave that work
+ * unpolled and unbilled. The start is one short call, well inside the function's deadline.
+ */
 export function jobExecutionStarter(
   stateMachineArn: string | undefined,
 ): (name: string, input: JobExecutionInput) => Promise<void> {
