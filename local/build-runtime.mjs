@@ -6,16 +6,23 @@
 // by which launch.mjs skips the build while none has changed.
 import { build } from 'esbuild';
 import { renameSync, writeFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { basename, dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { recordBundleInputs } from './bundle-freshness.mjs';
 
 const bundle = process.argv[2];
-if (!bundle) throw new Error('usage: build-runtime.mjs <bundle file>');
+if (!bundle || !bundle.endsWith('.mjs')) throw new Error('usage: build-runtime.mjs <bundle file>.mjs');
 
+// The runtime, and beside it its services child (local/services.ts runs `<bundle>.services.mjs`
+// when there is one), so that neither needs a TypeScript loader.
+const name = basename(bundle, '.mjs');
 const { outputFiles, metafile } = await build({
-  entryPoints: [fileURLToPath(new URL('./start.ts', import.meta.url))],
-  outfile: bundle,
+  entryPoints: [
+    { in: fileURLToPath(new URL('./start.ts', import.meta.url)), out: name },
+    { in: fileURLToPath(new URL('./services-child.ts', import.meta.url)), out: `${name}.mjs.services` },
+  ],
+  outdir: dirname(bundle),
+  outExtension: { '.js': '.mjs' },
   bundle: true,
   platform: 'node',
   format: 'esm',

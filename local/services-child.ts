@@ -10,12 +10,13 @@
  * a restart finds the upstream jobs the gateway still polls, as a real upstream outlives it.
  */
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { LOCAL_USER_POOL_CLIENT_ID, LOCAL_USER_POOL_ID } from './runtime-config.js';
 import { startCognitoStandIn } from './standins/cognito.js';
 import { startSecretsManagerStandIn } from './standins/secrets-manager.js';
 import { startSqsStandIn } from './standins/sqs.js';
 import { simulatorStateDir, startSimulators } from './simulators/simulator-registry.js';
-import { PROMPT_SEED_DIR, startPromptService } from './simulators/prompt-service.js';
+import { startPromptService } from './simulators/prompt-service.js';
 
 export interface LocalServicesReady {
   readonly secretsManager: string;
@@ -37,7 +38,9 @@ const cognito = await startCognitoStandIn({
 });
 const sqs = await startSqsStandIn({ dataDir: join(dataDir, 'sqs') });
 const simulators = await startSimulators(process.env, { dataDir });
-const prompts = await startPromptService(process.env, PROMPT_SEED_DIR, simulatorStateDir(dataDir));
+// local/prompts/, found from this file's folder, which its bundle shares (local/build-runtime.mjs).
+const promptSeeds = fileURLToPath(new URL('./prompts/', import.meta.url));
+const prompts = await startPromptService(process.env, promptSeeds, simulatorStateDir(dataDir));
 
 const ready: LocalServicesReady = {
   secretsManager: secrets.url,

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { LocalServicesReady } from './services-child.js';
 import type { StandInCredentials } from './standins/signature-check.js';
@@ -8,6 +9,13 @@ export interface LocalServices extends LocalServicesReady {
 }
 
 const CHILD = fileURLToPath(new URL('./services-child.ts', import.meta.url));
+/**
+ * Run from the runtime's bundle (local/launch.mjs), this module sits in local/.start.bundle.mjs,
+ * and local/build-runtime.mjs bundled the child beside it: plain Node runs that. Run from its
+ * source (tests), the child runs under tsx.
+ */
+const CHILD_BUNDLE = `${fileURLToPath(import.meta.url)}.services.mjs`;
+const childArguments = () => (existsSync(CHILD_BUNDLE) ? [CHILD_BUNDLE] : ['--import', 'tsx', CHILD]);
 
 /**
  * Starts local/services-child.ts in its own process and waits for its endpoints. Its stand-ins
@@ -19,7 +27,7 @@ export function startLocalServices(
   credentials: StandInCredentials,
   timeoutMs = 30_000,
 ): Promise<LocalServices> {
-  const child = spawn(process.execPath, ['--import', 'tsx', CHILD, JSON.stringify({ dataDir })], {
+  const child = spawn(process.execPath, [...childArguments(), JSON.stringify({ dataDir })], {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     env: {
       ...process.env,

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { bundleIsCurrent, recordBundleInputs } from '../../../local/bundle-freshness.mjs';
@@ -46,7 +46,7 @@ test('stale without the bundle or without its list of sources', () => {
   expect(bundleIsCurrent(noList.bundle)).toBe(false);
 });
 
-test("the runtime's build lists every source it read, and itself", () => {
+test("the runtime's build bundles the runtime and its services child, and lists every source it read, and itself", () => {
   const bundle = join(dir, 'start.bundle.mjs');
   const build = spawnSync(process.execPath, [resolve('local/build-runtime.mjs'), bundle], { encoding: 'utf8' });
   expect(build.stderr).toBe('');
@@ -57,10 +57,13 @@ test("the runtime's build lists every source it read, and itself", () => {
   for (const source of [
     'local/start.ts',
     'local/runtime.ts',
+    'local/services-child.ts',
+    'local/simulators/prompt-service.ts',
     'lambdas/config/configuration.ts',
     'lambdas/handlers/chat-completions.ts',
     'local/build-runtime.mjs',
   ])
     expect(listed).toContain(resolve(source));
   expect(bundleIsCurrent(bundle)).toBe(true);
+  expect(statSync(`${bundle}.services.mjs`).size).toBeGreaterThan(0);
 });
