@@ -26,8 +26,8 @@ test('a client leaving mid-stream costs one log line and no stack trace', async 
   await reader.read().catch(() => undefined);
 
   const logged = () => local.gateway.output.slice(before);
-  const deadline = Date.now() + 10_000;
-  while (!/disconnect/i.test(logged()) && Date.now() < deadline) await new Promise((done) => setTimeout(done, 20));
+  // However long a busy machine takes to log it: should it never come, the test's timeout ends it.
+  while (!/disconnect/i.test(logged())) await new Promise((done) => setTimeout(done, 20));
   await new Promise((done) => setTimeout(done, 200)); // anything logged after the first line
   const lines = logged().split('\n').filter(Boolean);
   expect(lines).toEqual([expect.stringMatching(/client disconnected/)]);
@@ -37,4 +37,4 @@ test('a client leaving mid-stream costs one log line and no stack trace', async 
     body: { model: 'gpt', messages: [{ role: 'user', content: 'still there?' }] },
   });
   expect(next.status).toBe(200);
-}, 30_000);
+}, 60_000);
