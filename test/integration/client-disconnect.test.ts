@@ -17,7 +17,9 @@ test('a client leaving mid-stream costs one log line and no stack trace', async 
     body: JSON.stringify({
       model: 'gpt',
       stream: true,
-      messages: [{ role: 'user', content: 'long [sim:words=2000]' }],
+      // Paced (20 s in all): however slowly a busy machine runs the client, it leaves mid-answer,
+      // never after the whole answer sat in the socket's buffers.
+      messages: [{ role: 'user', content: 'long [sim:words=2000] [sim:token_ms=10]' }],
     }),
   });
   const reader = response.body!.getReader();
