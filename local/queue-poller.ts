@@ -70,8 +70,7 @@ export class QueuePoller {
   readonly #arn: string;
   readonly #waitSeconds: number;
   #round?: Promise<QueueRound>;
-  #stopping = false;
-  /** Aborted by stop(): a long poll still waiting for messages ends at once. */
+  /** Aborted by stop(): no receive starts after it, and one still waiting for messages ends at once. */
   readonly #stopped = new AbortController();
   #timer?: NodeJS.Timeout;
 
@@ -99,7 +98,7 @@ export class QueuePoller {
   /** Polls until stopped: at once after a full batch, else after each (short) long poll. */
   start(): void {
     const loop = async () => {
-      if (this.#stopping) return;
+      if (this.#stopped.signal.aborted) return;
       let delay = 0;
       try {
         await this.pollOnce();
@@ -108,7 +107,7 @@ export class QueuePoller {
         delay = 1000;
         this.#warn('queue poll failed; trying again', { error: String(error) });
       }
-      if (!this.#stopping) this.#timer = setTimeout(() => void loop(), delay);
+      if (!this.#stopped.signal.aborted) this.#timer = setTimeout(() => void loop(), delay);
     };
     void loop();
   }
@@ -119,15 +118,14 @@ export class QueuePoller {
    * once a batch in flight has been handled and deleted.
    */
   async stop(): Promise<void> {
-    this.#stopping = true;
-    clearTimeout(this.#timer);
     this.#stopped.abort();
+    clearTimeout(this.#timer);
     await this.#round?.catch(() => undefined);
   }
 
   async #pollRound(): Promise<QueueRound> {
     const { queueUrl, batchSize } = this.#mapping;
-    if (this.#stopping) return { received: 0, deleted: 0, moreReady: false };
+    if (this.#stopped.signal.aborted) return { received: 0, deleted: 0, moreReady: false };
     let messages: ReceivedMessage[];
     try {
       ({ Messages: messages = [] } = await this.#deps.sqs<{ Messages?: ReceivedMessage[] }>(

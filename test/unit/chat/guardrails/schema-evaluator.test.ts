@@ -137,6 +137,20 @@ describe('uniqueItems and enum are linear (canonical hashing)', () => {
   });
 });
 
+describe('each evaluation has its own pattern budget', () => {
+  test('evaluations that each fit run one after another, however many, with nothing opened between them', () => {
+    const program = compileSchema({ type: 'array', items: { type: 'string', pattern: '^(a|b?){0,30}c$' } });
+    // One evaluation costs about two thirds of its allowance (4 × 15,000 characters × the
+    // pattern's 215 instructions): were the allowance shared or left to the caller to reopen,
+    // the second would run out.
+    const value = Array.from({ length: 4 }, () => 'ab'.repeat(7_500));
+    for (let i = 0; i < 3; i++)
+      expect(evaluateSchema(program, value).errors).toEqual(
+        [0, 1, 2, 3].map((n) => `/${n} must match pattern "^(a|b?){0,30}c$"`),
+      );
+  });
+});
+
 describe('what no bound makes cheap stops at the budget', () => {
   test('an answer too large for the budget fails with a clear message, not a stall', () => {
     const schema = { type: 'array', items: { type: 'object', properties: { a: { type: 'integer' } } } };
