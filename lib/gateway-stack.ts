@@ -20,6 +20,7 @@ import { endpointAccess } from './constructs/endpoint-access.js';
 import { EndpointFunction } from './constructs/endpoint-function.js';
 import { Monitoring } from './constructs/monitoring.js';
 import { JOB_TASK_GRANTS, JobPoller } from './constructs/job-poller.js';
+import { SESSION_TASK_GRANTS, SessionRunner } from './constructs/session-runner.js';
 import { PublicApi, type StageThrottle } from './constructs/public-api.js';
 import { GatewaySecrets } from './constructs/secrets.js';
 import { Tables } from './constructs/tables.js';
@@ -137,6 +138,8 @@ export class GatewayStack extends Stack {
   readonly monitoring: Monitoring;
   /** The state machine that polls video and fashion jobs, and its task functions. */
   readonly jobPoller: JobPoller;
+  /** The state machine that continues arena sessions longer than one invocation, and its task. */
+  readonly sessionRunner: SessionRunner;
   /** The usage aggregator, the ledger's retry queue and its redrive (docs/deployment.md, "Usage pipeline"). */
   readonly usagePipeline: UsagePipeline;
 
@@ -218,12 +221,18 @@ export class GatewayStack extends Stack {
       logRetention: props.logRetention,
       environment: shared,
     }));
+    const sessionRunner = (this.sessionRunner = new SessionRunner(this, 'SessionRunner', {
+      taskAccess: endpointAccess(SESSION_TASK_GRANTS, resources),
+      logRetention: props.logRetention,
+      environment: shared,
+    }));
     const endpointScope = new Construct(this, 'Endpoints');
     const endpoints = new Map<string, EndpointFunction>();
     for (const route of routes) {
       const access = endpointAccess(route.grants, {
         ...resources,
         jobPollerArn: jobPoller.stateMachine.stateMachineArn,
+        sessionRunnerArn: sessionRunner.stateMachine.stateMachineArn,
       });
       const describer: Record<string, string> =
         route.id === IMAGE_DESCRIBER_ROUTE && props.imageDescriberModel !== undefined
@@ -263,6 +272,7 @@ export class GatewayStack extends Stack {
     monitoring.monitorAlarm(usageExports.failureAlarm);
     for (const alarm of usagePipeline.alarms) monitoring.monitorAlarm(alarm);
     monitoring.monitorStateMachine('JobPoller', jobPoller.stateMachine);
+    monitoring.monitorStateMachine('SessionRunner', sessionRunner.stateMachine);
     // Last, after every construct that attaches alarms (monitorStateMachine, monitorAlarm).
     monitoring.addAlarmStatus();
 
@@ -291,6 +301,7 @@ export class GatewayStack extends Stack {
       description: 'SNS topic every alarm notifies',
     });
     new CfnOutput(this, 'JobStateMachineArn', { value: jobPoller.stateMachine.stateMachineArn });
+    new CfnOutput(this, 'SessionStateMachineArn', { value: sessionRunner.stateMachine.stateMachineArn });
     new CfnOutput(this, 'UserPoolId', { value: dashboard.userPool.userPoolId });
     new CfnOutput(this, 'UserPoolClientId', { value: dashboard.client.userPoolClientId });
     new CfnOutput(this, 'UsageTableArn', { value: tables.get('usage').table.tableArn });

@@ -28,7 +28,12 @@ export type Grant =
   | 'providerKeys:create'
   | 'providerKeys:delete'
   | 'cache:write'
+  /** The arena's session log and records (jobs table): conditional puts and updates. */
   | 'arenaSessions:write'
+  /** Reading session logs, their META and the account's session records. */
+  | 'arenaSessions:read'
+  /** Starting a session's runner execution (lambdas/arena/session-continuation.ts). */
+  | 'arenaSessions:run'
   | 'jobs:read'
   | 'jobs:write'
   | 'jobs:start'
@@ -125,7 +130,17 @@ const CHAT_MODE = {
   timeoutSeconds: 900,
   memoryMb: 1024,
   errorStyle: 'envelope',
-  grants: [...CHAT_GRANTS, 'arenaSessions:write'],
+  grants: [...CHAT_GRANTS, 'arenaSessions:write', 'arenaSessions:run'],
+} as const satisfies Partial<RouteSpec>;
+
+/**
+ * A session after its start (lambdas/arena/sessions-call.ts): the keys that may start one may
+ * read it again, publishable keys from browsers included.
+ */
+const SESSION_READ = {
+  auth: ['secretKey', 'publishableKey'],
+  rateLimited: true,
+  grants: [...KEY_READS, 'arenaSessions:read'],
 } as const satisfies Partial<RouteSpec>;
 
 /**
@@ -180,6 +195,25 @@ export const routes = [
     method: 'POST',
     path: '/api/v1/fight',
     ...CHAT_MODE,
+  }),
+  // A session's events again, from any point, following it while it runs: a stream as long as
+  // the chat modes' own.
+  route({
+    id: 'sessions-events',
+    method: 'GET',
+    path: '/api/v1/sessions/{id}/events',
+    ...SESSION_READ,
+    streaming: true,
+    timeoutSeconds: 900,
+  }),
+  route({ id: 'sessions-get', method: 'GET', path: '/api/v1/sessions/{id}', ...SESSION_READ }),
+  route({ id: 'sessions-list', method: 'GET', path: '/api/v1/sessions', ...SESSION_READ }),
+  route({
+    id: 'sessions-cancel',
+    method: 'POST',
+    path: '/api/v1/sessions/{id}/cancel',
+    ...SESSION_READ,
+    grants: [...SESSION_READ.grants, 'arenaSessions:write'],
   }),
   // Legacy and deprecated (docs/interface.md §9.3): `mode` picks chat, battle or fight.
   route({

@@ -89,6 +89,19 @@ export class LocalGateway {
     while (groupAlive(group)) await new Promise((done) => setTimeout(done, 20));
   }
 
+  /**
+   * Kills the runtime process outright (SIGKILL: a crash, with no drain and no last writes),
+   * and resolves once its children (the database, the stand-ins) have gone too, so `restart()`
+   * finds the folder free.
+   */
+  async crash(): Promise<void> {
+    const pid = this.child?.pid;
+    if (pid === undefined) return;
+    process.kill(pid, 'SIGKILL');
+    while (groupAlive(pid) || processesNaming(this.dataDir).length > 0)
+      await new Promise((done) => setTimeout(done, 20));
+  }
+
   async dispose(): Promise<void> {
     await this.stop();
     rmSync(this.dataDir, { recursive: true, force: true });
@@ -130,6 +143,20 @@ export class LocalGateway {
     this.info = JSON.parse(readFileSync(join(this.dataDir, 'runtime.json'), 'utf8')) as RuntimeInfo;
     this.aws = JSON.parse(readFileSync(join(this.dataDir, 'local-aws.json'), 'utf8')) as LocalAws;
   }
+}
+
+/** Live processes whose command line names `text` (the runtime's children get the data folder there). */
+function processesNaming(text: string): string[] {
+  if (!existsSync('/proc/self/cmdline')) return [];
+  return readdirSync('/proc').filter((pid) => {
+    try {
+      return (
+        /^\d+$/.test(pid) && pid !== String(process.pid) && readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(text)
+      );
+    } catch {
+      return false;
+    }
+  });
 }
 
 /**

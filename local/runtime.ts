@@ -15,7 +15,11 @@ import { concurrentInvocations } from './invocation-scope.js';
 import { handlerEnvironment, LOCAL_REGION } from './runtime-config.js';
 import { startLocalServices } from './services.js';
 import { ensureStandInCredentials } from './standin-credentials.js';
-import { LOCAL_JOB_STATE_MACHINE_ARN, startLocalStepFunctions } from './standins/step-functions-local.js';
+import {
+  LOCAL_JOB_STATE_MACHINE_ARN,
+  LOCAL_SESSION_STATE_MACHINE_ARN,
+  startLocalStepFunctions,
+} from './standins/step-functions-local.js';
 import { LOCAL_STREAM_MAPPINGS, startLocalStreamPollers } from './stream-mappings.js';
 import { ENV } from '../lambdas/config/environment.js';
 import { holdUntilStarted } from './startup-gate.js';
@@ -113,7 +117,11 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       ),
       services.environment,
       moderation?.environment,
-      { AWS_ENDPOINT_URL_SFN: stepFunctions.url, [ENV.jobStateMachineArn]: LOCAL_JOB_STATE_MACHINE_ARN },
+      {
+        AWS_ENDPOINT_URL_SFN: stepFunctions.url,
+        [ENV.jobStateMachineArn]: LOCAL_JOB_STATE_MACHINE_ARN,
+        [ENV.sessionStateMachineArn]: LOCAL_SESSION_STATE_MACHINE_ARN,
+      },
     );
     handlersConfigured();
     startup.configured();
@@ -157,6 +165,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       sqs: services.sqs,
       stepFunctions: stepFunctions.url,
       jobStateMachineArn: LOCAL_JOB_STATE_MACHINE_ARN,
+      sessionStateMachineArn: LOCAL_SESSION_STATE_MACHINE_ARN,
       tables: dynamodb.tableNames,
     });
     startup.ready();

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { arenaChat } from './arena-chat.js';
+import { logger } from '../config/logger.js';
 import { ArenaError } from './arena-errors.js';
-import { arenaSearch, searchAvailable } from './arena-search.js';
 import type { ArenaEvent } from './arena-events.js';
 import {
   checkArenaImageHost,
@@ -10,50 +9,101 @@ import {
   type ArenaPlan,
   type ArenaRequestBody,
 } from './arena-request.js';
-import { runSession } from './orchestrator.js';
-import { SessionEventSink, type SequencedEvent } from './session-events.js';
-import { sessionRecord } from './session-record.js';
-import { newSession } from './session-state.js';
-import { webSearchTool } from './web-search-tool.js';
-import { deploymentChatDeps } from '../chat/chat-deployment.js';
-import { deploymentSearchDeps } from '../search/search-deployment.js';
-import { saveArenaSession } from '../store/arena-sessions.js';
+import { superviseSession } from './session-continuation.js';
+import { deploymentHostDeps, hostTiming, type HostPlacement } from './session-deployment.js';
+import type { SequencedEvent } from './durable-events.js';
+import { hostSession, type HostedSession } from './session-host.js';
+import { newSession, type SessionState } from './session-state.js';
+import { createSessionMeta, putSessionPlan } from '../store/session-log.js';
 import { accountOf, type AccountCall } from '../http/call.js';
-import { endedByTimeout } from '../http/middlewares/request-context.js';
 import { bare, sse, type Reply, type SseFrame } from '../http/reply.js';
+
+/** When the function's deadline is unknown (no Lambda context): the route's own bound. */
+const FALLBACK_RUN_MS = 900_000;
+/** What an EventSource waits before it reconnects after a live stream handed its session on. */
+export const HANDOFF_RETRY_MS = 1_000;
 
 /**
  * A battle or fight session for one call: planned from the body (a refusal is a 400 naming
- * the field), played through the chat core, and answered as SSE frames with increasing ids, or
- * for a battle with `stream:false` as docs/interface.md §2.10's body. Every turn's usage and the session
- * record are written after the response; the caller leaving aborts every upstream call.
+ * the field), kept in the session log (its plan and META), and played by this invocation as
+ * its first host (session-host.ts). The live stream sends each event once the log has it,
+ * with its id; the caller leaving does not stop the session, which it can read again on
+ * `GET /api/v1/sessions/{id}/events`. A session that outlasts this invocation is handed on to
+ * the session runner, and the stream ends with a `stream_handoff` frame and a `retry:` hint.
+ * For a battle with `stream:false` the answer is docs/interface.md §2.10's body; that caller
+ * waits for it on this call, so such a session is not handed on.
  */
 export async function answerArena(call: AccountCall<ArenaRequestBody>, mode: ArenaMode): Promise<Reply> {
   const sessionId = `arena-${randomUUID()}`;
   const plan = planArena(mode, call.body, randomUUID());
   await checkArenaImageHost(plan);
-  const account = accountOf(call);
+  const now = Date.now();
+  const owner = { ...accountOf(call), route: call.route.id };
+  const resumable = plan.stream && (await putSessionPlan(sessionId, plan, now));
+  const placement: HostPlacement = {
+    sessionId,
+    holder: call.requestId,
+    epoch: 1,
+    owner,
+    startedAt: call.startedAt,
+    resumable,
+  };
+  const timing = hostTiming(call.config, placement, call.deadline ?? now + FALLBACK_RUN_MS, now);
   const state = newSession(sessionId, plan);
-  const defer = (task: () => Promise<void>) => void call.afterResponse.push(task);
-  const deadlineReached = () => endedByTimeout(call.signal);
-  const context = { account, sessionId, route: call.route.id, deadlineReached, defer };
-  const chatDeps = deploymentChatDeps(call.config);
-  const searchDeps = deploymentSearchDeps(call.config);
-  const chat = arenaChat(context, chatDeps);
-  // Agents search by themselves where the deployment has a search provider (docs/interface.md §4.3).
-  const search = { search: searchDeps, recordUsage: chatDeps.recordUsage, now: Date.now };
-  const tools = (await searchAvailable(searchDeps)) ? [webSearchTool(arenaSearch(context, search), Date.now)] : [];
-  defer(() => saveArenaSession(sessionRecord(state, { ...account, route: call.route.id }, call.startedAt, new Date())));
-  const events = new SessionEventSink(sessionId).sequence(
-    runSession(state, { chat, tools, deadlineReached }, call.signal),
-  );
+  const [deps] = await Promise.all([
+    deploymentHostDeps(call.config, placement, timing),
+    createSessionMeta(
+      {
+        sessionId,
+        ...owner,
+        mode: plan.mode,
+        startedAt: call.startedAt.toISOString(),
+        resumable,
+        holder: call.requestId,
+        leaseUntil: now + timing.leaseMs,
+      },
+      now,
+    ),
+  ]);
+  await deps.log.saveSummary(state, call.startedAt);
+  const supervised = timing.mayHandOn ? superviseSession(call.config, sessionId) : Promise.resolve();
+  const hosted = hostSession({ state, nextId: 1 }, deps);
+  call.afterResponse.push(async () => {
+    await hosted.outcome;
+    await supervised.catch((error: unknown) =>
+      logger.error('arena session runner did not start', { sessionId, error: (error as Error).message }),
+    );
+  });
   const headers = { 'X-Session-ID': sessionId };
-  if (plan.stream) return sse(framesOf(events), headers);
-  return bare(await battleBody(events, plan, sessionId, call.startedAt), 200, headers);
+  if (plan.stream) return sse(liveFrames(hosted, state), headers);
+  const body = await battleBody(hosted.live, plan, sessionId, call.startedAt);
+  await hosted.recorded;
+  return bare(body, 200, headers);
 }
 
-async function* framesOf(events: AsyncIterable<SequencedEvent>): AsyncGenerator<SseFrame> {
-  for await (const { id, event } of events) yield { id: String(id), data: event };
+/**
+ * The live events as frames; if the session is still running when this host's part ends, a
+ * last frame (no id: it is not a session event) says where it goes on, and `retry:` tells an
+ * EventSource when to reconnect.
+ */
+async function* liveFrames(hosted: HostedSession, state: SessionState): AsyncGenerator<SseFrame> {
+  let lastId = 0;
+  for await (const { id, event } of hosted.live) {
+    lastId = id;
+    yield { id: String(id), data: event };
+  }
+  // The stream ends once the session's standing is recorded, so what the caller reads next agrees.
+  await hosted.recorded;
+  if (state.status === 'running')
+    yield {
+      retry: HANDOFF_RETRY_MS,
+      data: {
+        type: 'stream_handoff',
+        sessionId: state.sessionId,
+        lastEventId: lastId,
+        events: `/api/v1/sessions/${state.sessionId}/events`,
+      },
+    };
 }
 
 /**

@@ -13,7 +13,9 @@ export type ArenaErrorKind =
   /** Not one agent could answer a battle that had to answer as one JSON body. */
   | 'no_answer'
   /** As `no_answer`, and every agent failed because its provider was rate limiting. */
-  | 'all_rate_limited';
+  | 'all_rate_limited'
+  /** No session by that id for this account (another account's is not told apart from none). */
+  | 'session_not_found';
 
 /** How HTTP answers each kind (docs/interface.md §7): as the chat core's failures are answered. */
 export const ARENA_ERROR_ANSWERS: ErrorAnswers<ArenaErrorKind> = {
@@ -21,6 +23,7 @@ export const ARENA_ERROR_ANSWERS: ErrorAnswers<ArenaErrorKind> = {
   streaming_required: { status: 400, code: 'STREAMING_REQUIRED' },
   no_answer: { status: 503, code: 'SERVICE_UNAVAILABLE' },
   all_rate_limited: { status: 429, code: 'RATE_LIMIT_EXCEEDED' },
+  session_not_found: { status: 404, code: 'NOT_FOUND', message: 'session not found' },
 };
 
 export class ArenaError extends domainErrorClass('ArenaError', ARENA_ERROR_ANSWERS) {}

@@ -7,13 +7,8 @@ export interface SessionOwner {
   readonly route: string;
 }
 
-/** The session as it is kept for audits: results and ballots, never the answers' text. */
-export function sessionRecord(
-  state: SessionState,
-  owner: SessionOwner,
-  startedAt: Date,
-  endedAt: Date,
-): ArenaSessionRecord {
+/** The session as it is kept for audits, as it stands `at`: results and ballots, never the answers' text. */
+export function sessionRecord(state: SessionState, owner: SessionOwner, startedAt: Date, at: Date): ArenaSessionRecord {
   const { plan } = state;
   return {
     sessionId: state.sessionId,
@@ -42,6 +37,7 @@ export function sessionRecord(
     ballots: state.rounds.flatMap((round) => round.ballots),
     finalLeaderboard: state.leaderboard.map(({ agent, score, rank }) => ({ agent, score, rank })),
     startedAt: startedAt.toISOString(),
-    endedAt: endedAt.toISOString(),
+    updatedAt: at.toISOString(),
+    ...(state.status === 'running' ? {} : { endedAt: at.toISOString() }),
   };
 }

@@ -1,12 +1,12 @@
 /**
- * A session as plain data: the plan, each round's answers, failures, ballots and result, and
- * the leaderboard. It is JSON-serialisable at every agent turn (the next step makes sessions
- * durable and resumable from it), and the events a session emits rebuild it (`applyEvent`).
+ * A session as plain data: the plan, each round's answers, failures, votes, ballots and result,
+ * and the leaderboard. The events a session emits rebuild it (`applyEvent`), which is how a
+ * host taking a session over from the session log knows where it stands (session-resume.ts).
  */
 import type { ArenaEvent } from './arena-events.js';
 import type { ArenaPlan } from './arena-request.js';
 import type { BallotRecord } from './ballots.js';
-import { emptyLeaderboard, type Leaderboard } from './tally.js';
+import { emptyLeaderboard, type CastVote, type Leaderboard } from './tally.js';
 
 export interface AgentAnswer {
   readonly agent: string;
@@ -18,8 +18,13 @@ export interface RoundRecord {
   readonly round: number;
   /** In the order the answers completed. */
   readonly answers: AgentAnswer[];
+  /** Agents whose turn began (agent_start), whether or not it ended. */
+  readonly started: string[];
   /** Agents whose turn ended in an error, without an answer. */
   readonly failed: { readonly agent: string; readonly code: string }[];
+  votingStarted: boolean;
+  /** The votes cast so far, abstentions included, in the order they came. */
+  readonly votes: CastVote[];
   /** Every ballot: the displayed order of the answers and the choice made (position-bias audits). */
   readonly ballots: BallotRecord[];
   results?: readonly { readonly agent: string; readonly votes: number }[];
@@ -31,6 +36,8 @@ export interface SessionState {
   readonly sessionId: string;
   readonly plan: ArenaPlan;
   readonly rounds: RoundRecord[];
+  /** session_start was sent. */
+  begun: boolean;
   leaderboard: Leaderboard;
   winner: string | null;
   status: 'running' | 'complete' | 'aborted' | 'failed';
@@ -41,6 +48,7 @@ export function newSession(sessionId: string, plan: ArenaPlan): SessionState {
     sessionId,
     plan,
     rounds: [],
+    begun: false,
     leaderboard: emptyLeaderboard(plan.agents.map((agent) => agent.id)),
     winner: null,
     status: 'running',
@@ -57,8 +65,24 @@ export function currentRound(state: SessionState): RoundRecord {
 /** Folds one event into the state; events that carry no state (deltas, starts) change nothing. */
 export function applyEvent(state: SessionState, event: ArenaEvent): void {
   switch (event.type) {
+    case 'session_start':
+      state.begun = true;
+      return;
     case 'round_start':
-      state.rounds.push({ round: event.round, answers: [], failed: [], ballots: [], winner: null, complete: false });
+      state.rounds.push({
+        round: event.round,
+        answers: [],
+        started: [],
+        failed: [],
+        votingStarted: false,
+        votes: [],
+        ballots: [],
+        winner: null,
+        complete: false,
+      });
+      return;
+    case 'agent_start':
+      currentRound(state).started.push(event.agent);
       return;
     case 'agent_complete': {
       const round = currentRound(state);
@@ -69,8 +93,22 @@ export function applyEvent(state: SessionState, event: ArenaEvent): void {
       return;
     }
     case 'error':
-      if (event.agent !== undefined && event.round !== undefined)
-        currentRound(state).failed.push({ agent: event.agent, code: event.code });
+      if (event.agent !== undefined && event.round !== undefined) {
+        const round = currentRound(state);
+        const failed = round.failed.findIndex((entry) => entry.agent === event.agent);
+        if (failed >= 0) round.failed.splice(failed, 1);
+        round.failed.push({ agent: event.agent, code: event.code });
+      }
+      return;
+    case 'voting_start':
+      currentRound(state).votingStarted = true;
+      return;
+    case 'vote_update':
+      currentRound(state).votes.push({
+        voter: event.voter,
+        votedFor: event.votedFor,
+        ...(event.reason ? { reason: event.reason } : {}),
+      });
       return;
     case 'voting_complete':
       currentRound(state).results = event.results;

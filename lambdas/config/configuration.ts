@@ -39,6 +39,7 @@ export interface GatewayConfiguration {
   readonly writeBehindMs: number;
   readonly themesProviderUrl: string | undefined;
   readonly jobStateMachineArn: string | undefined;
+  readonly sessions: SessionSettings;
   readonly usageRetryQueueUrl: string | undefined;
   readonly promptService: {
     readonly url: string | undefined;
@@ -67,6 +68,19 @@ export type ModerationSettings =
       /** The key itself (a developer's own runtime), or the Secrets Manager secret that holds it. */
       readonly credential: { readonly key: string } | { readonly secretId: string };
     };
+
+/** How arena sessions are hosted (lambdas/arena/session-host.ts). */
+export interface SessionSettings {
+  /** The runner that continues a session after its host; without one a session ends with its first host. */
+  readonly runnerArn: string | undefined;
+  /** A host hands the session on after this long at most. @default - as long as its function may run */
+  readonly handOffSeconds: number | undefined;
+  readonly leaseSeconds: number;
+  readonly maxSeconds: number;
+}
+
+export const DEFAULT_SESSION_LEASE_SECONDS = 30;
+export const DEFAULT_SESSION_MAX_SECONDS = 2 * 3600;
 
 /** Every malformed setting, named, in one message. */
 export class ConfigurationError extends Error {
@@ -111,16 +125,15 @@ export function readConfiguration(env: Environment): GatewayConfiguration {
     if (!isHttpUrl(origin))
       problems.push(`${ENV.allowedOrigins} holds ${quote(origin)}, which is not an http(s) origin`);
 
-  const writeBehind = text(ENV.storeWriteBehindMs);
-  let writeBehindMs = DEFAULT_WRITE_BEHIND_MS;
-  if (writeBehind !== undefined) {
-    const value = Number(writeBehind);
-    if (Number.isInteger(value) && value >= 0 && value <= MAX_WRITE_BEHIND_MS) writeBehindMs = value;
-    else
-      problems.push(
-        `${ENV.storeWriteBehindMs} must be an integer from 0 to ${MAX_WRITE_BEHIND_MS}, not ${writeBehind}`,
-      );
-  }
+  const integer = (name: string, min: number, max: number): number | undefined => {
+    const raw = text(name);
+    if (raw === undefined) return undefined;
+    const value = Number(raw);
+    if (Number.isInteger(value) && value >= min && value <= max) return value;
+    problems.push(`${name} must be an integer from ${min} to ${max}, not ${raw}`);
+    return undefined;
+  };
+  const writeBehindMs = integer(ENV.storeWriteBehindMs, 0, MAX_WRITE_BEHIND_MS) ?? DEFAULT_WRITE_BEHIND_MS;
 
   const generalEndpoint = url('AWS_ENDPOINT_URL');
   const configuration: GatewayConfiguration = {
@@ -146,6 +159,12 @@ export function readConfiguration(env: Environment): GatewayConfiguration {
     writeBehindMs,
     themesProviderUrl: url(ENV.themesProviderUrl),
     jobStateMachineArn: text(ENV.jobStateMachineArn),
+    sessions: {
+      runnerArn: text(ENV.sessionStateMachineArn),
+      handOffSeconds: integer(ENV.sessionHandOffSeconds, 1, 3600),
+      leaseSeconds: integer(ENV.sessionLeaseSeconds, 1, 600) ?? DEFAULT_SESSION_LEASE_SECONDS,
+      maxSeconds: integer(ENV.sessionMaxSeconds, 10, 86_400) ?? DEFAULT_SESSION_MAX_SECONDS,
+    },
     usageRetryQueueUrl: url(ENV.usageRetryQueueUrl),
     promptService: {
       url: url(ENV.promptServiceUrl),

@@ -28,6 +28,14 @@ export const ENV = {
   themesProviderUrl: 'THEMES_PROVIDER_URL',
   /** ARN of the job poller state machine that submit routes start (lambdas/jobs/start-job.ts). */
   jobStateMachineArn: 'JOB_STATE_MACHINE_ARN',
+  /** ARN of the arena session runner state machine, which continues sessions their first host could not finish (lambdas/arena/session-continuation.ts). */
+  sessionStateMachineArn: 'SESSION_STATE_MACHINE_ARN',
+  /** Seconds an arena session's host plays before it hands the session on (unset: as long as its function may run). */
+  sessionHandOffSeconds: 'GATEWAY_SESSION_HANDOFF_SECONDS',
+  /** Seconds of an arena session host's lease: how soon another host may take over from one that stopped. */
+  sessionLeaseSeconds: 'GATEWAY_SESSION_LEASE_SECONDS',
+  /** Seconds an arena session may run in all, across hosts. */
+  sessionMaxSeconds: 'GATEWAY_SESSION_MAX_SECONDS',
   /** The SQS queue usage entries go to when the ledger cannot take them (lambdas/usage/usage-retry-queue.ts). */
   usageRetryQueueUrl: 'USAGE_RETRY_QUEUE_URL',
   /** Base URL of the prompt-template service (lambdas/chat/prompts/prompt-service-client.ts). */

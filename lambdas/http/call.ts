@@ -24,6 +24,8 @@ export interface CallState {
    * and once the response is written: upstream calls pass it on, so nothing outlives the call.
    */
   readonly signal: AbortSignal;
+  /** Epoch ms at which the function is stopped, when the runtime says (Lambda's context does). */
+  readonly deadline?: number;
   /** Ends the call's work: aborts `signal` and stops the timeout watch. */
   readonly finish: () => void;
   /**

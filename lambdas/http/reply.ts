@@ -7,6 +7,8 @@ export interface SseFrame {
   /** The SSE `id:` field (clients send the last one back as Last-Event-ID). */
   readonly id?: string;
   readonly event?: string;
+  /** The SSE `retry:` field: milliseconds an EventSource waits before it reconnects. */
+  readonly retry?: number;
   /** Objects are sent as JSON; strings as they are (e.g. `[DONE]`). */
   readonly data: unknown;
 }

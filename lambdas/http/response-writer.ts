@@ -118,7 +118,8 @@ export function formatSseFrame(frame: SseFrame): string {
     .map((line) => `data: ${line}\n`)
     .join('');
   const id = frame.id === undefined ? '' : `id: ${frame.id}\n`;
-  return `${id}${frame.event ? `event: ${frame.event}\n` : ''}${lines}\n`;
+  const retry = frame.retry === undefined ? '' : `retry: ${frame.retry}\n`;
+  return `${retry}${id}${frame.event ? `event: ${frame.event}\n` : ''}${lines}\n`;
 }
 
 export const HEARTBEAT_FRAME = ': keep-alive\n\n';

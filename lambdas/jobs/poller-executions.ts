@@ -1,18 +1,7 @@
-import type { SFNClient } from '@aws-sdk/client-sfn';
 import { ENV } from '../config/environment.js';
 import { required } from '../config/configuration.js';
+import { startNamedExecution } from '../store/state-machine-executions.js';
 import type { JobExecutionInput } from './job-execution.js';
-
-/**
- * Starts job poller executions with the SDK client (AWS_ENDPOINT_URL_SFN points it at the
- * local stand-in). Not the hot path: one call per submitted job. The client is loaded at the
- * first start, not at init: the status routes share this module's dependents but never start
- * anything, and the SDK client is a measurable share of a cold start.
- */
-let sfn: Promise<{ client: SFNClient; module: typeof import('@aws-sdk/client-sfn') }> | undefined;
-
-const sfnClient = () =>
-  (sfn ??= import('@aws-sdk/client-sfn').then((module) => ({ client: new module.SFNClient({}), module })));
 
 /**
  * Starts executions of the state machine `stateMachineArn` (the configuration's
@@ -27,17 +16,6 @@ export function jobExecutionStarter(
 }
 
 async function startJobExecution(stateMachineArn: string, name: string, input: JobExecutionInput): Promise<void> {
-  const { client, module } = await sfnClient();
-  try {
-    await client.send(
-      new module.StartExecutionCommand({
-        stateMachineArn,
-        name,
-        input: JSON.stringify(input),
-      }),
-    );
-  } catch (error) {
-    // The name is the job id: an execution by that name is this job's poller, already running.
-    if ((error as Error).name !== 'ExecutionAlreadyExists') throw error;
-  }
+  // The name is the job id: an execution by that name is this job's poller, already running.
+  await startNamedExecution(stateMachineArn, name, input);
 }

@@ -1,8 +1,10 @@
-import { dynamo, tableName, toItem } from './dynamo.js';
+import { dynamo, fromItem, tableName, toItem, type Item } from './dynamo.js';
 import { accountPk } from './usage-items.js';
 
 /**
- * The record of one battle or fight session, written once it ends (jobs table): who played,
+ * The record of one battle or fight session (jobs table), written when it starts and at the
+ * end of each host's tenure (lambdas/arena/session-host.ts), so the account's list shows a
+ * session from its start: who played,
  * each round's result, and every ballot with the displayed order of the answers and the choice
  * made, so position bias can be audited. The usage ledger's entries carry its session id.
  * Answers' text is not kept (callers' content stays out of long-lived records; it also keeps
@@ -38,7 +40,10 @@ export interface ArenaSessionRecord {
   readonly finalLeaderboard: readonly { readonly agent: string; readonly score: number; readonly rank: number }[];
   /** ISO 8601. */
   readonly startedAt: string;
-  readonly endedAt: string;
+  /** When the record was last written: each host's tenure ends with a write. */
+  readonly updatedAt: string;
+  /** Once the session is over (any status but `running`). */
+  readonly endedAt?: string;
 }
 
 /** Kept a year, then left to TTL: long enough for audits of a season of sessions. */
@@ -54,7 +59,54 @@ export async function saveArenaSession(record: ArenaSessionRecord): Promise<void
       sk: arenaSessionSk(record.startedAt, record.sessionId),
       type: 'arena_session',
       ...record,
-      expiresAt: Math.floor(Date.parse(record.endedAt) / 1000) + ARENA_SESSION_TTL_SECONDS,
+      expiresAt: Math.floor(Date.parse(record.updatedAt) / 1000) + ARENA_SESSION_TTL_SECONDS,
     }),
   });
+}
+
+const RECORD_PREFIX = 'ARENA#';
+
+/** A session's record; its start time is part of its key (the META in the session log holds it). */
+export async function getArenaSession(
+  accountId: string,
+  startedAt: string,
+  sessionId: string,
+): Promise<ArenaSessionRecord | undefined> {
+  const { Item } = await dynamo().getItem({
+    TableName: tableName('jobs'),
+    Key: toItem({ pk: accountPk(accountId), sk: arenaSessionSk(startedAt, sessionId) }),
+  });
+  return Item ? recordOf(Item) : undefined;
+}
+
+export interface ArenaSessionPage {
+  readonly sessions: ArenaSessionRecord[];
+  /** The sort key to continue after; undefined on the last page. */
+  readonly after?: string;
+}
+
+/** The account's sessions, newest first, `limit` at a time, continuing after a sort key. */
+export async function listArenaSessions(accountId: string, limit: number, after?: string): Promise<ArenaSessionPage> {
+  const { Items, LastEvaluatedKey } = await dynamo().query({
+    TableName: tableName('jobs'),
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ExpressionAttributeValues: toItem({ ':pk': accountPk(accountId), ':prefix': RECORD_PREFIX }),
+    ...(after?.startsWith(RECORD_PREFIX) ? { ExclusiveStartKey: toItem({ pk: accountPk(accountId), sk: after }) } : {}),
+    ScanIndexForward: false,
+    Limit: limit,
+  });
+  const sessions = (Items ?? []).map(recordOf);
+  const last = LastEvaluatedKey ? fromItem<{ sk: string }>(LastEvaluatedKey).sk : undefined;
+  return { sessions, ...(last ? { after: last } : {}) };
+}
+
+function recordOf(item: Item): ArenaSessionRecord {
+  const {
+    pk: _pk,
+    sk: _sk,
+    type: _type,
+    expiresAt: _expires,
+    ...record
+  } = fromItem<ArenaSessionRecord & { pk: string; sk: string; type: string; expiresAt: number }>(item);
+  return record;
 }

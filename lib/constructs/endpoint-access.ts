@@ -43,6 +43,8 @@ export interface EndpointResources {
   readonly moderationUrl?: string;
   /** The job poller state machine, for `jobs:start`. @default - none: a route with `jobs:start` is refused */
   readonly jobPollerArn?: string;
+  /** The arena session runner state machine, for `arenaSessions:run`. @default - none: a route with `arenaSessions:run` is refused */
+  readonly sessionRunnerArn?: string;
   /** The usage retry queue (lib/constructs/usage-pipeline.ts), for `usage:append`. @default - none: a route with `usage:append` is refused */
   readonly usageRetryQueue?: IQueue;
 }
@@ -90,8 +92,13 @@ const GRANTS: Record<Grant, (acc: Accumulator) => void> = {
   // (BatchGetItem / BatchWriteItem: lambdas/store/batch-reads.ts, batch-writes.ts).
   'cache:write': (acc) =>
     acc.table('cache', [...TABLE_ACTIONS.readWrite, 'dynamodb:BatchGetItem', 'dynamodb:BatchWriteItem'], false),
-  // The arena's session records (ballots for audits): written once per session, never read here.
-  'arenaSessions:write': (acc) => acc.table('jobs', ['dynamodb:PutItem'], false),
+  // The arena's session log (lambdas/store/session-log.ts: pages put only where none is, the
+  // META's lease updated under conditions) and the session records (ballots for audits).
+  'arenaSessions:write': (acc) => acc.table('jobs', ['dynamodb:PutItem', 'dynamodb:UpdateItem'], false),
+  // Reading a session back: its META and pages, and the account's session records.
+  'arenaSessions:read': (acc) => acc.table('jobs', ['dynamodb:GetItem', 'dynamodb:Query'], false),
+  // The chat modes start a session's runner (execution name = session id); nothing else on it.
+  'arenaSessions:run': (acc) => acc.sessionRunner(),
   // Job records (lambdas/jobs/job-repository.ts): owner-scoped GetItem, owner-index queries.
   'jobs:read': (acc) => acc.table('jobs', TABLE_ACTIONS.read, true),
   // Conditional creates and transitions only; jobs are never deleted here (TTL expires them).
@@ -222,6 +229,14 @@ class Accumulator {
     if (arn === undefined) throw new Error('jobs:start needs the job poller state machine (jobPollerArn)');
     this.stateMachineArns.add(arn);
     this.environment[ENV.jobStateMachineArn] = arn;
+  }
+
+  sessionRunner(): void {
+    const arn = this.resources.sessionRunnerArn;
+    if (arn === undefined)
+      throw new Error('arenaSessions:run needs the session runner state machine (sessionRunnerArn)');
+    this.stateMachineArns.add(arn);
+    this.environment[ENV.sessionStateMachineArn] = arn;
   }
 
   ledgerAppend(): void {

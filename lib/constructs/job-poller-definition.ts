@@ -55,7 +55,7 @@ export const JOB_POLLER_STATES = {
 } as const;
 
 /** Errors of the Lambda service itself (not the function's): always worth a retry. */
-const LAMBDA_SERVICE_ERRORS = [
+export const LAMBDA_SERVICE_ERRORS = [
   'Lambda.ServiceException',
   'Lambda.AWSLambdaException',
   'Lambda.SdkClientException',

@@ -235,12 +235,15 @@ export class PublicApi extends Construct {
           `the work goes on; at most ${MAX_BUFFERED_FUNCTION_TIMEOUT_SECONDS} s, or make the route streaming`,
       );
     }
+    // No permission for the console's test-invoke stage: one Lambda permission per route instead
+    // of two keeps the stack well under CloudFormation's 500 resources as routes are added.
     const integration = route.streaming
       ? new LambdaIntegration(handler, {
           responseTransferMode: ResponseTransferMode.STREAM,
           timeout: Duration.minutes(15),
+          allowTestInvoke: false,
         })
-      : new LambdaIntegration(handler);
+      : new LambdaIntegration(handler, { allowTestInvoke: false });
     if (acceptsPublishableKey(route) && !this.preflights.publishableKeyResources.has(route.path)) {
       throw new Error(`route ${route.id} accepts publishable keys but was not among the PublicApi's routes`);
     }

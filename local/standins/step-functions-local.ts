@@ -1,7 +1,8 @@
 /**
- * The local runtime's Step Functions: the job poller's definition (the one the stack
- * synthesizes, from lib/constructs/job-poller-definition.ts) with local ARNs, its task
- * functions run in the gateway process from the same handler modules Lambda would run.
+ * The local runtime's Step Functions: the job poller's and the arena session runner's
+ * definitions (the ones the stack synthesizes, from lib/constructs/job-poller-definition.ts and
+ * session-runner-definition.ts) with local ARNs, their task functions run in the gateway
+ * process from the same handler modules Lambda would run.
  * It lives in the gateway process, not the services child, because its tasks are handlers:
  * here, as for routes, the gateway process plays Lambda.
  */
@@ -11,6 +12,11 @@ import {
   JOB_TASK_FUNCTIONS,
   jobPollerDefinition,
 } from '../../lib/constructs/job-poller-definition.js';
+import {
+  DEFAULT_SESSION_EXECUTION_TIMEOUT_SECONDS,
+  SESSION_TASK_FUNCTIONS,
+  sessionRunnerDefinition,
+} from '../../lib/constructs/session-runner-definition.js';
 import { loadRouteHandler } from '../handler-modules.js';
 import { LOCAL_REGION } from '../runtime-config.js';
 import { startStepFunctionsStandIn, type StepFunctionsStandIn } from './step-functions-standin.js';
@@ -19,6 +25,7 @@ import type { TaskHandler } from './step-functions-runner.js';
 
 const LOCAL_ACCOUNT = '000000000000';
 export const LOCAL_JOB_STATE_MACHINE_ARN = `arn:aws:states:${LOCAL_REGION}:${LOCAL_ACCOUNT}:stateMachine:gateway-jobs`;
+export const LOCAL_SESSION_STATE_MACHINE_ARN = `arn:aws:states:${LOCAL_REGION}:${LOCAL_ACCOUNT}:stateMachine:gateway-sessions`;
 /** Waits and retry pauses of local executions when GATEWAY_JOB_WAIT_MS is not set. */
 export const DEFAULT_LOCAL_JOB_WAIT_MS = 1_000;
 
@@ -36,7 +43,7 @@ export function startLocalStepFunctions(
   waitMs = DEFAULT_LOCAL_JOB_WAIT_MS,
 ): Promise<StepFunctionsStandIn> {
   const taskHandlers: Record<string, TaskHandler> = {};
-  for (const task of Object.values(JOB_TASK_FUNCTIONS)) {
+  for (const task of [...Object.values(JOB_TASK_FUNCTIONS), ...Object.values(SESSION_TASK_FUNCTIONS)]) {
     taskHandlers[functionArn(task.id)] = async (input) => {
       await handlersConfigured;
       const { handler } = await loadRouteHandler(task);
@@ -53,6 +60,14 @@ export function startLocalStepFunctions(
         definition: jobPollerDefinition(
           { poll: functionArn(JOB_TASK_FUNCTIONS.poll.id), markFailed: functionArn(JOB_TASK_FUNCTIONS.markFailed.id) },
           { timeoutSeconds: DEFAULT_JOB_EXECUTION_TIMEOUT_SECONDS },
+        ),
+        taskHandlers,
+      },
+      {
+        arn: LOCAL_SESSION_STATE_MACHINE_ARN,
+        definition: sessionRunnerDefinition(
+          { run: functionArn(SESSION_TASK_FUNCTIONS.run.id) },
+          { timeoutSeconds: DEFAULT_SESSION_EXECUTION_TIMEOUT_SECONDS },
         ),
         taskHandlers,
       },

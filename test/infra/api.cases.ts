@@ -1,4 +1,5 @@
 import { JOB_TASK_FUNCTIONS } from '../../lib/constructs/job-poller-definition.js';
+import { SESSION_TASK_FUNCTIONS } from '../../lib/constructs/session-runner-definition.js';
 import { USAGE_PIPELINE_FUNCTIONS } from '../../lib/constructs/usage-pipeline.js';
 import { Match } from 'aws-cdk-lib/assertions';
 import { routes } from '../../lib/routes.js';
@@ -52,7 +53,11 @@ describe('public API from the route manifest', () => {
     // and the function behind the account role custom resource (test/infra/api-gateway-account-role.cases.ts).
     built.template.resourceCountIs(
       'AWS::Lambda::Function',
-      routes.length + Object.keys(JOB_TASK_FUNCTIONS).length + Object.keys(USAGE_PIPELINE_FUNCTIONS).length + 1,
+      routes.length +
+        Object.keys(JOB_TASK_FUNCTIONS).length +
+        Object.keys(SESSION_TASK_FUNCTIONS).length +
+        Object.keys(USAGE_PIPELINE_FUNCTIONS).length +
+        1,
     );
   });
 
@@ -101,7 +106,10 @@ describe('public API from the route manifest', () => {
     // The deployment-time function serves no request.
     delete functions[logicalIdOf(built.stack.api.accountRoleClaim!.handler.fn)];
     expect(Object.keys(functions)).toHaveLength(
-      routes.length + Object.keys(JOB_TASK_FUNCTIONS).length + Object.keys(USAGE_PIPELINE_FUNCTIONS).length,
+      routes.length +
+        Object.keys(JOB_TASK_FUNCTIONS).length +
+        Object.keys(SESSION_TASK_FUNCTIONS).length +
+        Object.keys(USAGE_PIPELINE_FUNCTIONS).length,
     );
     for (const fn of Object.values(functions)) {
       expect(fn.Properties.Environment.Variables).toMatchObject({

@@ -20,6 +20,7 @@ const TABLE_OF_GRANT: Partial<Record<Grant, TableName>> = {
   'usage:append': 'usage',
   'cache:write': 'cache',
   'arenaSessions:write': 'jobs',
+  'arenaSessions:read': 'jobs',
   'jobs:read': 'jobs',
   'jobs:write': 'jobs',
 };

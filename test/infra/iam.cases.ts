@@ -43,8 +43,9 @@ const TABLE_ACTIONS: Partial<Record<Grant, [TableName, string[]]>> = {
       'dynamodb:UpdateItem',
     ],
   ],
-  // Session records are written once, never read or changed by the functions.
-  'arenaSessions:write': ['jobs', ['dynamodb:PutItem']],
+  // The session log: conditional puts of pages and records, the META's lease updates.
+  'arenaSessions:write': ['jobs', ['dynamodb:PutItem', 'dynamodb:UpdateItem']],
+  'arenaSessions:read': ['jobs', ['dynamodb:GetItem', 'dynamodb:Query']],
   // Job records: owner-scoped reads; conditional creates and transitions, never deletes.
   'jobs:read': ['jobs', READ],
   'jobs:write': ['jobs', ['dynamodb:PutItem', 'dynamodb:UpdateItem']],
@@ -120,7 +121,7 @@ function expectedServices(route: RouteSpec, props: Partial<GatewayStackProps>): 
   if (has(SECRET_READS) || readsModerationKey(route, props)) services.push('secretsmanager', 'kms');
   if (has(['providerKeys:delete'])) services.push('secretsmanager');
   if (has(['userPool:login', 'userPool:admin'])) services.push('cognito-idp');
-  if (has(['jobs:start'])) services.push('states');
+  if (has(['jobs:start', 'arenaSessions:run'])) services.push('states');
   if (has(['usage:append'])) services.push('sqs');
   if (expectedGuardrailArns(route, props).length > 0) services.push('bedrock');
   return [...new Set(services)].sort();
@@ -135,6 +136,8 @@ const EVERY_GRANT: Record<Grant, true> = {
   'usage:append': true,
   'cache:write': true,
   'arenaSessions:write': true,
+  'arenaSessions:read': true,
+  'arenaSessions:run': true,
   'jobs:read': true,
   'jobs:write': true,
   'jobs:start': true,
@@ -261,8 +264,15 @@ describe.each<[string, readonly RouteSpec[], Partial<GatewayStackProps>]>([
         const onIndexes = statementsOn(statements, tableId(schema.name)).filter((s) =>
           JSON.stringify(s.Resource).includes('/index/'),
         );
+        // Every reading grant queries the table's indexes too, but the session log's: its items are found by key.
         const readsIndexes =
-          schema.indexes.length > 0 && expectedTableActions(route, schema.name).includes('dynamodb:Query');
+          schema.indexes.length > 0 &&
+          route.grants.some(
+            (grant) =>
+              grant !== 'arenaSessions:read' &&
+              TABLE_ACTIONS[grant]?.[0] === schema.name &&
+              TABLE_ACTIONS[grant][1].includes('dynamodb:Query'),
+          );
         expect([schema.name, onIndexes.flatMap(actionsOf)]).toEqual([
           schema.name,
           readsIndexes ? ['dynamodb:Query'] : [],
@@ -418,8 +428,9 @@ describe.each<[string, readonly RouteSpec[], Partial<GatewayStackProps>]>([
         .map((route) => route.id)
         .sort(),
     );
+    // And the session runner's task (SESSION_TASK_GRANTS): it plays sessions with callers' own keys.
     const everywhere = allIamStatements(built).filter(onProviderKeySecrets);
-    expect(everywhere.length).toBe(holders.length);
+    expect(everywhere.length).toBe(holders.length + 1);
   });
 });
 

@@ -4,6 +4,7 @@ import { Policy, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { JOB_TASK_FUNCTIONS } from '../../lib/constructs/job-poller-definition.js';
+import { SESSION_TASK_FUNCTIONS } from '../../lib/constructs/session-runner-definition.js';
 import { USAGE_PIPELINE_FUNCTIONS } from '../../lib/constructs/usage-pipeline.js';
 import {
   build,
@@ -167,8 +168,9 @@ describe('cdk-nag AwsSolutions', () => {
       expect([where, reason.length >= 80]).toEqual([where, true]);
     }
     // The X-Ray acknowledgement sits only on the X-Ray default policies, never on a whole function or the stack:
-    // one per route function, one per job task function, one per usage pipeline function, the account role
-    // custom resource's function, and the job poller machine's (X-Ray and log delivery).
+    // one per route function, one per job and session task function, one per usage pipeline function, the
+    // account role custom resource's function, and the job poller's and session runner's machines (X-Ray and
+    // log delivery).
     const pathsOf = (rule: string) =>
       [...acks.keys()].filter((key) => key.split(' ')[1] === rule).map((key) => key.split(' ')[0]!);
     const exportPolicy = stack.usageExports.stateMachine.role.node.tryFindChild('DefaultPolicy')!.node.path;
@@ -177,14 +179,19 @@ describe('cdk-nag AwsSolutions', () => {
     expect(xrayPaths.length).toBe(
       fullProps.routes.length +
         Object.keys(JOB_TASK_FUNCTIONS).length +
+        Object.keys(SESSION_TASK_FUNCTIONS).length +
         Object.keys(USAGE_PIPELINE_FUNCTIONS).length +
-        2,
+        3,
     );
     for (const path of xrayPaths) expect(path).toMatch(/\/Role\/DefaultPolicy$/);
     // The provider-key prefix acknowledgement sits on the role resource of exactly the routes that hold that grant.
     expect(providerKeyRoutes.length).toBeGreaterThan(0);
     expect(pathsOf(PROVIDER_KEY_FINDING).sort()).toEqual(
-      providerKeyRoutes.map((route) => endpointOf(stack, route.id).role.node.defaultChild!.node.path).sort(),
+      [
+        ...providerKeyRoutes.map((route) => endpointOf(stack, route.id).role.node.defaultChild!.node.path),
+        // The session runner's task plays sessions with callers' own keys too (SESSION_TASK_GRANTS).
+        stack.sessionRunner.run.role.node.defaultChild!.node.path,
+      ].sort(),
     );
     for (const path of pathsOf(PROVIDER_KEY_FINDING)) expect(path).toMatch(/\/Role\/Resource$/);
     // The S1 acknowledgement sits on the access log bucket alone; the exports bucket is logged.

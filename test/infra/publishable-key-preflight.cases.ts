@@ -16,6 +16,13 @@ const chatMode = syntheticRoute({
   streaming: true,
 });
 const routes = [...manifestRoutes, chatMode];
+/** The arena's session routes take publishable keys too: a browser reads its session again. */
+const SESSION_PATHS = [
+  '/api/v1/sessions',
+  '/api/v1/sessions/{id}',
+  '/api/v1/sessions/{id}/events',
+  '/api/v1/sessions/{id}/cancel',
+];
 const OWN_ORIGINS = ['https://app.example.com', 'https://admin.example.com'];
 
 /** The properties of the resource's one OPTIONS method. */
@@ -31,10 +38,10 @@ describe('with no CORS origins configured', () => {
     built = build({ routes, corsOrigins: [] });
   });
 
-  test('only the publishable-key resources have a preflight (the fixture and the arena routes)', () => {
+  test('only the publishable-key resources have a preflight (the fixture, the arena routes and its sessions)', () => {
     const preflights = apiMethods(built.template).filter((m) => m.method === 'OPTIONS');
     expect(preflights.map((m) => m.path).sort()).toEqual(
-      [chatMode.path, '/api/v1/battle', '/api/v1/fight', '/api/chat'].sort(),
+      [chatMode.path, '/api/v1/battle', '/api/v1/fight', '/api/chat', ...SESSION_PATHS].sort(),
     );
   });
 
@@ -113,6 +120,10 @@ test('a resource with a publishable-key route admits all its methods; resources 
     '/api/v1/battle': ['POST'],
     '/api/v1/fight': ['POST'],
     '/api/chat': ['POST'],
+    '/api/v1/sessions': ['GET'],
+    '/api/v1/sessions/{id}': ['GET'],
+    '/api/v1/sessions/{id}/events': ['GET'],
+    '/api/v1/sessions/{id}/cancel': ['POST'],
   });
 });
 

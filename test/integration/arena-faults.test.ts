@@ -1,4 +1,5 @@
-import { arenaStream, eventsOf, type ArenaStream } from './support/arena.js';
+import { arenaStream, eventsOf, sessionEvents, type ArenaStream } from './support/arena.js';
+import { bearer, call } from './support/http.js';
 import { arenaCalls, resetSimulators } from './support/arena-calls.js';
 import { sessionLedger, sessionRecord, until } from './support/arena-records.js';
 import { SimulatorControl } from './support/simulators.js';
@@ -8,11 +9,13 @@ import { validateArenaStream } from '../support/arena-stream-validator.js';
 
 /**
  * A fight under faults (issue 9, Acceptance "Faults"): an agent whose upstream breaks mid-round,
- * voters that answer garbage, and a client that leaves mid-fight. Each fault is injected into
+ * voters that answer garbage, a client that leaves mid-fight (the session plays on), and a
+ * session its owner cancels. Each fault is injected into
  * the simulators for one upstream model id only.
  */
 const local = useGateway({
-  env: { POWERTOOLS_LOG_LEVEL: 'ERROR' },
+  // A short lease: a cancellation is seen at the host's next renewal, a third of it.
+  env: { POWERTOOLS_LOG_LEVEL: 'ERROR', GATEWAY_SESSION_LEASE_SECONDS: '3' },
   account: 'arena-faults',
   key: { via: 'admin', body: { type: 'secret', rateLimit: 10000 } },
 });
@@ -104,7 +107,8 @@ it('when every voter abstains, each round is a tie settled by the documented see
   expect(eventsOf(stream, 'session_complete')[0]!['winner']).toBe(expected);
 });
 
-it('a client that leaves mid-fight aborts the upstream calls in flight; what was used is metered and the session is aborted', async () => {
+/** A blitz whose claude and gemini wait 5 s for their first token; the caller leaves at gpt's first delta. */
+async function leftMidFight(): Promise<string> {
   await SimulatorControl.of(local.gateway, 'anthropic').fault('delay_first_token:5000', 1, 'claude-sonnet-4-5');
   await SimulatorControl.of(local.gateway, 'google').fault('delay_first_token:5000', 1, 'gemini-2.5-pro');
   const stream = await arenaStream(
@@ -116,24 +120,53 @@ it('a client that leaves mid-fight aborts the upstream calls in flight; what was
   );
   expect(stream.events.at(-1)!.event).toMatchObject({ type: 'agent_delta', agent: 'gpt' });
   expect(validateArenaStream(stream.events, 'fight')).toEqual(CUT_SHORT(stream));
+  return sessionIdOf(stream);
+}
 
-  const sessionId = sessionIdOf(stream);
-  const slowed = async () =>
-    (await arenaCalls(local.gateway)).filter((call) => call.provider === 'anthropic' || call.provider === 'google');
-  const closed = await until(slowed, (calls) => calls.length === 2 && calls.every((call) => call.closedBeforeEnd));
-  expect(closed.map((call) => [call.model, call.closedBeforeEnd])).toEqual(
+const slowed = async () =>
+  (await arenaCalls(local.gateway)).filter((call) => call.provider === 'anthropic' || call.provider === 'google');
+
+it('a client that leaves mid-fight does not stop it: every call runs to its end, and the caller reads the rest', async () => {
+  const sessionId = await leftMidFight();
+  const record = await until(
+    () => sessionRecord(local.gateway, local.account.accountId, sessionId),
+    (found) => found?.['status'] !== 'running',
+  );
+  expect(record).toMatchObject({ status: 'complete' });
+  expect((await slowed()).filter((call) => !call.vote).map((call) => call.closedBeforeEnd)).toEqual([false, false]);
+  const whole = await sessionEvents(local.gateway, sessionId, local.key);
+  expect(validateArenaStream(whole.events, 'fight')).toEqual([]);
+  const entries = await sessionLedger(local.gateway, local.account.accountId, sessionId, 6);
+  expect(entries.filter((entry) => entry['outcome'] !== 'ok')).toEqual([]);
+});
+
+it('a cancelled session stops: its calls in flight are aborted, what was used is metered, and it ends aborted', async () => {
+  const sessionId = await leftMidFight();
+  const cancel = await call(local.gateway.url(`/api/v1/sessions/${sessionId}/cancel`), {
+    method: 'POST',
+    headers: bearer(local.key),
+  });
+  expect(cancel.status).toBe(202);
+  expect(cancel.body.data).toEqual({ id: sessionId, cancelled: true, status: 'cancelling' });
+  const closed = await until(slowed, (calls) => calls.length === 2 && calls.every((c) => c.closedBeforeEnd));
+  expect(closed.map((c) => [c.model, c.closedBeforeEnd])).toEqual(
     expect.arrayContaining([
       ['claude-sonnet-4-5', true],
       ['gemini-2.5-pro', true],
     ]),
   );
-
   const entries = await sessionLedger(local.gateway, local.account.accountId, sessionId, 3);
   expect(entries.map((e) => e['agent']).sort()).toEqual(['claude', 'gemini', 'gpt']);
   for (const entry of entries) expect(entry).toMatchObject({ sessionId, route: 'fight', round: 1, purpose: 'answer' });
   for (const agent of ['claude', 'gemini'])
     expect(entries.find((e) => e['agent'] === agent)).toMatchObject({ outcome: 'client_closed' });
-  expect(await sessionRecord(local.gateway, local.account.accountId, sessionId)).toMatchObject({ status: 'aborted' });
+  const record = await until(
+    () => sessionRecord(local.gateway, local.account.accountId, sessionId),
+    (found) => found?.['status'] !== 'running',
+  );
+  expect(record).toMatchObject({ status: 'aborted' });
+  const whole = await sessionEvents(local.gateway, sessionId, local.key);
+  expect(whole.events.at(-1)!.event).toMatchObject({ type: 'error', code: 'session_cancelled' });
 });
 
 /** What the validator must say of a stream the client cut in round 1's answers, and nothing else. */

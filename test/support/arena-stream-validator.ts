@@ -104,6 +104,15 @@ export function validateArenaStream(events: readonly StreamEvent[], mode: 'battl
         break;
       case 'error':
         if (round.completed.has(agent)) fail(`error for ${agent} after its agent_complete`);
+        if (event['code'] === 'turn_interrupted') {
+          // The turn moved to another host: what it wrote is void, and it is asked again.
+          if (!round.started.has(agent)) fail(`turn_interrupted for ${agent}, which had not started`);
+          round.started.delete(agent);
+          round.deltas.delete(agent);
+          round.searching.delete(agent);
+          round.searched.delete(agent);
+          break;
+        }
         round.failed.add(agent);
         break;
       case 'voting_start':

@@ -16,7 +16,7 @@ export function requestContext(route: RouteSpec): GatewayMiddleware {
       const req = normalizeEvent(request.event, route);
       const offered = req.headers['x-request-id'];
       const requestId = offered && CLIENT_REQUEST_ID.test(offered) ? offered : randomUUID();
-      const { signal, finish } = callLifetime(request.context as { getRemainingTimeInMillis?: () => number });
+      const { signal, finish, deadline } = callLifetime(request.context as { getRemainingTimeInMillis?: () => number });
       beginCall(request, {
         route,
         req,
@@ -26,6 +26,7 @@ export function requestContext(route: RouteSpec): GatewayMiddleware {
         responseHeaders: { 'X-Request-ID': requestId },
         signal,
         finish,
+        ...(deadline === undefined ? {} : { deadline }),
         afterResponse: [],
       });
     },
@@ -57,5 +58,6 @@ function callLifetime(context: { getRemainingTimeInMillis?: () => number }) {
     clearTimeout(timer);
     if (!controller.signal.aborted) controller.abort(CALL_FINISHED);
   };
-  return { signal: controller.signal, finish };
+  const deadline = remaining === undefined ? undefined : Date.now() + remaining;
+  return { signal: controller.signal, finish, deadline };
 }

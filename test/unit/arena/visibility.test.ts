@@ -23,7 +23,10 @@ const answer = (agent: string, text: string): AgentAnswer => ({ agent, model: `$
 const roundOf = (round: number, answers: AgentAnswer[], winner: string | null = null): RoundRecord => ({
   round,
   answers,
+  started: answers.map((answer) => answer.agent),
   failed: [],
+  votingStarted: false,
+  votes: [],
   ballots: [],
   winner,
   complete: true,

@@ -78,6 +78,7 @@ const DOMAINS: readonly Domain[] = [
     streaming_required: { status: 400, code: 'STREAMING_REQUIRED' },
     no_answer: { status: 503, code: 'SERVICE_UNAVAILABLE' },
     all_rate_limited: { status: 429, code: 'RATE_LIMIT_EXCEEDED' },
+    session_not_found: { status: 404, code: 'NOT_FOUND', message: 'session not found' },
   }),
   domain<SearchErrorKind>('search', SEARCH_ERROR_ANSWERS, (kind) => new SearchError(kind, WHY), {
     invalid_request: { status: 400, code: 'BAD_REQUEST' },

@@ -1,0 +1,123 @@
+/**
+ * Sessions longer than one invocation: the session runner, a Step Functions execution per
+ * session (lib/constructs/session-runner-definition.ts), started beside the first host. It
+ * wakes once a lease period, and each time asks `continueSession`:
+ *
+ * - `held`: a host's lease is live (the first host still plays, or another runner does): wait;
+ * - `continue`: this runner took the session over from the log and handed it on at its own
+ *   time limit: run again at once;
+ * - `ended`: the session is over (or gone): the execution ends.
+ *
+ * A host that stopped without a word (a crash, a killed function) leaves its lease to lapse,
+ * and the next wake takes over from the last logged event: finished turns are in the log and
+ * are never asked again (session-resume.ts, orchestrator.ts).
+ */
+import { randomUUID } from 'node:crypto';
+import type { GatewayConfiguration } from '../config/configuration.js';
+import { ENV } from '../config/environment.js';
+import { required } from '../config/configuration.js';
+import { startNamedExecution } from '../store/state-machine-executions.js';
+import {
+  appendSessionEvents,
+  endSessionTenure,
+  getSessionMeta,
+  getSessionPlan,
+  readSessionEvents,
+  takeSessionLease,
+  type LoggedEvent,
+} from '../store/session-log.js';
+import type { ArenaEvent } from './arena-events.js';
+import type { ArenaPlan } from './arena-request.js';
+import { deploymentHostDeps, hostTiming } from './session-deployment.js';
+import { hostSession } from './session-host.js';
+import { restoredSession } from './session-resume.js';
+
+export interface ContinuationInput {
+  readonly sessionId: string;
+}
+
+export interface ContinuationResult {
+  readonly status: 'held' | 'continue' | 'ended';
+}
+
+/** The runner's execution input; the execution is named after the session, so it starts once. */
+export interface RunnerExecutionInput extends ContinuationInput {
+  /** Seconds between wakes: the lease period. */
+  readonly checkSeconds: number;
+}
+
+export async function superviseSession(config: GatewayConfiguration, sessionId: string): Promise<void> {
+  const arn = required(config.sessions.runnerArn, ENV.sessionStateMachineArn);
+  const input: RunnerExecutionInput = { sessionId, checkSeconds: config.sessions.leaseSeconds };
+  await startNamedExecution(arn, sessionId, input);
+}
+
+/** Log reads while restoring: a whole session, in bounded pages. */
+const RESTORE_PAGE_EVENTS = 2_000;
+
+/**
+ * One wake of the runner. `functionDeadline` is when this invocation is stopped (epoch ms).
+ */
+export async function continueSession(
+  input: ContinuationInput,
+  config: GatewayConfiguration,
+  functionDeadline: number,
+  now: () => number = Date.now,
+): Promise<ContinuationResult> {
+  const { sessionId } = input;
+  if (typeof sessionId !== 'string' || sessionId === '') throw new TypeError('the runner needs a sessionId');
+  const meta = await getSessionMeta(sessionId, now());
+  if (!meta || meta.status !== 'running') return { status: 'ended' };
+  if (meta.leaseUntil >= now()) return { status: 'held' };
+  const holder = `runner-${randomUUID()}`;
+  const taken = await takeSessionLease(sessionId, holder, config.sessions.leaseSeconds * 1000, now());
+  if (!taken) return { status: 'held' };
+
+  const logged = await loggedEvents(sessionId);
+  const lastId = logged.at(-1)?.id ?? 0;
+  const plan = taken.resumable ? ((await getSessionPlan(sessionId)) as ArenaPlan | undefined) : undefined;
+  if (!plan) {
+    // Nothing to play on from: the session ends here, saying so.
+    const lost: ArenaEvent = {
+      type: 'error',
+      code: 'session_interrupted',
+      error: 'The session stopped and could not be continued',
+    };
+    await appendSessionEvents(sessionId, taken.epoch, [{ id: lastId + 1, event: lost }]);
+    await endSessionTenure(sessionId, holder, taken.epoch, 'aborted', lastId + 1);
+    return { status: 'ended' };
+  }
+  const state = restoredSession(
+    sessionId,
+    plan,
+    logged.map((entry) => entry.event as ArenaEvent),
+  );
+  if (state.status !== 'running') {
+    // The last host logged the end but stopped before it recorded it.
+    await endSessionTenure(sessionId, holder, taken.epoch, state.status, lastId);
+    return { status: 'ended' };
+  }
+  const owner = { accountId: taken.accountId, ...(taken.keyId ? { keyId: taken.keyId } : {}), route: taken.route };
+  const placement = {
+    sessionId,
+    holder,
+    epoch: taken.epoch,
+    owner,
+    startedAt: new Date(taken.startedAt),
+    resumable: true,
+  };
+  const timing = hostTiming(config, placement, functionDeadline, now());
+  const hosted = hostSession({ state, nextId: lastId + 1 }, await deploymentHostDeps(config, placement, timing));
+  const outcome = await hosted.outcome;
+  if (outcome.end === 'handed_off') return { status: 'continue' };
+  return { status: outcome.end === 'taken_over' ? 'held' : 'ended' };
+}
+
+async function loggedEvents(sessionId: string): Promise<LoggedEvent[]> {
+  const events: LoggedEvent[] = [];
+  for (;;) {
+    const read = await readSessionEvents(sessionId, events.at(-1)?.id ?? 0, RESTORE_PAGE_EVENTS);
+    events.push(...read.events);
+    if (!read.more) return events;
+  }
+}

@@ -1,0 +1,5 @@
+import { answerSessionsList } from '../arena/sessions-call.js';
+import { defineHandler } from '../http/define-handler.js';
+
+/** GET /api/v1/sessions: the account's battle and fight sessions, newest first. */
+export const handler = defineHandler('sessions-list', { handle: answerSessionsList });
