@@ -14,10 +14,12 @@
  * Method: Newton's method on the concave objective with a backtracking line search (the full
  * step is taken whenever it does not lower the objective, which near the answer is always), the
  * linear system solved by Cholesky factorisation of the information matrix, which the ridge
- * keeps positive definite. One iteration reads every row once for the gradient and Hessian and
- * once per trial step for the objective, then factorises a (models + covariates)-square matrix:
- * O(rows * (2 + covariates)^2 + parameters^3 / 6). It stops when no parameter moved by more
- * than `tolerance` (log-odds units) or after `maxIterations`, reporting which.
+ * keeps positive definite. One pass over the rows gives the objective, gradient and Hessian at a
+ * point, so an iteration costs a pass per trial step (one, but for rare halvings) and the
+ * factorisation of a (models + covariates)-square matrix: O(rows * (2 + covariates)^2 +
+ * parameters^3 / 6). It stops when a Newton step moves no parameter by more than `tolerance`
+ * (log-odds units; that last step is taken unchecked, as it cannot overshoot), or after
+ * `maxIterations`, reporting which.
  */
 
 /** Comparison rows: parameters 0..models-1 are strengths, models.. are covariate coefficients. */
@@ -56,27 +58,26 @@ export function fitBradleyTerry(
   settings: SolverSettings,
 ): Solution {
   let params = Float64Array.from(start);
-  let value = objective(rows, weights, params, settings.ridge);
+  let at = evaluate(rows, weights, params, settings.ridge);
   for (let iteration = 1; iteration <= settings.maxIterations; iteration++) {
-    const { gradient, information } = derivatives(rows, weights, params, settings.ridge);
-    const step = choleskySolve(information, gradient, params.length);
-    let scale = 1;
-    let next = params;
-    let nextValue = value;
-    for (let halvings = 0; halvings <= MAX_HALVINGS; halvings++, scale /= 2) {
+    const step = choleskySolve(at.information, at.gradient, params.length);
+    // A step this small cannot overshoot: take it without reading the rows again.
+    if (maxAbs(step) < settings.tolerance) {
+      return { params: params.map((p, i) => p + step[i]!), iterations: iteration, converged: true };
+    }
+    let accepted = false;
+    for (let halvings = 0, scale = 1; halvings <= MAX_HALVINGS && !accepted; halvings++, scale /= 2) {
       const trial = params.map((p, i) => p + scale * step[i]!);
-      const trialValue = objective(rows, weights, trial, settings.ridge);
+      const next = evaluate(rows, weights, trial, settings.ridge);
       // Rounding can make an exact optimum look a hair lower than its neighbour: tolerate it.
-      if (trialValue >= value - 1e-12 * (1 + abs(value))) {
-        next = trial;
-        nextValue = trialValue;
-        break;
+      if (next.value >= at.value - 1e-12 * (1 + abs(at.value))) {
+        params = trial;
+        at = next;
+        accepted = true;
       }
     }
-    const moved = next === params ? 0 : maxAbs(step) * scale;
-    params = next;
-    value = nextValue;
-    if (moved < settings.tolerance) return { params, iterations: iteration, converged: true };
+    // No step along Newton's direction improves: the answer is as good as doubles allow.
+    if (!accepted) return { params, iterations: iteration, converged: true };
   }
   return { params, iterations: settings.maxIterations, converged: false };
 }
@@ -87,21 +88,11 @@ function margin(rows: ComparisonRows, params: Float64Array, r: number): number {
   return z;
 }
 
-function objective(rows: ComparisonRows, weights: Float64Array, params: Float64Array, ridge: number): number {
-  let sum = 0;
-  for (let r = 0; r < weights.length; r++) {
-    const w = weights[r]!;
-    if (w !== 0) sum += w * logSigmoid(margin(rows, params, r));
-  }
-  let norm = 0;
-  for (const p of params) norm += p * p;
-  return sum - (ridge / 2) * norm;
-}
-
-/** The objective's gradient and its negated Hessian (the information matrix, row-major). */
-function derivatives(rows: ComparisonRows, weights: Float64Array, params: Float64Array, ridge: number) {
+/** The objective, its gradient and its negated Hessian (the information matrix, row-major), in one pass. */
+function evaluate(rows: ComparisonRows, weights: Float64Array, params: Float64Array, ridge: number) {
   const size = params.length;
   const { models, covariates, x } = rows;
+  let value = 0;
   const gradient = new Float64Array(size);
   // Accumulated in the lower triangle only (row >= column), mirrored at the end.
   const information = new Float64Array(size * size);
@@ -111,6 +102,8 @@ function derivatives(rows: ComparisonRows, weights: Float64Array, params: Float6
     if (w === 0) continue;
     const z = margin(rows, params, r);
     const e = exp(-abs(z));
+    // log sigma(z) and sigma(-z) from the one exponential, stable for either sign of z.
+    value += w * (z >= 0 ? -log1p(e) : z - log1p(e));
     const lose = z >= 0 ? e / (1 + e) : 1 / (1 + e);
     const g = w * lose;
     const h = w * lose * (1 - lose);
@@ -128,15 +121,16 @@ function derivatives(rows: ComparisonRows, weights: Float64Array, params: Float6
       // Covariate parameters come after every strength, so (models + f, a) is in the lower triangle.
       information[row + a]! += h * xf;
       information[row + b]! -= h * xf;
-      for (let e = 0; e <= f; e++) information[row + models + e]! += h * xf * x[r * covariates + e]!;
+      for (let k = 0; k <= f; k++) information[row + models + k]! += h * xf * x[r * covariates + k]!;
     }
   }
   for (let i = 0; i < size; i++) {
+    value -= (ridge / 2) * params[i]! ** 2;
     gradient[i]! -= ridge * params[i]!;
     information[i * size + i]! += ridge;
     for (let j = 0; j < i; j++) information[j * size + i] = information[i * size + j]!;
   }
-  return { gradient, information };
+  return { value, gradient, information };
 }
 
 /**
@@ -171,10 +165,6 @@ function choleskySolve(matrix: Float64Array, rhs: Float64Array, size: number): F
     out[i] = s / l[i * size + i]!;
   }
   return out;
-}
-
-function logSigmoid(z: number): number {
-  return z >= 0 ? -log1p(exp(-z)) : z - log1p(exp(z));
 }
 
 function maxAbs(values: Float64Array): number {

@@ -84,7 +84,11 @@ export interface LeaderboardFitOptions {
   readonly ridge?: number;
   /** Newton iterations per fit, 1 to 1000; default 100. */
   readonly maxIterations?: number;
-  /** The largest parameter step (log-odds) that counts as converged, above 0; default 1e-9. */
+  /**
+   * The largest parameter step (log-odds) that counts as converged, above 0; default 1e-6
+   * (0.0002 points). Newton converges quadratically, so the error left after such a step is
+   * near its square.
+   */
   readonly tolerance?: number;
   /** Bounds on the ballots; default DEFAULT_LEADERBOARD_LIMITS. */
   readonly limits?: LeaderboardLimits;
@@ -343,7 +347,7 @@ function resolveOptions(options: LeaderboardFitOptions): ResolvedOptions {
   const maxIterations = options.maxIterations ?? 100;
   if (!Number.isSafeInteger(maxIterations) || maxIterations < 1 || maxIterations > 1000)
     throw invalidArenaRequest('maxIterations', 'maxIterations must be an integer from 1 to 1000');
-  const tolerance = options.tolerance ?? 1e-9;
+  const tolerance = options.tolerance ?? 1e-6;
   if (!(Number.isFinite(tolerance) && tolerance > 0))
     throw invalidArenaRequest('tolerance', 'tolerance must be a number above 0');
   return {
