@@ -48,7 +48,11 @@
  * and one pass over the patterns. `prepareLeaderboardFit` reports the estimate (`cost`);
  * `resampleLeaderboard` runs any range of resamples, so a consumer can spread the bootstrap over
  * several invocations (prepare again, which is cheap and deterministic, and carry the replicates,
- * which are plain JSON) and `completeLeaderboardFit` assembles the answer.
+ * which are plain JSON) and `completeLeaderboardFit` assembles the answer. Every factor is
+ * capped: ballots, models and answers per ballot by `limits` (leaderboard-ballots.ts),
+ * resamples by MAX_RESAMPLES, iterations by `maxIterations` (at most 1,000). Input beyond a cap,
+ * a malformed ballot or an option out of range is refused with the arena's `invalid_request`
+ * naming the field; nothing else is thrown.
  */
 
 import { invalidArenaRequest } from './arena-errors.js';
