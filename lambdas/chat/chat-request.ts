@@ -98,54 +98,66 @@ const toolCall = {
     },
   },
 };
+/**
+ * One turn, checked by the rules of its role: `role` picks its branch of `oneOf` (ajv's
+ * `discriminator`, lambdas/schema/compile.ts), so only that branch's failures are reported, and
+ * client generators type each role's turn apart (a system turn needs content, a tool turn its
+ * tool_call_id).
+ */
 const message = {
   type: 'object',
   required: ['role'],
   properties: { role: { enum: ['system', 'developer', 'user', 'assistant', 'tool'] } },
-  allOf: [
+  discriminator: { propertyName: 'role' },
+  oneOf: [
     {
-      if: { properties: { role: { enum: ['system', 'developer'] } } },
-      then: {
-        required: ['content'],
-        properties: {
-          content: {
-            anyOf: [nonBlank, nonBlankParts],
-            'x-message': { anyOf: 'must be a string or an array of text parts' },
-          },
+      required: ['role', 'content'],
+      properties: {
+        role: { enum: ['system', 'developer'] },
+        content: {
+          anyOf: [nonBlank, nonBlankParts],
+          'x-message': { anyOf: 'must be a string or an array of text parts' },
         },
       },
     },
     {
-      if: { properties: { role: { const: 'user' } } },
-      then: {
-        required: ['content'],
-        properties: {
-          content: {
-            anyOf: [nonBlank, { type: 'array', minItems: 1, maxItems: MAX_CONTENT_PARTS, items: contentPart }],
-            'x-message': { anyOf: 'must be a string or an array of content parts' },
-          },
+      required: ['role', 'content'],
+      properties: {
+        role: { const: 'user' },
+        content: {
+          anyOf: [nonBlank, { type: 'array', minItems: 1, maxItems: MAX_CONTENT_PARTS, items: contentPart }],
+          'x-message': { anyOf: 'must be a string or an array of content parts' },
         },
       },
     },
     {
-      if: { properties: { role: { const: 'assistant' } } },
-      then: {
-        properties: {
-          content: { anyOf: [text, textParts, { type: 'null' }] },
-          tool_calls: { type: 'array', maxItems: 128, items: toolCall },
-        },
+      required: ['role'],
+      properties: {
+        role: { const: 'assistant' },
+        content: { anyOf: [text, textParts, { type: 'null' }] },
+        tool_calls: { type: 'array', maxItems: 128, items: toolCall },
       },
     },
     {
-      if: { properties: { role: { const: 'tool' } } },
-      then: {
-        required: ['content', 'tool_call_id'],
-        properties: { content: { anyOf: [text, textParts] }, tool_call_id: { type: 'string', minLength: 1 } },
+      required: ['role', 'content', 'tool_call_id'],
+      properties: {
+        role: { const: 'tool' },
+        content: { anyOf: [text, textParts] },
+        tool_call_id: { type: 'string', minLength: 1 },
       },
     },
   ],
 };
 const modelName = { type: 'string', minLength: 1, maxLength: 200 };
+const jsonSchemaFormat = {
+  type: 'object',
+  required: ['name'],
+  properties: {
+    name: { type: 'string', minLength: 1 },
+    schema: { type: 'object' },
+    strict: { type: ['boolean', 'null'] },
+  },
+};
 const tool = {
   type: 'object',
   required: ['type', 'function'],
@@ -225,18 +237,12 @@ export const chatRequestSchema = {
       required: ['type'],
       properties: {
         type: { enum: ['text', 'json_object', 'json_schema'] },
-        json_schema: {
-          type: 'object',
-          required: ['name'],
-          properties: {
-            name: { type: 'string', minLength: 1 },
-            schema: { type: 'object' },
-            strict: { type: ['boolean', 'null'] },
-          },
-        },
+        json_schema: jsonSchemaFormat,
       },
-      if: { properties: { type: { const: 'json_schema' } } },
-      then: { required: ['json_schema'] },
+      // The `then` names the property it requires, as OpenAPI linters expect; so it checks the
+      // property only when `type` says json_schema (a missing `type` is reported as missing).
+      if: { required: ['type'], properties: { type: { const: 'json_schema' } } },
+      then: { required: ['json_schema'], properties: { json_schema: jsonSchemaFormat } },
     },
     fallback: { type: 'array', maxItems: 10, items: modelName },
     retries: { type: 'integer', minimum: 0, maximum: MAX_RETRIES },

@@ -6,9 +6,11 @@ import { FASHION_MODEL_NAMES, FASHION_MODELS, type FashionModel, type InputSpec 
 /**
  * The body of run and subscribe as a JSON schema, generated from the model table
  * (fashion-models.ts), so the handlers' validator and the OpenAPI document say exactly what the
- * table says: `model_name` one of the ten, and per model (if/then) its inputs, which are
- * required, and each input's type, enum or range. What a schema cannot say (an image URL's
- * host must be public) parseFashionRequest checks after it.
+ * table says: `model_name` one of the ten, and per model its inputs, which are required, and
+ * each input's type, enum or range. `model_name` picks the model's branch of `oneOf` (ajv's
+ * `discriminator`, lambdas/schema/compile.ts): only that branch is checked, and client
+ * generators type each model's `inputs` apart. What a schema cannot say (an image URL's host
+ * must be public) parseFashionRequest checks after it.
  */
 
 export interface FashionRequestBody {
@@ -52,17 +54,16 @@ const INPUT_SCHEMAS: { readonly [T in InputSpec['type']]: (spec: Extract<InputSp
 
 const inputSchema = (spec: InputSpec): object => (INPUT_SCHEMAS[spec.type] as (spec: InputSpec) => object)(spec);
 
-function modelRule(model: FashionModel): object {
+function modelBody(model: FashionModel): object {
   return {
-    if: { properties: { model_name: { const: model.name } }, required: ['model_name'] },
-    then: {
-      properties: {
-        inputs: {
-          type: 'object',
-          required: [...model.required],
-          additionalProperties: false,
-          properties: Object.fromEntries(Object.entries(model.inputs).map(([name, spec]) => [name, inputSchema(spec)])),
-        },
+    required: ['model_name', 'inputs'],
+    properties: {
+      model_name: { const: model.name },
+      inputs: {
+        type: 'object',
+        required: [...model.required],
+        additionalProperties: false,
+        properties: Object.fromEntries(Object.entries(model.inputs).map(([name, spec]) => [name, inputSchema(spec)])),
       },
     },
   };
@@ -74,9 +75,11 @@ export const fashionRequestSchema = {
   additionalProperties: false,
   properties: {
     model_name: { type: 'string', ...enumOf(FASHION_MODEL_NAMES) },
-    inputs: { type: 'object', description: "The model's inputs (docs/interface.md §4.10)" },
+    // Only named here (additionalProperties): its shape is the model's branch's.
+    inputs: { description: "The model's inputs (docs/interface.md §4.10)" },
   },
-  allOf: FASHION_MODEL_NAMES.map((name) => modelRule(FASHION_MODELS[name]!)),
+  discriminator: { propertyName: 'model_name' },
+  oneOf: FASHION_MODEL_NAMES.map((name) => modelBody(FASHION_MODELS[name]!)),
 };
 
 export const fashionRequestValidator = compileConditional<FashionRequestBody>(fashionRequestSchema);

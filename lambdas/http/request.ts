@@ -20,6 +20,13 @@ export interface GatewayRequest {
   readonly platformRequestId: string;
   /** Which door the request came through: the REST API (v1 events) or a function URL (v2). */
   readonly door: RequestDoor;
+  /**
+   * Where the caller reached the API, to which the manifest's paths are appended: scheme, host
+   * and the stage prefix `path` leaves out (`https://<id>.execute-api.<region>.amazonaws.com/prod`,
+   * `https://api.example.com`, locally `http://127.0.0.1:8787`); no trailing slash. Empty when
+   * the request named no usable host.
+   */
+  readonly baseUrl: string;
 }
 
 export type RequestDoor = 'restApi' | 'functionUrl';
@@ -46,8 +53,26 @@ function fromV1(event: APIGatewayProxyEvent): GatewayRequest {
     sourceIp: event.requestContext?.identity?.sourceIp ?? '',
     platformRequestId: event.requestContext?.requestId ?? '',
     door: 'restApi',
+    baseUrl: restApiBaseUrl(event, headers),
   };
 }
+
+/**
+ * API Gateway names the host it was reached at and the path with its stage (`/prod/api/...`,
+ * nothing before `/api` on a custom domain mapped at the root) and serves only https; the local
+ * runtime names neither, serves http, and the Host header names it.
+ */
+function restApiBaseUrl(event: APIGatewayProxyEvent, headers: Readonly<Record<string, string>>): string {
+  const context = event.requestContext as Partial<APIGatewayProxyEvent['requestContext']> | undefined;
+  const host = context?.domainName ?? headers['host'];
+  if (host === undefined || !HOST.test(host)) return '';
+  const fullPath = context?.path ?? event.path;
+  const prefix = fullPath.endsWith(event.path) ? fullPath.slice(0, fullPath.length - event.path.length) : '';
+  return `${context?.domainName ? 'https' : 'http'}://${host}${prefix.replace(/\/+$/, '')}`;
+}
+
+/** A host name or address, with an optional port: nothing that could break out of a URL's authority. */
+const HOST = /^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
 
 function fromV2(event: APIGatewayProxyEventV2, route: RouteSpec): GatewayRequest {
   const headers = lowerCaseKeys(event.headers);
@@ -63,6 +88,8 @@ function fromV2(event: APIGatewayProxyEventV2, route: RouteSpec): GatewayRequest
     sourceIp: event.requestContext.http.sourceIp,
     platformRequestId: event.requestContext.requestId,
     door: 'functionUrl',
+    // Function URLs serve only https, at their own host, without a stage.
+    baseUrl: HOST.test(event.requestContext.domainName) ? `https://${event.requestContext.domainName}` : '',
   };
 }
 

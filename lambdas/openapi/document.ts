@@ -12,7 +12,7 @@ import {
 } from './interface-components.js';
 import { toJsonSchema2020, type JsonSchema } from './json-schema-2020.js';
 import { RESOURCE_SCHEMAS } from './resource-schemas.js';
-import { routeDocs as registry, TAGS, type RouteDoc, type SuccessDoc } from './route-docs.js';
+import { routeDocs as registry, TAGS, type ErrorTable, type RouteDoc, type SuccessDoc } from './route-docs.js';
 import { ref } from './schema-ref.js';
 
 /**
@@ -46,21 +46,28 @@ export function buildOpenApiDocument(
         'speech, music, video and fashion generation. ' +
         'Gateway and model routes answer errors in the OpenAI shape, the rest in the `success: false` envelope.',
     },
-    servers: [
-      {
-        url: '{baseUrl}',
-        description: 'The stack’s ApiUrl output without its trailing slash; locally runtime.json `baseUrl`',
-        variables: { baseUrl: { default: 'http://127.0.0.1:8787' } },
-      },
-    ],
+    servers: [{ url: '/', description: SERVER_DESCRIPTION }],
     tags: tags.map((name) => ({ name, description: TAGS[name] ?? 'Not yet documented' })),
     paths,
     components: {
-      schemas: { ...RESOURCE_SCHEMAS, ...EVENT_SCHEMAS, ...ERROR_SCHEMAS, ...requestSchemas.named },
+      schemas: { ...RESOURCE_SCHEMAS, ...EVENT_SCHEMAS, ...ERROR_SCHEMAS },
+      requestBodies: requestSchemas.named,
       headers: RESPONSE_HEADERS,
       securitySchemes: usedSecuritySchemes(routes),
     },
   };
+}
+
+const SERVER_DESCRIPTION = 'This deployment, where this document was served from';
+
+/**
+ * The document as served from `baseUrl` (scheme, host and any stage prefix, no trailing
+ * slash): its one server is that, so a client generated from it calls the deployment it came
+ * from, whichever of its URLs (the API's stage URL, a custom domain, the local runtime) that was.
+ * Without one (a request that named no usable host) the server stays relative: `/`.
+ */
+export function documentServedAt(document: OpenApiObject, baseUrl: string): OpenApiObject {
+  return baseUrl ? { ...document, servers: [{ url: baseUrl, description: SERVER_DESCRIPTION }] } : document;
 }
 
 /** A manifest route nobody documented yet still appears, from what the manifest knows. */
@@ -86,9 +93,15 @@ function operation(route: RouteSpec, doc: RouteDoc, requestSchemas: RequestSchem
     responses: {
       [doc.success.status]: successResponse(route, doc.success),
       ...errorResponses(route, doc),
+      default: errorResponse(route, 'default', UNEXPECTED_FAILURE),
     },
   };
 }
+
+/** What any route may answer beyond its own statuses: the response writer's last resorts. */
+const UNEXPECTED_FAILURE =
+  'Any other failure: 500 `INTERNAL_ERROR` (logged under the request id), or 503 `SERVICE_UNAVAILABLE` ' +
+  '(the gateway’s store is busy, or an upstream did not answer in time; retry shortly)';
 
 function pathParameters(route: RouteSpec, doc: RouteDoc): OpenApiObject[] {
   return [...route.path.matchAll(/\{([^}]+)\}/g)].map(([, name]) => ({
@@ -113,8 +126,8 @@ function successResponse(route: RouteSpec, success: SuccessDoc): OpenApiObject {
 }
 
 /**
- * The errors the manifest implies (bad input, credentials, path ids, size, throttling), then
- * the route's own, each in the route's error shape.
+ * The errors the manifest implies (bad input, credentials, path ids, size, throttling), those
+ * the route's domain tables answer, then the route's own words, each in the route's error shape.
  */
 function errorResponses(route: RouteSpec, doc: RouteDoc): Record<string, OpenApiObject> {
   const takesInput = Boolean(doc.request || doc.parameters?.length);
@@ -134,18 +147,41 @@ function errorResponses(route: RouteSpec, doc: RouteDoc): Record<string, OpenApi
   const statuses: Record<number, string> = {
     ...Object.fromEntries(implied.filter(([, applies]) => applies).map(([status]) => [status, ERROR_MEANINGS[status]])),
     429: `${ERROR_MEANINGS[429]}: ${throttled}`,
-    ...doc.errors,
   };
+  for (const [status, codes] of raisedCodes(doc.raises ?? [])) {
+    const meaning = statuses[status] ?? ERROR_MEANINGS[status];
+    const unnamed = codes
+      .filter((code) => !meaning?.includes(`\`${code}\``))
+      .map((code) => `\`${code}\``)
+      .join(', ');
+    statuses[status] = !meaning ? unnamed : unnamed ? `${meaning}; also ${unnamed}` : meaning;
+  }
+  Object.assign(statuses, doc.errors);
   return Object.fromEntries(
-    Object.entries(statuses).map(([status, description]) => [
-      status,
-      {
-        description,
-        headers: headerRefs([...standardHeaders(route, Number(status)), ...(status === '429' ? ['Retry-After'] : [])]),
-        content: { 'application/json': { schema: answerSchema(route, ref(ERROR_SCHEMA_OF[route.errorStyle])) } },
-      },
-    ]),
+    Object.entries(statuses).map(([status, description]) => [status, errorResponse(route, status, description)]),
   );
+}
+
+/** Each status the tables answer, with its codes in the tables' order. */
+function raisedCodes(tables: readonly ErrorTable[]): Map<number, string[]> {
+  const codes = new Map<number, string[]>();
+  for (const answer of tables.flatMap((table) => Object.values(table))) {
+    const known = codes.get(answer.status) ?? [];
+    if (!known.includes(answer.code)) codes.set(answer.status, [...known, answer.code]);
+  }
+  return codes;
+}
+
+function errorResponse(route: RouteSpec, status: string, description: string): OpenApiObject {
+  const headers =
+    status === 'default'
+      ? ['X-Request-ID']
+      : [...standardHeaders(route, Number(status)), ...(status === '429' ? ['Retry-After'] : [])];
+  return {
+    description,
+    headers: headerRefs(headers),
+    content: { 'application/json': { schema: answerSchema(route, ref(ERROR_SCHEMA_OF[route.errorStyle])) } },
+  };
 }
 
 /** Every answer carries X-Request-ID; a rate-limited route's answers after authentication carry the rate headers. */
@@ -163,9 +199,14 @@ function usedSecuritySchemes(routes: readonly RouteSpec[]): Record<string, JsonS
   return Object.fromEntries(Object.entries(SECURITY_SCHEMES).filter(([name]) => used.has(name)));
 }
 
-/** Request bodies as named schemas: one name, one schema object (two routes may share both). */
+/**
+ * Request bodies as named components.requestBodies: one name, one schema object (two routes may
+ * share both). Not components.schemas: generators type a property with a `default` as always
+ * present in a schema (what an answer guarantees), but as optional in a request body, which is
+ * what it is to the caller (openapi-typescript's `defaultNonNullable`).
+ */
 class RequestSchemas {
-  readonly named: Record<string, JsonSchema> = {};
+  readonly named: Record<string, OpenApiObject> = {};
   private readonly sources = new Map<string, JsonSchema>();
 
   body(name: string, schema: JsonSchema): OpenApiObject {
@@ -173,9 +214,9 @@ class RequestSchemas {
     if (known && known !== schema) throw new Error(`two request schemas are both named ${name}`);
     if (!known) {
       this.sources.set(name, schema);
-      this.named[name] = toJsonSchema2020(schema);
+      const required = Array.isArray(schema['required']) && schema['required'].length > 0;
+      this.named[name] = { required, content: { 'application/json': { schema: toJsonSchema2020(schema) } } };
     }
-    const required = Array.isArray(schema['required']) && schema['required'].length > 0;
-    return { required, content: { 'application/json': { schema: ref(name) } } };
+    return { $ref: `#/components/requestBodies/${name}` };
   }
 }

@@ -4,7 +4,8 @@ import { integer, record, ref, text } from './schema-ref.js';
 /**
  * The server-sent events (docs/interface.md §6): one schema per event of a battle or fight session
  * (lambdas/arena/arena-events.ts; docs/interface.md §6.1 plus `agent_delta` and the fields the gateway adds),
- * the union a stream carries, and the chat completion stream's events (docs/interface.md §6.2).
+ * the union a stream carries; the chat completion stream's events (docs/interface.md §6.2) are the
+ * ChatCompletionChunk resource.
  */
 
 export const ARENA_STREAM_FRAMING = [
@@ -13,10 +14,15 @@ export const ARENA_STREAM_FRAMING = [
   'The stream ends after `session_complete`.',
 ].join(' ');
 
+/**
+ * The error event that may end a chat stream is named in words, not in the event schema: the 200's
+ * media types are one union to client generators (openapi-fetch types a JSON answer as any of
+ * them), and an error there would read as a successful answer.
+ */
 export const CHAT_STREAM_FRAMING = [
-  'A `text/event-stream`: each event is one `data:` line holding a JSON ChatStreamEvent (a',
-  '`chat.completion.chunk`), then a blank line; the stream ends with `data: [DONE]`. A failure after the',
-  'first chunk ends it with one error event in the OpenAI error shape instead.',
+  'A `text/event-stream`: each event is one `data:` line holding a JSON ChatCompletionChunk, then a',
+  'blank line; the stream ends with `data: [DONE]`. A failure after the first chunk ends it with one',
+  'event holding an OpenAIError (`{"error": {...}}`) instead.',
 ].join(' ');
 
 export const FASHION_STREAM_FRAMING = [
@@ -198,8 +204,4 @@ export const EVENT_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
     `One event of a fashion subscribe stream (docs/interface.md §6.3). ${FASHION_STREAM_FRAMING}`,
     fashionEvents,
   ),
-  ChatStreamEvent: {
-    description: `One event of a chat completion stream (docs/interface.md §6.2). ${CHAT_STREAM_FRAMING}`,
-    oneOf: [ref('ChatCompletionChunk'), ref('OpenAIError')],
-  },
 };

@@ -4,7 +4,13 @@
  * handler validates with and no hand-kept copy of it:
  * - `nullable: true` (ajv) becomes `null` among the types (and among the `enum` values);
  * - `definitions` becomes `$defs` (and `$ref`s into it follow);
- * - an `items` array (a tuple) becomes `prefixItems`, and `additionalItems` becomes `items`.
+ * - an `items` array (a tuple) becomes `prefixItems`, and `additionalItems` becomes `items`;
+ * - ajv's `discriminator` over inline `oneOf` branches goes: it tells ajv which branch to check,
+ *   which each branch's `const` tag already says, and OpenAPI's discriminator selects only named
+ *   schemas (`$ref`), so an OpenAPI reader would take it to select none;
+ * - an object that names no members (`{type: 'object'}`: tool parameters, prompt variables) says
+ *   `additionalProperties: true`, which is what it means: generators read the silence as "no
+ *   members" (openapi-typescript types it `Record<string, never>`, and no caller's value fits).
  * The input is never changed: the handlers compile the same objects.
  */
 
@@ -40,10 +46,11 @@ function translate(node: unknown): unknown {
   if (!isObject(node)) return node;
   const out: Record<string, unknown> = {};
   for (const [keyword, value] of Object.entries(node)) {
-    if (keyword === 'nullable') continue;
+    if (keyword === 'nullable' || (keyword === 'discriminator' && hasInlineBranches(node))) continue;
     out[keyword] = translateKeyword(keyword, value);
   }
   renameTuple(out);
+  if (namesNoMembers(out)) out['additionalProperties'] = true;
   if ('definitions' in out) {
     out['$defs'] = out['definitions'];
     delete out['definitions'];
@@ -71,6 +78,26 @@ function renameTuple(schema: Record<string, unknown>): void {
     delete schema['additionalItems'];
   }
 }
+
+const hasInlineBranches = (schema: Record<string, unknown>): boolean =>
+  Array.isArray(schema['oneOf']) && schema['oneOf'].some((branch) => !isObject(branch) || !('$ref' in branch));
+
+/** Keywords that name members, or compose schemas that may. */
+const MEMBER_KEYWORDS = [
+  'properties',
+  'patternProperties',
+  'additionalProperties',
+  'propertyNames',
+  'allOf',
+  'anyOf',
+  'oneOf',
+  'if',
+  '$ref',
+];
+
+const namesNoMembers = (schema: Record<string, unknown>): boolean =>
+  (schema['type'] === 'object' || (Array.isArray(schema['type']) && schema['type'].includes('object'))) &&
+  MEMBER_KEYWORDS.every((keyword) => !(keyword in schema));
 
 function allowNull(schema: Record<string, unknown>): void {
   const type = schema['type'];

@@ -391,5 +391,24 @@ export const RESOURCE_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
   SignedIn: record({ accountId: text(), email: text(), expiresAt: dateTime('When the session ends') }),
   DashboardSession: record({ accountId: text(), email: text(), name: { type: ['string', 'null'] } }),
   Account: account,
-  OpenApiDocument: { type: 'object', description: 'This document: OpenAPI 3.1.' },
+  OpenApiDocument: {
+    type: 'object',
+    description: 'This document: OpenAPI 3.1.',
+    required: ['openapi', 'info', 'paths'],
+    properties: {
+      openapi: text('`3.1.0`'),
+      info: {
+        type: 'object',
+        required: ['title', 'version'],
+        properties: { title: text(), version: text('The interface version') },
+        additionalProperties: true,
+      },
+      servers: {
+        type: 'array',
+        items: { type: 'object', required: ['url'], properties: { url: text() }, additionalProperties: true },
+      },
+      paths: { type: 'object', additionalProperties: { type: 'object', additionalProperties: true } },
+    },
+    additionalProperties: true,
+  },
 };

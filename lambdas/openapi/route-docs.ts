@@ -1,16 +1,24 @@
+import { ARENA_ERROR_ANSWERS } from '../arena/arena-errors.js';
 import { legacyChatRequestSchema, arenaRequestSchema } from '../arena/arena-request.js';
+import { CHAT_ERROR_ANSWERS } from '../chat/chat-errors.js';
 import { chatRequestSchema } from '../chat/chat-request.js';
 import { CREATE_ACCOUNT_BODY, LOGIN_BODY } from '../identity/account-schemas.js';
 import { LOGIN_LIMITS } from '../identity/login-limits.js';
 import { ADMIN_CREATE_KEY_BODY, CREATE_KEY_BODY, UPDATE_KEY_BODY } from '../identity/key-schemas.js';
 import { CREATE_PROVIDER_KEY_BODY } from '../identity/provider-key-schemas.js';
+import { SIGN_IN_ERROR_ANSWERS } from '../identity/sign-in.js';
 import { MAX_WATCHERS_PER_JOB } from '../jobs/job-watchers.js';
+import { MEDIA_ERROR_ANSWERS, VIDEO_TASK_NOT_FOUND } from '../media/media-errors.js';
 import { musicRequestSchema } from '../media/music-request.js';
 import { speechRequestSchema } from '../media/speech-request.js';
 import { videoRequestSchema } from '../media/video-request.js';
+import { FASHION_ERROR_ANSWERS } from '../fashion/fashion-errors.js';
 import { fashionRequestSchema } from '../fashion/fashion-schema.js';
-import { MAX_IDEMPOTENCY_KEY_CHARS } from '../store/idempotency.js';
+import { EMAIL_TAKEN_ANSWERS } from '../store/accounts.js';
+import { IDEMPOTENCY_ERROR_ANSWERS, MAX_IDEMPOTENCY_KEY_CHARS } from '../store/idempotency.js';
+import { SEARCH_ERROR_ANSWERS } from '../search/search-errors.js';
 import { searchRequestSchema } from '../search/search-request.js';
+import { THEME_ERROR_ANSWERS } from '../themes/theme-errors.js';
 import { THEME_PLATFORMS } from '../themes/theme-types.js';
 import { ARENA_STREAM_FRAMING, CHAT_STREAM_FRAMING, FASHION_STREAM_FRAMING } from './event-schemas.js';
 import type { JsonSchema } from './json-schema-2020.js';
@@ -20,7 +28,9 @@ import { enveloped, ref } from './schema-ref.js';
  * What the OpenAPI document says about each route beyond the manifest (lib/routes.ts), keyed
  * by route id. The manifest gives the path, method, security, rate headers and error shape;
  * an entry here gives the words, the request body (the very schema object the handler compiles),
- * the query and header parameters, and the success answer. Adding a route's docs is one entry:
+ * the query and header parameters, the success answer, and the tables of the domain errors the
+ * route's feature throws (each domain's `*-errors.ts`), whose every status is documented with its
+ * codes. Adding a route's docs is one entry:
  *
  *   'media-speech': {
  *     tag: 'Media',
@@ -65,9 +75,20 @@ export interface RouteDoc {
   /** Descriptions of the path's `{name}` parameters. */
   readonly pathParameters?: Readonly<Record<string, string>>;
   readonly success: SuccessDoc;
-  /** Errors particular to the route, beyond those the manifest implies (400, 401, 403, 404, 413, 429). */
+  /**
+   * The tables of the domain errors the route's feature throws (errors/domain-error.ts
+   * `ErrorAnswers`): each status they answer is documented, naming the codes.
+   */
+  readonly raises?: readonly ErrorTable[];
+  /**
+   * Words for error statuses particular to the route, beyond those the manifest implies (400,
+   * 401, 403, 404, 413, 429) and those its tables raise; a status named here too takes these words.
+   */
   readonly errors?: Readonly<Record<number, string>>;
 }
+
+/** A domain's table of answers (errors/domain-error.ts `ErrorAnswers`), as far as the document reads it. */
+export type ErrorTable = Readonly<Record<string, { readonly status: number; readonly code: string }>>;
 
 export const TAGS: Readonly<Record<string, string>> = {
   Health: 'Service status, unauthenticated',
@@ -130,6 +151,12 @@ const IDEMPOTENCY_KEY = requestHeader(
   { type: 'string', minLength: 1, maxLength: MAX_IDEMPOTENCY_KEY_CHARS, pattern: '^[\\x21-\\x7e]+$' },
 );
 
+/**
+ * The chat core's failures that reach a caller as a status: `upstream_stream_failed` only ever
+ * ends a stream already answered 200 (as its last event).
+ */
+const { upstream_stream_failed: _endsAStream, ...CHAT_STATUS_ERRORS } = CHAT_ERROR_ANSWERS;
+
 const FASHION_ERRORS = {
   404: 'No such prediction of this account (`NOT_FOUND`)',
   409: 'A request with this Idempotency-Key is still being submitted (`CONFLICT`; `Retry-After`)',
@@ -166,10 +193,11 @@ export const routeDocs: Readonly<Record<string, RouteDoc>> = {
       status: 200,
       description: `The completion as JSON, or with \`stream: true\` a stream. ${CHAT_STREAM_FRAMING}`,
       json: ref('ChatCompletion'),
-      events: ref('ChatStreamEvent'),
+      events: ref('ChatCompletionChunk'),
       headers: CHAT_ANSWER_HEADERS,
     },
-    errors: { 503: 'Every target failed (`SERVICE_UNAVAILABLE`)' },
+    raises: [CHAT_STATUS_ERRORS],
+    errors: { 503: 'Every target failed, or a service the request needs did not answer (`SERVICE_UNAVAILABLE`)' },
   },
   battle: {
     tag: 'Chat modes',
@@ -182,6 +210,7 @@ export const routeDocs: Readonly<Record<string, RouteDoc>> = {
       events: ref('ArenaEvent'),
       headers: ['X-Session-ID'],
     },
+    raises: [ARENA_ERROR_ANSWERS],
     errors: { 503: 'No agent could answer (`stream: false`)' },
   },
   fight: {
@@ -195,6 +224,7 @@ export const routeDocs: Readonly<Record<string, RouteDoc>> = {
       events: ref('ArenaEvent'),
       headers: ['X-Session-ID'],
     },
+    raises: [ARENA_ERROR_ANSWERS],
   },
   'chat-legacy': {
     tag: 'Chat modes',
@@ -207,9 +237,10 @@ export const routeDocs: Readonly<Record<string, RouteDoc>> = {
       status: 200,
       description: `As the v1 route of the mode: JSON, or a stream of that route's events. ${ARENA_STREAM_FRAMING} ${CHAT_STREAM_FRAMING}`,
       json: { oneOf: [ref('ChatCompletion'), ref('BattleResponse')] },
-      events: { oneOf: [ref('ArenaEvent'), ref('ChatStreamEvent')] },
+      events: { oneOf: [ref('ArenaEvent'), ref('ChatCompletionChunk')] },
       headers: [...CHAT_ANSWER_HEADERS, 'X-Session-ID'],
     },
+    raises: [ARENA_ERROR_ANSWERS, CHAT_STATUS_ERRORS],
     errors: { 503: 'No model could answer' },
   },
   search: {
@@ -217,6 +248,7 @@ export const routeDocs: Readonly<Record<string, RouteDoc>> = {
     summary: 'Web search',
     request: { name: 'SearchRequest', schema: searchRequestSchema },
     success: { status: 200, description: 'The results (docs/interface.md §2.8)', json: enveloped(ref('SearchAnswer')) },
+    raises: [SEARCH_ERROR_ANSWERS],
     errors: {
       500: 'The deployment has no search provider (`INTERNAL_ERROR`)',
       503: 'The search provider failed or did not answer (`SERVICE_UNAVAILABLE`)',
@@ -234,6 +266,7 @@ export const routeDocs: Readonly<Record<string, RouteDoc>> = {
       description: 'The audio in the asked format (raw PCM: 16-bit little-endian mono)',
       binary: ['audio/mpeg', 'audio/wav', 'audio/flac', 'audio/pcm'],
     },
+    raises: [MEDIA_ERROR_ANSWERS],
     errors: { 503: 'MiniMax is not configured, or failed (`SERVICE_UNAVAILABLE`)' },
   },
   'media-music': {
@@ -244,6 +277,7 @@ export const routeDocs: Readonly<Record<string, RouteDoc>> = {
       'leading whitespace); a failure after that arrives as `{success:false, error}` in the 200 body.',
     request: { name: 'MusicRequest', schema: musicRequestSchema },
     success: { status: 200, description: 'The song (docs/interface.md §2.13)', json: enveloped(ref('MusicResult')) },
+    raises: [MEDIA_ERROR_ANSWERS],
     errors: { 503: 'MiniMax is not configured, or failed (`SERVICE_UNAVAILABLE`)' },
   },
   'media-video': {
@@ -255,6 +289,7 @@ export const routeDocs: Readonly<Record<string, RouteDoc>> = {
       'takes 1 to 3 minutes. A finished video is metered in seconds.',
     request: { name: 'VideoRequest', schema: videoRequestSchema },
     success: { status: 200, description: 'The job (docs/interface.md §4.9)', json: enveloped(ref('VideoSubmitted')) },
+    raises: [MEDIA_ERROR_ANSWERS],
     errors: { 503: 'MiniMax is not configured, or failed (`SERVICE_UNAVAILABLE`)' },
   },
   'media-video-status': {
@@ -265,6 +300,7 @@ export const routeDocs: Readonly<Record<string, RouteDoc>> = {
       'expire within an hour, so a fresh one is fetched when the kept one runs short.',
     parameters: [{ ...query('task_id', 'The `task_id` the submit answered'), required: true }],
     success: { status: 200, description: 'The job (docs/interface.md §2.13)', json: enveloped(ref('VideoJob')) },
+    raises: [MEDIA_ERROR_ANSWERS, { not_found: VIDEO_TASK_NOT_FOUND }],
     errors: {
       404: 'No such task of this account (`NOT_FOUND`)',
       503: 'MiniMax’s file API failed (`SERVICE_UNAVAILABLE`)',
@@ -284,6 +320,7 @@ export const routeDocs: Readonly<Record<string, RouteDoc>> = {
       json: enveloped(ref('FashionRun')),
       headers: ['Idempotency-Replayed'],
     },
+    raises: [FASHION_ERROR_ANSWERS, IDEMPOTENCY_ERROR_ANSWERS],
     errors: FASHION_ERRORS,
   },
   'fashion-status': {
@@ -314,6 +351,7 @@ export const routeDocs: Readonly<Record<string, RouteDoc>> = {
       events: ref('FashionEvent'),
       headers: ['Idempotency-Replayed'],
     },
+    raises: [FASHION_ERROR_ANSWERS, IDEMPOTENCY_ERROR_ANSWERS],
     errors: FASHION_ERRORS,
   },
   'themes-get': {
@@ -324,7 +362,11 @@ export const routeDocs: Readonly<Record<string, RouteDoc>> = {
       query('platform', 'Biases the random draw', { enum: [...THEME_PLATFORMS] }),
     ],
     success: { status: 200, description: 'The theme (docs/interface.md §2.11)', json: enveloped(ref('Theme')) },
-    errors: { 503: 'The theme provider failed (`SERVICE_UNAVAILABLE`)' },
+    raises: [THEME_ERROR_ANSWERS],
+    errors: {
+      404: 'No theme has this `id` (`NOT_FOUND`)',
+      503: 'The theme provider failed (`SERVICE_UNAVAILABLE`)',
+    },
   },
   'auth-login': {
     tag: 'Dashboard',
@@ -336,6 +378,7 @@ export const routeDocs: Readonly<Record<string, RouteDoc>> = {
       json: enveloped(ref('SignedIn')),
       headers: ['Set-Cookie'],
     },
+    raises: [SIGN_IN_ERROR_ANSWERS],
     errors: {
       401: 'Wrong email or password, one answer for both (`UNAUTHORIZED`); or `PASSWORD_RESET_REQUIRED`',
       429:
@@ -419,6 +462,7 @@ export const routeDocs: Readonly<Record<string, RouteDoc>> = {
       description: 'The account; the initial password is shown once',
       json: enveloped(ref('Account')),
     },
+    raises: [EMAIL_TAKEN_ANSWERS],
     errors: { 409: 'An account with this email exists (`CONFLICT`)' },
   },
   'admin-keys-create': {

@@ -6,9 +6,15 @@ import { Ajv, type JSONSchemaType, type ValidateFunction } from 'ajv';
  * Schemas are compiled once per function at init.
  */
 const ajv = new Ajv({ allErrors: false, useDefaults: true, coerceTypes: false, strict: true });
-/** For schemas that need conditionals (if/then per message role), which strict mode forbids. */
+/**
+ * For schemas that need conditionals, which strict mode forbids. `discriminator` (OpenAPI's
+ * keyword) picks the one `oneOf` branch a tag names (a chat message by `role`, a fashion body by
+ * `model_name`): only that branch is checked and only its failures are reported, as an if/then per
+ * tag would, while the branches stay plain schemas that client generators can type.
+ */
 const conditionalAjv = new Ajv({
   allErrors: false,
+  discriminator: true,
   strictNumbers: true,
   useDefaults: true,
   coerceTypes: false,

@@ -1,106 +1,136 @@
 import createClient from 'openapi-fetch';
 import OpenAI from 'openai';
+import { routes } from '../../lib/routes.js';
 import { documentSchemas } from '../support/openapi-schemas.js';
 import { useGateway } from './support/gateway-fixture.js';
 import { call } from './support/http.js';
 import { GeneratedClient } from './support/openapi-client.js';
+import { CLIENT_PROGRAM, type Access, type ClientProgram } from './support/openapi-client-program.js';
 
-const local = useGateway({ account: 'openapi' });
-let document: Record<string, unknown>;
+const local = useGateway({ env: { POWERTOOLS_LOG_LEVEL: 'WARN', GATEWAY_JOB_WAIT_MS: '100' }, account: 'openapi' });
+let document: Record<string, any>;
 let client: GeneratedClient;
+let program: ClientProgram;
+let access: Access;
+
+/** Every answer the program got, as `<METHOD> <path template> <status>`, recorded by its clients. */
+const answered: string[] = [];
+const recording = ((options) => {
+  const recorded = createClient(options);
+  recorded.use({
+    onResponse: ({ request, response, schemaPath }) => {
+      answered.push(`${request.method} ${schemaPath} ${response.status}`);
+    },
+  });
+  return recorded;
+}) as typeof createClient;
 
 beforeAll(async () => {
   const served = await call(local.gateway.url('/api/v1/openapi.json'));
   if (served.status !== 200) throw new Error(`openapi.json: ${served.status} ${served.text}`);
   document = served.body;
   client = await GeneratedClient.fromDocument(document);
+  program = await client.load<ClientProgram>('client', CLIENT_PROGRAM);
+  const { baseUrl, apiKey, adminToken } = local.gateway.info;
+  const { cookie, email, password } = local.account;
+  access = { baseUrl, apiKey, adminToken, cookie, origin: baseUrl, email, password };
 }, 60_000);
 afterAll(async () => {
   client?.dispose();
 });
 
-/**
- * A client written against the generated types: models with a key; create, list and delete a
- * key with the dashboard session; usage with the key. Typed field access (`data.data.keyId`)
- * only compiles if the document describes those answers.
- */
-const PROGRAM = `
-import type createClient from 'openapi-fetch';
-import type { paths } from './schema.js';
+const schemas = () => documentSchemas(document);
+const successSchema = (path: string, method: string, status: number) =>
+  `#/paths/${path.replaceAll('/', '~1')}/${method}/responses/${status}/content/application~1json/schema`;
 
-export interface Dashboard { cookie: string; origin: string }
-
-export async function exercise(create: typeof createClient, baseUrl: string, apiKey: string, dashboard: Dashboard) {
-  const withKey = create<paths>({ baseUrl, headers: { Authorization: 'Bearer ' + apiKey } });
-  const withSession = create<paths>({ baseUrl, headers: { Cookie: dashboard.cookie, Origin: dashboard.origin } });
-
-  const models = await withKey.GET('/api/v1/models');
-  const modelIds: string[] = (models.data?.data ?? []).map((model) => model.id);
-
-  const created = await withSession.POST('/api/v1/keys', { body: { name: 'openapi-client', rateLimit: 50 } });
-  const keyId: string = created.data?.data.keyId ?? '';
-  const listed = await withSession.GET('/api/v1/keys');
-  const listedIds: string[] = (listed.data?.data.keys ?? []).map((key) => key.id);
-  const deleted = await withSession.DELETE('/api/v1/keys/{id}', { params: { path: { id: keyId } } });
-
-  const usage = await withKey.GET('/api/v1/usage', { params: { query: { from: '2026-01-01' } } });
-  const totalRequests: number | undefined = usage.data?.data.totalRequests;
-
-  return {
-    statuses: [models.response.status, created.response.status, listed.response.status, deleted.response.status, usage.response.status],
-    modelIds,
-    keyId,
-    fullKey: created.data?.data.key,
-    listedIds,
-    totalRequests,
-    answers: { models: models.data, created: created.data, listed: listed.data, usage: usage.data },
-  };
-}
-`;
-
-interface ClientProgram {
-  exercise(
-    create: typeof createClient,
-    baseUrl: string,
-    apiKey: string,
-    dashboard: { cookie: string; origin: string },
-  ): Promise<{
-    statuses: number[];
-    modelIds: string[];
-    keyId: string;
-    fullKey: string | undefined;
-    listedIds: string[];
-    totalRequests: number | undefined;
-    answers: Record<'models' | 'created' | 'listed' | 'usage', unknown>;
-  }>;
-}
-
-test('openapi.json is served without credentials, as OpenAPI 3.1 of version 2.1.0', () => {
+test('openapi.json is served without credentials, as OpenAPI 3.1 of version 2.1.0, naming where it was served', () => {
   expect(document['openapi']).toBe('3.1.0');
   expect(document['info']).toMatchObject({ version: '2.1.0' });
+  expect(document['servers']).toEqual([{ url: local.gateway.info.baseUrl, description: expect.any(String) }]);
 });
 
-test('the generated client calls models, keys and usage on the local runtime; answers fit their schemas', async () => {
-  const program = await client.load<ClientProgram>('client', PROGRAM);
-  const result = await program.exercise(createClient, local.gateway.info.baseUrl, local.gateway.info.apiKey, {
-    cookie: local.account.cookie,
-    origin: local.gateway.info.baseUrl,
-  });
-  expect(result.statuses).toEqual([200, 201, 200, 204, 200]);
-  expect(result.modelIds.length).toBeGreaterThan(0);
-  expect(result.fullKey).toContain(result.keyId);
-  expect(result.listedIds).toContain(result.keyId);
-  expect(typeof result.totalRequests).toBe('number');
+test('the client program calls every route of the manifest (a route without a call is named here)', () => {
+  const uncalled = routes
+    .filter((route) => !CLIENT_PROGRAM.includes(`.${route.method}('${route.path}'`))
+    .map((route) => `${route.id} (${route.method} ${route.path})`);
+  expect({ uncalled }).toEqual({ uncalled: [] });
+});
 
-  const schemas = documentSchemas(document);
-  const successSchema = (path: string, method: string, status: number) =>
-    `#/paths/${path.replaceAll('/', '~1')}/${method}/responses/${status}/content/application~1json/schema`;
-  expect(schemas.mismatches(successSchema('/api/v1/models', 'get', 200), result.answers.models)).toEqual([]);
-  expect(schemas.mismatches(successSchema('/api/v1/keys', 'post', 201), result.answers.created)).toEqual([]);
-  expect(schemas.mismatches(successSchema('/api/v1/keys', 'get', 200), result.answers.listed)).toEqual([]);
-  expect(schemas.mismatches(successSchema('/api/v1/usage', 'get', 200), result.answers.usage)).toEqual([]);
+test('health, the document and the models', async () => {
+  const found = await program.discover(recording, access);
+  expect(['healthy', 'degraded']).toContain(found.status);
+  expect(found.version).toBe('2.1.0');
+  expect(found.server).toBe(local.gateway.info.baseUrl);
+  expect(found.modelIds.length).toBeGreaterThan(0);
+});
+
+test('chat completions with string content, with content parts and streamed; battle, fight, legacy chat', async () => {
+  const chat = await program.converse(recording, access);
+  expect(chat.statuses).toEqual([200, 200, 200]);
+  expect(typeof chat.content).toBe('string');
+  expect(chat.partsContent === null || typeof chat.partsContent === 'string').toBe(true);
+  expect(chat.stream).toContain('chat.completion.chunk');
+  expect(chat.stream.trimEnd().endsWith('data: [DONE]')).toBe(true);
+  expect(chat.battleAnswers).toHaveLength(2);
+  expect(chat.fightStream).toContain('"type":"session_complete"');
+  expect(typeof chat.legacyContent).toBe('string');
+  expect(schemas().mismatches(successSchema('/api/v1/chat/completions', 'post', 200), chat.answers.chat)).toEqual([]);
+}, 60_000);
+
+test('search, themes (and a theme that is not there), speech, music, a video with only its prompt', async () => {
+  const looked = await program.look(recording, access);
+  expect(looked.resultUrls.length).toBeGreaterThan(0);
+  expect(looked.themeName).toBe('Neon Arcade');
+  expect([looked.noThemeStatus, looked.noThemeCode]).toEqual([404, 'NOT_FOUND']);
+  expect(looked.audioBytes).toBeGreaterThan(0);
+  expect(typeof looked.songSeconds).toBe('number');
+  expect(looked.taskId).toMatch(/^job_/);
+  expect(['Queueing', 'Processing', 'Success']).toContain(looked.jobStatus);
+}, 60_000);
+
+test('fashion: a try-on run with typed inputs, its status, and a subscribed stream', async () => {
+  const dressed = await program.dress(recording, access);
+  expect(dressed.predictionId).not.toBe('');
+  expect(dressed.runMeta).toMatch(/^[0-9a-f-]{36}$/);
+  expect(['starting', 'in_queue', 'processing', 'completed']).toContain(dressed.predictionStatus);
+  expect(dressed.events).toContain('event: fashion');
+  expect(dressed.events).toContain('data: [DONE]');
+}, 60_000);
+
+test('the dashboard: sign-in (a wrong password is a typed 401), session, keys, provider keys, usage, sign-out', async () => {
+  const managed = await program.manage(recording, access);
+  expect([managed.refusedStatus, managed.refusedCode]).toEqual([401, 'UNAUTHORIZED']);
+  expect(typeof managed.expiresAt).toBe('string');
+  expect(managed.sessionEmail).toBe(local.account.email);
+  expect(managed.loggedOutStatus).toBe(204);
+  expect(managed.statuses).toEqual([201, 200, 200, 204]);
+  expect(managed.fullKey).toContain(managed.keyId);
+  expect(managed.listedIds).toContain(managed.keyId);
+  expect(managed.wasUpdated).toBe(true);
+  expect(managed.providerKeyStatuses).toEqual([201, 200, 204]);
+  expect(managed.maskedKeys).toContain('••••1234');
+  expect(typeof managed.totalRequests).toBe('number');
+  expect(schemas().mismatches(successSchema('/api/v1/keys', 'post', 201), managed.answers.created)).toEqual([]);
+  expect(schemas().mismatches(successSchema('/api/v1/keys', 'get', 200), managed.answers.listed)).toEqual([]);
+  expect(schemas().mismatches(successSchema('/api/v1/usage', 'get', 200), managed.answers.usage)).toEqual([]);
   // The check can fail: an answer missing a documented field does not fit.
-  expect(schemas.mismatches(successSchema('/api/v1/models', 'get', 200), { object: 'list' })).not.toEqual([]);
+  expect(schemas().mismatches(successSchema('/api/v1/usage', 'get', 200), { success: true, data: {} })).not.toEqual([]);
+});
+
+test('the admin API: an account, a key for it, its usage, the key revoked', async () => {
+  const administered = await program.administer(recording, access, `openapi-admin-${process.pid}@example.com`);
+  expect(administered.statuses).toEqual([201, 201, 200, 204]);
+  expect(typeof administered.initialPassword).toBe('string');
+  expect(administered.usageOf).toBe(administered.accountId);
+});
+
+test('every status the runtime answered the program is documented for its operation', () => {
+  expect(answered.length).toBeGreaterThanOrEqual(routes.length);
+  const undocumented = answered.filter((answer) => {
+    const [method, path, status] = answer.split(' ') as [string, string, string];
+    return !(status in (document['paths'][path]?.[method.toLowerCase()]?.responses ?? {}));
+  });
+  expect({ undocumented }).toEqual({ undocumented: [] });
 });
 
 test('the openai SDK lists the models the document describes', async () => {
@@ -112,22 +142,32 @@ test('the openai SDK lists the models the document describes', async () => {
   const models = [];
   for await (const model of openai.models.list()) models.push(model);
   expect(models.length).toBeGreaterThan(0);
-  expect(documentSchemas(document).mismatches('#/components/schemas/Model', models[0])).toEqual([]);
+  expect(schemas().mismatches('#/components/schemas/Model', models[0])).toEqual([]);
 });
+
+/** Calls a consumer could get wrong, each of which the generated types must refuse. */
+const MISTAKES: readonly (readonly [string, string, RegExp])[] = [
+  ['rateLimit: 50 }', "rateLimit: 'fast' }", /'string' is not assignable to type 'number/],
+  ["{ from: '2026-01-01' }", '{ since: 1 }', /since/],
+  [
+    "{ role: 'tool', tool_call_id: 'call_1', content: 'one white pixel' }",
+    "{ role: 'tool', content: 'x' }",
+    /tool_call_id/,
+  ],
+  ['model_image: IMAGE, garment_image: IMAGE,', 'model_image: IMAGE,', /garment_image/],
+  ["{ prompt: 'A lighthouse at dusk [Push in]' }", "{ prompt: 'A lighthouse', duration: 7 }", /'7' is not assignable/],
+];
 
 // Last: type-checking holds the event loop for seconds, which would leave the HTTP client's
 // keep-alive sockets to the runtime stale for the calls after it.
-test('a client typed from the served document type-checks, and a wrong call does not', () => {
-  const wrong = PROGRAM.replace('rateLimit: 50 }', "rateLimit: 'fast' }").replace(
-    "{ from: '2026-01-01' }",
-    '{ since: 1 }',
-  );
-  const errors = client.typeErrors({ client: PROGRAM, 'wrong-client': wrong });
+test('the client program type-checks strictly against the generated types, and each mistake does not', () => {
+  const wrong = MISTAKES.reduce((source, [right, mistaken]) => {
+    if (!source.includes(right)) throw new Error(`the program no longer holds ${right}`);
+    return source.replace(right, mistaken);
+  }, CLIENT_PROGRAM);
+  const errors = client.typeErrors({ client: CLIENT_PROGRAM, 'wrong-client': wrong });
   expect(errors['client']).toEqual([]);
   expect(errors['wrong-client']).toEqual(
-    expect.arrayContaining([
-      expect.stringMatching(/'string' is not assignable to type 'number/),
-      expect.stringMatching(/since/),
-    ]),
+    expect.arrayContaining(MISTAKES.map(([, , error]) => expect.stringMatching(error))),
   );
 }, 60_000);

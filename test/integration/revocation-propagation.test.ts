@@ -23,6 +23,7 @@ const requestWith = (key: string): GatewayRequest => ({
   sourceIp: '127.0.0.1',
   platformRequestId: 'test',
   door: 'restApi',
+  baseUrl: '',
 });
 
 async function secondsUntilRefused(key: string): Promise<number> {

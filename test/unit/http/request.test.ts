@@ -39,6 +39,8 @@ function v1Event(overrides: Partial<APIGatewayProxyEvent> = {}): APIGatewayProxy
     requestContext: {
       requestId: 'apigw-req-1',
       identity: { sourceIp: '203.0.113.7' },
+      domainName: 'abc123.execute-api.eu-west-1.amazonaws.com',
+      path: '/prod/api/v1/keys/key%20one',
     } as APIGatewayProxyEvent['requestContext'],
     ...overrides,
   };
@@ -95,6 +97,7 @@ describe('normalizeEvent: REST API v1 proxy events', () => {
       sourceIp: '203.0.113.7',
       platformRequestId: 'apigw-req-1',
       door: 'restApi',
+      baseUrl: 'https://abc123.execute-api.eu-west-1.amazonaws.com/prod',
     });
   });
 
@@ -133,6 +136,40 @@ describe('normalizeEvent: REST API v1 proxy events', () => {
     const req = normalizeEvent(v1Event({ requestContext: undefined as never }), route);
     expect(req.sourceIp).toBe('');
     expect(req.platformRequestId).toBe('');
+    expect(req.baseUrl).toBe('');
+  });
+});
+
+describe('normalizeEvent: the base URL the caller reached', () => {
+  const reached = (requestContext: Record<string, unknown>, headers: Record<string, string> = {}) =>
+    normalizeEvent(
+      v1Event({
+        path: '/api/v1/openapi.json',
+        headers,
+        requestContext: requestContext as unknown as APIGatewayProxyEvent['requestContext'],
+      }),
+      route,
+    ).baseUrl;
+
+  test('the stage URL keeps its stage; a custom domain mapped at the root has none', () => {
+    const stageUrl = { domainName: 'abc123.execute-api.eu-west-1.amazonaws.com', path: '/prod/api/v1/openapi.json' };
+    expect(reached(stageUrl)).toBe('https://abc123.execute-api.eu-west-1.amazonaws.com/prod');
+    expect(reached({ domainName: 'api.example.com', path: '/api/v1/openapi.json' })).toBe('https://api.example.com');
+  });
+
+  test('API Gateway’s own host name wins over a Host header the caller sent', () => {
+    const context = { domainName: 'api.example.com', path: '/api/v1/openapi.json' };
+    expect(reached(context, { Host: 'evil.example' })).toBe('https://api.example.com');
+  });
+
+  test('the local runtime: no domain name, so the Host header over http', () => {
+    expect(reached({ path: '/api/v1/openapi.json' }, { Host: '127.0.0.1:8787' })).toBe('http://127.0.0.1:8787');
+    expect(reached({ path: '/api/v1/openapi.json' }, { Host: '[::1]:8787' })).toBe('http://[::1]:8787');
+  });
+
+  test('a host that is no host name yields none', () => {
+    for (const host of ['evil.example/phish?', 'a b', 'user@host', '', 'host:99999999'])
+      expect([host, reached({ path: '/api/v1/openapi.json' }, { Host: host })]).toEqual([host, '']);
   });
 });
 
@@ -149,6 +186,7 @@ describe('normalizeEvent: function URL v2 events', () => {
       sourceIp: '198.51.100.2',
       platformRequestId: 'url-req-1',
       door: 'functionUrl',
+      baseUrl: 'https://example.lambda-url.us-east-1.on.aws',
     });
   });
 

@@ -57,6 +57,40 @@ describe('ajv schemas as JSON Schema 2020-12', () => {
     });
   });
 
+  test('an object that names no members says it takes any (generators read silence as none)', () => {
+    const schema = {
+      type: 'object',
+      properties: {
+        parameters: { type: 'object' },
+        variables: { type: 'object', nullable: true },
+        listed: { type: 'object', properties: { a: { type: 'string' } } },
+        closed: { type: 'object', additionalProperties: false },
+        mapped: { type: 'object', patternProperties: { '^x': { type: 'string' } } },
+      },
+    };
+    expect(toJsonSchema2020(schema)).toEqual({
+      type: 'object',
+      properties: {
+        parameters: { type: 'object', additionalProperties: true },
+        variables: { type: ['object', 'null'], additionalProperties: true },
+        listed: { type: 'object', properties: { a: { type: 'string' } } },
+        closed: { type: 'object', additionalProperties: false },
+        mapped: { type: 'object', patternProperties: { '^x': { type: 'string' } } },
+      },
+    });
+  });
+
+  test('ajv’s discriminator over inline branches goes (OpenAPI’s selects named schemas only); the branches stay', () => {
+    const branches = [
+      { required: ['kind'], properties: { kind: { const: 'a' }, a: { type: 'string' } } },
+      { required: ['kind'], properties: { kind: { const: 'b' }, b: { type: 'integer' } } },
+    ];
+    const schema = { type: 'object', discriminator: { propertyName: 'kind' }, oneOf: branches };
+    expect(toJsonSchema2020(schema)).toEqual({ type: 'object', oneOf: branches });
+    const named = { discriminator: { propertyName: 'kind' }, oneOf: [{ $ref: '#/components/schemas/A' }] };
+    expect(toJsonSchema2020(named)).toEqual(named);
+  });
+
   test('the input is left as it was: handlers compile the same object', () => {
     const schema = { type: 'object', properties: { name: { type: 'string', nullable: true } } };
     const before = structuredClone(schema);
