@@ -154,6 +154,16 @@ export const routes = [
     errorStyle: 'openai',
     grants: KEY_READS,
   }),
+  // One model object by any name chat takes (OpenAI SDKs' `models.retrieve`); catalog data only.
+  route({
+    id: 'models-get',
+    method: 'GET',
+    path: '/api/v1/models/{id}',
+    auth: API_KEY_AUTH,
+    rateLimited: true,
+    errorStyle: 'openai',
+    grants: KEY_READS,
+  }),
   // Streaming for every request: SSE when `stream` is true, and for JSON answers the usage
   // writes still happen after the last byte instead of delaying it.
   route({

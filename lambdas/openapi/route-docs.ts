@@ -154,6 +154,16 @@ export const routeDocs: Readonly<Record<string, RouteDoc>> = {
     summary: 'List models',
     success: { status: 200, description: 'The model families (docs/interface.md §2.4)', json: ref('ModelList') },
   },
+  'models-get': {
+    tag: 'Gateway',
+    summary: 'Retrieve a model',
+    description:
+      'Any name chat completions takes as `model` (an alias in any case, or a concrete model id) answers its ' +
+      'family’s entry of the list, whose `id` is the family’s default model.',
+    pathParameters: { id: 'A model id or alias (URL-encoded: route model ids hold a `/`)' },
+    success: { status: 200, description: 'The model (docs/interface.md §2.4)', json: ref('Model') },
+    errors: { 404: 'No model of that name (`model_not_found`, as OpenAI answers)' },
+  },
   'chat-completions': {
     tag: 'Gateway',
     summary: 'Chat completion',
