@@ -208,6 +208,18 @@ export const routes = [
     timeoutSeconds: 25,
     grants: [...KEY_READS, 'usage:append', 'platformKeys:read'],
   }),
+  // Image analysis (docs/interface.md §4.11): one image described by a vision model through the chat
+  // router, so the chat upstreams' keys (the caller's own first), the ledger and the description cache.
+  route({
+    id: 'images-analyze',
+    method: 'POST',
+    path: '/api/v1/images/analyze',
+    auth: API_KEY_AUTH,
+    rateLimited: true,
+    timeoutSeconds: 25,
+    memoryMb: 512,
+    grants: [...KEY_READS, 'usage:append', 'platformKeys:read', 'providerKeys:read'],
+  }),
   // Speech and music through the platform's MiniMax key (the platform keys secret's `minimax`).
   // Both stream: audio as it is synthesized, and a song's JSON after minutes of generation
   // (beyond API Gateway's 29 s buffered limit), kept alive by leading whitespace.
