@@ -53,7 +53,10 @@ export interface RouteSpec {
   /** Stable id; also the stem of the Lambda function's logical id. */
   readonly id: string;
   readonly method: HttpMethod;
-  /** API Gateway path template, `{name}` for path parameters. */
+  /**
+   * API Gateway path template, `{name}` for path parameters; a last `{name+}` (greedy) takes the
+   * rest of the path, slashes included.
+   */
   readonly path: string;
   /** Handler entry file, relative to the repository root; it exports `handler`. */
   readonly entry: string;
@@ -155,10 +158,11 @@ export const routes = [
     grants: KEY_READS,
   }),
   // One model object by any name chat takes (OpenAI SDKs' `models.retrieve`); catalog data only.
+  // Greedy: five families' model ids hold a `/`, which API Gateway decodes from an SDK's `%2F`.
   route({
     id: 'models-get',
     method: 'GET',
-    path: '/api/v1/models/{id}',
+    path: '/api/v1/models/{id+}',
     auth: API_KEY_AUTH,
     rateLimited: true,
     errorStyle: 'openai',

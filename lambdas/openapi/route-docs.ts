@@ -162,7 +162,7 @@ export const routeDocs: Readonly<Record<string, RouteDoc>> = {
     description:
       'Any name chat completions takes as `model` (an alias in any case, or a concrete model id) answers its ' +
       'family’s entry of the list, whose `id` is the family’s default model.',
-    pathParameters: { id: 'A model id or alias (URL-encoded: route model ids hold a `/`)' },
+    pathParameters: { id: 'A model id or alias; the `/` many model ids hold may be sent as it is or encoded' },
     success: { status: 200, description: 'The model (docs/interface.md §2.4)', json: ref('Model') },
     errors: { 404: 'No model of that name (`model_not_found`, as OpenAI answers)' },
   },

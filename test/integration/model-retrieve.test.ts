@@ -41,9 +41,11 @@ test.each([
   expect(await client.models.retrieve(name)).toEqual(await client.models.retrieve('claude-sonnet-4-5'));
 });
 
-test('a default model id that holds a slash is retrieved as itself', async () => {
+test('a default model id that holds a slash is retrieved as itself, its slash encoded or not', async () => {
   const model = await client.models.retrieve('deepseek/deepseek-v3.2');
   expect(model).toMatchObject({ id: 'deepseek/deepseek-v3.2', owned_by: 'gateway/openrouter' });
+  const plain = await retrieveRaw('deepseek/deepseek-v3.2');
+  expect([plain.status, plain.body]).toEqual([200, model]);
 });
 
 test('an unknown id: the SDK raises NotFoundError, code model_not_found, the message naming the model', async () => {
