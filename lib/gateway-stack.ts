@@ -115,6 +115,8 @@ export interface GatewayStackProps extends StackProps {
 
 /** The route whose function describes images (lambdas/chat/image-descriptions.ts). */
 export const IMAGE_DESCRIBER_ROUTE = 'chat-completions';
+/** Routes whose functions ask the image describer, so are told its model (image analysis too). */
+export const IMAGE_DESCRIBER_ROUTES: readonly string[] = [IMAGE_DESCRIBER_ROUTE, 'images-analyze'];
 
 /** The whole gateway: one function per manifest route behind one REST API. */
 export class GatewayStack extends Stack {
@@ -235,7 +237,7 @@ export class GatewayStack extends Stack {
         sessionRunnerArn: sessionRunner.stateMachine.stateMachineArn,
       });
       const describer: Record<string, string> =
-        route.id === IMAGE_DESCRIBER_ROUTE && props.imageDescriberModel !== undefined
+        IMAGE_DESCRIBER_ROUTES.includes(route.id) && props.imageDescriberModel !== undefined
           ? { [ENV.imageDescriberModel]: props.imageDescriberModel }
           : {};
       const endpoint = new EndpointFunction(endpointScope, pascal(route.id), {

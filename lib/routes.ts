@@ -58,7 +58,10 @@ export interface RouteSpec {
   /** Stable id; also the stem of the Lambda function's logical id. */
   readonly id: string;
   readonly method: HttpMethod;
-  /** API Gateway path template, `{name}` for path parameters. */
+  /**
+   * API Gateway path template, `{name}` for path parameters; a last `{name+}` (greedy) takes the
+   * rest of the path, slashes included.
+   */
   readonly path: string;
   /** Handler entry file, relative to the repository root; it exports `handler`. */
   readonly entry: string;
@@ -169,6 +172,17 @@ export const routes = [
     errorStyle: 'openai',
     grants: KEY_READS,
   }),
+  // One model object by any name chat takes (OpenAI SDKs' `models.retrieve`); catalog data only.
+  // Greedy: five families' model ids hold a `/`, which API Gateway decodes from an SDK's `%2F`.
+  route({
+    id: 'models-get',
+    method: 'GET',
+    path: '/api/v1/models/{id+}',
+    auth: API_KEY_AUTH,
+    rateLimited: true,
+    errorStyle: 'openai',
+    grants: KEY_READS,
+  }),
   // Streaming for every request: SSE when `stream` is true, and for JSON answers the usage
   // writes still happen after the last byte instead of delaying it.
   route({
@@ -231,6 +245,18 @@ export const routes = [
     rateLimited: true,
     timeoutSeconds: 25,
     grants: [...KEY_READS, 'usage:append', 'platformKeys:read'],
+  }),
+  // Image analysis (docs/interface.md §4.11): one image described by a vision model through the chat
+  // router, so the chat upstreams' keys (the caller's own first), the ledger and the description cache.
+  route({
+    id: 'images-analyze',
+    method: 'POST',
+    path: '/api/v1/images/analyze',
+    auth: API_KEY_AUTH,
+    rateLimited: true,
+    timeoutSeconds: 25,
+    memoryMb: 512,
+    grants: [...KEY_READS, 'usage:append', 'platformKeys:read', 'providerKeys:read'],
   }),
   // Speech and music through the platform's MiniMax key (the platform keys secret's `minimax`).
   // Both stream: audio as it is synthesized, and a song's JSON after minutes of generation

@@ -15,10 +15,11 @@ export class RouteTable {
       const source = route.path
         .split('/')
         .map((part) => {
-          const param = /^\{(\w+)\}$/.exec(part);
+          const param = /^\{(\w+)(\+?)\}$/.exec(part);
           if (!param) return part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
           names.push(param[1]!);
-          return '([^/]+)';
+          // `{name+}` is API Gateway's greedy parameter: the rest of the path, slashes and all.
+          return param[2] ? '(.+?)' : '([^/]+)';
         })
         .join('/');
       return { route, pattern: new RegExp(`^${source}/?$`), names };

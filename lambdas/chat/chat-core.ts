@@ -158,15 +158,7 @@ async function prepare(input: ChatInput, deps: ChatDeps): Promise<ChatPlan> {
     deps.observeUsage,
   );
   input.defer(() => meter.flush());
-  const routerDeps: RouterDeps = {
-    endpoint: deps.endpointsFor(accountId),
-    adapterFor: deps.adapterFor,
-    balancer: deps.balancer,
-    sleep: deps.sleep,
-    now: deps.now,
-    upstream: deps.upstream,
-    onAttempt: (attempt) => meter.attempt(attempt),
-  };
+  const routerDeps = routerDepsOf(deps, accountId, meter);
   let described: Promise<ChatMessage[]> | undefined;
   const messagesFor = (target: Target) => {
     if (target.family.vision || !hasImages(request.messages)) return request.messages;
@@ -182,6 +174,19 @@ async function prepare(input: ChatInput, deps: ChatDeps): Promise<ChatPlan> {
     signal: input.signal,
   };
   return { input, request, meter, deps, routerDeps, routing, requestStatuses: guarded.statuses };
+}
+
+/** The router's view of the chat dependencies for one account, every attempt metered on `meter`. */
+export function routerDepsOf(deps: ChatDeps, accountId: string, meter: Meter): RouterDeps {
+  return {
+    endpoint: deps.endpointsFor(accountId),
+    adapterFor: deps.adapterFor,
+    balancer: deps.balancer,
+    sleep: deps.sleep,
+    now: deps.now,
+    upstream: deps.upstream,
+    onAttempt: (attempt) => meter.attempt(attempt),
+  };
 }
 
 /** Streams are never cached; answer guardrails run on the chunks as they pass. */

@@ -7,6 +7,8 @@ import { DomainError, type ErrorAnswers } from '../errors/domain-error.js';
 export type ChatErrorKind =
   /** The caller's input is wrong; `field` names what to fix (a provider's rejection has none). */
   | 'invalid_request'
+  /** `GET /api/v1/models/{id}` named no model of the catalog. */
+  | 'model_not_found'
   /** The model provider refused the content. */
   | 'content_filtered'
   /** The gateway's moderation blocked the request or the answer. */
@@ -31,6 +33,8 @@ export interface ChatErrorDetails {
 /** How HTTP answers each kind (docs/interface.md §7); the response writer alone reads it. */
 export const CHAT_ERROR_ANSWERS: ErrorAnswers<ChatErrorKind> = {
   invalid_request: { status: 400, code: 'BAD_REQUEST' },
+  // OpenAI's own code for it, which SDK callers test for (docs/interface.md §7).
+  model_not_found: { status: 404, code: 'model_not_found', field: 'id' },
   content_filtered: { status: 400, code: 'CONTENT_FILTERED' },
   content_blocked: { status: 400, code: 'CONTENT_BLOCKED' },
   schema_validation_failed: { status: 400, code: 'SCHEMA_VALIDATION_FAILED' },

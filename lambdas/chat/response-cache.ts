@@ -25,8 +25,12 @@ export function cachePolicy(headers: Readonly<Record<string, string>>): CachePol
     }
     ttlSeconds = Number(raw);
   }
-  return { read: (headers['x-cache'] ?? '').trim().toLowerCase() !== 'no-cache', ttlSeconds };
+  return { read: readsCache(headers), ttlSeconds };
 }
+
+/** False when the caller sent `X-Cache: no-cache`: answer afresh (image analysis reads it too). */
+export const readsCache = (headers: Readonly<Record<string, string>>): boolean =>
+  (headers['x-cache'] ?? '').trim().toLowerCase() !== 'no-cache';
 
 /**
  * Whether a whole answer is stored, and the X-Cache it goes out with. Tool calls depend on the

@@ -1,17 +1,8 @@
-import { listFamilies, PROVIDERS } from '../catalog/model-catalog.js';
+import { modelList } from '../chat/model-objects.js';
 import { defineHandler } from '../http/define-handler.js';
 import { bare } from '../http/reply.js';
 
-/** OpenAI's model list shape (docs/interface.md §2.4); `_service` carries the family name and aliases. */
-const modelList = {
-  object: 'list',
-  data: listFamilies().map((family) => ({
-    id: family.defaultModel,
-    object: 'model',
-    created: family.created,
-    owned_by: `gateway/${PROVIDERS[family.routes[0]!.provider].id}`,
-    _service: { name: family.name, aliases: [family.alias, ...family.aliases] },
-  })),
-};
+/** GET /api/v1/models: OpenAI's model list (docs/interface.md §2.4), the same for every caller. */
+const list = modelList();
 
-export const handler = defineHandler('models-list', { handle: async () => bare(modelList) });
+export const handler = defineHandler('models-list', { handle: async () => bare(list) });

@@ -93,12 +93,21 @@ function fromV2(event: APIGatewayProxyEventV2, route: RouteSpec): GatewayRequest
   };
 }
 
-/** Function URLs carry no path parameters: recover them from the manifest's template. */
+/**
+ * Function URLs carry no path parameters: recover them from the manifest's template. A last
+ * `{name+}` takes the rest of the path, slashes and all, as API Gateway's greedy parameter does.
+ */
 export function matchPathParams(template: string, path: string): Record<string, string> {
   const names = template.split('/');
   const parts = path.split('/');
   const params: Record<string, string> = {};
-  if (names.length !== parts.length) return params;
+  const greedy = /^\{(\w+)\+\}$/.exec(names.at(-1)!);
+  if (greedy && parts.length >= names.length) {
+    const rest = parts.splice(names.length - 1).join('/');
+    if (rest !== '') params[greedy[1]!] = safeDecode(rest);
+    names.pop();
+  }
+  if (names.length !== parts.length) return {};
   names.forEach((name, i) => {
     const match = /^\{(\w+)\}$/.exec(name);
     if (match) params[match[1]!] = safeDecode(parts[i]!);

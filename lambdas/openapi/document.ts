@@ -33,7 +33,7 @@ export function buildOpenApiDocument(
   const paths: Record<string, Record<string, OpenApiObject>> = {};
   for (const route of routes) {
     const doc = docs[route.id] ?? undocumented(route);
-    (paths[route.path] ??= {})[route.method.toLowerCase()] = operation(route, doc, requestSchemas);
+    (paths[openApiPath(route.path)] ??= {})[route.method.toLowerCase()] = operation(route, doc, requestSchemas);
   }
   const tags = [...new Set(routes.map((route) => (docs[route.id] ?? undocumented(route)).tag))];
   return {
@@ -103,8 +103,11 @@ const UNEXPECTED_FAILURE =
   'Any other failure: 500 `INTERNAL_ERROR` (logged under the request id), or 503 `SERVICE_UNAVAILABLE` ' +
   '(the gateway’s store is busy, or an upstream did not answer in time; retry shortly)';
 
+/** OpenAPI has no greedy parameter: API Gateway's `{name+}` is written `{name}` (its value may hold `/`). */
+export const openApiPath = (path: string): string => path.replace(/\{(\w+)\+\}/g, '{$1}');
+
 function pathParameters(route: RouteSpec, doc: RouteDoc): OpenApiObject[] {
-  return [...route.path.matchAll(/\{([^}]+)\}/g)].map(([, name]) => ({
+  return [...openApiPath(route.path).matchAll(/\{([^}]+)\}/g)].map(([, name]) => ({
     name,
     in: 'path',
     required: true,

@@ -228,6 +228,16 @@ const searchAnswer = record({
   request_id: text("The provider's id for the search, else the gateway's"),
 });
 
+const imageAnalysis = record(
+  {
+    description: text('What the model saw, or its answer to the prompt'),
+    model: text('The concrete model that wrote it'),
+    usage: ref('Usage'),
+    cached: { type: 'boolean', description: 'Served from the account’s description cache (also `X-Cache: HIT`)' },
+  },
+  'docs/interface.md §4.11: an image analysed.',
+);
+
 const battleResponse = {
   type: 'object',
   description:
@@ -376,6 +386,7 @@ export const RESOURCE_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
   Citation: citation,
   SearchResult: searchResult,
   SearchAnswer: searchAnswer,
+  ImageAnalysis: imageAnalysis,
   BattleResponse: battleResponse,
   Theme: theme,
   MusicResult: musicResult,

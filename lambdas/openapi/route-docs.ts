@@ -2,6 +2,7 @@ import { ARENA_ERROR_ANSWERS } from '../arena/arena-errors.js';
 import { legacyChatRequestSchema, arenaRequestSchema } from '../arena/arena-request.js';
 import { CHAT_ERROR_ANSWERS } from '../chat/chat-errors.js';
 import { chatRequestSchema } from '../chat/chat-request.js';
+import { imageAnalysisSchema } from '../chat/image-analysis-request.js';
 import { CREATE_ACCOUNT_BODY, LOGIN_BODY } from '../identity/account-schemas.js';
 import { LOGIN_LIMITS } from '../identity/login-limits.js';
 import { ADMIN_CREATE_KEY_BODY, CREATE_KEY_BODY, UPDATE_KEY_BODY } from '../identity/key-schemas.js';
@@ -96,6 +97,7 @@ export const TAGS: Readonly<Record<string, string>> = {
   Gateway: 'OpenAI-compatible chat completions and the model list',
   'Chat modes': 'Battle, fight and multi-instance sessions (docs/interface.md §4.3)',
   Search: 'Web search through the platform’s search provider',
+  Images: 'Image analysis by a vision model (docs/interface.md §4.11)',
   Themes: 'Design systems (docs/interface.md §4.5)',
   Media: 'Speech, music and video generation (docs/interface.md §4.9)',
   Fashion: 'Fashion image and video predictions (docs/interface.md §4.10)',
@@ -181,6 +183,16 @@ export const routeDocs: Readonly<Record<string, RouteDoc>> = {
     summary: 'List models',
     success: { status: 200, description: 'The model families (docs/interface.md §2.4)', json: ref('ModelList') },
   },
+  'models-get': {
+    tag: 'Gateway',
+    summary: 'Retrieve a model',
+    description:
+      'Any name chat completions takes as `model` (an alias in any case, or a concrete model id) answers its ' +
+      'family’s entry of the list, whose `id` is the family’s default model.',
+    pathParameters: { id: 'A model id or alias; the `/` many model ids hold may be sent as it is or encoded' },
+    success: { status: 200, description: 'The model (docs/interface.md §2.4)', json: ref('Model') },
+    errors: { 404: 'No model of that name (`model_not_found`, as OpenAI answers)' },
+  },
   'chat-completions': {
     tag: 'Gateway',
     summary: 'Chat completion',
@@ -253,6 +265,23 @@ export const routeDocs: Readonly<Record<string, RouteDoc>> = {
       500: 'The deployment has no search provider (`INTERNAL_ERROR`)',
       503: 'The search provider failed or did not answer (`SERVICE_UNAVAILABLE`)',
     },
+  },
+  'images-analyze': {
+    tag: 'Images',
+    summary: 'Analyse an image',
+    description:
+      'A vision model describes the image, or answers `prompt` about it, through the chat router (failover, ' +
+      'the caller’s own provider keys). Descriptions are cached per account for 7 days; a repeat is a ' +
+      '`cache_hit` that costs nothing. `X-Cache: no-cache` asks afresh.',
+    request: { name: 'ImageAnalysisRequest', schema: imageAnalysisSchema },
+    parameters: [requestHeader('X-Cache', '`no-cache` skips the cache read', { enum: ['no-cache'] })],
+    success: {
+      status: 200,
+      description: 'The analysis',
+      json: enveloped(ref('ImageAnalysis')),
+      headers: ['X-Model-Used', 'X-Cache'],
+    },
+    errors: { 503: 'No vision model could answer (`SERVICE_UNAVAILABLE`)' },
   },
   'media-speech': {
     tag: 'Media',

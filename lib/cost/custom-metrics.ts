@@ -139,6 +139,12 @@ const PUBLISHERS: readonly ((reach: MetricReach) => MetricRecord[])[] = [
         ...usageMetrics(entry(route, target), TIMING),
       ]),
     ),
+  // Image analysis's meter (lambdas/chat/image-analysis-call.ts): its attempts go to the chat targets,
+  // whose series carry no route (counted above); its cache hits are one series under its route.
+  (reach) =>
+    usageMetrics(
+      entry('images-analyze', reach.chatTargets[0]!, { cached: true, outcome: 'cache_hit', costMicroUsd: 0 }),
+    ),
   // Web search's meter (lambdas/search/search-call.ts): no tokens and no timing, the provider's cost.
   (reach) =>
     reach.searchTargets.flatMap((target) =>

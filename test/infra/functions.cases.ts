@@ -141,7 +141,8 @@ describe('optional context: prompt service, Bedrock guardrail, image describer, 
       expect(env[ENV.themesProviderUrl]).toBe(has('themesProvider:read') ? THEMES : undefined);
       expect(env[ENV.guardrailId]).toBe(has('guardrails:apply') ? 'abc123def456' : undefined);
       expect(env[ENV.guardrailVersion]).toBe(has('guardrails:apply') ? '4' : undefined);
-      expect(env[ENV.imageDescriberModel]).toBe(route.id === 'chat-completions' ? 'claude' : undefined);
+      const describes = route.id === 'chat-completions' || route.id === 'images-analyze';
+      expect(env[ENV.imageDescriberModel]).toBe(describes ? 'claude' : undefined);
     },
   );
 

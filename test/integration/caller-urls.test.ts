@@ -92,6 +92,11 @@ const ROUTES: readonly Route[] = [
     send: (url) => post('/api/v1/fight', { message: 'What is this?', models: ['gpt', 'claude'], image_url: url }),
   },
   {
+    name: 'image analysis',
+    field: 'image_url',
+    send: (url) => post('/api/v1/images/analyze', { image_url: url }),
+  },
+  {
     name: 'legacy chat mode',
     field: 'image_url',
     send: (url) => post('/api/chat', { mode: 'chat', model: 'claude', message: 'What is this?', image_url: url }),

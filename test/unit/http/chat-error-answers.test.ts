@@ -3,6 +3,7 @@ import { httpErrorOf } from '../../../lambdas/http/errors.js';
 
 test.each<[ChatErrorKind, number, string]>([
   ['invalid_request', 400, 'BAD_REQUEST'],
+  ['model_not_found', 404, 'model_not_found'],
   ['content_filtered', 400, 'CONTENT_FILTERED'],
   ['content_blocked', 400, 'CONTENT_BLOCKED'],
   ['schema_validation_failed', 400, 'SCHEMA_VALIDATION_FAILED'],

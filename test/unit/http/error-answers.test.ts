@@ -65,6 +65,7 @@ const domain = <K extends string>(
 const DOMAINS: readonly Domain[] = [
   domain<ChatErrorKind>('chat', CHAT_ERROR_ANSWERS, (kind) => new ChatError(kind, WHY), {
     invalid_request: { status: 400, code: 'BAD_REQUEST' },
+    model_not_found: { status: 404, code: 'model_not_found', field: 'id' },
     content_filtered: { status: 400, code: 'CONTENT_FILTERED' },
     content_blocked: { status: 400, code: 'CONTENT_BLOCKED' },
     schema_validation_failed: { status: 400, code: 'SCHEMA_VALIDATION_FAILED' },

@@ -229,6 +229,15 @@ describe('matchPathParams', () => {
     expect(matchPathParams('/api/v1/keys', '/api/v1/keys')).toEqual({});
     expect(matchPathParams('/api/v1/keys/{id}', '/api/v1/keys/x/')).toEqual({});
   });
+
+  test('a last greedy parameter takes the rest of the path, slashes included', () => {
+    expect(matchPathParams('/api/v1/models/{id+}', '/api/v1/models/gpt')).toEqual({ id: 'gpt' });
+    expect(matchPathParams('/api/v1/models/{id+}', '/api/v1/models/openai/gpt-5')).toEqual({ id: 'openai/gpt-5' });
+    expect(matchPathParams('/api/v1/models/{id+}', '/api/v1/models/openai%2Fgpt-5')).toEqual({ id: 'openai/gpt-5' });
+    expect(matchPathParams('/x/{a}/{rest+}', '/x/1/2/3')).toEqual({ a: '1', rest: '2/3' });
+    expect(matchPathParams('/api/v1/models/{id+}', '/api/v1/models')).toEqual({});
+    expect(matchPathParams('/api/v1/models/{id+}', '/api/v1/models/')).toEqual({});
+  });
 });
 
 describe('parseCookieHeader', () => {

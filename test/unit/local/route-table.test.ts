@@ -25,6 +25,7 @@ const table = new RouteTable([
   spec('keys-delete', 'DELETE', '/api/v1/keys/{id}'),
   spec('pair', 'GET', '/things/{thing}/parts/{part}'),
   spec('dotted', 'GET', '/files/v1.0/list'),
+  spec('greedy', 'GET', '/models/{id+}'),
 ]);
 
 function matched(method: string, path: string): RouteMatch {
@@ -74,6 +75,14 @@ describe('RouteTable', () => {
     expect(table.match('GET', '/things//parts/p')).toBeUndefined();
   });
 
+  test('a greedy parameter takes the rest of the path, slashes and encoded slashes alike', () => {
+    expect(matched('GET', '/models/gpt').pathParams).toEqual({ id: 'gpt' });
+    expect(matched('GET', '/models/openai/gpt-5').pathParams).toEqual({ id: 'openai/gpt-5' });
+    expect(matched('GET', '/models/openai%2Fgpt-5').pathParams).toEqual({ id: 'openai/gpt-5' });
+    expect(matched('GET', '/models/a/b/c/').pathParams).toEqual({ id: 'a/b/c' });
+    expect(table.match('GET', '/models/')).toBeUndefined();
+  });
+
   test('template characters are literal, not regular-expression syntax', () => {
     expect(matched('GET', '/files/v1.0/list').route.id).toBe('dotted');
     expect(table.match('GET', '/files/v1x0/list')).toBeUndefined();
@@ -94,10 +103,10 @@ describe('RouteTable', () => {
   test('every manifest route matches its own template, and its params come back', () => {
     const manifestTable = new RouteTable(manifest);
     for (const route of manifest) {
-      const path = route.path.replace(/\{(\w+)\}/g, (_whole, name: string) => `value-of-${name}`);
+      const path = route.path.replace(/\{(\w+)\+?\}/g, (_whole, name: string) => `value-of-${name}`);
       const match = manifestTable.match(route.method, path);
       expect(match).toMatchObject({ route: { id: route.id } });
-      const names = [...route.path.matchAll(/\{(\w+)\}/g)].map((found) => found[1]!);
+      const names = [...route.path.matchAll(/\{(\w+)\+?\}/g)].map((found) => found[1]!);
       expect((match as RouteMatch).pathParams).toEqual(
         Object.fromEntries(names.map((name) => [name, `value-of-${name}`])),
       );

@@ -2,7 +2,12 @@ import { createConfig, lintFromString } from '@redocly/openapi-core';
 import { routes } from '../../../lib/routes.js';
 import { installLambdaStreamingGlobals } from '../../../local/lambda-streaming.js';
 import { loadRouteHandler } from '../../../local/handler-modules.js';
-import { buildOpenApiDocument, documentServedAt, INTERFACE_VERSION } from '../../../lambdas/openapi/document.js';
+import {
+  buildOpenApiDocument,
+  documentServedAt,
+  INTERFACE_VERSION,
+  openApiPath,
+} from '../../../lambdas/openapi/document.js';
 import { toJsonSchema2020 } from '../../../lambdas/openapi/json-schema-2020.js';
 import { routeDocs } from '../../../lambdas/openapi/route-docs.js';
 import { documentSchemas } from '../../support/openapi-schemas.js';
@@ -13,7 +18,7 @@ const document = buildOpenApiDocument();
 const paths = document['paths'] as Record<string, Record<string, Operation>>;
 const operationOf = (id: string): Operation => {
   const route = routes.find((candidate) => candidate.id === id)!;
-  return paths[route.path]![route.method.toLowerCase()]!;
+  return paths[openApiPath(route.path)]![route.method.toLowerCase()]!;
 };
 
 /**
@@ -87,7 +92,16 @@ describe('the document and the manifest', () => {
         ([method, operation]) => `${method.toUpperCase()} ${path} ${operation['operationId']}`,
       ),
     );
-    expect(documented.sort()).toEqual(routes.map((route) => `${route.method} ${route.path} ${route.id}`).sort());
+    expect(documented.sort()).toEqual(
+      routes.map((route) => `${route.method} ${openApiPath(route.path)} ${route.id}`).sort(),
+    );
+  });
+
+  test('a greedy path parameter is an ordinary one in the document, whose paths hold no `+`', () => {
+    expect(Object.keys(paths).filter((path) => path.includes('+'))).toEqual([]);
+    expect(paths['/api/v1/models/{id}']!['get']!['parameters']).toEqual([
+      expect.objectContaining({ name: 'id', in: 'path', required: true }),
+    ]);
   });
 
   test('security follows the manifest’s auth schemes; unauthenticated routes say so', () => {
