@@ -264,6 +264,104 @@ const battleResponse = {
   },
 };
 
+const SESSION_STATUS = {
+  enum: ['running', 'complete', 'aborted', 'failed'],
+  description: '`running` until the session ends, whichever host plays it',
+};
+const sessionAgent = record({ agent: text(), model: text('The model the agent plays') });
+const sessionSummary = {
+  type: 'object',
+  description: 'One battle or fight session of the account.',
+  required: ['id', 'mode', 'multiInstance', 'agents', 'rounds', 'status', 'winner', 'startedAt'],
+  properties: {
+    id: text('The session id (also `X-Session-ID`)'),
+    mode: { enum: ['battle', 'fight'] },
+    fightStyle: { enum: ['brawl', 'blitz'] },
+    multiInstance: { type: 'boolean' },
+    agents: { type: 'array', items: sessionAgent },
+    rounds: integer('Rounds planned'),
+    status: SESSION_STATUS,
+    winner: nullableText('The session winner (fight), once there is one'),
+    startedAt: dateTime(),
+    endedAt: dateTime('Once the session is over'),
+  },
+};
+const sessionState = {
+  type: 'object',
+  description:
+    'A session as it stands: its plan, each played round (who answered with which model and how long, who ' +
+    'failed, the votes, the result), the leaderboard and the status. Answers’ text is in its events only.',
+  required: [
+    'id',
+    'status',
+    'mode',
+    'multiInstance',
+    'agents',
+    'plannedRounds',
+    'rounds',
+    'leaderboard',
+    'winner',
+    'startedAt',
+  ],
+  properties: {
+    id: text(),
+    status: SESSION_STATUS,
+    mode: { enum: ['battle', 'fight'] },
+    fightStyle: { enum: ['brawl', 'blitz'] },
+    multiInstance: { type: 'boolean' },
+    agents: { type: 'array', items: sessionAgent },
+    plannedRounds: integer(),
+    rounds: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['round', 'answered', 'failed', 'votes', 'winner'],
+        properties: {
+          round: integer(),
+          answered: { type: 'array', items: record({ agent: text(), model: text(), chars: integer('Answer length') }) },
+          failed: { type: 'array', items: record({ agent: text(), code: text() }) },
+          results: { type: 'array', items: record({ agent: text(), votes: integer() }) },
+          votes: {
+            type: 'array',
+            items: {
+              type: 'object',
+              required: ['voter', 'votedFor'],
+              properties: {
+                voter: text(),
+                votedFor: nullableText('null: an abstention'),
+                reason: text(),
+              },
+            },
+          },
+          winner: nullableText('The round winner'),
+        },
+      },
+    },
+    leaderboard: { type: 'array', items: record({ agent: text(), score: integer(), rank: integer() }) },
+    winner: nullableText('The session winner (fight), once there is one'),
+    startedAt: dateTime(),
+    endedAt: dateTime('Once the session is over'),
+    lastEventId: integer('The last event’s id, once the session is over'),
+    cancelled: { type: 'boolean', description: 'Its owner asked it to stop' },
+  },
+};
+const sessionList = {
+  type: 'object',
+  required: ['sessions'],
+  properties: {
+    sessions: { type: 'array', items: ref('SessionSummary') },
+    nextCursor: text('Pass as `cursor` for the next page; absent on the last'),
+  },
+};
+const sessionCancel = record(
+  {
+    id: text(),
+    cancelled: { type: 'boolean', description: 'True when the session was running and is now asked to stop' },
+    status: { enum: ['cancelling', 'complete', 'aborted', 'failed'] },
+  },
+  'A cancellation: the session’s host stops at its next lease renewal, and the session ends `aborted`.',
+);
+
 const theme = record(
   {
     id: text('A slug'),
@@ -388,6 +486,10 @@ export const RESOURCE_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
   SearchAnswer: searchAnswer,
   ImageAnalysis: imageAnalysis,
   BattleResponse: battleResponse,
+  SessionSummary: sessionSummary,
+  SessionState: sessionState,
+  SessionList: sessionList,
+  SessionCancel: sessionCancel,
   Theme: theme,
   MusicResult: musicResult,
   JobError: jobError,

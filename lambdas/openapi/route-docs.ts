@@ -166,6 +166,9 @@ const FASHION_ERRORS = {
   503: 'FASHN is not configured, out of credits or failed (`SERVICE_UNAVAILABLE`)',
 };
 
+/** The session routes: the chat modes' tag, and the arena's errors (a session of another account is 404). */
+const SESSION_ROUTE = { tag: 'Chat modes', raises: [ARENA_ERROR_ANSWERS] } as const;
+
 export const routeDocs: Readonly<Record<string, RouteDoc>> = {
   health: {
     tag: 'Health',
@@ -237,6 +240,56 @@ export const routeDocs: Readonly<Record<string, RouteDoc>> = {
       headers: ['X-Session-ID'],
     },
     raises: [ARENA_ERROR_ANSWERS],
+  },
+  'sessions-events': {
+    ...SESSION_ROUTE,
+    summary: 'A session’s events, again and live',
+    description:
+      'Every event of the session after `Last-Event-ID` (the header an EventSource sends when it reconnects, ' +
+      'or the `lastEventId` query parameter), each once and in order, then each new one while the session ' +
+      'runs, whichever invocation plays it. Ends after the last event; a follow that reaches its own time ' +
+      'limit ends with a `stream_handoff` frame and a `retry:` hint, and the caller reconnects.',
+    pathParameters: { id: 'The session id (`X-Session-ID` of the battle or fight)' },
+    parameters: [
+      requestHeader('Last-Event-ID', 'The id of the last event the caller has', {
+        type: 'string',
+        pattern: '^[0-9]{1,10}$',
+      }),
+      query('lastEventId', 'As `Last-Event-ID`, for a client that cannot send headers', {
+        type: 'string',
+        pattern: '^[0-9]{1,10}$',
+      }),
+    ],
+    success: {
+      status: 200,
+      description: `The session's events. ${ARENA_STREAM_FRAMING}`,
+      events: ref('ArenaEvent'),
+      headers: ['X-Session-ID'],
+    },
+  },
+  'sessions-get': {
+    ...SESSION_ROUTE,
+    summary: 'A session’s state',
+    pathParameters: { id: 'The session id' },
+    success: { status: 200, description: 'The session', json: enveloped(ref('SessionState')) },
+  },
+  'sessions-list': {
+    ...SESSION_ROUTE,
+    summary: 'The account’s sessions, newest first',
+    parameters: [
+      query('limit', 'Sessions per page, 1 to 100 (default 20)', { type: 'string', pattern: '^[0-9]{1,3}$' }),
+      query('cursor', 'The `nextCursor` of the previous page'),
+    ],
+    success: { status: 200, description: 'A page of sessions', json: enveloped(ref('SessionList')) },
+  },
+  'sessions-cancel': {
+    ...SESSION_ROUTE,
+    summary: 'Cancel a running session',
+    description:
+      'A session plays on when its caller leaves; this stops it. Its calls in flight are aborted (what they ' +
+      'used is metered) and it ends `aborted` with an `error` event of code `session_cancelled`.',
+    pathParameters: { id: 'The session id' },
+    success: { status: 202, description: 'The cancellation', json: enveloped(ref('SessionCancel')) },
   },
   'chat-legacy': {
     tag: 'Chat modes',

@@ -1,3 +1,4 @@
+import { openApiPath } from '../../lambdas/openapi/document.js';
 import createClient from 'openapi-fetch';
 import OpenAI from 'openai';
 import { routes } from '../../lib/routes.js';
@@ -51,7 +52,7 @@ test('openapi.json is served without credentials, as OpenAPI 3.1 of version 2.1.
 
 test('the client program calls every route of the manifest (a route without a call is named here)', () => {
   const uncalled = routes
-    .filter((route) => !CLIENT_PROGRAM.includes(`.${route.method}('${route.path}'`))
+    .filter((route) => !CLIENT_PROGRAM.includes(`.${route.method}('${openApiPath(route.path)}'`))
     .map((route) => `${route.id} (${route.method} ${route.path})`);
   expect({ uncalled }).toEqual({ uncalled: [] });
 });
@@ -62,9 +63,10 @@ test('health, the document and the models', async () => {
   expect(found.version).toBe('2.1.0');
   expect(found.server).toBe(local.gateway.info.baseUrl);
   expect(found.modelIds.length).toBeGreaterThan(0);
+  expect(found.modelIds).toContain(found.oneId);
 });
 
-test('chat completions with string content, with content parts and streamed; battle, fight, legacy chat', async () => {
+test('chat completions with string content, with content parts and streamed; battle and its session, fight, legacy chat', async () => {
   const chat = await program.converse(recording, access);
   expect(chat.statuses).toEqual([200, 200, 200]);
   expect(typeof chat.content).toBe('string');
@@ -72,6 +74,10 @@ test('chat completions with string content, with content parts and streamed; bat
   expect(chat.stream).toContain('chat.completion.chunk');
   expect(chat.stream.trimEnd().endsWith('data: [DONE]')).toBe(true);
   expect(chat.battleAnswers).toHaveLength(2);
+  expect(chat.replayStream).toContain('"type":"session_complete"');
+  expect(chat.sessionStatus).toBe('complete');
+  expect(chat.sessionIds).toContain(chat.battleId);
+  expect(chat.cancelled).toBe(false);
   expect(chat.fightStream).toContain('"type":"session_complete"');
   expect(typeof chat.legacyContent).toBe('string');
   expect(schemas().mismatches(successSchema('/api/v1/chat/completions', 'post', 200), chat.answers.chat)).toEqual([]);
@@ -80,6 +86,7 @@ test('chat completions with string content, with content parts and streamed; bat
 test('search, themes (and a theme that is not there), speech, music, a video with only its prompt', async () => {
   const looked = await program.look(recording, access);
   expect(looked.resultUrls.length).toBeGreaterThan(0);
+  expect(typeof looked.description).toBe('string');
   expect(looked.themeName).toBe('Neon Arcade');
   expect([looked.noThemeStatus, looked.noThemeCode]).toEqual([404, 'NOT_FOUND']);
   expect(looked.audioBytes).toBeGreaterThan(0);

@@ -63,7 +63,9 @@ export async function discover(create: Create, access: Access) {
 
   const models = await withKey.GET('/api/v1/models');
   const modelIds: string[] = (models.data?.data ?? []).map((model) => model.id);
-  return { status, version, server, modelIds };
+  const one = await withKey.GET('/api/v1/models/{id}', { params: { path: { id: 'claude' } } });
+  const oneId: string | undefined = one.data?.id;
+  return { status, version, server, modelIds, oneId };
 }
 
 /** Chat completions (string content, content parts, a stream), battle, fight and the legacy route. */
@@ -135,6 +137,21 @@ export async function converse(create: Create, access: Access) {
   const battleAnswers: string[] =
     battle.data && 'responses' in battle.data ? battle.data.responses.map((response) => response.message) : [];
 
+  // The battle's session again: its events from the start, its state, the list, and a cancel (too late).
+  const battleId: string = battle.data && 'id' in battle.data ? battle.data.id : '';
+  const session = { params: { path: { id: battleId } } };
+  const replay = await withKey.GET('/api/v1/sessions/{id}/events', {
+    params: { path: { id: battleId }, header: { 'Last-Event-ID': '0' } },
+    parseAs: 'stream',
+  });
+  const replayStream = await text(replay.data);
+  const state = await withKey.GET('/api/v1/sessions/{id}', session);
+  const sessionStatus: string | undefined = state.data?.data.status;
+  const listed = await withKey.GET('/api/v1/sessions', { params: { query: { limit: '5' } } });
+  const sessionIds: string[] = (listed.data?.data.sessions ?? []).map((summary) => summary.id);
+  const cancel = await withKey.POST('/api/v1/sessions/{id}/cancel', session);
+  const cancelled: boolean | undefined = cancel.data?.data.cancelled;
+
   const fight = await withKey.POST('/api/v1/fight', {
     body: { message: 'Name a prime number', models: ['gpt', 'claude'], rounds: 1 },
     parseAs: 'stream',
@@ -153,6 +170,11 @@ export async function converse(create: Create, access: Access) {
     partsContent,
     stream,
     battleAnswers,
+    battleId,
+    replayStream,
+    sessionStatus,
+    sessionIds,
+    cancelled,
     fightStream,
     legacyContent,
     answers: { chat: plain.data },
@@ -164,6 +186,8 @@ export async function look(create: Create, access: Access) {
   const { withKey } = clients(create, access);
   const search = await withKey.POST('/api/v1/search', { body: { query: 'why are there tides', num_results: 3 } });
   const resultUrls: string[] = (search.data?.data.results ?? []).map((result) => result.url);
+  const analysis = await withKey.POST('/api/v1/images/analyze', { body: { image: PIXEL, prompt: 'What colour?' } });
+  const description: string | undefined = analysis.data?.data.description;
 
   const theme = await withKey.GET('/api/v1/themes', { params: { query: { id: 'neon-arcade' } } });
   const themeName: string | undefined = theme.data?.data.name;
@@ -185,7 +209,7 @@ export async function look(create: Create, access: Access) {
   const jobStatus = job.data?.data.status;
   type JobStatus = Expect<Same<typeof jobStatus, 'Queueing' | 'Processing' | 'Success' | 'Fail' | undefined>>;
 
-  return { resultUrls, themeName, noThemeStatus: noTheme.response.status, noThemeCode, audioBytes, songSeconds, taskId, jobStatus };
+  return { resultUrls, description, themeName, noThemeStatus: noTheme.response.status, noThemeCode, audioBytes, songSeconds, taskId, jobStatus };
 }
 
 /** Fashion: run (with an Idempotency-Key), its status, and a subscribed stream. */
@@ -300,19 +324,25 @@ export interface Access {
 type Section<Result> = (create: typeof createClient, access: Access) => Promise<Result>;
 
 export interface ClientProgram {
-  discover: Section<{ status?: string; version?: string; server?: string; modelIds: string[] }>;
+  discover: Section<{ status?: string; version?: string; server?: string; modelIds: string[]; oneId?: string }>;
   converse: Section<{
     statuses: number[];
     content: string | null;
     partsContent?: string | null;
     stream: string;
     battleAnswers: string[];
+    battleId: string;
+    replayStream: string;
+    sessionStatus?: string;
+    sessionIds: string[];
+    cancelled?: boolean;
     fightStream: string;
     legacyContent?: string | null;
     answers: { chat: unknown };
   }>;
   look: Section<{
     resultUrls: string[];
+    description?: string;
     themeName?: string;
     noThemeStatus: number;
     noThemeCode?: string;

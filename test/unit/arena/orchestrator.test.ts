@@ -2,7 +2,8 @@ import type { ArenaChat, TurnContext } from '../../../lambdas/arena/agent-turn.j
 import type { ArenaEvent } from '../../../lambdas/arena/arena-events.js';
 import { planArena, type ArenaMode, type ArenaRequestBody } from '../../../lambdas/arena/arena-request.js';
 import { runSession } from '../../../lambdas/arena/orchestrator.js';
-import { SessionEventSink, type SequencedEvent } from '../../../lambdas/arena/session-events.js';
+import { durableEvents, type SequencedEvent } from '../../../lambdas/arena/durable-events.js';
+import { restoredSession } from '../../../lambdas/arena/session-resume.js';
 import { newSession, type SessionState } from '../../../lambdas/arena/session-state.js';
 import type { ChatResult } from '../../../lambdas/chat/chat-core.js';
 import { ChatError } from '../../../lambdas/chat/chat-errors.js';
@@ -116,14 +117,21 @@ async function play(
   const { chat, calls } = fakeChat(script);
   const events: SequencedEvent[] = [];
   const snapshots: unknown[] = [];
-  for await (const event of new SessionEventSink('session-1').sequence(
-    runSession(state, { chat }, controller.signal),
-  )) {
+  for await (const event of numbered(runSession(state, { chat }, controller.signal))) {
     events.push(event);
     snapshots.push(JSON.parse(JSON.stringify(state)));
   }
   return { events, state, calls, snapshots };
 }
+
+/** The events numbered as the session log numbers them, every page accepted at once. */
+const numbered = (events: AsyncIterable<ArenaEvent>, firstId = 1) =>
+  durableEvents('session-1', events, async () => true, {
+    firstId,
+    pageIntervalMs: 0,
+    maxPageBytes: 1,
+    now: Date.now,
+  });
 
 const ofType = <T extends ArenaEvent['type']>(run: Run, type: T) =>
   run.events.map((e) => e.event).filter((e): e is Extract<ArenaEvent, { type: T }> => e.type === type);
@@ -372,3 +380,62 @@ describe('running out of time', () => {
     expect(state.status).toBe('aborted');
   });
 });
+
+describe('resumed from its log', () => {
+  /**
+   * The session played to its end once; then, for cuts at every few events, played by a first
+   * host that stops there (a crash) and a second that restores the state from the events so far
+   * and plays on. The two together are a sound session, and the second host never asks a turn
+   * that had ended before the cut.
+   */
+  it.each<[ArenaMode, Partial<ArenaRequestBody>]>([
+    ['fight', { models: ['gpt', 'claude', 'gemini'], rounds: 2, fightStyle: 'brawl' }],
+    ['fight', { models: ['gpt', 'claude', 'gemini'], rounds: 2, fightStyle: 'blitz' }],
+    ['battle', { models: ['gpt', 'claude'] }],
+  ])('%s %j: any cut, no finished turn asked twice', async (mode, body) => {
+    const whole = await play(mode, body);
+    for (let cut = 1; cut < whole.events.length; cut += 3) {
+      const plan = planArena(mode, { message: 'What is 2+2?', ...body }, 'seed-1');
+      const first = newSession('session-1', plan);
+      const logged: SequencedEvent[] = [];
+      const stop = new AbortController();
+      for await (const event of numbered(runSession(first, { chat: fakeChat().chat }, stop.signal))) {
+        logged.push(event);
+        if (logged.length === cut) break;
+      }
+      const restored = restoredSession(
+        'session-1',
+        plan,
+        logged.map((entry) => entry.event),
+      );
+      const { chat, calls } = fakeChat();
+      const rest: SequencedEvent[] = [];
+      for await (const event of numbered(runSession(restored, { chat }, new AbortController().signal), cut + 1))
+        rest.push(event);
+      const events = [...logged, ...rest];
+      expect([cut, validateArenaStream(events, mode)]).toEqual([cut, []]);
+      const ended = new Set(
+        logged.flatMap(({ event }) =>
+          event.type === 'agent_complete'
+            ? [`${event.round}/${event.agent}/answer`]
+            : event.type === 'vote_update'
+              ? [`${event.round}/${event.voter}/vote`]
+              : [],
+        ),
+      );
+      const askedAgain = calls.filter((call) =>
+        ended.has(`${call.turn.round}/${call.turn.agent}/${call.turn.purpose}`),
+      );
+      expect([cut, askedAgain]).toEqual([cut, []]);
+      // The result is the uninterrupted session's: same winner, same leaderboard, same ballots.
+      expect([cut, restored.winner, restored.leaderboard]).toEqual([cut, whole.state.winner, whole.state.leaderboard]);
+      expect([cut, restored.rounds.flatMap((round) => round.ballots).sort(byVoter)]).toEqual([
+        cut,
+        whole.state.rounds.flatMap((round) => round.ballots).sort(byVoter),
+      ]);
+    }
+  });
+});
+
+const byVoter = (a: { round: number; voter: string }, b: { round: number; voter: string }) =>
+  a.round - b.round || a.voter.localeCompare(b.voter);
