@@ -229,6 +229,18 @@ export const routes = [
     ...SESSION_READ,
     grants: [...SESSION_READ.grants, 'arenaSessions:write'],
   }),
+  // The account's leaderboard from its fights' votes. Streaming so that a fit it starts runs
+  // after the last byte (lambdas/arena/leaderboard-call.ts), not before the answer.
+  route({
+    id: 'arena-leaderboard',
+    method: 'GET',
+    path: '/api/v1/arena/leaderboard',
+    ...SESSION_READ,
+    grants: [...SESSION_READ.grants, 'arenaSessions:write'],
+    streaming: true,
+    timeoutSeconds: 900,
+    memoryMb: 1024,
+  }),
   // Legacy and deprecated (docs/interface.md §9.3): `mode` picks chat, battle or fight.
   route({
     id: 'chat-legacy',

@@ -22,7 +22,7 @@ import { ToolCallAssembler } from './tool-calls.js';
 export interface TurnContext {
   readonly round: number;
   readonly agent: string;
-  readonly purpose: 'answer' | 'vote';
+  readonly purpose: 'answer' | 'vote' | 'synthesis';
   /** The model step within an answer (1, then one more after each round of tool calls). */
   readonly step?: number;
   readonly signal: AbortSignal;

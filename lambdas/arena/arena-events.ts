@@ -88,6 +88,16 @@ export type ArenaEvent =
       /** Set when the round ended without a vote: fewer than two agents answered. */
       readonly reason?: 'too_few_answers';
     }
+  /** The synthesis (a fight asked with `synthesize`): its writer, then its text, then the whole. */
+  | { readonly type: 'synthesis_start'; readonly model: string }
+  | { readonly type: 'synthesis_delta'; readonly delta: string }
+  | {
+      readonly type: 'synthesis_complete';
+      readonly model: string;
+      readonly message: string;
+      /** What the final answers cited, once per URL: the synthesis does not search itself. */
+      readonly citations: readonly Citation[];
+    }
   | {
       readonly type: 'session_complete';
       readonly winner: string | null;

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { fightCapableAliases, resolveFamily, type ModelFamily } from '../catalog/model-catalog.js';
+import { fightCapableAliases, listFamilies, resolveFamily, type ModelFamily } from '../catalog/model-catalog.js';
 import type { ChatMessage, ContentPart } from '../providers/chat-types.js';
 import { compileConditional } from '../schema/compile.js';
 import {
@@ -30,6 +30,8 @@ export interface ArenaRequestBody {
   agentMode?: string;
   fightStyle?: unknown;
   stream?: boolean;
+  /** Fight only: a synthesis after the last round, by the winner's model or the alias named. */
+  synthesize?: boolean | string;
 }
 
 export type ArenaMode = 'battle' | 'fight';
@@ -92,6 +94,10 @@ const bodyProperties = {
   rounds: { type: 'integer', minimum: 1, maximum: MAX_ROUNDS },
   agentMode: { type: 'string', maxLength: 200 },
   stream: { type: 'boolean' },
+  synthesize: {
+    anyOf: [{ type: 'boolean' }, { type: 'string', minLength: 1, maxLength: 200 }],
+    'x-message': { anyOf: 'must be true, false, or the alias of the model that writes the synthesis' },
+  },
 };
 
 /** POST /api/v1/battle and /api/v1/fight: `mode` is not required and is ignored. */
@@ -143,6 +149,8 @@ export interface ArenaPlan {
   readonly stream: boolean;
   /** Seeds agents' sampling, ballot orders and draws: a session replays from it. */
   readonly seed: string;
+  /** A synthesis after the last round (fight only); `alias` names its writer, else the winner's model writes it. */
+  readonly synthesize?: { readonly alias?: string };
 }
 
 /** Validated body → session plan; every refusal names its field. */
@@ -167,7 +175,25 @@ export function planArena(mode: ArenaMode, body: ArenaRequestBody, seed: string)
     ...(body.image_url ? { imageUrl: checkImageUrl(body.image_url) } : {}),
     stream,
     seed,
+    ...synthesisOf(mode, body.synthesize),
   };
+}
+
+/** `synthesize`: fight only; a string must name a family (its alias routes the writer's call). */
+function synthesisOf(mode: ArenaMode, value: boolean | string | undefined): Pick<ArenaPlan, 'synthesize'> {
+  if (value === undefined || value === false) return {};
+  if (mode !== 'fight')
+    throw invalidArenaRequest('synthesize', 'synthesize: a synthesis follows a fight’s votes; a battle has none');
+  if (value === true) return { synthesize: {} };
+  const family = resolveFamily(value);
+  if (!family)
+    throw invalidArenaRequest(
+      'synthesize',
+      `synthesize: ${value.slice(0, 40)} is not a model alias; use one of ${listFamilies()
+        .map((f) => f.alias)
+        .join(', ')}`,
+    );
+  return { synthesize: { alias: family.alias } };
 }
 
 /**

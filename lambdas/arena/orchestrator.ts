@@ -14,6 +14,8 @@
  * (session-resume.ts) plays only what is left. A finished turn is never played again; a turn
  * that began and did not end is announced void (`error` with code `turn_interrupted`) and
  * played anew; voters that have not voted vote; a round judged in full is not judged again.
+ * A fight asked with `synthesize` ends with a synthesis (synthesis-turn.ts), written again from
+ * its start if a host was cut short in it.
  * When its host hands the session on (`handingOff`), no new turn starts, the status stays
  * `running`, and nothing is said: the next host continues.
  */
@@ -26,6 +28,7 @@ import { mergeStreams, type MergeSource } from './merge-streams.js';
 import { applyEvent, currentRound, type RoundRecord, type SessionState } from './session-state.js';
 import { sessionWinner, tallyRound, updateLeaderboard, type Leaderboard } from './tally.js';
 import { agentMessages, viewFor, type AgentView } from './visibility.js';
+import { synthesisTurn } from './synthesis-turn.js';
 import { voteTurn } from './vote-turn.js';
 
 export interface ArenaDeps {
@@ -108,6 +111,12 @@ async function* play(state: SessionState, deps: ArenaDeps, signal: AbortSignal):
   }
   if (!mayStart(deps, signal)) return;
   const fight = plan.mode === 'fight';
+  if (plan.synthesize && state.synthesis !== 'complete') {
+    // The winner is settled once every round is: the synthesis is written knowing it.
+    state.winner = sessionWinner(state.leaderboard, plan.seed);
+    yield* synthesisTurn(state, deps.chat, signal);
+    if (!mayStart(deps, signal)) return;
+  }
   yield {
     type: 'session_complete',
     winner: fight ? sessionWinner(state.leaderboard, plan.seed) : null,

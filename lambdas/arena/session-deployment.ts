@@ -7,6 +7,7 @@ import type { GatewayConfiguration } from '../config/configuration.js';
 import { logger } from '../config/logger.js';
 import { deploymentChatDeps } from '../chat/chat-deployment.js';
 import { deploymentSearchDeps } from '../search/search-deployment.js';
+import { countEndedSession } from '../store/arena-leaderboards.js';
 import { saveArenaSession } from '../store/arena-sessions.js';
 import { appendSessionEvents, endSessionTenure, renewSessionLease } from '../store/session-log.js';
 import { arenaChat } from './arena-chat.js';
@@ -91,7 +92,11 @@ export async function deploymentHostDeps(
     log: {
       append: (page) => appendSessionEvents(sessionId, epoch, page),
       renew: () => renewSessionLease(sessionId, holder, epoch, timing.leaseMs),
-      end: (status, lastId) => endSessionTenure(sessionId, holder, epoch, status, lastId),
+      end: async (status, lastId) => {
+        const ended = await endSessionTenure(sessionId, holder, epoch, status, lastId);
+        // The leaderboard's fits know they may be missing a session by this count.
+        if (ended && status !== 'running') await countEndedSession(owner.accountId);
+      },
       saveSummary: (state, at) => saveArenaSession(sessionRecord(state, owner, placement.startedAt, at)),
     },
   };

@@ -29,6 +29,7 @@ export function sessionRecord(state: SessionState, owner: SessionOwner, startedA
         agent: answer.agent,
         model: answer.model,
         chars: answer.text.length,
+        markdown: markdownElements(answer.text),
       })),
       failed: round.failed,
       ...(round.results ? { results: round.results } : {}),
@@ -40,4 +41,20 @@ export function sessionRecord(state: SessionState, owner: SessionOwner, startedA
     updatedAt: at.toISOString(),
     ...(state.status === 'running' ? {} : { endedAt: at.toISOString() }),
   };
+}
+
+const MARKDOWN_LINE = /^\s{0,3}(?:#{1,6}\s|[-*+]\s|\d{1,9}[.)]\s|>\s?|```)/;
+const BOLD_RUN = /\*\*[^*\n]+\*\*|__[^_\n]+__/g;
+
+/**
+ * Markdown elements in an answer, as LMArena's style control counts them: headers, list items
+ * (and quotes and fences), and bold runs. Linear in the text: one pass over its lines.
+ */
+export function markdownElements(text: string): number {
+  let count = 0;
+  for (const line of text.split('\n')) {
+    if (MARKDOWN_LINE.test(line)) count++;
+    count += line.match(BOLD_RUN)?.length ?? 0;
+  }
+  return count;
 }

@@ -3,7 +3,7 @@
  * and the leaderboard. The events a session emits rebuild it (`applyEvent`), which is how a
  * host taking a session over from the session log knows where it stands (session-resume.ts).
  */
-import type { ArenaEvent } from './arena-events.js';
+import type { ArenaEvent, Citation } from './arena-events.js';
 import type { ArenaPlan } from './arena-request.js';
 import type { BallotRecord } from './ballots.js';
 import { emptyLeaderboard, type CastVote, type Leaderboard } from './tally.js';
@@ -12,6 +12,7 @@ export interface AgentAnswer {
   readonly agent: string;
   readonly model: string;
   readonly text: string;
+  readonly citations?: readonly Citation[];
 }
 
 export interface RoundRecord {
@@ -38,6 +39,8 @@ export interface SessionState {
   readonly rounds: RoundRecord[];
   /** session_start was sent. */
   begun: boolean;
+  /** The synthesis (fights asked with `synthesize`): not begun, begun, or written. */
+  synthesis: 'none' | 'started' | 'complete';
   leaderboard: Leaderboard;
   winner: string | null;
   status: 'running' | 'complete' | 'aborted' | 'failed';
@@ -49,6 +52,7 @@ export function newSession(sessionId: string, plan: ArenaPlan): SessionState {
     plan,
     rounds: [],
     begun: false,
+    synthesis: 'none',
     leaderboard: emptyLeaderboard(plan.agents.map((agent) => agent.id)),
     winner: null,
     status: 'running',
@@ -86,7 +90,12 @@ export function applyEvent(state: SessionState, event: ArenaEvent): void {
       return;
     case 'agent_complete': {
       const round = currentRound(state);
-      round.answers.push({ agent: event.agent, model: event.model, text: event.message });
+      round.answers.push({
+        agent: event.agent,
+        model: event.model,
+        text: event.message,
+        ...(event.citations?.length ? { citations: event.citations } : {}),
+      });
       // An error the agent answered despite (a failed search) is not a failed turn.
       const failed = round.failed.findIndex((entry) => entry.agent === event.agent);
       if (failed >= 0) round.failed.splice(failed, 1);
@@ -119,6 +128,12 @@ export function applyEvent(state: SessionState, event: ArenaEvent): void {
       round.complete = true;
       return;
     }
+    case 'synthesis_start':
+      state.synthesis = 'started';
+      return;
+    case 'synthesis_complete':
+      state.synthesis = 'complete';
+      return;
     case 'session_complete':
       state.winner = event.winner;
       state.status = 'complete';

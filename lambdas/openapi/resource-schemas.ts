@@ -362,6 +362,66 @@ const sessionCancel = record(
   'A cancellation: the session’s host stops at its next lease renewal, and the session ends `aborted`.',
 );
 
+const interval = {
+  type: 'array',
+  items: { type: 'number' },
+  minItems: 2,
+  maxItems: 2,
+  description: '95% bootstrap interval',
+};
+const leaderboard = {
+  type: 'object',
+  description:
+    'The account’s models rated from its fights’ votes (Bradley–Terry, 400 points per tenfold odds, the ' +
+    'models’ mean at 1000), with 95% intervals from 1,000 bootstrap resamples of ballots. `computing` ' +
+    '(202) until the first fit of a range is ready; `stale` while a newer one is computed.',
+  required: ['status', 'from', 'to', 'styleControl'],
+  properties: {
+    status: { enum: ['ready', 'computing'] },
+    from: text('First day, YYYY-MM-DD (UTC)'),
+    to: text('Last day, YYYY-MM-DD (UTC)'),
+    styleControl: { type: 'boolean' },
+    stale: { type: 'boolean', description: 'A session ended since this fit; a new one is being computed' },
+    computedAt: dateTime(),
+    models: {
+      type: 'array',
+      items: record({
+        model: text(),
+        family: nullableText('The model’s family alias'),
+        rating: { type: 'number' },
+        interval,
+        wins: integer('Pairwise wins: the chosen answer over each other answer on a ballot'),
+        losses: integer(),
+        battles: integer('Pairwise comparisons'),
+      }),
+    },
+    baseline: { type: 'object', additionalProperties: true, description: 'What 1000 means' },
+    scale: { type: 'object', additionalProperties: true },
+    interval: { type: 'object', additionalProperties: true, description: 'How the intervals were made' },
+    style: {
+      type: ['array', 'null'],
+      description: 'With style control: the length and markdown coefficients (log-odds) and their intervals',
+      items: { type: 'object', additionalProperties: true },
+    },
+    ballots: integer(),
+    comparisons: integer(),
+    skipped: { type: 'object', additionalProperties: true },
+    components: integer('Connected groups of models; ratings across groups are not comparable'),
+    sessions: integer('Fights read'),
+    truncated: { type: 'boolean', description: 'The ballot cap (100,000) left the newest fights out' },
+    positionBias: {
+      type: 'object',
+      additionalProperties: true,
+      description: 'Votes by displayed position per ballot size, with exact binomial and chi-square tests',
+    },
+    judgeAgreement: {
+      type: 'object',
+      additionalProperties: true,
+      description: 'How often two judges of the same round preferred the same model of a pair',
+    },
+  },
+};
+
 const theme = record(
   {
     id: text('A slug'),
@@ -490,6 +550,7 @@ export const RESOURCE_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
   SessionState: sessionState,
   SessionList: sessionList,
   SessionCancel: sessionCancel,
+  Leaderboard: leaderboard,
   Theme: theme,
   MusicResult: musicResult,
   JobError: jobError,

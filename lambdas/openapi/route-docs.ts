@@ -291,6 +291,25 @@ export const routeDocs: Readonly<Record<string, RouteDoc>> = {
     pathParameters: { id: 'The session id' },
     success: { status: 202, description: 'The cancellation', json: enveloped(ref('SessionCancel')) },
   },
+  'arena-leaderboard': {
+    ...SESSION_ROUTE,
+    summary: 'The account’s leaderboard, from its fights’ votes',
+    description:
+      'Each vote is a pairwise win of the chosen answer over every other answer on its ballot (abstentions ' +
+      'count nothing). Fits are computed off the request path and kept per range and options: the first ' +
+      'request of a range is answered 202 `computing` with `Retry-After`.',
+    parameters: [
+      query('from', 'First day, YYYY-MM-DD (UTC); default 29 days before `to`'),
+      query('to', 'Last day, YYYY-MM-DD (UTC); default today. At most 366 days in all'),
+      query('style_control', 'Answer length and markdown as covariates', { enum: ['true', 'false'] }),
+      query('family', 'Only these families’ models, comma-separated aliases'),
+    ],
+    success: {
+      status: 200,
+      description: 'The leaderboard (202 while it is computed)',
+      json: enveloped(ref('Leaderboard')),
+    },
+  },
   'chat-legacy': {
     tag: 'Chat modes',
     summary: 'Legacy chat (deprecated): `mode` picks chat, battle or fight',

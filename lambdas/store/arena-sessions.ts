@@ -25,7 +25,13 @@ export interface ArenaSessionRecord {
   readonly winner: string | null;
   readonly roundResults: readonly {
     readonly round: number;
-    readonly answered: readonly { readonly agent: string; readonly model: string; readonly chars: number }[];
+    readonly answered: readonly {
+      readonly agent: string;
+      readonly model: string;
+      readonly chars: number;
+      /** Markdown elements (headers, list items, bold runs): what style control reads. */
+      readonly markdown?: number;
+    }[];
     readonly failed: readonly { readonly agent: string; readonly code: string }[];
     readonly results?: readonly { readonly agent: string; readonly votes: number }[];
     readonly winner: string | null;
@@ -109,4 +115,27 @@ function recordOf(item: Item): ArenaSessionRecord {
     ...record
   } = fromItem<ArenaSessionRecord & { pk: string; sk: string; type: string; expiresAt: number }>(item);
   return record;
+}
+
+/** The account's session records started in [fromIso, toIso], oldest first, page by page. */
+export async function* arenaSessionsBetween(
+  accountId: string,
+  fromIso: string,
+  toIso: string,
+): AsyncGenerator<ArenaSessionRecord> {
+  let startKey: Item | undefined;
+  do {
+    const page = await dynamo().query({
+      TableName: tableName('jobs'),
+      KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+      ExpressionAttributeValues: toItem({
+        ':pk': accountPk(accountId),
+        ':from': `${RECORD_PREFIX}${fromIso}`,
+        ':to': `${RECORD_PREFIX}${toIso}~`,
+      }),
+      ExclusiveStartKey: startKey,
+    });
+    for (const item of page.Items ?? []) yield recordOf(item);
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
 }

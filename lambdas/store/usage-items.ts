@@ -49,7 +49,7 @@ export interface UsageEntry {
   readonly quantity?: number;
 }
 
-export type UsagePurpose = 'answer' | 'vote' | 'search';
+export type UsagePurpose = 'answer' | 'vote' | 'search' | 'synthesis';
 
 export const accountPk = (accountId: string) => `ACCOUNT#${accountId}`;
 export const ledgerSk = (at: string, requestId: string, sequence: number) =>

@@ -7,7 +7,7 @@ export class MalformedUsageEntryError extends Error {
   override readonly name = 'MalformedUsageEntryError';
 }
 
-const PURPOSES: readonly UsagePurpose[] = ['answer', 'vote', 'search'];
+const PURPOSES: readonly UsagePurpose[] = ['answer', 'vote', 'search', 'synthesis'];
 
 /**
  * The entry in a plain record (a decoded JSON message, a stream image's values): every field

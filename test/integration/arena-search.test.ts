@@ -1,5 +1,5 @@
 import { arenaStream, eventsOf } from './support/arena.js';
-import { sessionLedger } from './support/arena-records.js';
+import { sessionLedger, until } from './support/arena-records.js';
 import { bearer, call } from './support/http.js';
 import { useGateway } from './support/gateway-fixture.js';
 import { validateArenaStream } from '../support/arena-stream-validator.js';
@@ -7,11 +7,12 @@ import { validateArenaStream } from '../support/arena-stream-validator.js';
 /**
  * Agents that search the web by themselves: the web_search tool the gateway runs, its events
  * inside each agent's turn, citations equal to what the searches returned, each search in the
- * ledger; and its faults: the provider failing, a model that will not stop searching, a client
- * leaving during a search.
+ * ledger; and its faults: the provider failing, a model that will not stop searching, a session
+ * cancelled during a search.
  */
 const local = useGateway({
-  env: { POWERTOOLS_LOG_LEVEL: 'WARN' },
+  // A short lease: a cancellation is seen at the host's next renewal, a third of it.
+  env: { POWERTOOLS_LOG_LEVEL: 'WARN', GATEWAY_SESSION_LEASE_SECONDS: '3' },
   account: 'arena-search',
   key: { via: 'admin', body: { type: 'secret', rateLimit: 10000 } },
   simulator: 'exa',
@@ -96,7 +97,7 @@ describe('agents that search', () => {
     expect(eventsOf(stream, 'agent_complete')).toHaveLength(2);
   });
 
-  it('a client leaving during a search cuts the search, and it is metered', async () => {
+  it('a client leaving during a search leaves it running; a cancel cuts it, and it is metered', async () => {
     await local.simulator.fault('delay_headers:3000', 4);
     const stream = await arenaStream(
       local.gateway,
@@ -108,9 +109,19 @@ describe('agents that search', () => {
       },
     );
     const sessionId = String(eventsOf(stream, 'session_start')[0]!['sessionId']);
-    const searches = (await sessionLedger(local.gateway, local.account.accountId, sessionId, 2)).filter(
-      (e) => e['purpose'] === 'search',
-    );
+    // The session plays on without its caller; its owner stops it.
+    const cancel = await call(local.gateway.url(`/api/v1/sessions/${sessionId}/cancel`), {
+      method: 'POST',
+      headers: bearer(local.key),
+    });
+    expect(cancel.status).toBe(202);
+    // The answers' first steps are metered first; the searches once the cancel has cut them.
+    const searches = (
+      await until(
+        () => sessionLedger(local.gateway, local.account.accountId, sessionId, 2),
+        (entries) => entries.some((e) => e['purpose'] === 'search'),
+      )
+    ).filter((e) => e['purpose'] === 'search');
     expect(searches.length).toBeGreaterThanOrEqual(1);
     expect(searches.every((e) => e['outcome'] === 'client_closed')).toBe(true);
     const captured = await local.simulator.requests();

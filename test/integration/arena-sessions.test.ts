@@ -110,6 +110,52 @@ describe('fight', () => {
   });
 });
 
+describe('synthesis', () => {
+  it('synthesize: true — the winner’s model writes one answer after the last round, from the final answers, metered', async () => {
+    const stream = await arenaStream(local.gateway, '/api/v1/fight', local.key, {
+      message: 'Name a large ocean.',
+      models: ['gpt', 'claude', 'gemini'],
+      rounds: 2,
+      synthesize: true,
+    });
+    expect(validateArenaStream(stream.events, 'fight')).toEqual([]);
+    const types = stream.events.map((e) => e.event.type);
+    expect(types.slice(-3, -1)).toEqual(['synthesis_delta', 'synthesis_complete']);
+    const complete = eventsOf(stream, 'synthesis_complete')[0]!;
+    const winner = eventsOf(stream, 'session_complete')[0]!['winner'] as string;
+    const winnerModel = eventsOf(stream, 'agent_complete').find((e) => e['agent'] === winner)!['model'];
+    expect(eventsOf(stream, 'synthesis_start')[0]).toEqual({ type: 'synthesis_start', model: winnerModel });
+    expect(complete).toMatchObject({ model: winnerModel, citations: [] });
+    expect(typeof complete['message']).toBe('string');
+
+    const sessionId = stream.headers.get('x-session-id')!;
+    const entries = await sessionLedger(local.gateway, local.account.accountId, sessionId, 13);
+    expect(entries.filter((e) => e['purpose'] === 'synthesis')).toEqual([
+      expect.objectContaining({ agent: 'synthesis', round: 2, route: 'fight', model: winnerModel }),
+    ]);
+  });
+
+  it('synthesize: "<alias>" names the writer; a battle or an unknown alias is refused naming synthesize', async () => {
+    const stream = await arenaStream(local.gateway, '/api/v1/fight', local.key, {
+      message: 'Name a planet.',
+      models: ['gpt', 'claude'],
+      synthesize: 'grok',
+    });
+    expect(eventsOf(stream, 'synthesis_complete')[0]).toMatchObject({ model: expect.stringContaining('grok') });
+    for (const [path, synthesize] of [
+      ['/api/v1/battle', true],
+      ['/api/v1/fight', 'not-a-model'],
+      ['/api/v1/fight', 7],
+    ] as const) {
+      const refused = await call(local.gateway.url(path), {
+        headers: bearer(local.key),
+        body: { message: 'Hi', models: ['gpt', 'claude'], synthesize },
+      });
+      expect([path, refused.status, refused.body.error.field]).toEqual([path, 400, 'synthesize']);
+    }
+  });
+});
+
 describe('battle', () => {
   it('streams both answers with the same vocabulary and no vote', async () => {
     const stream = await arenaStream(local.gateway, '/api/v1/battle', local.key, {

@@ -47,8 +47,25 @@ export function validateArenaStream(events: readonly StreamEvent[], mode: 'battl
   let round: RoundView | undefined;
   const cumulative = new Map(agents.map((agent) => [agent, 0]));
 
+  let synthesis: { model: string; text: string } | undefined;
+  let synthesized = false;
   for (const { event } of events.slice(1, -1)) {
     const type = event.type;
+    if (type.startsWith('synthesis_') || (type === 'error' && event['agent'] === 'synthesis')) {
+      // After the last round, before session_complete; a synthesis_start begins it (again, after a hand-off).
+      if (rounds.length !== totalRounds || !round?.completed_) fail(`${type} before the last round completed`);
+      if (synthesized) fail(`${type} after synthesis_complete`);
+      if (type === 'synthesis_start') synthesis = { model: String(event['model']), text: '' };
+      else if (type === 'synthesis_delta') {
+        if (!synthesis) fail('synthesis_delta before synthesis_start');
+        else synthesis.text += String(event['delta']);
+      } else if (type === 'synthesis_complete') {
+        if (!synthesis) fail('synthesis_complete before synthesis_start');
+        else if (synthesis.text !== event['message']) fail('the synthesis deltas do not add up to its message');
+        synthesized = true;
+      }
+      continue;
+    }
     if (type === 'round_start') {
       if (round && !round.completed_) fail(`round ${event['round']} started before round ${round.round} completed`);
       if (event['round'] !== rounds.length + 1) fail(`round_start ${event['round']} out of order`);

@@ -439,3 +439,47 @@ describe('resumed from its log', () => {
 
 const byVoter = (a: { round: number; voter: string }, b: { round: number; voter: string }) =>
   a.round - b.round || a.voter.localeCompare(b.voter);
+
+describe('synthesis', () => {
+  it('the writer is shown every final answer fenced and masked, after the history; a cut synthesis is written again', async () => {
+    const body = {
+      models: ['gpt', 'claude', 'gemini'],
+      rounds: 2,
+      synthesize: true,
+      messages: [{ role: 'user' as const, content: 'Earlier question' }],
+    };
+    const word: Record<string, string> = { gpt: 'alpha', claude: 'beta', gemini: 'gamma' };
+    const script: Script = { answer: (agent, round) => `Final ${word[agent]} ${round}, says Claude.` };
+    const whole = await play('fight', body, script);
+    expect(validateArenaStream(whole.events, 'fight')).toEqual([]);
+    const call = whole.calls.find((c) => c.turn.purpose === 'synthesis')!;
+    expect(call.turn).toMatchObject({ agent: 'synthesis', round: 2 });
+    const [system, history, ask] = call.request.messages;
+    expect(String(system!.content)).toContain('editor of a panel');
+    expect(history).toEqual({ role: 'user', content: 'Earlier question' });
+    const shown = String(ask!.content);
+    for (const name of ['alpha', 'beta', 'gamma']) expect(shown).toContain(`Final ${name} 2, says [model].`);
+    expect(shown).not.toContain('Final alpha 1');
+    expect(ofType(whole, 'synthesis_complete')[0]!.message).toBe(
+      ofType(whole, 'synthesis_delta')
+        .map((e) => e.delta)
+        .join(''),
+    );
+
+    // Cut after the synthesis began: the next host writes it again from its start.
+    const plan = planArena('fight', { message: 'What is 2+2?', ...body }, 'seed-1');
+    const begun = whole.events.findIndex((e) => e.event.type === 'synthesis_delta');
+    const logged = whole.events.slice(0, begun + 1);
+    const restored = restoredSession(
+      'session-1',
+      plan,
+      logged.map((entry) => entry.event),
+    );
+    const { chat, calls } = fakeChat(script);
+    const rest: SequencedEvent[] = [];
+    for await (const event of numbered(runSession(restored, { chat }, new AbortController().signal), begun + 2))
+      rest.push(event);
+    expect(calls.map((c) => c.turn.purpose)).toEqual(['synthesis']);
+    expect(validateArenaStream([...logged, ...rest], 'fight')).toEqual([]);
+  });
+});
