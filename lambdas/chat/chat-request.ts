@@ -34,6 +34,11 @@ export interface GatewayChatRequest {
   prompt_variables?: Record<string, unknown>;
 }
 
+/**
+ * docs/interface.md §2.2's default, sent upstream whenever the caller gives none (or null), so every
+ * provider samples at the same temperature rather than at its own default (OpenAI's is 1).
+ */
+export const DEFAULT_TEMPERATURE = 0.7;
 export const DEFAULT_RETRIES = 2;
 export const MAX_RETRIES = 5;
 export const DEFAULT_TIMEOUT_MS = 60_000;
@@ -187,7 +192,7 @@ export const chatRequestSchema = {
     },
     stream: { type: 'boolean' },
     stream_options: { type: ['object', 'null'], properties: { include_usage: { type: 'boolean' } } },
-    temperature: { type: ['number', 'null'], minimum: 0, maximum: 2 },
+    temperature: { type: ['number', 'null'], minimum: 0, maximum: 2, default: DEFAULT_TEMPERATURE },
     max_tokens: { type: ['integer', 'null'], minimum: 1, maximum: 1_000_000 },
     max_completion_tokens: { type: ['integer', 'null'], minimum: 1, maximum: 1_000_000 },
     top_p: { type: ['number', 'null'], minimum: 0, maximum: 1 },

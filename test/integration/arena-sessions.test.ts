@@ -2,6 +2,7 @@ import { arenaStream, eventsOf } from './support/arena.js';
 import { sessionLedger, sessionRecord } from './support/arena-records.js';
 import { bearer, call } from './support/http.js';
 import { useGateway } from './support/gateway-fixture.js';
+import { simulatedReply } from './support/simulators.js';
 import { RawHttpConnection, sseFrames } from '../support/raw-http.js';
 import { validateArenaStream } from '../support/arena-stream-validator.js';
 
@@ -180,7 +181,7 @@ describe('the legacy route', () => {
     expect(answer.headers.get('x-model-used')).toBe('gpt-5');
     expect(answer.body).toMatchObject({
       object: 'chat.completion',
-      choices: [{ message: { content: 'Simulated reply from gpt-5 — you said: hello legacy' } }],
+      choices: [{ message: { content: expect.stringMatching(simulatedReply('gpt-5', 'hello legacy')) } }],
     });
   });
 
