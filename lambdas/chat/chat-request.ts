@@ -223,6 +223,7 @@ export const chatRequestSchema = {
           },
         },
       ],
+      'x-message': { anyOf: 'must be one of none, auto, required, or {"type": "function", "function": {"name": …}}' },
     },
     parallel_tool_calls: { type: 'boolean' },
     response_format: {

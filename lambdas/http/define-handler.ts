@@ -7,7 +7,7 @@ import type { CallState, GatewayCall } from './call.js';
 import type { Reply } from './reply.js';
 import type { Validator } from '../schema/compile.js';
 import { authentication } from './middlewares/authentication.js';
-import { parseJsonBody, validate } from './validation.js';
+import { checkQuery, parseJsonBody, validate } from './validation.js';
 import { rateLimit } from './middlewares/rate-limit.js';
 import { requestContext } from './middlewares/request-context.js';
 import { responseWriter } from './middlewares/response-writing.js';
@@ -17,14 +17,23 @@ import { callLogKeys, principalLogKeys } from './middlewares/observability.js';
 import { callOf, requireCall, type GatewayMiddleware, type GatewayMiddyRequest } from './middlewares/state.js';
 import { logger } from '../config/logger.js';
 
-/** A route's Lambda handler, with the schema its body is validated by (for the OpenAPI test). */
+/**
+ * A route's Lambda handler, with the schema its body is validated by and the query parameters
+ * it takes (for the OpenAPI test).
+ */
 export type GatewayHandler = MiddyfiedHandler<LambdaHttpEvent, unknown, Error, Context> & {
   readonly bodySchema: unknown;
+  readonly queryParameters: readonly string[];
 };
 
 export interface HandlerDefinition<Body, Caller extends Principal | undefined> {
   /** Validates and types the JSON body; omit for routes without one. */
   readonly body?: Validator<Body>;
+  /**
+   * The query parameters the route takes; any other is refused (docs/interface.md §7: a 400
+   * naming it). Omitted: the route takes none.
+   */
+  readonly query?: readonly string[];
   readonly handle: (call: GatewayCall<Body, Caller>) => Promise<Reply>;
 }
 
@@ -64,8 +73,9 @@ export function defineHandler<Body, Schemes extends readonly AuthScheme[]>(
   const plugin = { requestEnd: runAfterResponse as (request: unknown) => Promise<void> };
   const chain = route.streaming ? middy({ ...plugin, executionMode: executionModeStreamedBody }) : middy(plugin);
   const handler = chain.use(middlewares).handler(handle);
-  // The schema the body is validated with, so a test can prove the OpenAPI document shows that one.
-  return Object.assign(handler, { bodySchema: definition.body?.schema });
+  // The schema the body is validated with and the query it takes, so a test can prove the
+  // OpenAPI document shows those.
+  return Object.assign(handler, { bodySchema: definition.body?.schema, queryParameters: definition.query ?? [] });
 }
 
 /** The call as the handler gets it: the body validated (a 400 naming the field otherwise). */
@@ -77,6 +87,7 @@ function answer<Body, Caller extends Principal | undefined>(
   const { principal } = state;
   // Authentication ran with exactly these schemes: a mismatch is a wiring bug, never a caller's.
   if (!isCaller<Caller>(principal, route.auth)) throw new Error(`route ${route.id}: no principal of its schemes`);
+  checkQuery(state.req.query, definition.query ?? []);
   if (definition.body) {
     const body = validate(definition.body, parseJsonBody(state.req.rawBody));
     return definition.handle({ ...state, principal, body });

@@ -244,6 +244,36 @@ describe('bad input', () => {
     expect(answer.body.error).toMatchObject({ type: 'invalid_request_error', code: 'BAD_REQUEST', param });
   });
 
+  test.each([
+    [
+      { tool_choice: 'maybe' },
+      'tool_choice',
+      'must be one of none, auto, required, or {"type": "function", "function": {"name": …}}',
+    ],
+    [
+      { load_balance: { strategy: 'random', targets: [{ model: 'gpt' }] } },
+      'load_balance.strategy',
+      'must be one of weighted, round-robin, least-latency',
+    ],
+    [
+      { guardrails: { enabled: ['pii', 'spam'] } },
+      'guardrails.enabled[1]',
+      'must be one of pii, content_moderation, schema_validation',
+    ],
+    [
+      { messages: [{ role: 'wizard', content: 'x' }] },
+      'messages[0].role',
+      'must be one of system, developer, user, assistant, tool',
+    ],
+  ])('an enum refusal (%j) lists the allowed values', async (extra, param, rule) => {
+    const answer = await call(local.gateway.url('/api/v1/chat/completions'), {
+      headers: bearer(local.key),
+      body: { model: 'gpt', messages: [{ role: 'user', content: 'x' }], ...extra },
+    });
+    expect(answer.status).toBe(400);
+    expect(answer.body.error).toMatchObject({ param, message: `${param}: ${rule}` });
+  });
+
   test('the openai SDK surfaces a 400 as BadRequestError with the param', async () => {
     const error = await client.chat.completions
       .create({ model: 'nope', messages: [{ role: 'user', content: 'x' }] })

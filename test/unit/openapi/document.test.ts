@@ -172,6 +172,18 @@ describe('the document and the manifest', () => {
   });
 });
 
+describe('documented query parameters are the ones the handlers take (any other is refused)', () => {
+  beforeAll(() => installLambdaStreamingGlobals());
+
+  test.each(routes.map((route) => [route.id, route] as const))('%s', async (id, route) => {
+    const { handler } = (await loadRouteHandler(route)) as { handler: { queryParameters: readonly string[] } };
+    const documented = (operationOf(id)['parameters'] ?? []) as { in: string; name: string }[];
+    expect(documented.filter((parameter) => parameter.in === 'query').map((parameter) => parameter.name)).toEqual(
+      handler.queryParameters,
+    );
+  });
+});
+
 describe('documented request schemas are the ones the handlers validate with', () => {
   beforeAll(() => installLambdaStreamingGlobals());
 
