@@ -106,7 +106,15 @@ const toolCall = {
 const message = {
   type: 'object',
   required: ['role'],
-  properties: { role: { enum: ['system', 'developer', 'user', 'assistant', 'tool'] } },
+  properties: {
+    role: { enum: ['system', 'developer', 'user', 'assistant', 'tool'] },
+    // Named here so that a generated client knows a message's fields; what each role may carry
+    // is checked by the allOf below.
+    content: { description: 'Text, or content parts, as the role allows' },
+    tool_calls: { description: 'An assistant turn’s tool calls' },
+    tool_call_id: { description: 'The call a tool turn answers' },
+    name: { description: 'The participant’s name' },
+  },
   allOf: [
     {
       if: { properties: { role: { enum: ['system', 'developer'] } } },
@@ -151,6 +159,12 @@ const message = {
   ],
 };
 const modelName = { type: 'string', minLength: 1, maxLength: 200 };
+/**
+ * Any JSON object (a JSON Schema, template variables). `additionalProperties: true` checks
+ * nothing more; it tells generated clients the members are free (openapi-typescript reads a
+ * bare `type: object` as an object with no members at all).
+ */
+const anyObject = { type: 'object', additionalProperties: true };
 const tool = {
   type: 'object',
   required: ['type', 'function'],
@@ -162,7 +176,7 @@ const tool = {
       properties: {
         name: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' },
         description: { type: 'string', maxLength: 10_000 },
-        parameters: { type: 'object' },
+        parameters: anyObject,
         strict: { type: 'boolean' },
       },
     },
@@ -236,7 +250,7 @@ export const chatRequestSchema = {
           required: ['name'],
           properties: {
             name: { type: 'string', minLength: 1 },
-            schema: { type: 'object' },
+            schema: anyObject,
             strict: { type: ['boolean', 'null'] },
           },
         },
@@ -281,7 +295,7 @@ export const chatRequestSchema = {
     },
     prompt_id: { type: 'string', pattern: '^[A-Za-z0-9._-]{1,128}$' },
     prompt_version: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
-    prompt_variables: { type: 'object' },
+    prompt_variables: anyObject,
   },
 };
 

@@ -4,8 +4,9 @@ import { routes, type AuthScheme, type RouteAuth, type RouteId, type RouteSpec }
 import type { Principal, PrincipalFor } from '../identity/principal.js';
 import type { LambdaHttpEvent } from './request.js';
 import type { CallState, GatewayCall } from './call.js';
+import type { GatewayConfiguration } from '../config/configuration.js';
 import type { Reply } from './reply.js';
-import type { Validator } from '../schema/compile.js';
+import type { ValueCheck } from '../schema/compile.js';
 import { authentication } from './middlewares/authentication.js';
 import { checkQuery, parseJsonBody, validate } from './validation.js';
 import { rateLimit } from './middlewares/rate-limit.js';
@@ -28,12 +29,14 @@ export type GatewayHandler = MiddyfiedHandler<LambdaHttpEvent, unknown, Error, C
 
 export interface HandlerDefinition<Body, Caller extends Principal | undefined> {
   /** Validates and types the JSON body; omit for routes without one. */
-  readonly body?: Validator<Body>;
+  readonly body?: ValueCheck<Body>;
   /**
    * The query parameters the route takes; any other is refused (docs/interface.md §7: a 400
    * naming it). Omitted: the route takes none.
    */
   readonly query?: readonly string[];
+  /** Headers every answer of the route carries, errors included (a deprecated route's notice). */
+  readonly headers?: (config: GatewayConfiguration) => Readonly<Record<string, string>>;
   readonly handle: (call: GatewayCall<Body, Caller>) => Promise<Reply>;
 }
 
@@ -63,6 +66,7 @@ export function defineHandler<Body, Schemes extends readonly AuthScheme[]>(
   const middlewares: GatewayMiddleware[] = [
     ...(traced ? [traced] : []),
     requestContext(route),
+    ...(definition.headers ? [routeHeaders(definition.headers)] : []),
     callLogKeys(),
     responseWriter(route),
     authentication(),
@@ -108,6 +112,16 @@ const takesNoBody = <Body, Caller extends Principal | undefined>(
   definition: HandlerDefinition<Body, Caller>,
 ): definition is HandlerDefinition<Body, Caller> & HandlerDefinition<undefined, Caller> =>
   definition.body === undefined;
+
+/** Adds the route's own headers to every answer of the call, before anything can fail. */
+function routeHeaders(headers: NonNullable<HandlerDefinition<unknown, undefined>['headers']>): GatewayMiddleware {
+  return {
+    before: (request) => {
+      const call = requireCall(request);
+      Object.assign(call.responseHeaders, headers(call.config));
+    },
+  };
+}
 
 export function routeById(routeId: string): RouteSpec {
   const route = routes.find((candidate) => candidate.id === routeId);

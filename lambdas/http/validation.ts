@@ -1,5 +1,5 @@
 import type { ErrorObject } from 'ajv';
-import type { Validator } from '../schema/compile.js';
+import type { ValueCheck } from '../schema/compile.js';
 import { findJsonViolation, type PathSegment } from '../schema/json-limits.js';
 import { badRequest } from './errors.js';
 
@@ -46,7 +46,7 @@ export function checkQuery(query: Readonly<Record<string, string>>, known: reado
 }
 
 /** Checks the value's shape first: the validator and everything after it may recurse. */
-export function validate<T>(validator: Validator<T>, value: unknown, root = 'body'): T {
+export function validate<T>(validator: ValueCheck<T>, value: unknown, root = 'body'): T {
   checkShape(value, validator.schema, root);
   if (validator(value)) return value;
   throw toBadRequest(mostSpecific(validator.errors ?? []), root);

@@ -2,6 +2,7 @@ import { routes as manifest, type RouteSpec } from '../../lib/routes.js';
 import { EVENT_SCHEMAS } from './event-schemas.js';
 import {
   answerSchema,
+  DEPRECATION_HEADERS,
   ERROR_MEANINGS,
   ERROR_SCHEMA_OF,
   ERROR_SCHEMAS,
@@ -12,7 +13,7 @@ import {
 } from './interface-components.js';
 import { toJsonSchema2020, type JsonSchema } from './json-schema-2020.js';
 import { RESOURCE_SCHEMAS } from './resource-schemas.js';
-import { routeDocs as registry, TAGS, type RouteDoc, type SuccessDoc } from './route-docs.js';
+import { routeDocs as registry, TAGS, type RouteDoc } from './route-docs.js';
 import { ref } from './schema-ref.js';
 
 /**
@@ -56,7 +57,8 @@ export function buildOpenApiDocument(
     tags: tags.map((name) => ({ name, description: TAGS[name] ?? 'Not yet documented' })),
     paths,
     components: {
-      schemas: { ...RESOURCE_SCHEMAS, ...EVENT_SCHEMAS, ...ERROR_SCHEMAS, ...requestSchemas.named },
+      schemas: { ...RESOURCE_SCHEMAS, ...EVENT_SCHEMAS, ...ERROR_SCHEMAS },
+      requestBodies: requestSchemas.named,
       headers: RESPONSE_HEADERS,
       securitySchemes: usedSecuritySchemes(routes),
     },
@@ -84,7 +86,7 @@ function operation(route: RouteSpec, doc: RouteDoc, requestSchemas: RequestSchem
     ...(parameters.length ? { parameters } : {}),
     ...(doc.request ? { requestBody: requestSchemas.body(doc.request.name, doc.request.schema) } : {}),
     responses: {
-      [doc.success.status]: successResponse(route, doc.success),
+      [doc.success.status]: successResponse(route, doc),
       ...errorResponses(route, doc),
     },
   };
@@ -100,14 +102,15 @@ function pathParameters(route: RouteSpec, doc: RouteDoc): OpenApiObject[] {
   }));
 }
 
-function successResponse(route: RouteSpec, success: SuccessDoc): OpenApiObject {
+function successResponse(route: RouteSpec, doc: RouteDoc): OpenApiObject {
+  const { success } = doc;
   const content: Record<string, OpenApiObject> = {};
   if (success.json) content['application/json'] = { schema: answerSchema(route, success.json) };
   if (success.events) content['text/event-stream'] = { schema: success.events };
   for (const type of success.binary ?? []) content[type] = { schema: { type: 'string', contentMediaType: type } };
   return {
     description: success.description,
-    headers: headerRefs([...standardHeaders(route, success.status), ...(success.headers ?? [])]),
+    headers: headerRefs([...standardHeaders(route, doc, success.status), ...(success.headers ?? [])]),
     ...(Object.keys(content).length ? { content } : {}),
   };
 }
@@ -141,17 +144,27 @@ function errorResponses(route: RouteSpec, doc: RouteDoc): Record<string, OpenApi
       status,
       {
         description,
-        headers: headerRefs([...standardHeaders(route, Number(status)), ...(status === '429' ? ['Retry-After'] : [])]),
+        headers: headerRefs([
+          ...standardHeaders(route, doc, Number(status)),
+          ...(status === '429' ? ['Retry-After'] : []),
+        ]),
         content: { 'application/json': { schema: answerSchema(route, ref(ERROR_SCHEMA_OF[route.errorStyle])) } },
       },
     ]),
   );
 }
 
-/** Every answer carries X-Request-ID; a rate-limited route's answers after authentication carry the rate headers. */
-function standardHeaders(route: RouteSpec, status: number): string[] {
+/**
+ * Every answer carries X-Request-ID; a rate-limited route's answers after authentication carry
+ * the rate headers; a deprecated route's answers say so.
+ */
+function standardHeaders(route: RouteSpec, doc: RouteDoc, status: number): string[] {
   const authenticated = status !== 401 && status !== 403;
-  return ['X-Request-ID', ...(route.rateLimited && authenticated ? RATE_HEADERS : [])];
+  return [
+    'X-Request-ID',
+    ...(route.rateLimited && authenticated ? RATE_HEADERS : []),
+    ...(doc.deprecated ? DEPRECATION_HEADERS : []),
+  ];
 }
 
 function headerRefs(names: readonly string[]): OpenApiObject {
@@ -163,9 +176,15 @@ function usedSecuritySchemes(routes: readonly RouteSpec[]): Record<string, JsonS
   return Object.fromEntries(Object.entries(SECURITY_SCHEMES).filter(([name]) => used.has(name)));
 }
 
-/** Request bodies as named schemas: one name, one schema object (two routes may share both). */
+/**
+ * Request bodies as named components.requestBodies: one name, one schema object (two routes may
+ * share both). Not components.schemas: a generator reads a property with a `default` there as
+ * one every value has (openapi-typescript types it required, right for answers), so a typed
+ * client would have to send `temperature` or a video `model`; in a request body a defaulted
+ * property stays optional, as it is.
+ */
 class RequestSchemas {
-  readonly named: Record<string, JsonSchema> = {};
+  readonly named: Record<string, OpenApiObject> = {};
   private readonly sources = new Map<string, JsonSchema>();
 
   body(name: string, schema: JsonSchema): OpenApiObject {
@@ -173,9 +192,15 @@ class RequestSchemas {
     if (known && known !== schema) throw new Error(`two request schemas are both named ${name}`);
     if (!known) {
       this.sources.set(name, schema);
-      this.named[name] = toJsonSchema2020(schema);
+      const content = { 'application/json': { schema: toJsonSchema2020(schema) } };
+      this.named[name] = { required: requiresBody(schema), content };
     }
-    const required = Array.isArray(schema['required']) && schema['required'].length > 0;
-    return { required, content: { 'application/json': { schema: ref(name) } } };
+    return { $ref: `#/components/requestBodies/${name}` };
   }
 }
+
+/** Whether a body must be sent: its schema (each of its alternatives) requires a field. */
+const requiresBody = (schema: JsonSchema): boolean =>
+  Array.isArray(schema['oneOf'])
+    ? schema['oneOf'].every((form) => requiresBody(form as JsonSchema))
+    : Array.isArray(schema['required']) && schema['required'].length > 0;

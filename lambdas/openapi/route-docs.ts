@@ -1,5 +1,5 @@
 import { legacyChatRequestSchema, arenaRequestSchema } from '../arena/arena-request.js';
-import { chatRequestSchema } from '../chat/chat-request.js';
+import { chatCompletionsBodySchema } from '../arena/chat-completions-body.js';
 import { CREATE_ACCOUNT_BODY, LOGIN_BODY } from '../identity/account-schemas.js';
 import { LOGIN_LIMITS } from '../identity/login-limits.js';
 import { ADMIN_CREATE_KEY_BODY, CREATE_KEY_BODY, UPDATE_KEY_BODY } from '../identity/key-schemas.js';
@@ -159,8 +159,9 @@ export const routeDocs: Readonly<Record<string, RouteDoc>> = {
     summary: 'Chat completion',
     description:
       'docs/interface.md §2.2: the OpenAI request plus fallback, retries, timeout, load balancing, guardrails ' +
-      'and prompt templates.',
-    request: { name: 'ChatCompletionRequest', schema: chatRequestSchema },
+      'and prompt templates. Also takes the chat modes’ ChatRequest (a body with `message`: §4.3, defaults ' +
+      'included, `stream` true), as the deprecated POST /api/chat takes it in `chat` mode (§9.3).',
+    request: { name: 'ChatCompletionRequest', schema: chatCompletionsBodySchema },
     parameters: CHAT_HEADERS,
     success: {
       status: 200,
@@ -199,7 +200,10 @@ export const routeDocs: Readonly<Record<string, RouteDoc>> = {
   'chat-legacy': {
     tag: 'Chat modes',
     summary: 'Legacy chat (deprecated): `mode` picks chat, battle or fight',
-    description: 'Migrate to the v1 route of the mode and drop `mode`; headers, auth, body and answers are the same.',
+    description:
+      'Migrate to the v1 route of the mode and drop `mode`; headers, auth, body and answers are the same ' +
+      '(POST /api/v1/chat/completions takes this body in `chat` mode as it is). Every answer, errors included, ' +
+      'carries `Deprecation` and `Link` (the successor of each mode), and `Sunset` once the deployment has set a date.',
     deprecated: true,
     request: { name: 'LegacyChatRequest', schema: legacyChatRequestSchema },
     parameters: CHAT_HEADERS,

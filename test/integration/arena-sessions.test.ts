@@ -204,4 +204,11 @@ describe('the legacy route', () => {
     expect(answer.status).toBe(400);
     expect(answer.body.error.field).toBe('mode');
   });
+
+  it('says it is deprecated, and announces no sunset the deployment has not set', async () => {
+    const answer = await call(local.gateway.url('/api/chat'), { headers: bearer(local.key), body: { message: 'hi' } });
+    expect(answer.headers.get('deprecation')).toMatch(/^@\d+$/);
+    expect(answer.headers.get('link')).toContain('<v1/chat/completions>; rel="successor-version"');
+    expect(answer.headers.get('sunset')).toBeNull();
+  });
 });

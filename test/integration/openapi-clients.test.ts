@@ -21,8 +21,9 @@ afterAll(async () => {
 
 /**
  * A client written against the generated types: models with a key; create, list and delete a
- * key with the dashboard session; usage with the key. Typed field access (`data.data.keyId`)
- * only compiles if the document describes those answers.
+ * key with the dashboard session; usage with the key; a chat completion in each of its two
+ * request forms, leaving out what has a default (`temperature`, `stream`). Typed field access
+ * (`data.data.keyId`) only compiles if the document describes those answers.
  */
 const PROGRAM = `
 import type createClient from 'openapi-fetch';
@@ -46,8 +47,26 @@ export async function exercise(create: typeof createClient, baseUrl: string, api
   const usage = await withKey.GET('/api/v1/usage', { params: { query: { from: '2026-01-01' } } });
   const totalRequests: number | undefined = usage.data?.data.totalRequests;
 
+  const openAiForm = await withKey.POST('/api/v1/chat/completions', {
+    body: { model: 'gpt', messages: [{ role: 'user', content: 'typed' }] },
+  });
+  const chatModeForm = await withKey.POST('/api/v1/chat/completions', {
+    body: { model: 'gpt', message: 'typed', stream: false },
+  });
+  // JSON or an event stream, as stream says: read by the test, at run time.
+  const chatAnswers: unknown[] = [openAiForm.data, chatModeForm.data];
+
   return {
-    statuses: [models.response.status, created.response.status, listed.response.status, deleted.response.status, usage.response.status],
+    statuses: [
+      models.response.status,
+      created.response.status,
+      listed.response.status,
+      deleted.response.status,
+      usage.response.status,
+      openAiForm.response.status,
+      chatModeForm.response.status,
+    ],
+    chatAnswers,
     modelIds,
     keyId,
     fullKey: created.data?.data.key,
@@ -71,6 +90,7 @@ interface ClientProgram {
     fullKey: string | undefined;
     listedIds: string[];
     totalRequests: number | undefined;
+    chatAnswers: unknown[];
     answers: Record<'models' | 'created' | 'listed' | 'usage', unknown>;
   }>;
 }
@@ -86,13 +106,17 @@ test('the generated client calls models, keys and usage on the local runtime; an
     cookie: local.account.cookie,
     origin: local.gateway.info.baseUrl,
   });
-  expect(result.statuses).toEqual([200, 201, 200, 204, 200]);
+  expect(result.statuses).toEqual([200, 201, 200, 204, 200, 200, 200]);
   expect(result.modelIds.length).toBeGreaterThan(0);
   expect(result.fullKey).toContain(result.keyId);
   expect(result.listedIds).toContain(result.keyId);
   expect(typeof result.totalRequests).toBe('number');
 
   const schemas = documentSchemas(document);
+  for (const answer of result.chatAnswers) {
+    expect(answer).toMatchObject({ choices: [{ message: { content: expect.stringMatching(/you said: typed$/) } }] });
+    expect(schemas.mismatches('#/components/schemas/ChatCompletion', answer)).toEqual([]);
+  }
   const successSchema = (path: string, method: string, status: number) =>
     `#/paths/${path.replaceAll('/', '~1')}/${method}/responses/${status}/content/application~1json/schema`;
   expect(schemas.mismatches(successSchema('/api/v1/models', 'get', 200), result.answers.models)).toEqual([]);
@@ -118,16 +142,17 @@ test('the openai SDK lists the models the document describes', async () => {
 // Last: type-checking holds the event loop for seconds, which would leave the HTTP client's
 // keep-alive sockets to the runtime stale for the calls after it.
 test('a client typed from the served document type-checks, and a wrong call does not', () => {
-  const wrong = PROGRAM.replace('rateLimit: 50 }', "rateLimit: 'fast' }").replace(
-    "{ from: '2026-01-01' }",
-    '{ since: 1 }',
-  );
+  const wrong = PROGRAM.replace('rateLimit: 50 }', "rateLimit: 'fast' }")
+    .replace("{ from: '2026-01-01' }", '{ since: 1 }')
+    // Neither form: no `messages`, no `message`.
+    .replace("message: 'typed', stream: false", 'stream: false');
   const errors = client.typeErrors({ client: PROGRAM, 'wrong-client': wrong });
   expect(errors['client']).toEqual([]);
   expect(errors['wrong-client']).toEqual(
     expect.arrayContaining([
       expect.stringMatching(/'string' is not assignable to type 'number/),
       expect.stringMatching(/since/),
+      expect.stringMatching(/'message' is missing|'messages' is missing/),
     ]),
   );
 }, 60_000);

@@ -7,12 +7,18 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 export function documentSchemas(document: Record<string, unknown>) {
   const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
   ajv.addSchema(document, 'openapi.json');
-  const schemas = (document['components'] as { schemas: Record<string, object> }).schemas;
+  const components = document['components'] as {
+    schemas: Record<string, object>;
+    requestBodies?: Record<string, { content: Record<string, { schema: object }> }>;
+  };
+  const bodies = Object.entries(components.requestBodies ?? {}).map(
+    ([name, body]) => [`requestBodies/${name}`, body.content['application/json']!.schema] as const,
+  );
   return {
-    /** Problems of each named schema against the 2020-12 meta-schema. */
+    /** Problems of each named schema (request bodies' included) against the 2020-12 meta-schema. */
     metaSchemaProblems(): Record<string, unknown> {
       const problems: Record<string, unknown> = {};
-      for (const [name, schema] of Object.entries(schemas)) {
+      for (const [name, schema] of [...Object.entries(components.schemas), ...bodies]) {
         if (!ajv.validateSchema(schema)) problems[name] = ajv.errors;
       }
       return problems;

@@ -4,6 +4,7 @@ import { installLambdaStreamingGlobals } from '../../../local/lambda-streaming.j
 import { loadRouteHandler } from '../../../local/handler-modules.js';
 import { buildOpenApiDocument, INTERFACE_VERSION } from '../../../lambdas/openapi/document.js';
 import { toJsonSchema2020 } from '../../../lambdas/openapi/json-schema-2020.js';
+import { chatCompletionsBodyValidator } from '../../../lambdas/arena/chat-completions-body.js';
 import { routeDocs } from '../../../lambdas/openapi/route-docs.js';
 import { documentSchemas } from '../../support/openapi-schemas.js';
 
@@ -25,10 +26,14 @@ const LINT_RULES = { 'info-license': 'off' } as const;
 /**
  * Findings that are wrong for this document, each at one place only. The chat request requires
  * `json_schema` in the `then` of an if/then whose enclosing schema defines that property; valid
- * JSON Schema, but the rule only looks inside the `then`.
+ * JSON Schema, but the rule only looks inside the `then`. Its two forms exclude each other by
+ * `message` (required in one, `false` in the other), but the oneOf rule reads exclusion only
+ * from `required` and `additionalProperties`, not from a property schema of `false`.
  */
+const CHAT_BODY = '#/components/requestBodies/ChatCompletionRequest/content/application~1json/schema';
 const FALSE_POSITIVES = [
-  'no-required-schema-properties-undefined #/components/schemas/ChatCompletionRequest/properties/response_format/then/required/0',
+  `no-required-schema-properties-undefined ${CHAT_BODY}/oneOf/0/properties/response_format/then/required/0`,
+  `no-illogical-composition-keywords ${CHAT_BODY}/oneOf`,
 ];
 
 async function lintProblems(candidate: object): Promise<string[]> {
@@ -137,6 +142,20 @@ describe('the document and the manifest', () => {
     }
   });
 
+  test('the deprecated route says so on every answer, errors included; no other route does', () => {
+    for (const route of routes) {
+      const responses = operationOf(route.id)['responses'] as Record<string, { headers: Record<string, unknown> }>;
+      for (const [status, response] of Object.entries(responses))
+        expect([route.id, status, 'Deprecation' in response.headers, 'Link' in response.headers]).toEqual([
+          route.id,
+          status,
+          route.id === 'chat-legacy',
+          route.id === 'chat-legacy',
+        ]);
+    }
+    expect(operationOf('chat-legacy')['deprecated']).toBe(true);
+  });
+
   test('a route with a limit of its own documents it on its 429', () => {
     const limited = operationOf('fashion-status')['responses']['429'].description;
     expect(limited).toMatch(/40 requests per 10 s per key/);
@@ -192,10 +211,41 @@ describe('documented request schemas are the ones the handlers validate with', (
     const documented = routeDocs[id]?.request;
     expect(documented?.schema).toBe(handler.bodySchema);
     if (!documented) return;
-    const schemas = (document['components'] as { schemas: Record<string, unknown> }).schemas;
-    expect(schemas[documented.name]).toEqual(toJsonSchema2020(handler.bodySchema!));
-    expect(operationOf(id)['requestBody'].content['application/json'].schema).toEqual({
-      $ref: `#/components/schemas/${documented.name}`,
-    });
+    const bodies = (document['components'] as { requestBodies: Record<string, Operation> }).requestBodies;
+    expect(bodies[documented.name]!.content['application/json'].schema).toEqual(toJsonSchema2020(handler.bodySchema!));
+    expect(operationOf(id)['requestBody']).toEqual({ $ref: `#/components/requestBodies/${documented.name}` });
+  });
+
+  test('the chat body is documented as two forms, told apart exactly as the handler tells them apart', () => {
+    const pointer = '#/components/requestBodies/ChatCompletionRequest/content/application~1json/schema';
+    const schemas = documentSchemas(document);
+    const bodies = [
+      { model: 'gpt', messages: [{ role: 'user', content: 'x' }] },
+      { model: 'gpt', message: 'x' },
+      { model: 'gpt', message: 'x', messages: [{ role: 'user', content: 'earlier' }] },
+      { model: 'gpt', message: 'x', mode: 'battle' },
+      { model: 'gpt', messages: [{ role: 'user', content: 'x' }], message: 42 },
+      { model: 'gpt' },
+      { message: 'x' },
+    ];
+    const verdicts = bodies.map((body) => [
+      schemas.mismatches(pointer, structuredClone(body)).length === 0,
+      chatCompletionsBodyValidator(structuredClone(body)),
+    ]);
+    expect(verdicts).toEqual([
+      [true, true],
+      [true, true],
+      [true, true],
+      [false, false],
+      [false, false],
+      [false, false],
+      [false, false],
+    ]);
+  });
+
+  test('a body is required where its schema requires a field, in each of its forms', () => {
+    const bodies = (document['components'] as { requestBodies: Record<string, Operation> }).requestBodies;
+    expect(bodies['ChatCompletionRequest']!.required).toBe(true);
+    expect(bodies['CreateKeyRequest']?.required ?? false).toBe(false);
   });
 });
