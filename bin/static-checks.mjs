@@ -190,6 +190,8 @@ async function names() {
  * The README and docs name only paths that exist: a renamed or moved file leaves no stale
  * directions behind (a glob such as `video-*.ts` is not checked; a module may be named without
  * its extension; a file the repository ignores, which a command generates, need not exist yet).
+ * Their relative links lead to files of the repository: a reader of a clone or of the hosted
+ * repository follows them, and a link out of the tree leads nowhere there.
  */
 async function paths() {
   const docs = [
@@ -200,12 +202,19 @@ async function paths() {
   ];
   const findings = [];
   const mention = /(?<![\w./-])((?:lambdas|lib|local|test|bench|bin)\/[A-Za-z0-9_./-]*[A-Za-z0-9_/])(?![*\w-])/g;
+  const link = /\]\(([^)\s#]+)(?:#[^)\s]*)?\)/g;
   for (const doc of docs) {
     const text = await readFile(resolve(root, doc), 'utf8');
     for (const [, path] of text.matchAll(mention)) {
       const bare = resolve(root, path.replace(/\/$/, ''));
       if (existsSync(bare) || existsSync(`${bare}.ts`) || isGenerated(path)) continue;
       findings.push(`${doc} names ${path}, which is not there`);
+    }
+    for (const [, target] of text.matchAll(link)) {
+      if (/^[a-z][a-z0-9+.-]*:/i.test(target)) continue; // a web address, not a file
+      const file = resolve(root, dirname(doc), target);
+      if (!relative(root, file).startsWith('..') && existsSync(file)) continue;
+      findings.push(`${doc} links ${target}, which is not a file of the repository`);
     }
   }
   return [...new Set(findings)];

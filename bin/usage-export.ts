@@ -46,10 +46,25 @@ function describeWhere(args: ExportArguments, bucket: string, exportId: string):
   ].join('\n');
 }
 
+/**
+ * What the AWS SDK needs from the operator's environment, said in one line instead of the SDK's
+ * stack trace ("Region is missing", "Could not load credentials from any providers").
+ */
+const NO_REGION =
+  'no AWS Region: set AWS_REGION to the Region the stack is deployed in (or AWS_PROFILE to a profile that names one); ' +
+  'the export reads that stack’s outputs (--stack, default AiGateway) unless --table-arn, --bucket and --kms-key-arn are given';
+const NO_CREDENTIALS =
+  'no AWS credentials: set AWS_PROFILE, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, as for the AWS CLI';
+
 async function main(): Promise<void> {
   const cloudFormation = new CloudFormationClient({});
   const dynamo = new DynamoDBClient({});
   try {
+    // Before anything is asked of AWS, and after the arguments are checked (a wrong flag first).
+    parseExportArguments(process.argv.slice(2));
+    await cloudFormation.config.region().catch(() => {
+      throw new UsageExportSetupError(NO_REGION);
+    });
     await runUsageExport(process.argv.slice(2), {
       stackOutputs: async (stack) => {
         const found = await cloudFormation.send(new DescribeStacksCommand({ StackName: stack }));
@@ -60,9 +75,21 @@ async function main(): Promise<void> {
       print: (line) => console.log(line),
     });
   } catch (error) {
-    console.error(error instanceof UsageExportArgumentError ? `usage:export: ${error.message}` : error);
+    const setup =
+      error instanceof UsageExportSetupError
+        ? error.message
+        : (error as Error).name === 'CredentialsProviderError'
+          ? NO_CREDENTIALS
+          : undefined;
+    const line = error instanceof UsageExportArgumentError ? error.message : setup;
+    console.error(line === undefined ? error : `usage:export: ${line}`);
     process.exitCode = error instanceof UsageExportArgumentError ? 2 : 1;
   }
+}
+
+/** The operator's environment lacks what the AWS SDK needs: a line to act on, exit 1. */
+class UsageExportSetupError extends Error {
+  override readonly name = 'UsageExportSetupError';
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await main();

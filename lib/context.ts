@@ -3,6 +3,7 @@ import type { GatewayWebAclProps } from './constructs/gateway-web-acl.js';
 import type { TableBackupsProps } from './constructs/table-backups.js';
 import type { Node } from 'constructs';
 import { listFamilies } from '../lambdas/catalog/model-catalog.js';
+import { isoInstantMs } from '../lambdas/config/configuration.js';
 import { DEFAULT_ACCOUNT_CONCURRENCY } from './concurrency-policy.js';
 import {
   API_GATEWAY_ACCOUNT_ROLE_MODES,
@@ -53,6 +54,8 @@ export interface GatewayContext {
   readonly customDomain?: CustomDomainConfig;
   /** Where alarm notifications are e-mailed (an SNS e-mail subscription). */
   readonly alarmEmail?: string;
+  /** When the deprecated POST /api/chat is to stop answering (ISO 8601), announced in its `Sunset` header. */
+  readonly legacyChatSunset?: string;
 }
 
 export interface ContextDefaults {
@@ -117,7 +120,16 @@ export function readGatewayContext(node: Node, defaults: ContextDefaults): Gatew
       hostedZoneName: stringContext(node, 'hostedZoneName'),
     }),
     alarmEmail: parseAlarmEmail(stringContext(node, 'alarmEmail')),
+    legacyChatSunset: parseLegacyChatSunset(stringContext(node, 'legacyChatSunset')),
   };
+}
+
+/** An ISO 8601 date or zoned date-time, checked as the function will read it (LEGACY_CHAT_SUNSET). */
+export function parseLegacyChatSunset(raw: string | undefined): string | undefined {
+  if (raw === undefined || isoInstantMs(raw) !== undefined) return raw;
+  throw new Error(
+    `context legacyChatSunset "${raw}" must be an ISO 8601 date (2027-06-30) or date-time with a zone (2027-06-30T00:00:00Z)`,
+  );
 }
 
 const HOST_NAME = /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;

@@ -9,6 +9,7 @@ import {
   PROVIDER_IDS,
   SEARCH_PROVIDER_IDS,
 } from '../lambdas/catalog/model-catalog.js';
+import { isoInstantMs } from '../lambdas/config/configuration.js';
 import { ENV } from '../lambdas/config/environment.js';
 import type { CustomDomainConfig } from './context.js';
 import type { BedrockGuardrailConfig } from './constructs/endpoint-access.js';
@@ -111,12 +112,19 @@ export interface GatewayStackProps extends StackProps {
   readonly usageExports?: Omit<UsageExportsProps, 'table' | 'encryptionKey'>;
   /** Subscribed to the alarm topic. @default - none: subscribe to the AlarmTopicArn output later */
   readonly alarmEmail?: string;
+  /**
+   * When the deprecated POST /api/chat is to stop answering (ISO 8601 date or zoned date-time),
+   * announced in its answers' `Sunset` header. @default - none: no sunset is announced
+   */
+  readonly legacyChatSunset?: string;
 }
 
 /** The route whose function describes images (lambdas/chat/image-descriptions.ts). */
 export const IMAGE_DESCRIBER_ROUTE = 'chat-completions';
 /** Routes whose functions ask the image describer, so are told its model (image analysis too). */
 export const IMAGE_DESCRIBER_ROUTES: readonly string[] = [IMAGE_DESCRIBER_ROUTE, 'images-analyze'];
+/** The deprecated route whose answers announce `legacyChatSunset`. */
+export const LEGACY_CHAT_ROUTE = 'chat-legacy';
 
 /** The whole gateway: one function per manifest route behind one REST API. */
 export class GatewayStack extends Stack {
@@ -159,6 +167,13 @@ export class GatewayStack extends Stack {
     });
     if (props.imageDescriberModel !== undefined && !routes.some((route) => route.id === IMAGE_DESCRIBER_ROUTE)) {
       throw new Error(`imageDescriberModel is set but there is no ${IMAGE_DESCRIBER_ROUTE} route to give it to`);
+    }
+    if (props.legacyChatSunset !== undefined) {
+      if (!routes.some((route) => route.id === LEGACY_CHAT_ROUTE))
+        throw new Error(`legacyChatSunset is set but there is no ${LEGACY_CHAT_ROUTE} route to give it to`);
+      // The function refuses a malformed one at its first call; refuse it here, before a deploy.
+      if (isoInstantMs(props.legacyChatSunset) === undefined)
+        throw new Error(`legacyChatSunset "${props.legacyChatSunset}" is not an ISO 8601 date or zoned date-time`);
     }
 
     const encryptionKey = (this.encryptionKey = new EncryptionKey(this, 'EncryptionKey').key);
@@ -240,10 +255,14 @@ export class GatewayStack extends Stack {
         IMAGE_DESCRIBER_ROUTES.includes(route.id) && props.imageDescriberModel !== undefined
           ? { [ENV.imageDescriberModel]: props.imageDescriberModel }
           : {};
+      const sunset: Record<string, string> =
+        route.id === LEGACY_CHAT_ROUTE && props.legacyChatSunset !== undefined
+          ? { [ENV.legacyChatSunset]: props.legacyChatSunset }
+          : {};
       const endpoint = new EndpointFunction(endpointScope, pascal(route.id), {
         route,
         statements: access.statements,
-        environment: { ...shared, ...describer, ...access.environment },
+        environment: { ...shared, ...describer, ...sunset, ...access.environment },
         acknowledgements: access.acknowledgements,
         logRetention: props.logRetention,
         reservedConcurrency: reservations.get(route.id),

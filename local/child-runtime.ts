@@ -25,6 +25,8 @@ export interface LocalAws {
 
 const ROOT = resolve(import.meta.dirname, '..');
 const READY_BANNER = 'AI gateway is running';
+/** How the banner's lines that print the first key begin. */
+const BANNER_KEY_LINES = ['  API key ', '  export GATEWAY_API_KEY=', '  curl -H '];
 const START_TIMEOUT_MS = 30_000;
 
 export interface LaunchOptions {
@@ -51,6 +53,17 @@ export class LocalGateway {
   }
   /** Everything the runtime printed (for the secret-canary checks). */
   output = '';
+
+  /**
+   * What the runtime printed but the banner's lines that show its first key on purpose
+   * (local/start.ts): the logs, which must hold no secret.
+   */
+  logs(): string {
+    return this.output
+      .split('\n')
+      .filter((line) => !BANNER_KEY_LINES.some((start) => line.startsWith(start)))
+      .join('\n');
+  }
   info!: RuntimeInfo;
   aws!: LocalAws;
 
@@ -146,7 +159,7 @@ export class LocalGateway {
 }
 
 /** Live processes whose command line names `text` (the runtime's children get the data folder there). */
-function processesNaming(text: string): string[] {
+export function processesNaming(text: string): string[] {
   if (!existsSync('/proc/self/cmdline')) return [];
   return readdirSync('/proc').filter((pid) => {
     try {

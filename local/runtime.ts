@@ -82,9 +82,12 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       allowedOrigins: () => origins,
     });
     const startup = holdUntilStarted(server, HEALTH_PATH);
+    const host = options.host ?? '127.0.0.1';
     await new Promise<void>((done, fail) => {
-      server.once('error', fail);
-      server.listen(options.port, options.host ?? '127.0.0.1', () => done());
+      server.once('error', (error: NodeJS.ErrnoException) =>
+        fail(error.code === 'EADDRINUSE' ? new PortInUseError(host, options.port) : error),
+      );
+      server.listen(options.port, host, () => done());
     });
     // Runs first on a stop, before the stand-ins and the database: pending writes must land.
     stops.push(drainOnStop(server));
@@ -173,6 +176,17 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
   } catch (error) {
     await stop();
     throw error;
+  }
+}
+
+/** The gateway's port is taken (another runtime, or any other server): `npm start` says so in one line. */
+export class PortInUseError extends Error {
+  override readonly name = 'PortInUseError';
+  constructor(
+    readonly host: string,
+    readonly port: number,
+  ) {
+    super(`${host}:${port} is already in use`);
   }
 }
 

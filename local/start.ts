@@ -8,13 +8,23 @@
  * GATEWAY_MODERATION (`local`, the default, or `openai`: local/moderation-engine.ts).
  */
 import { parseLocalModeration } from './moderation-engine.js';
-import { startLocalRuntime } from './runtime.js';
+import { PortInUseError, startLocalRuntime, type LocalRuntime } from './runtime.js';
 
 process.env['POWERTOOLS_LOG_LEVEL'] ??= 'WARN';
 // EMF metric lines would flood the console; POWERTOOLS_METRICS_DISABLED=false shows them.
 process.env['POWERTOOLS_METRICS_DISABLED'] ??= 'true';
 
-const port = Number(process.env['PORT'] ?? 8787);
+/** A mistake in how the runtime was started: one line on stderr and exit 1, never a stack trace. */
+function refuse(line: string): never {
+  console.error(`local runtime: ${line}`);
+  process.exit(1);
+}
+
+const DEFAULT_PORT = 8787;
+const portText = process.env['PORT']?.trim() || String(DEFAULT_PORT);
+const port = Number(portText);
+if (!/^\d+$/.test(portText) || port > 65_535)
+  refuse(`PORT must be a port number from 0 to 65535 (0: any free port), not "${portText}"`);
 const dataDir = process.env['GATEWAY_DATA_DIR'] || '.local';
 const extraOrigins = (process.env['GATEWAY_ORIGINS'] ?? '')
   .split(',')
@@ -28,13 +38,19 @@ const jobWaitMs = Number.isFinite(jobWait) && jobWait >= 0 ? jobWait : undefined
 
 const moderation = parseLocalModeration(process.env['GATEWAY_MODERATION']);
 
-const runtime = await startLocalRuntime({
+const runtime: LocalRuntime = await startLocalRuntime({
   dataDir,
   port,
   extraOrigins,
   dynamoDbLatencyMs,
   jobWaitMs,
   moderation,
+}).catch((error: unknown) => {
+  if (!(error instanceof PortInUseError)) throw error;
+  const another = port === DEFAULT_PORT ? DEFAULT_PORT + 1 : DEFAULT_PORT;
+  return refuse(
+    `port ${port} is already in use (another npm start?); choose another with PORT=${another} npm start, or PORT=0 for any free port`,
+  );
 });
 const { info } = runtime;
 
@@ -45,10 +61,14 @@ console.log(
     '',
     `  URL       ${info.baseUrl}`,
     `  API key   ${info.apiKey}`,
-    `  Dashboard ${info.dashboard.email} / ${info.dashboard.password}`,
+    `  Sign-in   ${info.dashboard.email} / ${info.dashboard.password}`,
+    '            (no console page yet: POST /api/v1/auth/login with these gives the session cookie',
+    '            that /api/v1/keys, /api/v1/provider-keys and /api/v1/usage take)',
     `  Details   ${dataDir}/runtime.json (admin token, simulators)`,
     '',
-    `  curl -H "Authorization: Bearer ${info.apiKey}" ${info.baseUrl}/api/v1/models`,
+    '  Try it (the README’s SDK example reads GATEWAY_API_KEY too):',
+    `  export GATEWAY_API_KEY=${info.apiKey}`,
+    `  curl -H "Authorization: Bearer $GATEWAY_API_KEY" ${info.baseUrl}/api/v1/models`,
     '',
   ].join('\n'),
 );

@@ -63,7 +63,8 @@ const nonBlank = (maxLength: number) => ({
   'x-message': { pattern: 'must be text that is not empty or blank' },
 });
 
-const bodyProperties = {
+/** The ChatRequest fields (docs/interface.md §4.3) every chat-mode body shares. */
+export const chatModeProperties = {
   message: nonBlank(MAX_MESSAGE_CHARS),
   model: { type: 'string', minLength: 1, maxLength: 200 },
   models: {
@@ -104,7 +105,7 @@ const bodyProperties = {
 export const arenaRequestSchema = {
   type: 'object',
   required: ['message'],
-  properties: bodyProperties,
+  properties: chatModeProperties,
 };
 
 export const arenaRequestValidator = compileConditional<ArenaRequestBody>(arenaRequestSchema);
@@ -115,7 +116,7 @@ export type LegacyMode = 'chat' | ArenaMode;
 export const legacyChatRequestSchema = {
   type: 'object',
   required: ['message', 'mode'],
-  properties: { ...bodyProperties, mode: { enum: ['chat', 'battle', 'fight'] } },
+  properties: { ...chatModeProperties, mode: { enum: ['chat', 'battle', 'fight'] } },
 };
 
 export const legacyChatRequestValidator = compileConditional<ArenaRequestBody & { mode: LegacyMode }>(

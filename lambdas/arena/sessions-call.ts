@@ -20,6 +20,9 @@ const FOLLOW_END_MARGIN_MS = 5_000;
 /** When the function's deadline is unknown (no Lambda context): the route's own bound. */
 const FALLBACK_FOLLOW_MS = 900_000;
 const EVENT_ID = /^(0|[1-9]\d{0,9})$/;
+/** The query parameters of the events route and of the list (any other is refused). */
+export const SESSION_EVENTS_QUERY = ['lastEventId'] as const;
+export const SESSIONS_LIST_QUERY = ['limit', 'cursor'] as const;
 const MAX_LIST = 100;
 const DEFAULT_LIST = 20;
 

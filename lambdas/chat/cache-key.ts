@@ -1,6 +1,7 @@
 import { hash } from 'node:crypto';
 import { canonicalJson } from '../schema/canonical-json.js';
 import type { GatewayChatRequest } from './chat-request.js';
+import { effectiveTemperature } from './upstream-request.js';
 
 /**
  * Everything that changes the answer, and nothing else: routing knobs (fallback, retries,
@@ -15,7 +16,8 @@ export function cacheKey(request: GatewayChatRequest, resolvedModel: string, gua
     tool_choice: request.tool_choice,
     parallel_tool_calls: request.parallel_tool_calls,
     response_format: request.response_format,
-    temperature: request.temperature,
+    // As sent upstream: an omitted temperature and an explicit 0.7 get the same answer.
+    temperature: effectiveTemperature(request),
     top_p: request.top_p,
     max_tokens: request.max_completion_tokens ?? request.max_tokens,
     frequency_penalty: request.frequency_penalty,

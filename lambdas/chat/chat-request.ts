@@ -34,6 +34,11 @@ export interface GatewayChatRequest {
   prompt_variables?: Record<string, unknown>;
 }
 
+/**
+ * docs/interface.md §2.2's default, sent upstream whenever the caller gives none (or null), so every
+ * provider samples at the same temperature rather than at its own default (OpenAI's is 1).
+ */
+export const DEFAULT_TEMPERATURE = 0.7;
 export const DEFAULT_RETRIES = 2;
 export const MAX_RETRIES = 5;
 export const DEFAULT_TIMEOUT_MS = 60_000;
@@ -149,12 +154,18 @@ const message = {
   ],
 };
 const modelName = { type: 'string', minLength: 1, maxLength: 200 };
+/**
+ * Any JSON object (a JSON Schema, template variables). `additionalProperties: true` checks
+ * nothing more; it tells generated clients the members are free (openapi-typescript reads a
+ * bare `type: object` as an object with no members at all).
+ */
+const anyObject = { type: 'object', additionalProperties: true };
 const jsonSchemaFormat = {
   type: 'object',
   required: ['name'],
   properties: {
     name: { type: 'string', minLength: 1 },
-    schema: { type: 'object' },
+    schema: anyObject,
     strict: { type: ['boolean', 'null'] },
   },
 };
@@ -169,7 +180,7 @@ const tool = {
       properties: {
         name: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' },
         description: { type: 'string', maxLength: 10_000 },
-        parameters: { type: 'object' },
+        parameters: anyObject,
         strict: { type: 'boolean' },
       },
     },
@@ -199,7 +210,7 @@ export const chatRequestSchema = {
     },
     stream: { type: 'boolean' },
     stream_options: { type: ['object', 'null'], properties: { include_usage: { type: 'boolean' } } },
-    temperature: { type: ['number', 'null'], minimum: 0, maximum: 2 },
+    temperature: { type: ['number', 'null'], minimum: 0, maximum: 2, default: DEFAULT_TEMPERATURE },
     max_tokens: { type: ['integer', 'null'], minimum: 1, maximum: 1_000_000 },
     max_completion_tokens: { type: ['integer', 'null'], minimum: 1, maximum: 1_000_000 },
     top_p: { type: ['number', 'null'], minimum: 0, maximum: 1 },
@@ -230,6 +241,7 @@ export const chatRequestSchema = {
           },
         },
       ],
+      'x-message': { anyOf: 'must be one of none, auto, required, or {"type": "function", "function": {"name": …}}' },
     },
     parallel_tool_calls: { type: 'boolean' },
     response_format: {
@@ -281,7 +293,7 @@ export const chatRequestSchema = {
     },
     prompt_id: { type: 'string', pattern: '^[A-Za-z0-9._-]{1,128}$' },
     prompt_version: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
-    prompt_variables: { type: 'object' },
+    prompt_variables: anyObject,
   },
 };
 

@@ -48,6 +48,8 @@ export interface GatewayConfiguration {
   };
   readonly imageDescriberModel: string | undefined;
   readonly moderation: ModerationSettings;
+  /** When POST /api/chat is to stop answering (epoch ms), for its `Sunset` header; undefined: none announced. */
+  readonly legacyChatSunsetMs: number | undefined;
   /** The platform's own key and base URL for an upstream, by its variable stem (`OPENAI`, `EXA`...). */
   platformService(stem: string): { readonly apiKey: string | undefined; readonly baseUrl: string | undefined };
 }
@@ -173,6 +175,7 @@ export function readConfiguration(env: Environment): GatewayConfiguration {
     },
     imageDescriberModel: text(ENV.imageDescriberModel),
     moderation: moderationSettings(text, url, problems),
+    legacyChatSunsetMs: instant(text(ENV.legacyChatSunset), ENV.legacyChatSunset, problems),
     platformService: platformServices(env),
   };
   if (problems.length > 0) throw new ConfigurationError(problems);
@@ -199,6 +202,28 @@ function moderationSettings(
   if (moderationUrl !== undefined || key !== undefined || keySecretId !== undefined)
     problems.push(`${ENV.moderationUrl} needs ${ENV.moderationKey} or ${ENV.moderationKeySecretId}, and they need it`);
   return { engine: 'local' };
+}
+
+/** An ISO 8601 date (its start, UTC) or date-time with its zone, as epoch milliseconds. */
+const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2}))?$/;
+
+function instant(value: string | undefined, name: string, problems: string[]): number | undefined {
+  if (value === undefined) return undefined;
+  const ms = isoInstantMs(value);
+  if (ms === undefined) problems.push(`${name} must be an ISO 8601 date or date-time with a zone, not ${quote(value)}`);
+  return ms;
+}
+
+/** The instant an ISO 8601 date or zoned date-time names, or undefined (the stack checks its context with it too). */
+export function isoInstantMs(value: string): number | undefined {
+  const ms = ISO_INSTANT.test(value) && isCalendarDay(value.slice(0, 10)) ? Date.parse(value) : Number.NaN;
+  return Number.isNaN(ms) ? undefined : ms;
+}
+
+/** `YYYY-MM-DD` names a day of the calendar (Date.parse would take 2026-02-30 as 2 March). */
+function isCalendarDay(day: string): boolean {
+  const [year, month, date] = day.split('-').map(Number) as [number, number, number];
+  return new Date(Date.UTC(year, month - 1, date)).toISOString().slice(0, 10) === day;
 }
 
 /** `<STEM>_API_KEY` and `<STEM>_BASE_URL`, read when asked: the stems belong to the catalog. */

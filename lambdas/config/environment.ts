@@ -56,6 +56,11 @@ export const ENV = {
   moderationKey: 'GUARDRAILS_MODERATION_KEY',
   /** ...or the Secrets Manager secret that holds it (a plain string), as deployed. */
   moderationKeySecretId: 'GUARDRAILS_MODERATION_KEY_SECRET_ID',
+  /**
+   * When the deprecated POST /api/chat is to stop answering (ISO 8601 date or date-time), sent as
+   * its `Sunset` header; unset, no date is announced (docs/interface.md §9.5).
+   */
+  legacyChatSunset: 'LEGACY_CHAT_SUNSET',
 } as const;
 
 export type EnvName = (typeof ENV)[keyof typeof ENV];

@@ -1,4 +1,3 @@
-import { enumOf } from '../schema/enum-of.js';
 import { compileConditional } from '../schema/compile.js';
 import { MAX_DATA_URI_CHARS, MAX_IMAGE_URL_CHARS } from './fashion-images.js';
 import { FASHION_MODEL_NAMES, FASHION_MODELS, type FashionModel, type InputSpec } from './fashion-models.js';
@@ -35,14 +34,14 @@ const INPUT_SCHEMAS: { readonly [T in InputSpec['type']]: (spec: Extract<InputSp
     maxLength: spec.maxChars,
     'x-message': { minLength: 'must be a non-empty string', maxLength: `must be at most ${spec.maxChars} characters` },
   }),
-  enum: (spec) => ({ type: 'string', ...enumOf(spec.values) }),
+  enum: (spec) => ({ type: 'string', enum: [...spec.values] }),
   integer: (spec) => ({
     type: 'integer',
     minimum: spec.min,
     maximum: spec.max,
     'x-message': `must be an integer from ${spec.min} to ${spec.max}`,
   }),
-  integer_choice: (spec) => ({ type: 'integer', ...enumOf(spec.values) }),
+  integer_choice: (spec) => ({ type: 'integer', enum: [...spec.values] }),
   boolean: () => ({ type: 'boolean' }),
   lora_url: () => ({
     type: 'string',
@@ -74,7 +73,7 @@ export const fashionRequestSchema = {
   required: ['model_name', 'inputs'],
   additionalProperties: false,
   properties: {
-    model_name: { type: 'string', ...enumOf(FASHION_MODEL_NAMES) },
+    model_name: { type: 'string', enum: [...FASHION_MODEL_NAMES] },
     // Only named here (additionalProperties): its shape is the model's branch's.
     inputs: { description: "The model's inputs (docs/interface.md §4.10)" },
   },

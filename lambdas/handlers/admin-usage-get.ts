@@ -2,9 +2,10 @@ import { defineHandler } from '../http/define-handler.js';
 import { badRequest, notFound } from '../http/errors.js';
 import { envelope } from '../http/reply.js';
 import { getAccount } from '../store/accounts.js';
-import { parsePeriod, parseUsageFilter, usageReport } from '../usage/usage-report.js';
+import { parsePeriod, parseUsageFilter, USAGE_QUERY, usageReport } from '../usage/usage-report.js';
 
 export const handler = defineHandler('admin-usage-get', {
+  query: ['accountId', ...USAGE_QUERY],
   handle: async ({ req }) => {
     const accountId = req.query['accountId'];
     if (!accountId) throw badRequest('accountId', 'accountId: is required');

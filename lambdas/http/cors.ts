@@ -12,6 +12,9 @@ const EXPOSED = [
   'X-Retry-Count',
   'X-Guardrail-Status',
   'X-Session-ID',
+  'Deprecation',
+  'Sunset',
+  'Link',
 ].join(', ');
 
 /**

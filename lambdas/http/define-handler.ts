@@ -4,10 +4,11 @@ import { routes, type AuthScheme, type RouteAuth, type RouteId, type RouteSpec }
 import type { Principal, PrincipalFor } from '../identity/principal.js';
 import type { LambdaHttpEvent } from './request.js';
 import type { CallState, GatewayCall } from './call.js';
+import type { GatewayConfiguration } from '../config/configuration.js';
 import type { Reply } from './reply.js';
-import type { Validator } from '../schema/compile.js';
+import type { ValueCheck } from '../schema/compile.js';
 import { authentication } from './middlewares/authentication.js';
-import { parseJsonBody, validate } from './validation.js';
+import { checkQuery, parseJsonBody, validate } from './validation.js';
 import { rateLimit } from './middlewares/rate-limit.js';
 import { requestContext } from './middlewares/request-context.js';
 import { responseWriter } from './middlewares/response-writing.js';
@@ -17,14 +18,25 @@ import { callLogKeys, principalLogKeys } from './middlewares/observability.js';
 import { callOf, requireCall, type GatewayMiddleware, type GatewayMiddyRequest } from './middlewares/state.js';
 import { logger } from '../config/logger.js';
 
-/** A route's Lambda handler, with the schema its body is validated by (for the OpenAPI test). */
+/**
+ * A route's Lambda handler, with the schema its body is validated by and the query parameters
+ * it takes (for the OpenAPI test).
+ */
 export type GatewayHandler = MiddyfiedHandler<LambdaHttpEvent, unknown, Error, Context> & {
   readonly bodySchema: unknown;
+  readonly queryParameters: readonly string[];
 };
 
 export interface HandlerDefinition<Body, Caller extends Principal | undefined> {
   /** Validates and types the JSON body; omit for routes without one. */
-  readonly body?: Validator<Body>;
+  readonly body?: ValueCheck<Body>;
+  /**
+   * The query parameters the route takes; any other is refused (docs/interface.md §7: a 400
+   * naming it). Omitted: the route takes none.
+   */
+  readonly query?: readonly string[];
+  /** Headers every answer of the route carries, errors included (a deprecated route's notice). */
+  readonly headers?: (config: GatewayConfiguration) => Readonly<Record<string, string>>;
   readonly handle: (call: GatewayCall<Body, Caller>) => Promise<Reply>;
 }
 
@@ -54,6 +66,7 @@ export function defineHandler<Body, Schemes extends readonly AuthScheme[]>(
   const middlewares: GatewayMiddleware[] = [
     ...(traced ? [traced] : []),
     requestContext(route),
+    ...(definition.headers ? [routeHeaders(definition.headers)] : []),
     callLogKeys(),
     responseWriter(route),
     authentication(),
@@ -64,8 +77,9 @@ export function defineHandler<Body, Schemes extends readonly AuthScheme[]>(
   const plugin = { requestEnd: runAfterResponse as (request: unknown) => Promise<void> };
   const chain = route.streaming ? middy({ ...plugin, executionMode: executionModeStreamedBody }) : middy(plugin);
   const handler = chain.use(middlewares).handler(handle);
-  // The schema the body is validated with, so a test can prove the OpenAPI document shows that one.
-  return Object.assign(handler, { bodySchema: definition.body?.schema });
+  // The schema the body is validated with and the query it takes, so a test can prove the
+  // OpenAPI document shows those.
+  return Object.assign(handler, { bodySchema: definition.body?.schema, queryParameters: definition.query ?? [] });
 }
 
 /** The call as the handler gets it: the body validated (a 400 naming the field otherwise). */
@@ -77,6 +91,7 @@ function answer<Body, Caller extends Principal | undefined>(
   const { principal } = state;
   // Authentication ran with exactly these schemes: a mismatch is a wiring bug, never a caller's.
   if (!isCaller<Caller>(principal, route.auth)) throw new Error(`route ${route.id}: no principal of its schemes`);
+  checkQuery(state.req.query, definition.query ?? []);
   if (definition.body) {
     const body = validate(definition.body, parseJsonBody(state.req.rawBody));
     return definition.handle({ ...state, principal, body });
@@ -97,6 +112,16 @@ const takesNoBody = <Body, Caller extends Principal | undefined>(
   definition: HandlerDefinition<Body, Caller>,
 ): definition is HandlerDefinition<Body, Caller> & HandlerDefinition<undefined, Caller> =>
   definition.body === undefined;
+
+/** Adds the route's own headers to every answer of the call, before anything can fail. */
+function routeHeaders(headers: NonNullable<HandlerDefinition<unknown, undefined>['headers']>): GatewayMiddleware {
+  return {
+    before: (request) => {
+      const call = requireCall(request);
+      Object.assign(call.responseHeaders, headers(call.config));
+    },
+  };
+}
 
 export function routeById(routeId: string): RouteSpec {
   const route = routes.find((candidate) => candidate.id === routeId);

@@ -1,5 +1,5 @@
 import type { ErrorObject } from 'ajv';
-import type { Validator } from '../schema/compile.js';
+import type { ValueCheck } from '../schema/compile.js';
 import { findJsonViolation, type PathSegment } from '../schema/json-limits.js';
 import { badRequest } from './errors.js';
 
@@ -30,8 +30,23 @@ export function parseJsonBody(raw: string): unknown {
   }
 }
 
+/** A query parameter's name as a refusal quotes it, at most this long. */
+const MAX_QUOTED_NAME_CHARS = 100;
+
+/**
+ * One policy for every route: a query parameter the route does not take is refused, naming it,
+ * rather than ignored (a misspelt `form=` would otherwise answer as if no period were asked).
+ */
+export function checkQuery(query: Readonly<Record<string, string>>, known: readonly string[]): void {
+  const unknown = Object.keys(query).find((name) => !known.includes(name));
+  if (unknown === undefined) return;
+  const name = unknown.length > MAX_QUOTED_NAME_CHARS ? `${unknown.slice(0, MAX_QUOTED_NAME_CHARS)}…` : unknown;
+  const takes = known.length > 0 ? `this route takes ${known.join(', ')}` : 'this route takes none';
+  throw badRequest(name, `${name}: is not a query parameter of this route (${takes})`);
+}
+
 /** Checks the value's shape first: the validator and everything after it may recurse. */
-export function validate<T>(validator: Validator<T>, value: unknown, root = 'body'): T {
+export function validate<T>(validator: ValueCheck<T>, value: unknown, root = 'body'): T {
   checkShape(value, validator.schema, root);
   if (validator(value)) return value;
   throw toBadRequest(mostSpecific(validator.errors ?? []), root);
@@ -104,9 +119,35 @@ function toBadRequest(error: ErrorObject | undefined, root: string) {
     }
     default: {
       const field = path || root;
-      return badRequest(field, `${field}: ${ownMessage(error) ?? error.message ?? 'is invalid'}`);
+      return badRequest(
+        field,
+        `${field}: ${ownMessage(error) ?? allowedValues(error) ?? error.message ?? 'is invalid'}`,
+      );
     }
   }
+}
+
+/** An enum lists at most this many of its values in a refusal (the rest are counted). */
+export const MAX_LISTED_VALUES = 12;
+/** A listed value longer than this is cut (an enum of objects, a long string). */
+const MAX_LISTED_VALUE_CHARS = 60;
+
+/**
+ * What an `enum` or `const` allows, said outright (`must be one of weighted, round-robin,
+ * least-latency`), where ajv would only say "must be equal to one of the allowed values".
+ */
+function allowedValues(error: ErrorObject): string | undefined {
+  if (error.keyword === 'const') return `must be ${listed((error.params as { allowedValue: unknown }).allowedValue)}`;
+  if (error.keyword !== 'enum') return undefined;
+  const values = (error.params as { allowedValues: readonly unknown[] }).allowedValues;
+  const shown = values.slice(0, MAX_LISTED_VALUES).map(listed).join(', ');
+  const more = values.length - MAX_LISTED_VALUES;
+  return `must be one of ${shown}${more > 0 ? ` and ${more} more` : ''}`;
+}
+
+function listed(value: unknown): string {
+  const text = typeof value === 'string' ? value : JSON.stringify(value);
+  return text.length > MAX_LISTED_VALUE_CHARS ? `${text.slice(0, MAX_LISTED_VALUE_CHARS)}…` : text;
 }
 
 /** `/allowedOrigins/0` → `allowedOrigins[0]`. */

@@ -51,8 +51,19 @@ export async function authenticate(
   }
   const sessionId = req.cookies[SESSION_COOKIE];
   if (sessionId && schemes.includes('session')) return authenticateSession(req, sessionId, settings);
-  throw missingCredentials();
+  throw missingCredentials(`Missing credentials: this route accepts ${accepted(schemes)}`);
 }
+
+/** How a caller presents each scheme but the admin token (whose routes take nothing else). */
+const SCHEME_WORDS: Readonly<Record<Exclude<AuthScheme, 'admin'>, string>> = {
+  secretKey: 'a secret API key (Authorization: Bearer sk_… or X-API-Key)',
+  publishableKey: 'a publishable key (pk_…) from one of its allowed origins',
+  session: `the dashboard session cookie (${SESSION_COOKIE}, set by POST /api/v1/auth/login)`,
+};
+
+/** What a route accepts, from its manifest schemes, so a refusal says what to send instead. */
+const accepted = (schemes: readonly AuthScheme[]): string =>
+  schemes.flatMap((scheme) => (scheme === 'admin' ? [] : [SCHEME_WORDS[scheme]])).join(' or ');
 
 const SIGV4_AUTHORIZATION = /^AWS4-HMAC-SHA256\s/;
 
@@ -133,7 +144,8 @@ async function authenticateKey(
 ): Promise<Principal> {
   const record = await findUsableKey(token);
   if (record.type === 'secret') {
-    if (!schemes.includes('secretKey')) throw notAllowed('Secret API keys cannot access this endpoint');
+    if (!schemes.includes('secretKey'))
+      throw notAllowed(`Secret API keys cannot reach this route: it accepts ${accepted(schemes)}`);
     return { kind: 'secretKey', accountId: record.accountId, keyId: record.keyId, rateLimit: record.rateLimit };
   }
   if (!schemes.includes('publishableKey')) {

@@ -1,4 +1,3 @@
-import { enumOf } from '../schema/enum-of.js';
 import { compileConditional } from '../schema/compile.js';
 import { invalidMedia } from './media-errors.js';
 
@@ -51,13 +50,13 @@ export const musicRequestSchema = {
     lyrics: text(MAX_LYRICS_CHARACTERS),
     model: {
       type: 'string',
-      ...enumOf(MUSIC_MODELS),
+      enum: [...MUSIC_MODELS],
     },
     is_instrumental: { type: 'boolean' },
     lyrics_optimizer: { type: 'boolean' },
     output_format: {
       type: 'string',
-      ...enumOf(MUSIC_OUTPUT_FORMATS),
+      enum: [...MUSIC_OUTPUT_FORMATS],
     },
   },
 };

@@ -1,4 +1,3 @@
-import { enumOf } from '../schema/enum-of.js';
 import { compileConditional } from '../schema/compile.js';
 
 /**
@@ -39,7 +38,7 @@ export const speechRequestSchema = {
         maxLength: `must be at most ${MAX_SPEECH_CHARACTERS} characters`,
       },
     },
-    model: { type: 'string', ...enumOf(SPEECH_MODELS) },
+    model: { type: 'string', enum: [...SPEECH_MODELS] },
     voice_setting: {
       type: 'object',
       additionalProperties: false,
@@ -64,9 +63,9 @@ export const speechRequestSchema = {
       type: 'object',
       additionalProperties: false,
       properties: {
-        format: { type: 'string', ...enumOf(SPEECH_FORMATS) },
-        sample_rate: { type: 'integer', ...enumOf(SPEECH_SAMPLE_RATES) },
-        bitrate: { type: 'integer', ...enumOf(SPEECH_BITRATES) },
+        format: { type: 'string', enum: [...SPEECH_FORMATS] },
+        sample_rate: { type: 'integer', enum: [...SPEECH_SAMPLE_RATES] },
+        bitrate: { type: 'integer', enum: [...SPEECH_BITRATES] },
       },
     },
   },

@@ -15,6 +15,9 @@ export async function answerVideoSubmit(call: AccountCall<VideoRequestBody>): Pr
   return envelope({ task_id: job.taskId, status: job.status, model: job.model });
 }
 
+/** The status route's one query parameter. */
+export const VIDEO_STATUS_QUERY = ['task_id'] as const;
+
 export async function answerVideoStatus(call: AccountCall): Promise<Reply> {
   const taskId = call.req.query['task_id'];
   if (taskId === undefined || taskId === '') throw badRequest('task_id', 'task_id: is required (?task_id=<task_id>)');

@@ -1,4 +1,3 @@
-import { enumOf } from '../schema/enum-of.js';
 import { compileConditional } from '../schema/compile.js';
 import {
   checkPublicUrl,
@@ -79,11 +78,11 @@ export const videoRequestSchema = {
         maxLength: `must be at most ${MAX_VIDEO_PROMPT_CHARS} characters`,
       },
     },
-    model: { type: 'string', ...enumOf(VIDEO_MODEL_IDS), default: DEFAULT_VIDEO_MODEL },
-    duration: { type: 'integer', ...enumOf(VIDEO_DURATIONS), description: 'Seconds; default 6' },
+    model: { type: 'string', enum: [...VIDEO_MODEL_IDS], default: DEFAULT_VIDEO_MODEL },
+    duration: { type: 'integer', enum: [...VIDEO_DURATIONS], description: 'Seconds; default 6' },
     resolution: {
       type: 'string',
-      ...enumOf(VIDEO_RESOLUTIONS),
+      enum: [...VIDEO_RESOLUTIONS],
       description: '720P is made at 768P; 1080P (the default where offered) only for 6 s',
     },
     prompt_optimizer: { type: 'boolean', default: true },

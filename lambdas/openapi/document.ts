@@ -2,6 +2,7 @@ import { routes as manifest, type RouteSpec } from '../../lib/routes.js';
 import { EVENT_SCHEMAS } from './event-schemas.js';
 import {
   answerSchema,
+  DEPRECATION_HEADERS,
   ERROR_MEANINGS,
   ERROR_SCHEMA_OF,
   ERROR_SCHEMAS,
@@ -91,9 +92,12 @@ function operation(route: RouteSpec, doc: RouteDoc, requestSchemas: RequestSchem
     ...(parameters.length ? { parameters } : {}),
     ...(doc.request ? { requestBody: requestSchemas.body(doc.request.name, doc.request.schema) } : {}),
     responses: {
-      [doc.success.status]: successResponse(route, doc.success),
+      [doc.success.status]: successResponse(route, doc, doc.success),
+      ...Object.fromEntries(
+        (doc.alsoSucceeds ?? []).map((other) => [other.status, successResponse(route, doc, other)]),
+      ),
       ...errorResponses(route, doc),
-      default: errorResponse(route, 'default', UNEXPECTED_FAILURE),
+      default: errorResponse(route, doc, 'default', UNEXPECTED_FAILURE),
     },
   };
 }
@@ -116,14 +120,14 @@ function pathParameters(route: RouteSpec, doc: RouteDoc): OpenApiObject[] {
   }));
 }
 
-function successResponse(route: RouteSpec, success: SuccessDoc): OpenApiObject {
+function successResponse(route: RouteSpec, doc: RouteDoc, success: SuccessDoc): OpenApiObject {
   const content: Record<string, OpenApiObject> = {};
   if (success.json) content['application/json'] = { schema: answerSchema(route, success.json) };
   if (success.events) content['text/event-stream'] = { schema: success.events };
   for (const type of success.binary ?? []) content[type] = { schema: { type: 'string', contentMediaType: type } };
   return {
     description: success.description,
-    headers: headerRefs([...standardHeaders(route, success.status), ...(success.headers ?? [])]),
+    headers: headerRefs([...standardHeaders(route, doc, success.status), ...(success.headers ?? [])]),
     ...(Object.keys(content).length ? { content } : {}),
   };
 }
@@ -161,7 +165,7 @@ function errorResponses(route: RouteSpec, doc: RouteDoc): Record<string, OpenApi
   }
   Object.assign(statuses, doc.errors);
   return Object.fromEntries(
-    Object.entries(statuses).map(([status, description]) => [status, errorResponse(route, status, description)]),
+    Object.entries(statuses).map(([status, description]) => [status, errorResponse(route, doc, status, description)]),
   );
 }
 
@@ -175,11 +179,11 @@ function raisedCodes(tables: readonly ErrorTable[]): Map<number, string[]> {
   return codes;
 }
 
-function errorResponse(route: RouteSpec, status: string, description: string): OpenApiObject {
+function errorResponse(route: RouteSpec, doc: RouteDoc, status: string, description: string): OpenApiObject {
   const headers =
     status === 'default'
-      ? ['X-Request-ID']
-      : [...standardHeaders(route, Number(status)), ...(status === '429' ? ['Retry-After'] : [])];
+      ? ['X-Request-ID', ...(doc.deprecated ? DEPRECATION_HEADERS : [])]
+      : [...standardHeaders(route, doc, Number(status)), ...(status === '429' ? ['Retry-After'] : [])];
   return {
     description,
     headers: headerRefs(headers),
@@ -187,10 +191,17 @@ function errorResponse(route: RouteSpec, status: string, description: string): O
   };
 }
 
-/** Every answer carries X-Request-ID; a rate-limited route's answers after authentication carry the rate headers. */
-function standardHeaders(route: RouteSpec, status: number): string[] {
+/**
+ * Every answer carries X-Request-ID; a rate-limited route's answers after authentication carry
+ * the rate headers; a deprecated route's answers say so.
+ */
+function standardHeaders(route: RouteSpec, doc: RouteDoc, status: number): string[] {
   const authenticated = status !== 401 && status !== 403;
-  return ['X-Request-ID', ...(route.rateLimited && authenticated ? RATE_HEADERS : [])];
+  return [
+    'X-Request-ID',
+    ...(route.rateLimited && authenticated ? RATE_HEADERS : []),
+    ...(doc.deprecated ? DEPRECATION_HEADERS : []),
+  ];
 }
 
 function headerRefs(names: readonly string[]): OpenApiObject {
@@ -217,9 +228,17 @@ class RequestSchemas {
     if (known && known !== schema) throw new Error(`two request schemas are both named ${name}`);
     if (!known) {
       this.sources.set(name, schema);
-      const required = Array.isArray(schema['required']) && schema['required'].length > 0;
-      this.named[name] = { required, content: { 'application/json': { schema: toJsonSchema2020(schema) } } };
+      this.named[name] = {
+        required: requiresBody(schema),
+        content: { 'application/json': { schema: toJsonSchema2020(schema) } },
+      };
     }
     return { $ref: `#/components/requestBodies/${name}` };
   }
 }
+
+/** Whether a body must be sent: its schema (each of its alternatives) requires a field. */
+const requiresBody = (schema: JsonSchema): boolean =>
+  Array.isArray(schema['oneOf'])
+    ? schema['oneOf'].every((form) => requiresBody(form as JsonSchema))
+    : Array.isArray(schema['required']) && schema['required'].length > 0;

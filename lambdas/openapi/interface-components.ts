@@ -104,7 +104,16 @@ export const RESPONSE_HEADERS: Readonly<Record<string, JsonSchema>> = {
   'X-Session-ID': header('The chat-mode session id'),
   'Idempotency-Replayed': header('`true` when an earlier request with the same Idempotency-Key made this prediction'),
   'Set-Cookie': header('The session cookie (`gw_session`, HttpOnly, Secure, SameSite=Strict)'),
+  Deprecation: header('RFC 9745: `@<unix seconds>`, when the route was deprecated'),
+  Sunset: header('RFC 8594: the HTTP-date the route is to stop answering, when the deployment has set one'),
+  Link: header(
+    'RFC 8288: the routes that replace this one (`rel="successor-version"`, one per mode) and this document ' +
+      '(`rel="deprecation"`), relative to the route’s URL',
+  ),
 };
+
+/** What a deprecated route's every answer carries, errors included. */
+export const DEPRECATION_HEADERS = ['Deprecation', 'Sunset', 'Link'] as const;
 
 export const RATE_HEADERS = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'] as const;
 

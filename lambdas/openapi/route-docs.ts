@@ -1,7 +1,7 @@
 import { ARENA_ERROR_ANSWERS } from '../arena/arena-errors.js';
 import { legacyChatRequestSchema, arenaRequestSchema } from '../arena/arena-request.js';
+import { chatCompletionsBodySchema } from '../arena/chat-completions-body.js';
 import { CHAT_ERROR_ANSWERS } from '../chat/chat-errors.js';
-import { chatRequestSchema } from '../chat/chat-request.js';
 import { imageAnalysisSchema } from '../chat/image-analysis-request.js';
 import { CREATE_ACCOUNT_BODY, LOGIN_BODY } from '../identity/account-schemas.js';
 import { LOGIN_LIMITS } from '../identity/login-limits.js';
@@ -76,6 +76,8 @@ export interface RouteDoc {
   /** Descriptions of the path's `{name}` parameters. */
   readonly pathParameters?: Readonly<Record<string, string>>;
   readonly success: SuccessDoc;
+  /** Other successful answers (a 202 while a result is being computed). */
+  readonly alsoSucceeds?: readonly SuccessDoc[];
   /**
    * The tables of the domain errors the route's feature throws (errors/domain-error.ts
    * `ErrorAnswers`): each status they answer is documented, naming the codes.
@@ -201,8 +203,9 @@ export const routeDocs: Readonly<Record<string, RouteDoc>> = {
     summary: 'Chat completion',
     description:
       'docs/interface.md §2.2: the OpenAI request plus fallback, retries, timeout, load balancing, guardrails ' +
-      'and prompt templates.',
-    request: { name: 'ChatCompletionRequest', schema: chatRequestSchema },
+      'and prompt templates. Also takes the chat modes’ ChatRequest (a body with `message`: §4.3, defaults ' +
+      'included, `stream` true), as the deprecated POST /api/chat takes it in `chat` mode (§9.3).',
+    request: { name: 'ChatCompletionRequest', schema: chatCompletionsBodySchema },
     parameters: CHAT_HEADERS,
     success: {
       status: 200,
@@ -304,16 +307,23 @@ export const routeDocs: Readonly<Record<string, RouteDoc>> = {
       query('style_control', 'Answer length and markdown as covariates', { enum: ['true', 'false'] }),
       query('family', 'Only these families’ models, comma-separated aliases'),
     ],
-    success: {
-      status: 200,
-      description: 'The leaderboard (202 while it is computed)',
-      json: enveloped(ref('Leaderboard')),
-    },
+    success: { status: 200, description: 'The leaderboard', json: enveloped(ref('Leaderboard')) },
+    alsoSucceeds: [
+      {
+        status: 202,
+        description: 'The first fit of this range is being computed; ask again after `Retry-After` seconds',
+        json: enveloped(ref('Leaderboard')),
+        headers: ['Retry-After'],
+      },
+    ],
   },
   'chat-legacy': {
     tag: 'Chat modes',
     summary: 'Legacy chat (deprecated): `mode` picks chat, battle or fight',
-    description: 'Migrate to the v1 route of the mode and drop `mode`; headers, auth, body and answers are the same.',
+    description:
+      'Migrate to the v1 route of the mode and drop `mode`; headers, auth, body and answers are the same ' +
+      '(POST /api/v1/chat/completions takes this body in `chat` mode as it is). Every answer, errors included, ' +
+      'carries `Deprecation` and `Link` (the successor of each mode), and `Sunset` once the deployment has set a date.',
     deprecated: true,
     request: { name: 'LegacyChatRequest', schema: legacyChatRequestSchema },
     parameters: CHAT_HEADERS,

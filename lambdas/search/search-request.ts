@@ -1,4 +1,3 @@
-import { enumOf } from '../schema/enum-of.js';
 import { compileConditional } from '../schema/compile.js';
 import { exceedsCharacters } from '../schema/text-length.js';
 import { invalidSearch } from './search-errors.js';
@@ -64,7 +63,7 @@ export const searchRequestSchema = {
     num_results: { type: 'integer', minimum: 1, maximum: MAX_RESULTS },
     type: {
       type: 'string',
-      ...enumOf(SEARCH_TYPES),
+      enum: [...SEARCH_TYPES],
     },
     include_summary: { type: 'boolean' },
     recency: {

@@ -9,6 +9,9 @@ const DEFAULT_DAYS = 30;
 /** A bound on one query's work; longer periods are asked for in pieces. */
 const MAX_DAYS = 400;
 
+/** The query parameters a usage report reads: the period (`parsePeriod`) and the key (`parseUsageFilter`). */
+export const USAGE_QUERY = ['from', 'to', 'keyId'] as const;
+
 export interface Period {
   readonly fromMs: number;
   readonly toMs: number;

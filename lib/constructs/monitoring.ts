@@ -23,6 +23,9 @@ import { Construct } from 'constructs';
 import { DIMENSION, METRIC } from '../../lambdas/observability/metric-names.js';
 import { observabilityNames, pascal, type ObservabilityNames } from '../names.js';
 
+/** Functions one failure alarm watches: errors and throttles of each, ten metrics, an alarm's most. */
+const FUNCTIONS_PER_ALARM = 5;
+
 /** The `service` dimension Powertools adds to every metric the functions emit. */
 const PERIOD = Duration.minutes(5);
 
@@ -192,18 +195,39 @@ export class Monitoring extends Construct {
       );
     }
 
-    const throttles = [...props.functions].map(([routeId, fn]) => {
-      const metric = fn.metricThrottles({ period: PERIOD, statistic: 'Sum' });
-      // Function errors are crashes and timeouts: the handlers answer every failure they know.
+    const throttles = [...props.functions].map(([routeId, fn]) => ({
+      routeId,
+      errors: fn.metricErrors({ period: PERIOD, statistic: 'Sum' }),
+      throttles: fn.metricThrottles({ period: PERIOD, statistic: 'Sum' }),
+    }));
+    // Function errors are crashes and timeouts: the handlers answer every failure they know. One
+    // alarm watches FUNCTIONS_PER_ALARM functions (an alarm's metric math takes ten metrics):
+    // an alarm per function would cost a stack resource each, and the stack's 500 run out.
+    for (let first = 0; first < throttles.length; first += FUNCTIONS_PER_ALARM) {
+      const group = throttles.slice(first, first + FUNCTIONS_PER_ALARM);
+      const usingMetrics = Object.fromEntries(
+        group.flatMap((entry, i) => [
+          [`e${i}`, entry.errors],
+          [`t${i}`, entry.throttles],
+        ]),
+      );
       const failed = new MathExpression({
-        expression: 'errors + throttles',
-        usingMetrics: { errors: fn.metricErrors({ period: PERIOD, statistic: 'Sum' }), throttles: metric },
+        expression: `SUM([${Object.keys(usingMetrics)
+          .map((name) => `FILL(${name}, 0)`)
+          .join(', ')}])`,
+        usingMetrics,
         period: PERIOD,
-        label: `${routeId} errors and throttles`,
+        label: 'errors and throttles',
       });
-      this.alarm(`Throttles${pascal(routeId)}`, failed, 1, `${routeId} function failed (errors or throttles)`);
-      return metric.with({ label: routeId });
-    });
+      const routeIds = group.map((entry) => entry.routeId);
+      this.alarm(
+        `FunctionFailures${first / FUNCTIONS_PER_ALARM + 1}`,
+        failed,
+        1,
+        `a function failed (errors or throttles; the dashboard's Throttles graph tells which): ${routeIds.join(', ')}`,
+      );
+    }
+    const throttleLines = throttles.map(({ routeId, throttles: metric }) => metric.with({ label: routeId }));
 
     this.dashboard = new Dashboard(this, 'Dashboard', { defaultInterval: Duration.hours(3) });
     this.dashboard.addWidgets(
@@ -227,7 +251,7 @@ export class Monitoring extends Construct {
       graph('p99 time to first chunk by model (s)', [gatewaySearch(names, METRIC.timeToFirstChunk, byModel, 'p99')]),
     );
     this.dashboard.addWidgets(
-      graph('Throttles', throttles),
+      graph('Throttles', throttleLines),
       graph('Cache, retries, fallbacks', [
         gatewayTotal(names, METRIC.cacheHits, 'cache hits'),
         gatewayTotal(names, METRIC.cacheMisses, 'cache misses'),

@@ -165,6 +165,14 @@ describe('deployment context', () => {
     expect(() => read({ imageDescriberModel: model })).toThrow(/imageDescriberModel/);
   });
 
+  test('legacyChatSunset: an ISO 8601 date or zoned date-time, passed on as given', () => {
+    expect(read({}).legacyChatSunset).toBeUndefined();
+    expect(read({ legacyChatSunset: '2027-06-30' }).legacyChatSunset).toBe('2027-06-30');
+    expect(read({ legacyChatSunset: '2027-06-30T12:00:00Z' }).legacyChatSunset).toBe('2027-06-30T12:00:00Z');
+    for (const bad of ['30/06/2027', '2027-02-30', '2027-06-30T12:00'])
+      expect(() => read({ legacyChatSunset: bad })).toThrow(/context legacyChatSunset .* ISO 8601/);
+  });
+
   test('stage throttle: whole numbers from cdk.json or -c', () => {
     expect(read({ throttleRateLimit: 50, throttleBurstLimit: '80' }).stageThrottle).toEqual({
       rateLimit: 50,

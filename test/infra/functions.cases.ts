@@ -128,6 +128,7 @@ describe('optional context: prompt service, Bedrock guardrail, image describer, 
       themesProviderUrl: THEMES,
       guardrail: { id: 'abc123def456', version: '4' },
       imageDescriberModel: 'claude',
+      legacyChatSunset: '2027-06-30',
     });
     resources = built.template.toJSON().Resources;
   });
@@ -143,6 +144,7 @@ describe('optional context: prompt service, Bedrock guardrail, image describer, 
       expect(env[ENV.guardrailVersion]).toBe(has('guardrails:apply') ? '4' : undefined);
       const describes = route.id === 'chat-completions' || route.id === 'images-analyze';
       expect(env[ENV.imageDescriberModel]).toBe(describes ? 'claude' : undefined);
+      expect(env[ENV.legacyChatSunset]).toBe(route.id === 'chat-legacy' ? '2027-06-30' : undefined);
     },
   );
 
@@ -169,6 +171,12 @@ describe('optional context: prompt service, Bedrock guardrail, image describer, 
   test('an image describer without the chat completions route is refused, not silently dropped', () => {
     const routesWithoutChat = [syntheticRoute({ id: 'other', path: '/other' })];
     expect(() => build({ routes: routesWithoutChat, imageDescriberModel: 'claude' })).toThrow(/chat-completions/);
+  });
+
+  test('a legacy sunset without the legacy route, or malformed, is refused before a deploy', () => {
+    const routesWithoutLegacy = [syntheticRoute({ id: 'other', path: '/other' })];
+    expect(() => build({ routes: routesWithoutLegacy, legacyChatSunset: '2027-06-30' })).toThrow(/chat-legacy/);
+    expect(() => build({ legacyChatSunset: 'next June' })).toThrow(/legacyChatSunset "next June"/);
   });
 });
 

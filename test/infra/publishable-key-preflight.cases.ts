@@ -16,8 +16,9 @@ const chatMode = syntheticRoute({
   streaming: true,
 });
 const routes = [...manifestRoutes, chatMode];
-/** The arena's session routes take publishable keys too: a browser reads its session again. */
+/** The arena's session routes and leaderboard take publishable keys too: a browser reads its sessions again. */
 const SESSION_PATHS = [
+  '/api/v1/arena/leaderboard',
   '/api/v1/sessions',
   '/api/v1/sessions/{id}',
   '/api/v1/sessions/{id}/events',
@@ -120,6 +121,7 @@ test('a resource with a publishable-key route admits all its methods; resources 
     '/api/v1/battle': ['POST'],
     '/api/v1/fight': ['POST'],
     '/api/chat': ['POST'],
+    '/api/v1/arena/leaderboard': ['GET'],
     '/api/v1/sessions': ['GET'],
     '/api/v1/sessions/{id}': ['GET'],
     '/api/v1/sessions/{id}/events': ['GET'],

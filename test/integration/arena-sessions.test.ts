@@ -2,6 +2,7 @@ import { arenaStream, eventsOf } from './support/arena.js';
 import { sessionLedger, sessionRecord } from './support/arena-records.js';
 import { bearer, call } from './support/http.js';
 import { useGateway } from './support/gateway-fixture.js';
+import { simulatedReply } from './support/simulators.js';
 import { RawHttpConnection, sseFrames } from '../support/raw-http.js';
 import { validateArenaStream } from '../support/arena-stream-validator.js';
 
@@ -226,7 +227,7 @@ describe('the legacy route', () => {
     expect(answer.headers.get('x-model-used')).toBe('gpt-5');
     expect(answer.body).toMatchObject({
       object: 'chat.completion',
-      choices: [{ message: { content: 'Simulated reply from gpt-5 — you said: hello legacy' } }],
+      choices: [{ message: { content: expect.stringMatching(simulatedReply('gpt-5', 'hello legacy')) } }],
     });
   });
 
@@ -248,5 +249,12 @@ describe('the legacy route', () => {
     const answer = await call(local.gateway.url('/api/chat'), { headers: bearer(local.key), body: { message: 'hi' } });
     expect(answer.status).toBe(400);
     expect(answer.body.error.field).toBe('mode');
+  });
+
+  it('says it is deprecated, and announces no sunset the deployment has not set', async () => {
+    const answer = await call(local.gateway.url('/api/chat'), { headers: bearer(local.key), body: { message: 'hi' } });
+    expect(answer.headers.get('deprecation')).toMatch(/^@\d+$/);
+    expect(answer.headers.get('link')).toContain('<v1/chat/completions>; rel="successor-version"');
+    expect(answer.headers.get('sunset')).toBeNull();
   });
 });

@@ -130,6 +130,43 @@ test('query strings of the usage routes: no 5xx, 400s name the field', async () 
   );
 }, 60_000);
 
+describe('query parameters a route does not take (docs/interface.md: refused, not ignored)', () => {
+  const admin = () => bearer(local.gateway.info.adminToken);
+  test.each([
+    ['/api/v1/usage?form=2026-01-01', 'form', () => bearer(local.key)],
+    ['/api/admin/v1/usage?accountId=acc_x&from=2026-01-01&key=k', 'key', admin],
+    ['/api/v1/media/video/status?task_id=t&taskId=t', 'taskId', () => bearer(local.key)],
+    ['/api/v1/themes?platfrom=game', 'platfrom', () => bearer(local.key)],
+    ['/api/v1/keys?page=2', 'page', () => local.account.session],
+    ['/api/health?verbose=1', 'verbose', () => ({})],
+  ])('%s is a 400 naming %s', async (path, name, headers) => {
+    const answer = await call(local.gateway.url(path), { headers: headers() });
+    expect(answer.status).toBe(400);
+    expect(answer.body.error).toMatchObject({ code: 'BAD_REQUEST', field: name });
+    expect(answer.body.error.message).toMatch(new RegExp(`^${name}: is not a query parameter of this route`));
+  });
+
+  test('the OpenAI-shaped routes name it as param; the message lists what the route takes', async () => {
+    const models = await call(local.gateway.url('/api/v1/models?limit=5'), { headers: bearer(local.key) });
+    expect(models.status).toBe(400);
+    expect(models.body.error).toMatchObject({ code: 'BAD_REQUEST', param: 'limit', type: 'invalid_request_error' });
+    expect(models.body.error.message).toBe('limit: is not a query parameter of this route (this route takes none)');
+    const themes = await call(local.gateway.url('/api/v1/themes?plat=game'), { headers: bearer(local.key) });
+    expect(themes.body.error.message).toBe(
+      'plat: is not a query parameter of this route (this route takes id, platform)',
+    );
+  });
+
+  test('the parameters a route takes still work', async () => {
+    const themes = await call(local.gateway.url('/api/v1/themes?platform=game'), { headers: bearer(local.key) });
+    expect(themes.status).toBe(200);
+    const usage = await call(local.gateway.url('/api/v1/usage?from=2026-01-01&to=2026-01-02&keyId=none'), {
+      headers: bearer(local.key),
+    });
+    expect(usage.status).toBe(200);
+  });
+});
+
 describe("bodies above Lambda's 6 MB request payload limit", () => {
   const LAMBDA_LIMIT = 6 * 1024 * 1024;
   const bodyOf = (bytes: number) =>

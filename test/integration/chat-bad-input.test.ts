@@ -4,8 +4,9 @@ import { useGateway } from './support/gateway-fixture.js';
 
 /**
  * Property: no chat-completions body yields a 5xx, and every 400 names its field (`param`,
- * OpenAI style). Bodies mix valid and invalid values for every field so that both the
- * gateway's validation and the providers' behind it are reached.
+ * OpenAI style). Bodies mix valid and invalid values for every field, of both request forms
+ * (the OpenAI request and the chat modes' ChatRequest), so that both the gateway's validation
+ * and the providers' behind it are reached.
  */
 const local = useGateway({
   env: { POWERTOOLS_LOG_LEVEL: 'WARN' },
@@ -58,6 +59,28 @@ const valid = fc.record({
   max_tokens: fc.integer({ min: 1, max: 50 }),
   stop: fc.oneof(fc.constant(undefined), fc.array(fc.string({ maxLength: 4 }), { maxLength: 4 })),
 });
+/** Valid requests in the chat modes' ChatRequest form, which the route also takes. */
+const validChatMode = fc.record({
+  model: fc.constantFrom('gpt', 'claude', 'gemini', 'grok'),
+  message: text.filter((value) => value.trim() !== ''),
+  messages: fc.array(fc.record({ role: fc.constantFrom('user', 'assistant'), content: fc.constantFrom('earlier') }), {
+    maxLength: 2,
+  }),
+  stream: fc.boolean(),
+});
+/** The ChatRequest form, fuzzed: a body with `message` is read as that form. */
+const chatModeBody = fc.record(
+  {
+    message: fc.oneof(text, anything),
+    model: fc.oneof(fc.constantFrom('gpt', 'claude', 'nope'), anything),
+    mode: fc.oneof(fc.constantFrom('chat', 'battle'), anything),
+    messages: fc.oneof(fc.array(message, { maxLength: 3 }), anything),
+    image_url: fc.oneof(fc.webUrl(), anything),
+    stream: fc.oneof(fc.boolean(), anything),
+    temperature: anything,
+  },
+  { requiredKeys: ['message'] },
+);
 const body = fc.record(
   {
     model: fc.oneof(
@@ -108,7 +131,9 @@ test('no chat-completions body yields a 5xx; every 400 names its field', async (
     fc.asyncProperty(
       fc.oneof(
         valid.map((b) => JSON.stringify(b)),
+        validChatMode.map((b) => JSON.stringify(b)),
         body.map((b) => JSON.stringify(b)),
+        chatModeBody.map((b) => JSON.stringify(b)),
         fc.string(),
       ),
       async (raw) => {

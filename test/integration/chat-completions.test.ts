@@ -3,7 +3,7 @@ import { useGateway } from './support/gateway-fixture.js';
 import { adminKey, provisionAccount } from './support/provisioning.js';
 import { bearer, call } from './support/http.js';
 import { ledgerEntries } from './support/ledger-entries.js';
-import { SimulatorControl } from './support/simulators.js';
+import { SimulatorControl, simulatedReply } from './support/simulators.js';
 
 const local = useGateway({ account: 'chat', key: { via: 'admin', body: { type: 'secret', rateLimit: 10000 } } });
 let client: OpenAI;
@@ -40,7 +40,7 @@ describe.each([
       .withResponse();
     expect(data.object).toBe('chat.completion');
     expect(data.model).toBe(model);
-    expect(data.choices[0]!.message.content).toBe(`Simulated reply from ${model} — you said: hello ${alias}`);
+    expect(data.choices[0]!.message.content).toMatch(simulatedReply(model, `hello ${alias}`));
     expect(data.choices[0]!.finish_reason).toBe('stop');
     expect(data.usage!.total_tokens).toBe(data.usage!.prompt_tokens + data.usage!.completion_tokens);
     expect(response.headers.get('x-model-used')).toBe(model);
@@ -75,7 +75,7 @@ describe.each([
     expect(chunks[0]!.choices[0]!.delta.role).toBe('assistant');
     expect(chunks.filter((c) => c.choices[0]?.delta.role)).toHaveLength(1);
     const text = chunks.map((c) => c.choices[0]?.delta.content ?? '').join('');
-    expect(text).toBe(`Simulated reply from ${model} — you said: ${content}`);
+    expect(text).toMatch(simulatedReply(model, content));
     expect(chunks.at(-2)!.choices[0]!.finish_reason).toBe('stop');
     const usage = chunks.at(-1)!.usage!;
     expect(chunks.at(-1)!.choices).toEqual([]);
@@ -111,6 +111,38 @@ describe.each([
         c.type === 'function' ? [c.function.name, c.function.arguments] : [],
       ),
     ).toEqual(calls.map((c) => (c.type === 'function' ? [c.function.name, c.function.arguments] : [])));
+  });
+});
+
+describe('temperature (docs/interface.md §2.2: default 0.7)', () => {
+  /** Where each wire format carries the temperature. */
+  const sentTemperature: Record<string, (body: any) => unknown> = {
+    openai: (body) => body.temperature,
+    anthropic: (body) => body.temperature,
+    google: (body) => body.generationConfig?.temperature,
+  };
+
+  test.each([
+    ['gpt', 'openai'],
+    ['claude', 'anthropic'],
+    ['gemini', 'google'],
+  ])('%s (%s wire format): omitted is sent as 0.7, an explicit 0 as 0', async (alias, provider) => {
+    const simulator = SimulatorControl.of(local.gateway, provider);
+    const sent = async (extra: Record<string, unknown>) => {
+      await simulator.reset();
+      const answer = await call(local.gateway.url('/api/v1/chat/completions'), {
+        headers: { ...bearer(local.key), 'X-Cache': 'no-cache' },
+        body: { model: alias, messages: [{ role: 'user', content: `temperature ${JSON.stringify(extra)}` }], ...extra },
+      });
+      expect(answer.status).toBe(200);
+      const [request, ...more] = await simulator.requests();
+      expect(more).toEqual([]);
+      return sentTemperature[provider]!(request!.body);
+    };
+    expect(await sent({})).toBe(0.7);
+    expect(await sent({ temperature: null })).toBe(0.7);
+    expect(await sent({ temperature: 0 })).toBe(0);
+    expect(await sent({ temperature: 0.3 })).toBe(0.3);
   });
 });
 
@@ -210,6 +242,36 @@ describe('bad input', () => {
     const answer = await call(local.gateway.url('/api/v1/chat/completions'), { headers: bearer(local.key), body });
     expect(answer.status).toBe(400);
     expect(answer.body.error).toMatchObject({ type: 'invalid_request_error', code: 'BAD_REQUEST', param });
+  });
+
+  test.each([
+    [
+      { tool_choice: 'maybe' },
+      'tool_choice',
+      'must be one of none, auto, required, or {"type": "function", "function": {"name": …}}',
+    ],
+    [
+      { load_balance: { strategy: 'random', targets: [{ model: 'gpt' }] } },
+      'load_balance.strategy',
+      'must be one of weighted, round-robin, least-latency',
+    ],
+    [
+      { guardrails: { enabled: ['pii', 'spam'] } },
+      'guardrails.enabled[1]',
+      'must be one of pii, content_moderation, schema_validation',
+    ],
+    [
+      { messages: [{ role: 'wizard', content: 'x' }] },
+      'messages[0].role',
+      'must be one of system, developer, user, assistant, tool',
+    ],
+  ])('an enum refusal (%j) lists the allowed values', async (extra, param, rule) => {
+    const answer = await call(local.gateway.url('/api/v1/chat/completions'), {
+      headers: bearer(local.key),
+      body: { model: 'gpt', messages: [{ role: 'user', content: 'x' }], ...extra },
+    });
+    expect(answer.status).toBe(400);
+    expect(answer.body.error).toMatchObject({ param, message: `${param}: ${rule}` });
   });
 
   test('the openai SDK surfaces a 400 as BadRequestError with the param', async () => {

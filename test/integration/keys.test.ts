@@ -182,6 +182,20 @@ test('key management needs a session: none is 401, an API key is 403', async () 
   expect(none.body).toMatchObject({ success: false, error: { code: 'UNAUTHORIZED' } });
   const withKey = await call(local.gateway.url('/api/v1/keys'), { headers: bearer(local.gateway.info.apiKey) });
   expect(withKey.status).toBe(403);
+  // Both say what the route takes instead, so a caller is not sent from a 401 to a 403.
+  const sessionOnly = 'the dashboard session cookie (gw_session, set by POST /api/v1/auth/login)';
+  expect(none.body.error.message).toBe(`Missing credentials: this route accepts ${sessionOnly}`);
+  expect(none.body.error.message).not.toMatch(/API key|Bearer/);
+  expect(withKey.body.error.message).toBe(`Secret API keys cannot reach this route: it accepts ${sessionOnly}`);
+});
+
+test('a route taking keys and sessions names both in its 401', async () => {
+  const none = await call(local.gateway.url('/api/v1/usage'));
+  expect(none.status).toBe(401);
+  expect(none.body.error.message).toBe(
+    'Missing credentials: this route accepts a secret API key (Authorization: Bearer sk_… or X-API-Key) ' +
+      'or the dashboard session cookie (gw_session, set by POST /api/v1/auth/login)',
+  );
 });
 
 test('cookie writes need an allowed Origin', async () => {

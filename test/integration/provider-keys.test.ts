@@ -84,6 +84,14 @@ test.each([
   expect(answer.body.error.field).toBe(field);
 });
 
+test('an unknown provider is refused with the providers it may be', async () => {
+  const answer = await create({ provider: 'mistral', slug: 'a-b', apiKey: 'sk-12345678' });
+  expect(answer.body.error).toMatchObject({
+    field: 'provider',
+    message: 'provider: must be one of openai, anthropic, google, xai, openrouter',
+  });
+});
+
 test('provider keys need a session; an API key is refused', async () => {
   expect((await call(local.gateway.url('/api/v1/provider-keys'))).status).toBe(401);
   expect((await call(local.gateway.url('/api/v1/provider-keys'), { headers: bearer(local.key) })).status).toBe(403);

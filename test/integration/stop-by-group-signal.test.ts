@@ -1,8 +1,8 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { LocalGateway } from '../../local/child-runtime.js';
 import { createKey, provisionAccount } from './support/provisioning.js';
 import { bearer, call } from './support/http.js';
 import { accountUsage, type DayTotal, type LedgerEntry } from './support/ledger-entries.js';
+import { onLinux, processesNaming } from './support/processes.js';
 
 /**
  * A terminal's Ctrl-C signals the whole foreground process group: npm, the gateway and its
@@ -38,7 +38,6 @@ test.each(['SIGINT', 'SIGTERM'] as const)(
 );
 
 /** The children sit outside the gateway's process group, so they must not outlive it. */
-const onLinux = existsSync('/proc/self/cmdline') ? test : test.skip;
 onLinux(
   'a killed gateway leaves no child behind',
   async () => {
@@ -55,19 +54,6 @@ onLinux(
   },
   60_000,
 );
-
-/** Live processes whose command line names `text` (the children get the data folder there). */
-function processesNaming(text: string): string[] {
-  return readdirSync('/proc').filter((pid) => {
-    try {
-      return (
-        /^\d+$/.test(pid) && pid !== String(process.pid) && readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(text)
-      );
-    } catch {
-      return false;
-    }
-  });
-}
 
 const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
 

@@ -24,7 +24,10 @@ import type {
  *   an object) as `{"_raw": "<the string>"}` so the model still sees what it wrote;
  * - temperature: OpenAI's range is 0..2, Anthropic's 0..1. Values are clamped to 1 rather than
  *   halved, so the common 0..1 settings keep their meaning;
- * - temperature wins over top_p: recent Claude models reject requests that set both;
+ * - one of temperature and top_p, as recent Claude models reject requests that set both: top_p
+ *   when it is below 1, else temperature. The gateway always sends a temperature (0.7 when the
+ *   caller gives none), so temperature winning would leave top_p no effect on Claude at all;
+ *   a top_p of 1 (some SDKs send it by default) restricts nothing, and then temperature is sent;
  * - `presence_penalty`, `frequency_penalty` and `seed` have no Anthropic equivalent: dropped;
  * - `response_format` has no native field: an instruction (with the schema) is appended to
  *   the system prompt;
@@ -104,8 +107,8 @@ export function toAnthropicBody(request: ChatRequest, model: string, stream: boo
   };
   if (system) body.system = system;
   if (stream) body.stream = true;
-  if (request.temperature !== undefined) body.temperature = Math.min(request.temperature, MAX_TEMPERATURE);
-  else if (request.top_p !== undefined) body.top_p = request.top_p;
+  if (request.top_p !== undefined && request.top_p < 1) body.top_p = request.top_p;
+  else if (request.temperature !== undefined) body.temperature = Math.min(request.temperature, MAX_TEMPERATURE);
   const stops =
     request.stop === undefined
       ? []

@@ -151,6 +151,8 @@ export async function converse(create: Create, access: Access) {
   const sessionIds: string[] = (listed.data?.data.sessions ?? []).map((summary) => summary.id);
   const cancel = await withKey.POST('/api/v1/sessions/{id}/cancel', session);
   const cancelled: boolean | undefined = cancel.data?.data.cancelled;
+  const leaderboard = await withKey.GET('/api/v1/arena/leaderboard', { params: { query: { family: 'gpt,claude' } } });
+  const leaderboardStatus: string | undefined = leaderboard.data?.data.status;
 
   const fight = await withKey.POST('/api/v1/fight', {
     body: { message: 'Name a prime number', models: ['gpt', 'claude'], rounds: 1 },
@@ -175,6 +177,7 @@ export async function converse(create: Create, access: Access) {
     sessionStatus,
     sessionIds,
     cancelled,
+    leaderboardStatus,
     fightStream,
     legacyContent,
     answers: { chat: plain.data },
@@ -336,6 +339,7 @@ export interface ClientProgram {
     sessionStatus?: string;
     sessionIds: string[];
     cancelled?: boolean;
+    leaderboardStatus?: string;
     fightStream: string;
     legacyContent?: string | null;
     answers: { chat: unknown };

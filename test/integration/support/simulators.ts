@@ -49,3 +49,14 @@ export class SimulatorControl {
     await fetch(`${this.url}/__sim/requests`, { method: 'DELETE' });
   }
 }
+
+/**
+ * The simulated model's default reply to a sampled request (local/simulators/script.ts): the
+ * gateway always sends a temperature (0.7 unless the caller gives one), so the reply names its
+ * draw, `(take 1a2b3c)`, between the model and what was said.
+ */
+export function simulatedReply(model: string, said: string): RegExp {
+  return new RegExp(`^Simulated reply from ${escaped(model)} \\(take [0-9a-f]{6}\\) — you said: ${escaped(said)}$`);
+}
+
+const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

@@ -13,6 +13,7 @@ test('an empty environment is a valid configuration: every setting absent, the d
     version: 'dev',
     writeBehindMs: 2,
     moderation: { engine: 'local' },
+    legacyChatSunsetMs: undefined,
   });
   expect(config.platformService('OPENAI')).toEqual({ apiKey: undefined, baseUrl: undefined });
 });
@@ -48,6 +49,16 @@ test('what a deployed function is given, read into its settings', () => {
     usageRetryQueueUrl: 'https://sqs.eu-west-1.amazonaws.com/1/q',
   });
   expect(config.platformService('OPENAI')).toEqual({ apiKey: 'sk-test', baseUrl: 'http://127.0.0.1:9000/v1' });
+});
+
+test('the legacy route’s sunset: an ISO 8601 date (its UTC start) or a date-time with its zone', () => {
+  const sunset = (value: string) => readConfiguration({ LEGACY_CHAT_SUNSET: value }).legacyChatSunsetMs;
+  expect(sunset('2027-06-30')).toBe(Date.UTC(2027, 5, 30));
+  expect(sunset('2027-06-30T12:00:00+02:00')).toBe(Date.UTC(2027, 5, 30, 10));
+  for (const bad of ['2027-02-30', '30 June 2027', '2027-06-30T12:00', 'soon'])
+    expect(() => sunset(bad)).toThrow(
+      `LEGACY_CHAT_SUNSET must be an ISO 8601 date or date-time with a zone, not "${bad}"`,
+    );
 });
 
 test('every malformed value is named at once, in one error', () => {

@@ -1,5 +1,5 @@
 import { HttpError } from '../../../lambdas/http/errors.js';
-import { MAX_BODY_DEPTH, parseJsonBody, validate } from '../../../lambdas/http/validation.js';
+import { MAX_BODY_DEPTH, MAX_LISTED_VALUES, parseJsonBody, validate } from '../../../lambdas/http/validation.js';
 import { compile, compileConditional, type Schema } from '../../../lambdas/schema/compile.js';
 
 /** The HttpError a validation failure throws. */
@@ -93,8 +93,30 @@ describe('validate', () => {
     expect(error.param).toBe('rateLimit');
     expect(error.message).toBe('rateLimit: must be <= 10000');
     expect(failure(() => validate(keyBody, { name: 'x', type: 'other' })).message).toBe(
-      'type: must be equal to one of the allowed values',
+      'type: must be one of secret, publishable',
     );
+  });
+
+  test('every enum and const names what it allows; a long list is cut and counted', () => {
+    const many = Array.from({ length: MAX_LISTED_VALUES + 3 }, (_, i) => `v${i}`);
+    const choices = compileConditional({
+      type: 'object',
+      properties: {
+        many: { enum: many },
+        mixed: { enum: [1, null, { long: 'x'.repeat(100) }] },
+        fixed: { const: 'function' },
+        nested: { type: 'object', properties: { level: { enum: ['low', 'high'] } } },
+      },
+    });
+    expect(failure(() => validate(choices, { many: 'nope' })).message).toBe(
+      `many: must be one of ${many.slice(0, MAX_LISTED_VALUES).join(', ')} and 3 more`,
+    );
+    expect(failure(() => validate(choices, { mixed: 2 })).message).toBe(
+      `mixed: must be one of 1, null, ${JSON.stringify({ long: 'x'.repeat(100) }).slice(0, 60)}…`,
+    );
+    expect(failure(() => validate(choices, { fixed: 'tool' })).message).toBe('fixed: must be function');
+    const nested = failure(() => validate(choices, { nested: { level: 'mid' } }));
+    expect([nested.param, nested.message]).toEqual(['nested.level', 'nested.level: must be one of low, high']);
   });
 
   test('array items are named by index', () => {

@@ -9,6 +9,7 @@ import {
   openApiPath,
 } from '../../../lambdas/openapi/document.js';
 import { toJsonSchema2020 } from '../../../lambdas/openapi/json-schema-2020.js';
+import { chatCompletionsBodyValidator } from '../../../lambdas/arena/chat-completions-body.js';
 import { routeDocs } from '../../../lambdas/openapi/route-docs.js';
 import { documentSchemas } from '../../support/openapi-schemas.js';
 
@@ -28,12 +29,27 @@ const operationOf = (id: string): Operation => {
  */
 const LINT_RULES = { 'info-license': 'off' } as const;
 
+/**
+ * Findings that are wrong for this document, each at one place only. The chat request requires
+ * `json_schema` in the `then` of an if/then whose enclosing schema defines that property; valid
+ * JSON Schema, but the rule only looks inside the `then`. Its two forms exclude each other by
+ * `message` (required in one, `false` in the other), but the oneOf rule reads exclusion only
+ * from `required` and `additionalProperties`, not from a property schema of `false`.
+ */
+const CHAT_BODY = '#/components/requestBodies/ChatCompletionRequest/content/application~1json/schema';
+const FALSE_POSITIVES = [
+  `no-required-schema-properties-undefined ${CHAT_BODY}/oneOf/0/properties/response_format/then/required/0`,
+  `no-illogical-composition-keywords ${CHAT_BODY}/oneOf`,
+];
+
 async function lintProblems(candidate: object): Promise<string[]> {
   const config = await createConfig({ extends: ['recommended'], rules: LINT_RULES });
   const problems = await lintFromString({ source: JSON.stringify(candidate), absoluteRef: 'openapi.json', config });
-  return problems.map(
-    (problem) => `${problem.severity} ${problem.ruleId} ${problem.location.map((where) => where.pointer).join(' ')}`,
-  );
+  return problems
+    .map(
+      (problem) => `${problem.severity} ${problem.ruleId} ${problem.location.map((where) => where.pointer).join(' ')}`,
+    )
+    .filter((line) => !FALSE_POSITIVES.some((known) => line.endsWith(` ${known}`)));
 }
 
 describe('the OpenAPI document', () => {
@@ -189,6 +205,20 @@ describe('the document and the manifest', () => {
     }
   });
 
+  test('the deprecated route says so on every answer, errors included; no other route does', () => {
+    for (const route of routes) {
+      const responses = operationOf(route.id)['responses'] as Record<string, { headers: Record<string, unknown> }>;
+      for (const [status, response] of Object.entries(responses))
+        expect([route.id, status, 'Deprecation' in response.headers, 'Link' in response.headers]).toEqual([
+          route.id,
+          status,
+          route.id === 'chat-legacy',
+          route.id === 'chat-legacy',
+        ]);
+    }
+    expect(operationOf('chat-legacy')['deprecated']).toBe(true);
+  });
+
   test('a route with a limit of its own documents it on its 429', () => {
     const limited = operationOf('fashion-status')['responses']['429'].description;
     expect(limited).toMatch(/40 requests per 10 s per key/);
@@ -227,6 +257,18 @@ describe('the document and the manifest', () => {
   });
 });
 
+describe('documented query parameters are the ones the handlers take (any other is refused)', () => {
+  beforeAll(() => installLambdaStreamingGlobals());
+
+  test.each(routes.map((route) => [route.id, route] as const))('%s', async (id, route) => {
+    const { handler } = (await loadRouteHandler(route)) as { handler: { queryParameters: readonly string[] } };
+    const documented = (operationOf(id)['parameters'] ?? []) as { in: string; name: string }[];
+    expect(documented.filter((parameter) => parameter.in === 'query').map((parameter) => parameter.name)).toEqual(
+      handler.queryParameters,
+    );
+  });
+});
+
 describe('documented request schemas are the ones the handlers validate with', () => {
   beforeAll(() => installLambdaStreamingGlobals());
 
@@ -236,9 +278,40 @@ describe('documented request schemas are the ones the handlers validate with', (
     expect(documented?.schema).toBe(handler.bodySchema);
     if (!documented) return;
     const bodies = (document['components'] as { requestBodies: Record<string, Operation> }).requestBodies;
-    expect(bodies[documented.name]!['content']['application/json'].schema).toEqual(
-      toJsonSchema2020(handler.bodySchema!),
-    );
+    expect(bodies[documented.name]!.content['application/json'].schema).toEqual(toJsonSchema2020(handler.bodySchema!));
     expect(operationOf(id)['requestBody']).toEqual({ $ref: `#/components/requestBodies/${documented.name}` });
+  });
+
+  test('the chat body is documented as two forms, told apart exactly as the handler tells them apart', () => {
+    const pointer = '#/components/requestBodies/ChatCompletionRequest/content/application~1json/schema';
+    const schemas = documentSchemas(document);
+    const bodies = [
+      { model: 'gpt', messages: [{ role: 'user', content: 'x' }] },
+      { model: 'gpt', message: 'x' },
+      { model: 'gpt', message: 'x', messages: [{ role: 'user', content: 'earlier' }] },
+      { model: 'gpt', message: 'x', mode: 'battle' },
+      { model: 'gpt', messages: [{ role: 'user', content: 'x' }], message: 42 },
+      { model: 'gpt' },
+      { message: 'x' },
+    ];
+    const verdicts = bodies.map((body) => [
+      schemas.mismatches(pointer, structuredClone(body)).length === 0,
+      chatCompletionsBodyValidator(structuredClone(body)),
+    ]);
+    expect(verdicts).toEqual([
+      [true, true],
+      [true, true],
+      [true, true],
+      [false, false],
+      [false, false],
+      [false, false],
+      [false, false],
+    ]);
+  });
+
+  test('a body is required where its schema requires a field, in each of its forms', () => {
+    const bodies = (document['components'] as { requestBodies: Record<string, Operation> }).requestBodies;
+    expect(bodies['ChatCompletionRequest']!.required).toBe(true);
+    expect(bodies['CreateKeyRequest']?.required ?? false).toBe(false);
   });
 });

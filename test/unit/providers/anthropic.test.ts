@@ -115,7 +115,8 @@ describe('request translation', () => {
       tools: [WEATHER, TIME],
       stop: 'END',
       temperature: 1.6,
-      top_p: 0.5,
+      // 1 restricts nothing, so the temperature is sent (and clamped to Anthropic's 1).
+      top_p: 1,
       presence_penalty: 1,
       frequency_penalty: 1,
       seed: 7,
@@ -161,7 +162,7 @@ describe('request translation', () => {
     expect(body['stop_sequences']).toEqual(['END']);
     expect(body['temperature']).toBe(1);
     expect(body['metadata']).toEqual({ user_id: 'user-42' });
-    // No Anthropic equivalent (penalties, seed), or rejected alongside temperature (top_p).
+    // No Anthropic equivalent (penalties, seed), or rejected alongside temperature (a top_p of 1).
     for (const dropped of ['top_p', 'presence_penalty', 'frequency_penalty', 'seed', 'tool_choice', 'user', 'stop'])
       expect(body).not.toHaveProperty(dropped);
   });
@@ -182,9 +183,11 @@ describe('request translation', () => {
     expect(sentBody()['messages'].map((m: { role: string }) => m.role)).toEqual(['user', 'assistant', 'user']);
   });
 
-  it('keeps top_p when no temperature is set, and honours max_tokens', async () => {
-    await completeOnce(anthropicAdapter, ask('hi', { top_p: 0.9, max_tokens: 50, stop: ['a', 'b'] }), target, OPTIONS);
+  it('sends a top_p below 1 instead of the temperature, and honours max_tokens', async () => {
+    const request = ask('hi', { temperature: 0.7, top_p: 0.9, max_tokens: 50, stop: ['a', 'b'] });
+    await completeOnce(anthropicAdapter, request, target, OPTIONS);
     expect(sentBody()).toMatchObject({ top_p: 0.9, max_tokens: 50, stop_sequences: ['a', 'b'] });
+    expect(sentBody()).not.toHaveProperty('temperature');
   });
 
   it.each([
