@@ -12,6 +12,7 @@ import { benchKeys, idleCpu, startBenchGateway } from './gateway-overhead.js';
 import { CLK_TCK, cpuMs } from './proc.js';
 import { fmtMs, median, percent, table } from './stats.js';
 import { postForEvents, type TimedEvent, type TimedStream } from './timed-sse.js';
+import { sessionLogCost, type SessionLogCost } from './session-log-cost.js';
 import { printVerdicts, verdict, type Verdict } from './verdicts.js';
 
 /**
@@ -47,6 +48,7 @@ interface Fight {
   readonly stream: TimedStream;
   readonly calls: FightCalls;
   readonly cpuMs: number;
+  readonly log: SessionLogCost;
 }
 
 export async function benchArena(): Promise<void> {
@@ -85,7 +87,9 @@ async function measuredFight(
   const cpu = cpuMs(pid) - cpuBefore - idleMsPerS * spanS;
   const calls = callsByRound(await capturedCalls(simulators), ROUNDS);
   gateway.output = '';
-  return { style, stream, calls, cpuMs: cpu };
+  const sessionId = String(stream.events.find(isType('session_start'))!.data['sessionId']);
+  const log = await sessionLogCost(gateway, sessionId, stream.lastByteAt - stream.sentAt);
+  return { style, stream, calls, cpuMs: cpu, log };
 }
 
 async function fight(gateway: LocalGateway, key: string, style: Style, rounds: number, message: string) {
@@ -169,6 +173,21 @@ function report(fights: readonly Fight[], idleMsPerS: number): void {
         fmtMs(Math.max(...x.answerFirstDeltaMs)),
         fmtMs(median(x.answerFirstDeltaMs)),
         fmtMs(Math.max(...f.calls.rounds.flatMap((r) => [...r.answers.values(), ...r.votes].map(durationMs)))),
+      ]),
+    ]),
+  );
+  console.log('\nThe session log (DynamoDB, on-demand list price): every event written before it is sent\n');
+  console.log(
+    table([
+      ['style', 'events', 'page writes', 'writes/event', 'page bytes', 'write units (pages + other)', '$ per fight'],
+      ...fights.map(({ style, log }) => [
+        style,
+        String(log.events),
+        String(log.pages),
+        (log.pages / log.events).toFixed(3),
+        `${(log.pageBytes / 1024).toFixed(1)} KB`,
+        `${log.pageUnits} + ${log.otherUnits}`,
+        `$${log.usd.toFixed(6)}`,
       ]),
     ]),
   );

@@ -70,13 +70,37 @@ function describedPart(path: readonly PathSegment[], schema: unknown): PathSegme
   let node = asRecord(schema);
   for (let i = 0; i < path.length; i++) {
     const segment = path[i]!;
-    const listed = typeof segment === 'number' ? node?.['items'] : asRecord(node?.['properties'])?.[segment];
-    const next = asRecord(listed);
-    if (!next) return path.slice(0, node?.['properties'] || node?.['items'] ? i + 1 : Math.max(i, 1));
+    const next = node && childOf(node, segment);
+    if (!next) return path.slice(0, node && describesChildren(node) ? i + 1 : Math.max(i, 1));
     node = next;
   }
   return [...path];
 }
+
+/** The schema of a member or item, looking through alternatives (a body of two forms, a role's branch). */
+function childOf(node: Record<string, unknown>, segment: PathSegment): Record<string, unknown> | undefined {
+  const listed = typeof segment === 'number' ? node['items'] : asRecord(node['properties'])?.[segment];
+  const direct = asRecord(listed);
+  if (direct) return direct;
+  for (const alternative of alternativesOf(node)) {
+    const found = childOf(alternative, segment);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+const describesChildren = (node: Record<string, unknown>): boolean =>
+  Boolean(node['properties'] || node['items']) || alternativesOf(node).some(describesChildren);
+
+const alternativesOf = (node: Record<string, unknown>): Record<string, unknown>[] =>
+  (['oneOf', 'anyOf', 'allOf'] as const).flatMap((keyword) =>
+    Array.isArray(node[keyword])
+      ? (node[keyword] as unknown[]).flatMap((option): Record<string, unknown>[] => {
+          const record = asRecord(option);
+          return record ? [record] : [];
+        })
+      : [],
+  );
 
 const asRecord = (value: unknown): Record<string, unknown> | undefined =>
   value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
