@@ -4,7 +4,8 @@
  * client can replay, and one a host taking the session over will find.
  *
  * Pages, not one write per event: an answer's deltas arrive every few tens of milliseconds, so
- * they wait (at most `pageIntervalMs` after the last write) and share a page. Every other event
+ * they wait (at most `pageIntervalMs` after the last write) and share a page; an answer's first
+ * delta does not wait (the time to its first word is what a reader feels). Every other event
  * is written at once, with whatever waits before it, except the judging results
  * (`voting_complete`, `leaderboard_update`), which share a page with the `round_complete` that
  * follows them: a round's result is in the log whole or not at all, so a host resuming the
@@ -57,6 +58,8 @@ export async function* durableEvents(
   let pageBytes = 0;
   let lastWrite = Number.NEGATIVE_INFINITY;
   let pending: Promise<IteratorResult<ArenaEvent>> | undefined;
+  // The answers (round/agent) whose text has begun: their later deltas may wait for a page.
+  const begun = new Set<string>();
 
   const write = async () => {
     const written = page;
@@ -90,13 +93,22 @@ export async function* durableEvents(
       page.push({ id: nextId++, event });
       pageBytes += JSON.stringify(event).length;
       const type = event.type;
-      const waits = WAITING_KINDS.has(type) || GROUPED_KINDS.has(type);
+      const waits = (WAITING_KINDS.has(type) && !firstOfItsAnswer(event, begun)) || GROUPED_KINDS.has(type);
       if (!waits || pageBytes >= options.maxPageBytes) yield* await write();
       else if (WAITING_KINDS.has(type) && options.now() - lastWrite >= options.pageIntervalMs) yield* await write();
     }
   } finally {
     await iterator.return?.();
   }
+}
+
+/** Whether `event` is the first delta of its answer (and notes it): it is written at once. */
+function firstOfItsAnswer(event: ArenaEvent, begun: Set<string>): boolean {
+  if (event.type !== 'agent_delta') return false;
+  const answer = `${event.round}/${event.agent}`;
+  if (begun.has(answer)) return false;
+  begun.add(answer);
+  return true;
 }
 
 /** The promise's result, or undefined when `ms` pass first (the promise is left pending for later). */

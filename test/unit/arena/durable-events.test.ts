@@ -2,8 +2,8 @@ import type { ArenaEvent } from '../../../lambdas/arena/arena-events.js';
 import { durableEvents, SessionTakenOver, type SequencedEvent } from '../../../lambdas/arena/durable-events.js';
 
 /**
- * Pages of the session log: every event is written before it is passed on; deltas share a page
- * until the interval passes or a non-delta comes; a round's judging results share a page with its
+ * Pages of the session log: every event is written before it is passed on; an answer's first
+ * delta at once, its later deltas sharing a page until the interval passes or a non-delta comes; a round's judging results share a page with its
  * round_complete; and a page refused (another host wrote there) stops this host.
  */
 const delta = (text: string): ArenaEvent => ({ type: 'agent_delta', round: 1, agent: 'a', delta: text });
@@ -47,8 +47,8 @@ it('numbers from firstId and passes an event on only once its page is written', 
   const { pages, passed } = await run(source([start, delta('a'), delta('b'), complete]));
   expect(passed.map((p) => p.id)).toEqual([5, 6, 7, 8]);
   expect(passed.every((p) => p.written)).toBe(true);
-  // agent_start alone, then the deltas waiting for agent_complete, which takes them along.
-  expect(pages).toEqual([[5], [6, 7, 8]]);
+  // agent_start alone, the answer's first delta at once, then the next waiting for agent_complete.
+  expect(pages).toEqual([[5], [6], [7, 8]]);
 });
 
 it('a round’s results share a page with its round_complete', async () => {
@@ -71,6 +71,7 @@ it('a delta that waits is written when no event follows within the interval (rea
   const events = (async function* () {
     yield start;
     yield delta('a');
+    yield delta('b');
     // The next event is far off: the waiting delta must not wait for it.
     await new Promise((resolve) => setTimeout(resolve, 200));
     yield complete;
@@ -82,9 +83,10 @@ it('a delta that waits is written when no event follows within the interval (rea
     now: Date.now,
   })) {
     seen.push(id);
-    if (id === 2) expect(pages.flat()).toContain(2);
+    expect(pages.flat()).toContain(id);
   }
-  expect(pages).toEqual([[1], [2], [3]]);
+  // The first delta at once; the second waits out the interval alone, not the 200 ms to the next event.
+  expect(pages).toEqual([[1], [2], [3], [4]]);
 });
 
 it('a refused page stops the host with SessionTakenOver, and passes nothing of it on', async () => {
