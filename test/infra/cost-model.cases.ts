@@ -164,7 +164,7 @@ describe('media job polling', () => {
    * The loop as the definition's data states it, walked here on its own: from the start, Next,
    * or a Choice's Default (its "not ended yet"), until the walk is back at the start.
    */
-  const data = jobPollerDefinition({ poll: 'poll', markFailed: 'markFailed' }, { timeoutSeconds: 60 }) as any;
+  const data = jobPollerDefinition({ poll: 'poll', markFailed: 'markFailed', notify: 'notify' }, { timeoutSeconds: 60 }) as any;
   const walked: string[] = [];
   for (let name = data.StartAt; !walked.includes(name);) {
     walked.push(name);

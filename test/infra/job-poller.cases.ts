@@ -14,7 +14,7 @@ test('the synthesized definition is exactly jobPollerDefinition with the task fu
   const synthesized = synthesizedJobPoller();
   expect(synthesized.definition).toEqual(
     jobPollerDefinition(
-      { poll: synthesized.pollArn, markFailed: synthesized.markFailedArn },
+      { poll: synthesized.pollArn, markFailed: synthesized.markFailedArn, notify: synthesized.notifyArn },
       { timeoutSeconds: DEFAULT_JOB_EXECUTION_TIMEOUT.toSeconds() },
     ),
   );

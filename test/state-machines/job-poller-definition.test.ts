@@ -2,10 +2,12 @@ import { createJob, getOwnedJob } from '../../lambdas/jobs/job-repository.js';
 import { jobExecutionInput } from '../../lambdas/jobs/job-execution.js';
 import type { JobDriver } from '../../lambdas/jobs/job-driver.js';
 import type { JobRecord } from '../../lambdas/jobs/job-record.js';
+import { notifyJob } from '../../lambdas/jobs/job-notify.js';
 import { failJob, pollJob } from '../../lambdas/jobs/poll-step.js';
 import { MachineRunner, type RunOutcome } from '../../local/standins/step-functions-runner.js';
 import {
   meteredFor,
+  notifyDeps,
   startJobTables,
   startJobUpstream,
   stepDeps,
@@ -54,6 +56,7 @@ async function run(
     taskHandlers: {
       [poller.pollArn]: (input) => pollJob(input as never, deps()),
       [poller.markFailedArn]: (input) => failJob(input as never, deps()),
+      [poller.notifyArn]: (input) => notifyJob(input as never, notifyDeps()),
     },
     waitMs: 5,
   });
