@@ -1,8 +1,9 @@
-import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
+import type { LookupAddress, LookupOptions } from 'node:dns';
 import { request as httpRequest, type RequestOptions } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import type { LookupFunction } from 'node:net';
+import { isIP, type LookupFunction } from 'node:net';
 import { nonPublicReason } from '../schema/public-address.js';
+import { lookupHost, type HostLookup } from '../schema/public-url.js';
 import { checkWebhookUrl, isLocalReceiver } from './webhook-url.js';
 
 /**
@@ -24,6 +25,8 @@ export interface DeliveryRequest {
   /** The local runtime's test receivers (lambdas/jobs/webhook-url.ts). */
   readonly receivers: readonly string[];
   readonly timeoutMs?: number;
+  /** @default lookupHost (getaddrinfo) */
+  readonly lookup?: HostLookup;
 }
 
 export type DeliveryAnswer =
@@ -37,20 +40,26 @@ class NotPublicError extends Error {
   override readonly name = 'NotPublicError';
 }
 
-/** dns.lookup, refusing the name when any address it resolves to is not public. */
-const publicOnlyLookup: LookupFunction = (hostname, options, callback) => {
-  dnsLookup(hostname, { ...(options as LookupOptions), all: true }, (error, addresses: LookupAddress[]) => {
-    if (error) return callback(error, '', 0);
-    for (const { address } of addresses) {
-      const why = nonPublicReason(address);
-      if (why) return callback(new NotPublicError(`${hostname} resolves to ${address}, which is ${why}`), '', 0);
-    }
-    if ((options as LookupOptions).all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
-    const first = addresses[0];
-    if (!first) return callback(new Error(`${hostname} resolves to no address`), '', 0);
-    callback(null, first.address, first.family);
-  });
-};
+/** The connection's own lookup: `resolve`, refusing the name when any address it resolves to is not public. */
+function publicOnlyLookup(resolve: HostLookup): LookupFunction {
+  return (hostname, options, callback) => {
+    const answer = callback as unknown as (error: Error | null, address: string | LookupAddress[], family?: number) => void;
+    resolve(hostname).then(
+      (addresses) => {
+        for (const address of addresses) {
+          const why = nonPublicReason(address);
+          if (why) return answer(new NotPublicError(`${hostname} resolves to ${address}, which is ${why}`), '', 0);
+        }
+        const found = addresses.map((address) => ({ address, family: isIP(address) }));
+        if ((options as LookupOptions).all) return answer(null, found);
+        const first = found[0];
+        if (!first) return answer(new Error(`${hostname} resolves to no address`), '', 0);
+        answer(null, first.address, first.family);
+      },
+      (error: Error) => answer(error, '', 0),
+    );
+  };
+}
 
 export function deliverWebhook(delivery: DeliveryRequest): Promise<DeliveryAnswer> {
   const local = isLocalReceiver(delivery.url, delivery.receivers);
@@ -67,7 +76,7 @@ export function deliverWebhook(delivery: DeliveryRequest): Promise<DeliveryAnswe
       'content-length': String(Buffer.byteLength(delivery.body)),
       'user-agent': 'ai-gateway-webhooks',
     },
-    ...(local ? {} : { lookup: publicOnlyLookup }),
+    ...(local ? {} : { lookup: publicOnlyLookup(delivery.lookup ?? lookupHost) }),
   };
   const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
   const timeoutMs = delivery.timeoutMs ?? WEBHOOK_TIMEOUT_MS;
