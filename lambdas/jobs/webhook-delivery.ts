@@ -43,7 +43,11 @@ class NotPublicError extends Error {
 /** The connection's own lookup: `resolve`, refusing the name when any address it resolves to is not public. */
 function publicOnlyLookup(resolve: HostLookup): LookupFunction {
   return (hostname, options, callback) => {
-    const answer = callback as unknown as (error: Error | null, address: string | LookupAddress[], family?: number) => void;
+    const answer = callback as unknown as (
+      error: Error | null,
+      address: string | LookupAddress[],
+      family?: number,
+    ) => void;
     resolve(hostname).then(
       (addresses) => {
         for (const address of addresses) {

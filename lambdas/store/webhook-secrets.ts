@@ -91,7 +91,9 @@ export async function rotateWebhookSecrets(
     previousExpiresAt: now + WEBHOOK_ROTATION_WINDOW_MS,
   };
   const { client, PutSecretValueCommand } = await secrets();
-  await client.send(new PutSecretValueCommand({ SecretId: secretName(accountId), SecretString: JSON.stringify(rotated) }));
+  await client.send(
+    new PutSecretValueCommand({ SecretId: secretName(accountId), SecretString: JSON.stringify(rotated) }),
+  );
   return rotated;
 }
 

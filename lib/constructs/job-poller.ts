@@ -68,7 +68,11 @@ export class JobPoller extends Construct {
     );
 
     const definition = jobPollerDefinition(
-      { poll: this.poll.fn.functionArn, markFailed: this.markFailed.fn.functionArn, notify: this.notify.fn.functionArn },
+      {
+        poll: this.poll.fn.functionArn,
+        markFailed: this.markFailed.fn.functionArn,
+        notify: this.notify.fn.functionArn,
+      },
       { timeoutSeconds: (props.executionTimeout ?? DEFAULT_JOB_EXECUTION_TIMEOUT).toSeconds() },
     );
     this.stateMachine = taskStateMachine(this, {

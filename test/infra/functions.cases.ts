@@ -101,7 +101,7 @@ describe('endpoint functions', () => {
     },
   );
 
-  test('no function of the stack is given the local runtime\'s webhook receivers (a hole in the public-URL policy)', () => {
+  test("no function of the stack is given the local runtime's webhook receivers (a hole in the public-URL policy)", () => {
     const functions = Object.values(resources).filter((resource: any) => resource.Type === 'AWS::Lambda::Function');
     expect(functions.length).toBeGreaterThan(routes.length);
     for (const fn of functions as any[]) {

@@ -496,15 +496,19 @@ describe('webhook secrets: each holder has only what it needs', () => {
     webhookSecretActionsOf(roleStatements(built.template, roleLogicalId(built.stack, id)));
 
   test('the secret route reads and makes the first secret; only the rotate route replaces it', () => {
-    const readAndCreate = ['secretsmanager:CreateSecret', 'secretsmanager:GetSecretValue', 'secretsmanager:TagResource'];
+    const readAndCreate = [
+      'secretsmanager:CreateSecret',
+      'secretsmanager:GetSecretValue',
+      'secretsmanager:TagResource',
+    ];
     expect(actions('webhooks-secret-get')).toEqual(readAndCreate);
     expect(actions('webhooks-secret-rotate')).toEqual([...readAndCreate, 'secretsmanager:PutSecretValue'].sort());
   });
 
   test('the job poller: only the Notify task may touch them, and it cannot rotate', () => {
     const poller = built.stack.jobPoller;
-    const roleActions = (fn: { fn: { role?: unknown } }) =>
-      webhookSecretActionsOf(roleStatements(built.template, logicalIdOf(fn.fn.role as never)));
+    const roleActions = (task: typeof poller.notify) =>
+      webhookSecretActionsOf(roleStatements(built.template, logicalIdOf(task.role)));
     expect(roleActions(poller.notify)).toEqual([
       'secretsmanager:CreateSecret',
       'secretsmanager:GetSecretValue',

@@ -44,7 +44,10 @@ beforeAll(async () => {
     stateMachines: [
       {
         arn: MACHINE,
-        definition: jobPollerDefinition({ poll: POLL, markFailed: MARK_FAILED, notify: NOTIFY }, { timeoutSeconds: 60 }),
+        definition: jobPollerDefinition(
+          { poll: POLL, markFailed: MARK_FAILED, notify: NOTIFY },
+          { timeoutSeconds: 60 },
+        ),
         taskHandlers: {
           [POLL]: (input) => pollJob(input as never, stepDeps([driver])),
           [MARK_FAILED]: (input) => failJob(input as never, stepDeps([driver])),
