@@ -1,6 +1,6 @@
 import { fashionPrediction, predictionFromRecord, submitFashionJob, type FashionPrediction } from './fashion-jobs.js';
 import type { GatewayConfiguration } from '../config/configuration.js';
-import type { JobEventView } from '../jobs/job-notify.js';
+import type { JobEventView } from '../jobs/notify-step.js';
 import type { FashionStreamEvent } from './subscribe-events.js';
 import { deploymentFashionWatchDeps, watchFashionJob } from './fashion-watch.js';
 import { deploymentMediaJobDeps } from '../jobs/media-job-deps.js';
@@ -90,7 +90,7 @@ function fashionEventData(prediction: FashionPrediction) {
   return { ...fashionRunData(prediction), output: prediction.output, error: prediction.error };
 }
 
-/** Fashion jobs' webhook events, `fashion.completed` and `fashion.failed` (lambdas/jobs/job-notify.ts). */
+/** Fashion jobs' webhook events, `fashion.completed` and `fashion.failed` (lambdas/jobs/notify-step.ts). */
 export function fashionEventView(config: GatewayConfiguration, signal: AbortSignal): JobEventView {
   return {
     type: 'fashion',

@@ -6,7 +6,7 @@ import { videoEventView } from '../media/video-call.js';
 import { VIDEO_JOB_KIND } from '../media/video-job-driver.js';
 import { ensureWebhookSecrets, signingSecrets } from '../store/webhook-secrets.js';
 import { getOwnedJob, recordWebhookDelivery } from './job-repository.js';
-import type { JobNotifyDeps } from './job-notify.js';
+import type { JobNotifyDeps } from './notify-step.js';
 import { deliverWebhook, WEBHOOK_TIMEOUT_MS } from './webhook-delivery.js';
 import { newWebhookSecret } from './webhook-signature.js';
 

@@ -68,7 +68,7 @@ export interface JobRecord {
   readonly watchers?: Readonly<Record<string, number>>;
   /** The caller's URL the job's end is POSTed to (lambdas/jobs/webhook-url.ts). */
   readonly webhookUrl?: string;
-  /** The delivery to `webhookUrl` so far (lambdas/jobs/job-notify.ts). */
+  /** The delivery to `webhookUrl` so far (lambdas/jobs/notify-step.ts). */
   readonly webhook?: WebhookDelivery;
 }
 

@@ -131,7 +131,7 @@ export async function updateJobResult(job: JobRecord, result: JsonObject, now = 
 }
 
 /**
- * Records how the ended job's webhook went (job-notify.ts). Only this owner's ended job is
+ * Records how the ended job's webhook went (notify-step.ts). Only this owner's ended job is
  * touched, and a delivery already recorded as delivered or failed stays so: a replayed attempt
  * cannot undo it. False when nothing was written.
  */

@@ -1,5 +1,5 @@
 import type { GatewayConfiguration } from '../config/configuration.js';
-import type { JobEventView } from '../jobs/job-notify.js';
+import type { JobEventView } from '../jobs/notify-step.js';
 import { deploymentMediaJobDeps } from '../jobs/media-job-deps.js';
 import { submitVideoJob, videoJobStatus, type VideoJob } from './video-jobs.js';
 import type { VideoRequestBody } from './video-request.js';
@@ -47,7 +47,7 @@ function videoEventData(job: VideoJob) {
   };
 }
 
-/** Video jobs' webhook events, `video.completed` and `video.failed` (lambdas/jobs/job-notify.ts). */
+/** Video jobs' webhook events, `video.completed` and `video.failed` (lambdas/jobs/notify-step.ts). */
 export function videoEventView(config: GatewayConfiguration, signal: AbortSignal): JobEventView {
   return {
     type: 'video',

@@ -13,7 +13,7 @@
  * (the deadline passed, an upstream that stayed unavailable, a function that kept failing) is
  * caught and ends the job failed.
  *
- * Notify sends the ended job's webhook event, if it has one (lambdas/jobs/job-notify.ts): a
+ * Notify sends the ended job's webhook event, if it has one (lambdas/jobs/notify-step.ts): a
  * failed delivery is retried with backoff (WEBHOOK_RETRY), then NotifyGaveUp records it failed.
  * Whatever happens there, the execution ends as the job did: the webhook never changes a job.
  */

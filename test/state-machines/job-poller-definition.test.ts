@@ -2,7 +2,7 @@ import { createJob, getOwnedJob } from '../../lambdas/jobs/job-repository.js';
 import { jobExecutionInput } from '../../lambdas/jobs/job-execution.js';
 import type { JobDriver } from '../../lambdas/jobs/job-driver.js';
 import type { JobRecord } from '../../lambdas/jobs/job-record.js';
-import { notifyJob, type JobNotifyDeps } from '../../lambdas/jobs/job-notify.js';
+import { notifyJob, type JobNotifyDeps } from '../../lambdas/jobs/notify-step.js';
 import type { DeliveryAnswer } from '../../lambdas/jobs/webhook-delivery.js';
 import { failJob, pollJob } from '../../lambdas/jobs/poll-step.js';
 import { MachineRunner, type RunOutcome } from '../../local/standins/step-functions-runner.js';

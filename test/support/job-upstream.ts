@@ -13,7 +13,7 @@ import {
   recordWebhookDelivery,
   takePollLease,
 } from '../../lambdas/jobs/job-repository.js';
-import type { JobNotifyDeps } from '../../lambdas/jobs/job-notify.js';
+import type { JobNotifyDeps } from '../../lambdas/jobs/notify-step.js';
 import type { JobStepDeps } from '../../lambdas/jobs/poll-step.js';
 import { send } from '../../lambdas/providers/http-transport.js';
 import { UpstreamError, upstreamFailure } from '../../lambdas/providers/upstream-failure.js';

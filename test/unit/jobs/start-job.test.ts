@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { jobDrivers } from '../../../lambdas/jobs/job-driver-registry.js';
 import { createJob, endJob, getOwnedJob } from '../../../lambdas/jobs/job-repository.js';
-import { notifyJob } from '../../../lambdas/jobs/job-notify.js';
+import { notifyJob } from '../../../lambdas/jobs/notify-step.js';
 import { failJob, pollJob } from '../../../lambdas/jobs/poll-step.js';
 import { startJob, type NewJob } from '../../../lambdas/jobs/start-job.js';
 import { jobExecutionStarter } from '../../../lambdas/jobs/poller-executions.js';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { jobExecutionInput } from '../../../lambdas/jobs/job-execution.js';
 import { createJob, getOwnedJob } from '../../../lambdas/jobs/job-repository.js';
-import { notifyJob } from '../../../lambdas/jobs/job-notify.js';
+import { notifyJob } from '../../../lambdas/jobs/notify-step.js';
 import { failJob, pollJob } from '../../../lambdas/jobs/poll-step.js';
 import { jobPollerDefinition } from '../../../lib/constructs/job-poller-definition.js';
 import {
@@ -42,7 +42,10 @@ async function start(): Promise<void> {
     stateMachines: [
       {
         arn: MACHINE,
-        definition: jobPollerDefinition({ poll: POLL, markFailed: MARK_FAILED, notify: NOTIFY }, { timeoutSeconds: 300 }),
+        definition: jobPollerDefinition(
+          { poll: POLL, markFailed: MARK_FAILED, notify: NOTIFY },
+          { timeoutSeconds: 300 },
+        ),
         taskHandlers: {
           [POLL]: (input) => pollJob(input as never, stepDeps([driver])),
           [MARK_FAILED]: (input) => failJob(input as never, stepDeps([driver])),
