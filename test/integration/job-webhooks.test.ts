@@ -188,7 +188,7 @@ test('after a rotation each delivery carries two signatures, one per secret, for
   const signatures = String(delivery!.headers['webhook-signature']).split(' ');
   expect(signatures).toHaveLength(2);
   for (const key of [secret as string, before.secret]) {
-    expect(signatureVerifies({ ...delivery!, headers: { ...delivery!.headers } }, key)).toBe(true);
+    expect(signatureVerifies(delivery!, key)).toBe(true);
   }
   expect(signatureVerifies(delivery!, 'whsec_' + Buffer.alloc(32).toString('base64'))).toBe(false);
 });
