@@ -20,7 +20,7 @@ import { EncryptionKey } from './constructs/encryption-key.js';
 import { endpointAccess } from './constructs/endpoint-access.js';
 import { EndpointFunction } from './constructs/endpoint-function.js';
 import { Monitoring } from './constructs/monitoring.js';
-import { JOB_TASK_GRANTS, JobPoller } from './constructs/job-poller.js';
+import { JOB_NOTIFY_GRANTS, JOB_TASK_GRANTS, JobPoller } from './constructs/job-poller.js';
 import { SESSION_TASK_GRANTS, SessionRunner } from './constructs/session-runner.js';
 import { PublicApi, type StageThrottle } from './constructs/public-api.js';
 import { GatewaySecrets } from './constructs/secrets.js';
@@ -141,6 +141,8 @@ export class GatewayStack extends Stack {
    * created at runtime, one per key, under the stack's KMS key.
    */
   readonly providerKeySecretPrefix: string;
+  /** Name prefix of the per-account webhook signing secrets (created at runtime). */
+  readonly webhookSecretPrefix: string;
   readonly api: PublicApi;
   /** Keyed by route id. */
   readonly endpoints: ReadonlyMap<string, EndpointFunction>;
@@ -194,6 +196,7 @@ export class GatewayStack extends Stack {
       encryptionKey,
     }));
     const providerKeySecretPrefix = (this.providerKeySecretPrefix = `${this.stackName}/provider-keys/`);
+    const webhookSecretPrefix = (this.webhookSecretPrefix = `${this.stackName}/webhook-secrets/`);
     this.api = new PublicApi(this, 'PublicApi', {
       routes,
       stageName: props.stageName,
@@ -228,6 +231,7 @@ export class GatewayStack extends Stack {
       secrets,
       dashboard,
       providerKeySecretPrefix,
+      webhookSecretPrefix,
       promptServiceUrl: props.promptServiceUrl,
       themesProviderUrl: props.themesProviderUrl,
       guardrail: props.guardrail,
@@ -235,6 +239,7 @@ export class GatewayStack extends Stack {
     };
     const jobPoller = (this.jobPoller = new JobPoller(this, 'JobPoller', {
       taskAccess: endpointAccess(JOB_TASK_GRANTS, resources),
+      notifyAccess: endpointAccess(JOB_NOTIFY_GRANTS, resources),
       logRetention: props.logRetention,
       environment: shared,
     }));

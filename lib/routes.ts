@@ -27,6 +27,12 @@ export type Grant =
   | 'providerKeys:read'
   | 'providerKeys:create'
   | 'providerKeys:delete'
+  /** Reading an account's webhook signing secrets (lambdas/store/webhook-secrets.ts). */
+  | 'webhookSecrets:read'
+  /** Making an account's first webhook secret. */
+  | 'webhookSecrets:create'
+  /** Replacing an account's webhook secret (a rotation). */
+  | 'webhookSecrets:rotate'
   | 'cache:write'
   /** The arena's session log and records (jobs table): conditional puts and updates. */
   | 'arenaSessions:write'
@@ -429,6 +435,22 @@ export const routes = [
     auth: ['session'],
     timeoutSeconds: 15,
     grants: ['identity:read', 'identity:write', 'providerKeys:delete'],
+  }),
+  route({
+    id: 'webhooks-secret-get',
+    method: 'GET',
+    path: '/api/v1/webhooks/secret',
+    auth: ['session'],
+    timeoutSeconds: 15,
+    grants: ['identity:read', 'webhookSecrets:read', 'webhookSecrets:create'],
+  }),
+  route({
+    id: 'webhooks-secret-rotate',
+    method: 'POST',
+    path: '/api/v1/webhooks/secret/rotate',
+    auth: ['session'],
+    timeoutSeconds: 15,
+    grants: ['identity:read', 'webhookSecrets:read', 'webhookSecrets:create', 'webhookSecrets:rotate'],
   }),
   route({
     id: 'usage-get',

@@ -9,6 +9,7 @@ export const LOCAL_USER_POOL_CLIENT_ID = 'local-dashboard-client';
 export const ADMIN_TOKEN_SECRET = 'gateway/admin-token';
 export const PLATFORM_KEYS_SECRET = 'gateway/platform-provider-keys';
 export const PROVIDER_KEY_SECRET_PREFIX = 'gateway/provider-keys/';
+export const WEBHOOK_SECRET_PREFIX = 'gateway/webhook-secrets/';
 export const LOCAL_REGION = 'us-east-1';
 /** See lambdas/store/write-behind.ts; chosen with `npm run bench`. */
 export const LOCAL_WRITE_BEHIND_MS = 20;
@@ -62,6 +63,7 @@ export function handlerEnvironment(
     [ENV.adminTokenSecretId]: ADMIN_TOKEN_SECRET,
     [ENV.platformKeysSecretId]: PLATFORM_KEYS_SECRET,
     [ENV.providerKeySecretPrefix]: PROVIDER_KEY_SECRET_PREFIX,
+    [ENV.webhookSecretPrefix]: WEBHOOK_SECRET_PREFIX,
     [ENV.userPoolId]: LOCAL_USER_POOL_ID,
     [ENV.userPoolClientId]: LOCAL_USER_POOL_CLIENT_ID,
     [ENV.allowedOrigins]: allowedOrigins.join(','),

@@ -30,6 +30,10 @@ export interface GatewayConfiguration {
   readonly platformKeysSecretId: string | undefined;
   readonly providerKeySecretPrefix: string | undefined;
   readonly providerKeysKmsKeyId: string | undefined;
+  readonly webhookSecretPrefix: string | undefined;
+  readonly webhookSecretsKmsKeyId: string | undefined;
+  /** `host:port` origins a webhook URL may name despite the public-URL policy: the local runtime's test receivers only. */
+  readonly localWebhookReceivers: readonly string[];
   readonly userPool: { readonly id: string | undefined; readonly clientId: string | undefined };
   /** Origins allowed for CORS and cookie-authenticated writes. */
   readonly allowedOrigins: readonly string[];
@@ -155,6 +159,12 @@ export function readConfiguration(env: Environment): GatewayConfiguration {
     platformKeysSecretId: text(ENV.platformKeysSecretId),
     providerKeySecretPrefix: text(ENV.providerKeySecretPrefix),
     providerKeysKmsKeyId: text(ENV.providerKeysKmsKeyId),
+    webhookSecretPrefix: text(ENV.webhookSecretPrefix),
+    webhookSecretsKmsKeyId: text(ENV.webhookSecretsKmsKeyId),
+    localWebhookReceivers: (text(ENV.localWebhookReceivers) ?? '')
+      .split(',')
+      .map((origin) => origin.trim().toLowerCase())
+      .filter(Boolean),
     userPool: { id: text(ENV.userPoolId), clientId: text(ENV.userPoolClientId) },
     allowedOrigins: origins,
     version: text(ENV.gatewayVersion) ?? 'dev',

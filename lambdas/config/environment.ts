@@ -16,6 +16,16 @@ export const ENV = {
   providerKeySecretPrefix: 'PROVIDER_KEY_SECRET_PREFIX',
   /** KMS key (id or ARN) those secrets are encrypted under. */
   providerKeysKmsKeyId: 'PROVIDER_KEYS_KMS_KEY_ID',
+  /** Name prefix of the per-account webhook signing secrets (lambdas/store/webhook-secrets.ts), e.g. `gateway/webhook-secrets/`. */
+  webhookSecretPrefix: 'WEBHOOK_SECRET_PREFIX',
+  /** KMS key (id or ARN) those secrets are encrypted under. */
+  webhookSecretsKmsKeyId: 'WEBHOOK_SECRETS_KMS_KEY_ID',
+  /**
+   * Local runtime only, never set by the stack: comma-separated `host:port` origins a job's
+   * `webhook_url` may name although the public-URL policy refuses them (a test's receiver on
+   * loopback). lambdas/jobs/webhook-url.ts; test/infra proves no function of the stack has it.
+   */
+  localWebhookReceivers: 'GATEWAY_LOCAL_WEBHOOK_RECEIVERS',
   userPoolId: 'USER_POOL_ID',
   userPoolClientId: 'USER_POOL_CLIENT_ID',
   /** Comma-separated origins allowed for CORS and for cookie-authenticated writes. */

@@ -1,4 +1,6 @@
-import { fashionPrediction, submitFashionJob, type FashionPrediction } from './fashion-jobs.js';
+import { fashionPrediction, predictionFromRecord, submitFashionJob, type FashionPrediction } from './fashion-jobs.js';
+import type { GatewayConfiguration } from '../config/configuration.js';
+import type { JobEventView } from '../jobs/notify-step.js';
 import type { FashionStreamEvent } from './subscribe-events.js';
 import { deploymentFashionWatchDeps, watchFashionJob } from './fashion-watch.js';
 import { deploymentMediaJobDeps } from '../jobs/media-job-deps.js';
@@ -80,7 +82,20 @@ export function fashionRunData(prediction: FashionPrediction) {
  * prediction. A failed prediction is `status: 'failed'` with its error, inside `success: true`.
  */
 export function fashionStatusData(prediction: FashionPrediction) {
+  return { ...fashionEventData(prediction), webhook: prediction.webhook };
+}
+
+/** What a fashion event's `data` holds (docs/interface.md §6.4): the status answer but its `webhook`, which the event itself settles. */
+function fashionEventData(prediction: FashionPrediction) {
   return { ...fashionRunData(prediction), output: prediction.output, error: prediction.error };
+}
+
+/** Fashion jobs' webhook events, `fashion.completed` and `fashion.failed` (lambdas/jobs/notify-step.ts). */
+export function fashionEventView(config: GatewayConfiguration, signal: AbortSignal): JobEventView {
+  return {
+    type: 'fashion',
+    data: async (job) => fashionEventData(await predictionFromRecord(job, signal, deploymentMediaJobDeps(config))),
+  };
 }
 
 /** The public path a caller polls once a subscribe stream has run its 2 minutes. */

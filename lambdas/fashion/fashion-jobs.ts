@@ -1,13 +1,14 @@
 import { MEDIA_PROVIDERS } from '../catalog/media-providers.js';
 import { expectedCredits } from './credits.js';
-import { FASHION_ERROR_ANSWERS, FashionError } from './fashion-errors.js';
+import { FASHION_ERROR_ANSWERS, FashionError, invalidFashion } from './fashion-errors.js';
+import { webhookHostRefusal } from '../jobs/webhook-url.js';
 import { checkFashionHosts } from './fashion-images.js';
 import { parseFashionRequest } from './fashion-request.js';
 import { predictionStatus, runPrediction, type PredictionError, type PredictionState } from './fashn-wire.js';
 import { parseIdempotencyKey, requestFingerprint, runIdempotently } from '../store/idempotency.js';
 import { FASHION_JOB_KIND, fashionJobDriver, type FashionJobDetails } from './fashion-job-driver.js';
 import { ownedJobOfKind, reportedJob } from '../jobs/job-lookup.js';
-import type { JobRecord } from '../jobs/job-record.js';
+import { webhookReportOf, type JobRecord } from '../jobs/job-record.js';
 import type { JobOwner, MediaJobDeps } from '../jobs/media-job-deps.js';
 import { startJob } from '../jobs/start-job.js';
 
@@ -27,6 +28,8 @@ export interface FashionPrediction {
   readonly createdAt: number;
   readonly output: readonly string[] | null;
   readonly error: PredictionError | null;
+  /** How the job's webhook went (docs/interface.md §6.4); null without one. */
+  readonly webhook: ReturnType<typeof webhookReportOf>;
 }
 
 export interface FashionSubmission {
@@ -59,7 +62,10 @@ interface Submitted {
  */
 export async function submitFashionJob(input: FashionSubmission, deps: MediaJobDeps): Promise<SubmittedPrediction> {
   const key = parseIdempotencyKey(input.idempotencyKey);
-  const request = parseFashionRequest(input.body);
+  const webhookReceivers = deps.webhookReceivers ?? [];
+  const request = parseFashionRequest(input.body, { webhookReceivers });
+  const webhookRefusal = await webhookHostRefusal(request.webhookUrl, webhookReceivers, { lookup: deps.lookupHost });
+  if (webhookRefusal !== undefined) throw invalidFashion('webhook_url', webhookRefusal);
   await checkFashionHosts(request, { lookup: deps.lookupHost });
   const endpoint = await deps.fashn();
   let created: JobRecord | undefined;
@@ -75,6 +81,7 @@ export async function submitFashionJob(input: FashionSubmission, deps: MediaJobD
         upstreamJobId: predictionId,
         upstreamStatus: 'starting',
         details: { ...details },
+        ...(request.webhookUrl === undefined ? {} : { webhookUrl: request.webhookUrl }),
       },
       deps,
     );
@@ -96,6 +103,7 @@ export async function submitFashionJob(input: FashionSubmission, deps: MediaJobD
     createdAt: Date.parse(result.createdAt),
     output: null,
     error: null,
+    webhook: webhookReportOf(request.webhookUrl === undefined ? {} : { webhookUrl: request.webhookUrl }),
   };
   return { prediction, replayed, ...(created ? { job: created } : {}) };
 }
@@ -135,7 +143,12 @@ export const ownedFashionJob = (accountId: string, predictionId: string, deps: M
 const RUNNING: readonly PredictionState[] = ['starting', 'in_queue', 'processing'];
 
 function predictionOf(job: JobRecord): FashionPrediction {
-  const base = { predictionId: job.jobId, modelName: job.model, createdAt: Date.parse(job.createdAt) };
+  const base = {
+    predictionId: job.jobId,
+    modelName: job.model,
+    createdAt: Date.parse(job.createdAt),
+    webhook: webhookReportOf(job),
+  };
   switch (job.phase) {
     case 'queued':
     case 'running': {

@@ -1,5 +1,6 @@
 import { exceedsCharacters, leadingCharacters } from '../schema/text-length.js';
 import { invalidFashion } from './fashion-errors.js';
+import { checkWebhookUrl } from '../jobs/webhook-url.js';
 import { imageInputKind, publicUrl } from './fashion-images.js';
 import { FASHION_MODEL_NAMES, fashionModelOf, type FashionModel, type InputSpec } from './fashion-models.js';
 
@@ -8,9 +9,16 @@ export interface FashionRequest {
   readonly model: FashionModel;
   /** Exactly the inputs the caller sent, each checked: what the upstream receives. */
   readonly inputs: Readonly<Record<string, string | number | boolean>>;
+  /** Where the job's end is sent (docs/interface.md §6.4); checked by lambdas/jobs/webhook-url.ts. */
+  readonly webhookUrl?: string;
 }
 
-const BODY_FIELDS = new Set(['model_name', 'inputs']);
+const BODY_FIELDS = new Set(['model_name', 'inputs', 'webhook_url']);
+
+/** The local runtime's test receivers a webhook URL may name (configuration `localWebhookReceivers`). */
+export interface FashionRequestOptions {
+  readonly webhookReceivers?: readonly string[];
+}
 
 /**
  * Throws FashionError(`invalid_request`) naming the field for anything the table refuses:
@@ -18,7 +26,7 @@ const BODY_FIELDS = new Set(['model_name', 'inputs']);
  * input fields the model does not take (refused rather than dropped: a misspelt
  * `num_sample` would otherwise silently run, and be charged, once).
  */
-export function parseFashionRequest(body: unknown): FashionRequest {
+export function parseFashionRequest(body: unknown, options: FashionRequestOptions = {}): FashionRequest {
   if (!isRecord(body)) throw invalidFashion('body', 'must be a JSON object with model_name and inputs');
   const extra = Object.keys(body).find((field) => !BODY_FIELDS.has(field));
   if (extra !== undefined) throw invalidFashion(fieldName('', extra), 'is not a known field');
@@ -41,7 +49,10 @@ export function parseFashionRequest(body: unknown): FashionRequest {
     if (value === null) continue;
     checked[name] = checkInput(field, spec, value);
   }
-  return { model, inputs: checked };
+  if (body['webhook_url'] === undefined) return { model, inputs: checked };
+  const webhook = checkWebhookUrl(body['webhook_url'], options.webhookReceivers ?? []);
+  if (!webhook.ok) throw invalidFashion('webhook_url', webhook.message);
+  return { model, inputs: checked, webhookUrl: webhook.url };
 }
 
 function checkInput(field: string, spec: InputSpec, value: unknown): string | number | boolean {

@@ -1,4 +1,5 @@
 import { compileConditional } from '../schema/compile.js';
+import { webhookUrlSchema } from '../jobs/webhook-url.js';
 import { MAX_DATA_URI_CHARS, MAX_IMAGE_URL_CHARS } from './fashion-images.js';
 import { FASHION_MODEL_NAMES, FASHION_MODELS, type FashionModel, type InputSpec } from './fashion-models.js';
 
@@ -15,6 +16,7 @@ import { FASHION_MODEL_NAMES, FASHION_MODELS, type FashionModel, type InputSpec 
 export interface FashionRequestBody {
   model_name: string;
   inputs: Record<string, unknown>;
+  webhook_url?: string;
 }
 
 const INPUT_SCHEMAS: { readonly [T in InputSpec['type']]: (spec: Extract<InputSpec, { type: T }>) => object } = {
@@ -76,6 +78,7 @@ export const fashionRequestSchema = {
     model_name: { type: 'string', enum: [...FASHION_MODEL_NAMES] },
     // Only named here (additionalProperties): its shape is the model's branch's.
     inputs: { description: "The model's inputs (docs/interface.md §4.10)" },
+    webhook_url: webhookUrlSchema,
   },
   discriminator: { propertyName: 'model_name' },
   oneOf: FASHION_MODEL_NAMES.map((name) => modelBody(FASHION_MODELS[name]!)),

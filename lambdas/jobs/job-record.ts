@@ -16,6 +16,18 @@ export interface JobError {
   readonly message: string;
 }
 
+/** How the job's webhook went (docs/interface.md §6.4); absent until the first attempt. */
+export const WEBHOOK_STATES = ['pending', 'delivered', 'failed'] as const;
+export type WebhookState = (typeof WEBHOOK_STATES)[number];
+
+export interface WebhookDelivery {
+  /** `pending` while retries remain after a failed attempt. */
+  readonly status: WebhookState;
+  readonly attempts: number;
+  /** The receiver's HTTP status at the last attempt; absent when it never answered. */
+  readonly lastStatus?: number;
+}
+
 export interface JobRecord {
   /** The id the caller sees; also the Step Functions execution name. */
   readonly jobId: string;
@@ -54,6 +66,22 @@ export interface JobRecord {
   readonly pollLeaseHolder?: string;
   /** The streams watching the job: watcher id → epoch milliseconds its slot lapses (job-watchers.ts). */
   readonly watchers?: Readonly<Record<string, number>>;
+  /** The caller's URL the job's end is POSTed to (lambdas/jobs/webhook-url.ts). */
+  readonly webhookUrl?: string;
+  /** The delivery to `webhookUrl` so far (lambdas/jobs/notify-step.ts). */
+  readonly webhook?: WebhookDelivery;
+}
+
+/**
+ * The `webhook` member of a job's status answer (docs/interface.md §6.4): null without a
+ * `webhook_url`, `pending` until an attempt has been made and while retries remain.
+ */
+export function webhookReportOf(
+  job: Pick<JobRecord, 'webhookUrl' | 'webhook'>,
+): { status: WebhookState; attempts: number; last_status: number | null } | null {
+  if (job.webhookUrl === undefined) return null;
+  const delivery = job.webhook ?? { status: 'pending', attempts: 0 };
+  return { status: delivery.status, attempts: delivery.attempts, last_status: delivery.lastStatus ?? null };
 }
 
 /** Kept 30 days, then left to TTL: long enough to fetch a result, short enough to hold no archive. */

@@ -1,7 +1,7 @@
 import { conditionHolds, dynamo, fromItem, nowSeconds, tableName, toItem } from '../store/dynamo.js';
 import { accountPk } from '../store/usage-items.js';
 import type { JobEnd, JobUnderway } from './job-driver.js';
-import { ACTIVE_PHASES, type JobRecord, type JsonObject } from './job-record.js';
+import { ACTIVE_PHASES, type JobRecord, type JsonObject, type WebhookDelivery } from './job-record.js';
 import type { PollLease } from './poll-lease.js';
 import { jobRecordOf } from './stored-job.js';
 
@@ -125,6 +125,31 @@ export async function updateJobResult(job: JobRecord, result: JsonObject, now = 
         ':succeeded': 'succeeded',
         ':result': result,
         ':now': now.toISOString(),
+      }),
+    }),
+  );
+}
+
+/**
+ * Records how the ended job's webhook went (notify-step.ts). Only this owner's ended job is
+ * touched, and a delivery already recorded as delivered or failed stays so: a replayed attempt
+ * cannot undo it. False when nothing was written.
+ */
+export async function recordWebhookDelivery(job: JobRecord, delivery: WebhookDelivery): Promise<boolean> {
+  return conditionHolds(() =>
+    dynamo().updateItem({
+      TableName: tableName('jobs'),
+      Key: jobKey(job.jobId),
+      UpdateExpression: 'SET webhook = :delivery',
+      ConditionExpression:
+        'attribute_exists(pk) AND accountId = :owner AND #phase IN (:succeeded, :failed) AND (attribute_not_exists(webhook) OR webhook.#status = :pending)',
+      ExpressionAttributeNames: { '#phase': 'phase', '#status': 'status' },
+      ExpressionAttributeValues: toItem({
+        ':owner': job.accountId,
+        ':succeeded': 'succeeded',
+        ':failed': 'failed',
+        ':pending': 'pending',
+        ':delivery': delivery,
       }),
     }),
   );

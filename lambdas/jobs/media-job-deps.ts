@@ -45,6 +45,8 @@ export interface MediaJobDeps {
   readonly publishMetrics?: (records: readonly MetricRecord[]) => void;
   /** Resolves the host names of caller URLs (lambdas/schema/public-url.ts). @default node:dns lookup */
   readonly lookupHost?: HostLookup;
+  /** Origins a `webhook_url` may name despite the public-URL policy (lambdas/jobs/webhook-url.ts). @default none */
+  readonly webhookReceivers?: readonly string[];
 }
 
 /** Who submits a job: it is theirs, and metered under their request and route. */
@@ -63,5 +65,6 @@ export function deploymentMediaJobDeps(config: GatewayConfiguration): MediaJobDe
     idempotency: dynamoIdempotencyStore,
     now: () => new Date(),
     publishMetrics,
+    webhookReceivers: config.localWebhookReceivers,
   };
 }

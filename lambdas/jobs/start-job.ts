@@ -18,6 +18,7 @@ export type NewJob = Pick<
   | 'upstreamJobId'
   | 'upstreamStatus'
   | 'details'
+  | 'webhookUrl'
 >;
 
 export interface StartJobDeps {

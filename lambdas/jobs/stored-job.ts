@@ -1,4 +1,11 @@
-import { JOB_PHASES, type JobError, type JobRecord, type JsonObject } from './job-record.js';
+import {
+  JOB_PHASES,
+  WEBHOOK_STATES,
+  type JobError,
+  type JobRecord,
+  type JsonObject,
+  type WebhookDelivery,
+} from './job-record.js';
 
 /**
  * A stored job item this code cannot read. The jobs table outlives deploys: an item may have
@@ -131,6 +138,8 @@ export function jobRecordOf(jobId: string, item: Readonly<Record<string, unknown
   const pollLeaseUntil = stored.optionalNumber('pollLeaseUntil');
   const pollLeaseHolder = stored.optionalText('pollLeaseHolder');
   const watchers = stored.has('watchers') ? stored.numbers('watchers') : undefined;
+  const webhookUrl = stored.optionalText('webhookUrl');
+  const webhook = stored.has('webhook') ? webhookDeliveryOf(stored.object('webhook')) : undefined;
   return {
     jobId: stored.text('jobId'),
     kind: stored.text('kind'),
@@ -154,6 +163,17 @@ export function jobRecordOf(jobId: string, item: Readonly<Record<string, unknown
     ...(pollLeaseUntil === undefined ? {} : { pollLeaseUntil }),
     ...(pollLeaseHolder === undefined ? {} : { pollLeaseHolder }),
     ...(watchers === undefined ? {} : { watchers }),
+    ...(webhookUrl === undefined ? {} : { webhookUrl }),
+    ...(webhook === undefined ? {} : { webhook }),
+  };
+}
+
+function webhookDeliveryOf(webhook: StoredAttributes): WebhookDelivery {
+  const lastStatus = webhook.optionalNumber('lastStatus');
+  return {
+    status: webhook.oneOf('status', WEBHOOK_STATES),
+    attempts: webhook.number('attempts'),
+    ...(lastStatus === undefined ? {} : { lastStatus }),
   };
 }
 

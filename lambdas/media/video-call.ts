@@ -1,3 +1,5 @@
+import type { GatewayConfiguration } from '../config/configuration.js';
+import type { JobEventView } from '../jobs/notify-step.js';
 import { deploymentMediaJobDeps } from '../jobs/media-job-deps.js';
 import { submitVideoJob, videoJobStatus, type VideoJob } from './video-jobs.js';
 import type { VideoRequestBody } from './video-request.js';
@@ -25,8 +27,16 @@ export async function answerVideoStatus(call: AccountCall): Promise<Reply> {
   return envelope(videoStatusData(job));
 }
 
-/** docs/interface.md §2.13's video job; `error` says why a `Fail` failed (null otherwise). */
+/**
+ * docs/interface.md §2.13's video job; `error` says why a `Fail` failed (null otherwise),
+ * `webhook` how its webhook went (§6.4).
+ */
 function videoStatusData(job: VideoJob) {
+  return { ...videoEventData(job), webhook: job.webhook };
+}
+
+/** What a video event's `data` holds (docs/interface.md §6.4): the status answer but its `webhook`, which the event itself settles. */
+function videoEventData(job: VideoJob) {
   return {
     task_id: job.taskId,
     status: job.status,
@@ -34,5 +44,14 @@ function videoStatusData(job: VideoJob) {
     file_id: job.fileId,
     download_url: job.downloadUrl,
     error: job.error,
+  };
+}
+
+/** Video jobs' webhook events, `video.completed` and `video.failed` (lambdas/jobs/notify-step.ts). */
+export function videoEventView(config: GatewayConfiguration, signal: AbortSignal): JobEventView {
+  return {
+    type: 'video',
+    data: async (job) =>
+      videoEventData(await videoJobStatus(job.accountId, job.jobId, signal, deploymentMediaJobDeps(config))),
   };
 }

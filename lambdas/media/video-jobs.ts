@@ -9,7 +9,9 @@ import type { ProviderEndpoint } from '../providers/provider-config.js';
 import { UpstreamError } from '../providers/upstream-failure.js';
 import { VIDEO_JOB_KIND, videoJobDriver, type VideoJobDetails, type VideoJobResult } from './video-job-driver.js';
 import { ownedJobOfKind, reportedJob } from '../jobs/job-lookup.js';
-import type { JobError, JobRecord, JsonObject } from '../jobs/job-record.js';
+import { webhookReportOf, type JobError, type JobRecord, type JsonObject } from '../jobs/job-record.js';
+
+type WebhookReport = ReturnType<typeof webhookReportOf>;
 import type { JobOwner, MediaJobDeps } from '../jobs/media-job-deps.js';
 import { startJob } from '../jobs/start-job.js';
 
@@ -29,6 +31,8 @@ export interface VideoJob {
   readonly downloadUrl: string | null;
   /** Why a `Fail` failed; null otherwise. */
   readonly error: JobError | null;
+  /** How the job's webhook went (docs/interface.md §6.4); null without one. */
+  readonly webhook: WebhookReport;
 }
 
 export async function submitVideoJob(
@@ -37,8 +41,9 @@ export async function submitVideoJob(
   signal: AbortSignal,
   deps: MediaJobDeps,
 ): Promise<VideoJob> {
-  const request = parseVideoRequest(body);
-  await checkVideoHosts(request, { lookup: deps.lookupHost });
+  const webhookReceivers = deps.webhookReceivers ?? [];
+  const request = parseVideoRequest(body, { webhookReceivers });
+  await checkVideoHosts(request, { lookup: deps.lookupHost, webhookReceivers });
   const endpoint = await minimaxEndpoint(deps);
   const taskId = await submitVideo(endpoint, request, { send: deps.send, signal }).catch((error: unknown) => {
     throw error instanceof UpstreamError ? mediaErrorOf(error.failure, 'prompt') : error;
@@ -53,10 +58,19 @@ export async function submitVideoJob(
       upstreamJobId: taskId,
       upstreamStatus: 'Queueing',
       details: { ...details },
+      ...(request.webhookUrl === undefined ? {} : { webhookUrl: request.webhookUrl }),
     },
     deps,
   );
-  return { taskId: job.jobId, status: 'submitted', model: request.model, fileId: null, downloadUrl: null, error: null };
+  return {
+    taskId: job.jobId,
+    status: 'submitted',
+    model: request.model,
+    fileId: null,
+    downloadUrl: null,
+    error: null,
+    webhook: webhookReportOf(job),
+  };
 }
 
 /** The caller's own video job; a finished one with a working download link. */
@@ -77,7 +91,7 @@ export async function videoJobStatus(
     videoJobDriver,
     deps.now(),
   );
-  const base = { taskId: job.jobId, model: videoJobDriver.details(job).model };
+  const base = { taskId: job.jobId, model: videoJobDriver.details(job).model, webhook: webhookReportOf(job) };
   switch (job.phase) {
     case 'queued':
       return { ...base, status: 'Queueing', fileId: null, downloadUrl: null, error: null };

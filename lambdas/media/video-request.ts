@@ -7,6 +7,7 @@ import {
   type LookupOptions,
 } from '../schema/public-url.js';
 import { exceedsCharacters } from '../schema/text-length.js';
+import { checkWebhookUrl, webhookHostRefusal, webhookUrlSchema } from '../jobs/webhook-url.js';
 import { CAMERA_COMMANDS, normalizeCameraCommands } from './video-camera.js';
 import { invalidVideo } from './media-errors.js';
 import {
@@ -42,6 +43,8 @@ export interface VideoRequest {
   readonly promptOptimizer: boolean;
   /** An extension: the public http(s) URL of the first frame, which `-Fast` requires. */
   readonly firstFrameImage?: string;
+  /** Where the job's end is sent (docs/interface.md §6.4); checked by lambdas/jobs/webhook-url.ts. */
+  readonly webhookUrl?: string;
 }
 
 const FIRST_FRAME_RULE = `${PUBLIC_URL_RULE} of at most ${MAX_FIRST_FRAME_URL_CHARS} characters`;
@@ -54,6 +57,7 @@ export interface VideoRequestBody {
   resolution?: VideoResolution;
   prompt_optimizer?: boolean;
   first_frame_image?: string;
+  webhook_url?: string;
 }
 
 /**
@@ -92,6 +96,7 @@ export const videoRequestSchema = {
       description: 'A public http(s) URL of the first frame; required by the -Fast model',
       'x-message': { maxLength: FIRST_FRAME_RULE },
     },
+    webhook_url: webhookUrlSchema,
   },
 };
 
@@ -99,7 +104,12 @@ export const videoRequestValidator = compileConditional<VideoRequestBody>(videoR
 
 const FIELDS: ReadonlySet<string> = new Set(Object.keys(videoRequestSchema.properties));
 
-export function parseVideoRequest(body: unknown): VideoRequest {
+/** The local runtime's test receivers a webhook URL may name (configuration `localWebhookReceivers`). */
+export interface VideoRequestOptions {
+  readonly webhookReceivers?: readonly string[];
+}
+
+export function parseVideoRequest(body: unknown, options: VideoRequestOptions = {}): VideoRequest {
   if (body === null || typeof body !== 'object' || Array.isArray(body))
     throw invalidVideo('body', 'must be a JSON object');
   const fields = body as Record<string, unknown>;
@@ -108,6 +118,7 @@ export function parseVideoRequest(body: unknown): VideoRequest {
   const model = modelOf(fields['model']);
   const firstFrameImage = firstFrameOf(fields['first_frame_image'], model);
   const duration = durationOf(fields['duration']);
+  const webhookUrl = webhookUrlOf(fields['webhook_url'], options.webhookReceivers ?? []);
   return {
     model,
     prompt: promptOf(fields['prompt']),
@@ -115,7 +126,15 @@ export function parseVideoRequest(body: unknown): VideoRequest {
     resolution: resolutionOf(fields['resolution'], duration),
     promptOptimizer: booleanOf(fields['prompt_optimizer'], 'prompt_optimizer', true),
     ...(firstFrameImage === undefined ? {} : { firstFrameImage }),
+    ...(webhookUrl === undefined ? {} : { webhookUrl }),
   };
+}
+
+function webhookUrlOf(value: unknown, receivers: readonly string[]): string | undefined {
+  if (value === undefined) return undefined;
+  const check = checkWebhookUrl(value, receivers);
+  if (!check.ok) throw invalidVideo('webhook_url', check.message);
+  return check.url;
 }
 
 function promptOf(value: unknown): string {
@@ -155,11 +174,19 @@ function firstFrameOf(value: unknown, model: VideoModelId): string | undefined {
  * The caller-URL policy's second step, before the request goes upstream: the first frame's
  * host name resolved, and refused when it resolves to an address that is not public.
  */
-export async function checkVideoHosts(request: VideoRequest, options: LookupOptions = {}): Promise<void> {
+export async function checkVideoHosts(
+  request: VideoRequest,
+  options: LookupOptions & VideoRequestOptions = {},
+): Promise<void> {
+  const webhookRefusal = webhookHostRefusal(request.webhookUrl, options.webhookReceivers ?? [], options);
   const check = request.firstFrameImage === undefined ? undefined : checkPublicUrl(request.firstFrameImage);
-  if (!check?.ok || check.name === undefined) return;
-  const refusal = await findPrivateResolution([{ field: 'first_frame_image', name: check.name }], options);
-  if (refusal?.kind === 'not_public') throw invalidVideo(refusal.field, refusalText(FIRST_FRAME_RULE, refusal.reason));
+  if (check?.ok && check.name !== undefined) {
+    const refusal = await findPrivateResolution([{ field: 'first_frame_image', name: check.name }], options);
+    if (refusal?.kind === 'not_public')
+      throw invalidVideo(refusal.field, refusalText(FIRST_FRAME_RULE, refusal.reason));
+  }
+  const refused = await webhookRefusal;
+  if (refused !== undefined) throw invalidVideo('webhook_url', refused);
 }
 
 function durationOf(value: unknown): VideoDuration {

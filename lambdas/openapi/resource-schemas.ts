@@ -456,6 +456,34 @@ const videoSubmitted = record(
   'docs/interface.md §4.9: a submitted video job.',
 );
 
+const webhookReport = {
+  oneOf: [
+    { type: 'null' },
+    record({
+      status: {
+        enum: ['pending', 'delivered', 'failed'],
+        description: '`pending` until delivered or the retries are spent',
+      },
+      attempts: integer(),
+      last_status: { type: ['integer', 'null'], description: "The receiver's HTTP status at the last attempt" },
+    }),
+  ],
+  description: "How the job's webhook went (docs/interface.md §6.4); null without a `webhook_url`",
+} as const;
+
+const webhookSecret = record(
+  {
+    secret: text('`whsec_<base64>`: the secret deliveries are signed with'),
+    previousSecret: nullableText('Within 24 hours of a rotation: the previous secret, which signs too'),
+    previousExpiresAt: {
+      type: ['string', 'null'],
+      format: 'date-time',
+      description: 'When the previous secret stops signing',
+    },
+  },
+  "docs/interface.md §6.4: the account's webhook signing secret.",
+);
+
 const videoJob = record(
   {
     task_id: text(),
@@ -464,6 +492,7 @@ const videoJob = record(
     file_id: nullableText('On `Success`'),
     download_url: nullableText('On `Success`: a link that works for at least 10 more minutes'),
     error: { oneOf: [{ type: 'null' }, ref('JobError')], description: 'On `Fail`: why' },
+    webhook: webhookReport,
   },
   'docs/interface.md §2.13: a video job.',
 );
@@ -495,6 +524,7 @@ const fashionPrediction = record(
       oneOf: [{ type: 'null' }, ref('JobError')],
       description: 'When failed: `ImageLoadError`, `ContentModerationError`, `PoseError`, … (docs/interface.md §7)',
     },
+    webhook: webhookReport,
   },
   'docs/interface.md §2.12: a fashion prediction.',
 );
@@ -535,6 +565,7 @@ export const RESOURCE_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
   ApiKeyList: record({ keys: { type: 'array', items: ref('ApiKey') } }),
   ApiKeyUpdate: record({ keyId: text(), updated: { type: 'boolean' } }),
   ProviderKey: providerKey,
+  WebhookSecret: webhookSecret,
   ProviderKeyList: record({ keys: { type: 'array', items: ref('ProviderKey') } }),
   UnpricedUsage: unpricedUsage,
   UsageUnits: usageUnits,

@@ -554,6 +554,20 @@ export const routeDocs: Readonly<Record<string, RouteDoc>> = {
     pathParameters: { id: 'The provider key id' },
     success: { status: 204, description: 'Deleted' },
   },
+  'webhooks-secret-get': {
+    tag: 'Dashboard',
+    summary: 'The webhook signing secret',
+    description:
+      'The secret job webhooks are signed with (docs/interface.md §6.4, Standard Webhooks), made on the first read; during a rotation window also the previous one.',
+    success: { status: 200, description: 'The secret', json: enveloped(ref('WebhookSecret')) },
+  },
+  'webhooks-secret-rotate': {
+    tag: 'Dashboard',
+    summary: 'Rotate the webhook signing secret',
+    description:
+      'A new secret signs from now on; for 24 hours the previous one signs too (two signatures per delivery).',
+    success: { status: 200, description: 'The new secret and the previous one', json: enveloped(ref('WebhookSecret')) },
+  },
   'usage-get': {
     tag: 'Usage',
     summary: 'Usage and estimated cost',

@@ -30,6 +30,11 @@ export interface EndpointResources {
    * `AiGateway/provider-keys/`; the functions create them at runtime as `<prefix><accountId>/<id>`.
    */
   readonly providerKeySecretPrefix: string;
+  /**
+   * Name prefix of the per-account webhook signing secrets, e.g. `AiGateway/webhook-secrets/`;
+   * the functions create them at runtime as `<prefix><accountId>`.
+   */
+  readonly webhookSecretPrefix: string;
   /** Base URL of the prompt-template service. @default - none: PROMPT_SERVICE_URL is not set */
   readonly promptServiceUrl?: string;
   /** Base URL of the upstream theme provider. @default - none: the embedded theme catalog answers */
@@ -126,6 +131,18 @@ const GRANTS: Record<Grant, (acc: Accumulator) => void> = {
     ),
   // A forced delete never touches the secret's value, so no key use.
   'providerKeys:delete': (acc) => acc.providerKeys(['secretsmanager:DeleteSecret'], []),
+  // Each account's webhook signing secrets, one secret per account made at runtime, under the
+  // stack's key as provider keys are. Read, create and rotate are separate grants: the Notify
+  // task reads and creates (an account's first event may come before its first read), only the
+  // rotate route replaces.
+  'webhookSecrets:read': (acc) => acc.webhookSecrets(['secretsmanager:GetSecretValue'], ['kms:Decrypt']),
+  'webhookSecrets:create': (acc) =>
+    acc.webhookSecrets(
+      ['secretsmanager:CreateSecret', 'secretsmanager:TagResource'],
+      ['kms:Decrypt', 'kms:Encrypt', 'kms:GenerateDataKey'],
+    ),
+  'webhookSecrets:rotate': (acc) =>
+    acc.webhookSecrets(['secretsmanager:PutSecretValue'], ['kms:Decrypt', 'kms:Encrypt', 'kms:GenerateDataKey']),
   'userPool:login': (acc) => acc.userPool(['cognito-idp:InitiateAuth']),
   'userPool:admin': (acc) =>
     acc.userPool(['cognito-idp:AdminCreateUser', 'cognito-idp:AdminSetUserPassword', 'cognito-idp:AdminGetUser']),
@@ -147,6 +164,7 @@ class Accumulator {
   private readonly secretArns = new Set<string>();
   private readonly cognitoActions = new Set<string>();
   private readonly providerKeyActions = new Set<string>();
+  private readonly webhookSecretActions = new Set<string>();
   /** KMS actions Secrets Manager performs with the stack key on the function's behalf. */
   private readonly secretKeyActions = new Set<string>();
   private readonly guardrailArns = new Set<string>();
@@ -256,6 +274,13 @@ class Accumulator {
     this.environment[ENV.providerKeysKmsKeyId] = this.resources.encryptionKey.keyArn;
   }
 
+  webhookSecrets(actions: readonly string[], keyActions: readonly string[]): void {
+    actions.forEach((action) => this.webhookSecretActions.add(action));
+    keyActions.forEach((action) => this.secretKeyActions.add(action));
+    this.environment[ENV.webhookSecretPrefix] = this.resources.webhookSecretPrefix;
+    this.environment[ENV.webhookSecretsKmsKeyId] = this.resources.encryptionKey.keyArn;
+  }
+
   userPool(actions: readonly string[]): void {
     actions.forEach((action) => this.cognitoActions.add(action));
     const { userPool, client } = this.resources.dashboard;
@@ -320,7 +345,7 @@ class Accumulator {
     const acknowledgements: NagAcknowledgement[] = [];
     if (this.providerKeyActions.size > 0) {
       const actions = [...this.providerKeyActions].sort();
-      const prefixArn = this.providerKeySecretsArn(stack);
+      const prefixArn = this.prefixArn(stack, this.resources.providerKeySecretPrefix);
       statements.push(new PolicyStatement({ actions, resources: [prefixArn] }));
       acknowledgements.push({
         id: `AwsSolutions-IAM5[Resource::${nagResourceName(stack, prefixArn)}]`,
@@ -329,6 +354,19 @@ class Accumulator {
           `created at runtime as ${this.resources.providerKeySecretPrefix}<accountId>/<keyId> (plus the random ` +
           'suffix Secrets Manager appends), so no ARN exists at deploy time. The wildcard is only a name-prefix ' +
           "match: it reaches this stack's provider-key secrets and no other secret in the account.",
+      });
+    }
+    if (this.webhookSecretActions.size > 0) {
+      const actions = [...this.webhookSecretActions].sort();
+      const prefixArn = this.prefixArn(stack, this.resources.webhookSecretPrefix);
+      statements.push(new PolicyStatement({ actions, resources: [prefixArn] }));
+      acknowledgements.push({
+        id: `AwsSolutions-IAM5[Resource::${nagResourceName(stack, prefixArn)}]`,
+        reason:
+          `${actions.join(', ')} on accounts' webhook signing secrets: one secret per account, created at ` +
+          `runtime as ${this.resources.webhookSecretPrefix}<accountId> (plus the random suffix Secrets Manager ` +
+          'appends), so no ARN exists at deploy time. The wildcard is only a name-prefix match: it reaches ' +
+          "this stack's webhook secrets and no other secret in the account.",
       });
     }
     if (this.secretKeyActions.size > 0) {
@@ -360,11 +398,11 @@ class Accumulator {
   }
 
   /** `arn:<partition>:secretsmanager:<region>:<account>:secret:<prefix>*` */
-  private providerKeySecretsArn(stack: Stack): string {
+  private prefixArn(stack: Stack, prefix: string): string {
     return stack.formatArn({
       service: 'secretsmanager',
       resource: 'secret',
-      resourceName: `${this.resources.providerKeySecretPrefix}*`,
+      resourceName: `${prefix}*`,
       arnFormat: ArnFormat.COLON_RESOURCE_NAME,
     });
   }

@@ -8,9 +8,14 @@
  * interval, attempt bound and deadline (lambdas/jobs/job-execution.ts), so a new kind needs
  * no new machine, grant or ARN.
  *
- * Wait → Poll → Ended? → (Count → Wait | Done | AttemptsExhausted → MarkFailed → Failed).
- * Any error the Poll task still holds after its retries (the deadline passed, an upstream that
- * stayed unavailable, a function that kept failing) is caught and ends the job failed.
+ * Wait → Poll → Ended? → (Count → Wait | Notify | AttemptsExhausted → MarkFailed → Notify);
+ * Notify → Outcome? → (Done | Failed). Any error the Poll task still holds after its retries
+ * (the deadline passed, an upstream that stayed unavailable, a function that kept failing) is
+ * caught and ends the job failed.
+ *
+ * Notify sends the ended job's webhook event, if it has one (lambdas/jobs/notify-step.ts): a
+ * failed delivery is retried with backoff (WEBHOOK_RETRY), then NotifyGaveUp records it failed.
+ * Whatever happens there, the execution ends as the job did: the webhook never changes a job.
  */
 
 import type { FunctionSource } from './endpoint-function.js';
@@ -27,6 +32,7 @@ export const JOB_TASK_FUNCTIONS = {
     memoryMb: 256,
     timeoutSeconds: 30,
   },
+  notify: { id: 'job-notify', entry: 'lambdas/handlers/job-notify.ts', memoryMb: 256, timeoutSeconds: 30 },
 } as const satisfies Record<string, FunctionSource & { id: string }>;
 
 /** A day: longer than any kind's own deadline, so it only stops an execution gone wrong. */
@@ -35,7 +41,20 @@ export const DEFAULT_JOB_EXECUTION_TIMEOUT_SECONDS = 86_400;
 export interface JobPollerFunctionArns {
   readonly poll: string;
   readonly markFailed: string;
+  readonly notify: string;
 }
+
+/**
+ * A failed webhook attempt (non-2xx, no answer within 10 s, refused connection) is tried again
+ * after 10, 20, 40, 80 and 160 s: six attempts over about five minutes.
+ */
+export const WEBHOOK_RETRY = {
+  ErrorEquals: ['Webhook.DeliveryFailed'],
+  IntervalSeconds: 10,
+  BackoffRate: 2,
+  MaxAttempts: 5,
+  MaxDelaySeconds: 300,
+} as const;
 
 export interface JobPollerLimits {
   /** Whole-execution bound: a backstop beyond every kind's own deadline. */
@@ -51,6 +70,9 @@ export const JOB_POLLER_STATES = {
   done: 'Done',
   attemptsExhausted: 'AttemptsExhausted',
   markFailed: 'MarkFailed',
+  notify: 'Notify',
+  notifyGaveUp: 'NotifyGaveUp',
+  outcome: 'Outcome?',
   failed: 'Failed',
 } as const;
 
@@ -64,6 +86,8 @@ export const LAMBDA_SERVICE_ERRORS = [
 
 /** Each task gets a minute: the functions time out at 30 s, this only covers a lost invocation. */
 const TASK_TIMEOUT_SECONDS = 60;
+
+const JOB_ID = { 'jobId.$': '$.jobId', 'accountId.$': '$.accountId' };
 
 const STEP_INPUT = {
   'jobId.$': '$.jobId',
@@ -107,7 +131,7 @@ export function jobPollerDefinition(
       [S.ended]: {
         Type: 'Choice',
         Choices: [
-          { Variable: '$.poll.done', BooleanEquals: true, Next: S.done },
+          { Variable: '$.poll.done', BooleanEquals: true, Next: S.notify },
           { Variable: '$.attempt', NumericGreaterThanEqualsPath: '$.maxAttempts', Next: S.attemptsExhausted },
         ],
         Default: S.count,
@@ -139,7 +163,38 @@ export function jobPollerDefinition(
         ResultPath: '$.poll',
         TimeoutSeconds: TASK_TIMEOUT_SECONDS,
         Retry: [{ ErrorEquals: ['States.ALL'], IntervalSeconds: 2, BackoffRate: 2, MaxAttempts: 6 }],
-        Next: S.failed,
+        Next: S.notify,
+      },
+      [S.notify]: {
+        Type: 'Task',
+        Resource: functions.notify,
+        Parameters: JOB_ID,
+        ResultPath: '$.notify',
+        TimeoutSeconds: TASK_TIMEOUT_SECONDS,
+        Retry: [
+          WEBHOOK_RETRY,
+          { ErrorEquals: LAMBDA_SERVICE_ERRORS, IntervalSeconds: 2, BackoffRate: 2, MaxAttempts: 6 },
+          { ErrorEquals: ['States.ALL'], IntervalSeconds: 2, BackoffRate: 2, MaxAttempts: 2 },
+        ],
+        Catch: [{ ErrorEquals: ['States.ALL'], ResultPath: '$.notifyFailure', Next: S.notifyGaveUp }],
+        Next: S.outcome,
+      },
+      [S.notifyGaveUp]: {
+        Type: 'Task',
+        Resource: functions.notify,
+        Parameters: { ...JOB_ID, giveUp: true },
+        ResultPath: '$.notify',
+        TimeoutSeconds: TASK_TIMEOUT_SECONDS,
+        Retry: [{ ErrorEquals: ['States.ALL'], IntervalSeconds: 2, BackoffRate: 2, MaxAttempts: 3 }],
+        // Only the record of the webhook is lost then: the job has ended as it did.
+        Catch: [{ ErrorEquals: ['States.ALL'], ResultPath: '$.notifyFailure', Next: S.outcome }],
+        Next: S.outcome,
+      },
+      // A job ended through MarkFailed carries its failure: that execution fails, as before.
+      [S.outcome]: {
+        Type: 'Choice',
+        Choices: [{ Variable: '$.failure', IsPresent: true, Next: S.failed }],
+        Default: S.done,
       },
       [S.failed]: { Type: 'Fail', Error: 'Job.Failed', Cause: 'the job was ended failed; its record says why' },
     },

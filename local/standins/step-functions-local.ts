@@ -58,7 +58,11 @@ export function startLocalStepFunctions(
       {
         arn: LOCAL_JOB_STATE_MACHINE_ARN,
         definition: jobPollerDefinition(
-          { poll: functionArn(JOB_TASK_FUNCTIONS.poll.id), markFailed: functionArn(JOB_TASK_FUNCTIONS.markFailed.id) },
+          {
+            poll: functionArn(JOB_TASK_FUNCTIONS.poll.id),
+            markFailed: functionArn(JOB_TASK_FUNCTIONS.markFailed.id),
+            notify: functionArn(JOB_TASK_FUNCTIONS.notify.id),
+          },
           { timeoutSeconds: DEFAULT_JOB_EXECUTION_TIMEOUT_SECONDS },
         ),
         taskHandlers,

@@ -164,7 +164,10 @@ describe('media job polling', () => {
    * The loop as the definition's data states it, walked here on its own: from the start, Next,
    * or a Choice's Default (its "not ended yet"), until the walk is back at the start.
    */
-  const data = jobPollerDefinition({ poll: 'poll', markFailed: 'markFailed' }, { timeoutSeconds: 60 }) as any;
+  const data = jobPollerDefinition(
+    { poll: 'poll', markFailed: 'markFailed', notify: 'notify' },
+    { timeoutSeconds: 60 },
+  ) as any;
   const walked: string[] = [];
   for (let name = data.StartAt; !walked.includes(name);) {
     walked.push(name);
@@ -182,13 +185,16 @@ describe('media job polling', () => {
     expect(poller.pollFunctionsMb).toHaveLength(tasksPerPoll);
   });
 
-  test('transitions per job: polls times the loop (the last poll ends at Done instead of Count)', () => {
+  test('transitions per job: polls times the loop, then Notify and Outcome? on the way out to Done', () => {
     const kind = DEFAULT_MEDIA_JOBS.kinds.find((k) => k.kind === 'video')!;
     const polls = Math.ceil(kind.typicalSeconds / kind.pollIntervalSeconds);
+    const exit = [JOB_POLLER_STATES.notify, JOB_POLLER_STATES.outcome, JOB_POLLER_STATES.done];
+    // The last poll leaves the loop after Ended? (one state short of Count) and walks the exit.
+    const transitions = polls * walked.length - 1 + exit.length;
     expect(video(template).polls).toBe(polls);
-    expect(video(template).transitions).toBe(polls * walked.length);
+    expect(video(template).transitions).toBe(transitions);
     expect(item(template, 'Step Functions')).toBeCloseTo(
-      polls * walked.length * AWS_PRICES.stepFunctions.perThousandStandardTransitions,
+      transitions * AWS_PRICES.stepFunctions.perThousandStandardTransitions,
       9,
     );
     expect(item(template, 'Lambda requests')).toBeCloseTo(

@@ -9,6 +9,7 @@ import {
   logicalIdOf,
   PROVIDER_KEY_PREFIX,
   roleLogicalId,
+  WEBHOOK_SECRET_PREFIX,
   syntheticRoute,
   type Built,
 } from './support.js';
@@ -77,6 +78,8 @@ describe('endpoint functions', () => {
       expect(env[ENV.providerKeysKmsKeyId]).toEqual(
         usesProviderKeys ? { 'Fn::GetAtt': [logicalIdOf(built.stack.encryptionKey), 'Arn'] } : undefined,
       );
+      const usesWebhookSecrets = route.grants.some((grant) => grant.startsWith('webhookSecrets:'));
+      expect(env[ENV.webhookSecretPrefix]).toBe(usesWebhookSecrets ? WEBHOOK_SECRET_PREFIX : undefined);
       const usesPool = has('userPool:login') || has('userPool:admin');
       expect(env[ENV.userPoolId] !== undefined).toBe(usesPool);
       expect(env[ENV.userPoolClientId] !== undefined).toBe(usesPool);
@@ -97,6 +100,14 @@ describe('endpoint functions', () => {
       }
     },
   );
+
+  test("no function of the stack is given the local runtime's webhook receivers (a hole in the public-URL policy)", () => {
+    const functions = Object.values(resources).filter((resource: any) => resource.Type === 'AWS::Lambda::Function');
+    expect(functions.length).toBeGreaterThan(routes.length);
+    for (const fn of functions as any[]) {
+      expect(Object.keys(fn.Properties.Environment?.Variables ?? {})).not.toContain(ENV.localWebhookReceivers);
+    }
+  });
 
   test("the provider-key secret prefix is the stack name's, and an output", () => {
     expect(built.stack.providerKeySecretPrefix).toBe(PROVIDER_KEY_PREFIX);

@@ -16,6 +16,7 @@ import {
   statementsOn,
   PARTITION,
   PROVIDER_KEY_SECRETS_ARN,
+  WEBHOOK_SECRETS_ARN,
   REGION,
   type Built,
   type Statement,
@@ -85,7 +86,16 @@ const PROVIDER_KEY_ACTIONS: Partial<Record<Grant, string[]>> = {
   'providerKeys:create': ['secretsmanager:CreateSecret', 'secretsmanager:TagResource'],
   'providerKeys:delete': ['secretsmanager:DeleteSecret'],
 };
+// Accounts' webhook signing secrets: one secret per account under its own name prefix.
+const WEBHOOK_SECRET_ACTIONS: Partial<Record<Grant, string[]>> = {
+  'webhookSecrets:read': ['secretsmanager:GetSecretValue'],
+  'webhookSecrets:create': ['secretsmanager:CreateSecret', 'secretsmanager:TagResource'],
+  'webhookSecrets:rotate': ['secretsmanager:PutSecretValue'],
+};
 const SECRET_READS: readonly Grant[] = [
+  'webhookSecrets:read',
+  'webhookSecrets:create',
+  'webhookSecrets:rotate',
   'adminToken:read',
   'platformKeys:read',
   'promptService:read',
@@ -151,6 +161,9 @@ const EVERY_GRANT: Record<Grant, true> = {
   'guardrails:apply': true,
   'userPool:login': true,
   'userPool:admin': true,
+  'webhookSecrets:read': true,
+  'webhookSecrets:create': true,
+  'webhookSecrets:rotate': true,
 };
 // One synthetic route per grant, so grants the manifest does not use yet are covered too.
 const singleGrantRoutes: RouteSpec[] = (Object.keys(EVERY_GRANT) as Grant[]).map((grant) =>
@@ -184,7 +197,8 @@ function expectedKeyActions(
       ? ['kms:Decrypt', 'kms:DescribeKey', 'kms:Encrypt', 'kms:GenerateDataKey']
       : ['kms:Decrypt', 'kms:DescribeKey'];
   }
-  if (route.grants.includes('providerKeys:create')) return ['kms:Decrypt', 'kms:Encrypt', 'kms:GenerateDataKey'];
+  if (has(['providerKeys:create', 'webhookSecrets:create', 'webhookSecrets:rotate']))
+    return ['kms:Decrypt', 'kms:Encrypt', 'kms:GenerateDataKey'];
   return has(SECRET_READS) || readsModerationKey(route, props) ? ['kms:Decrypt'] : [];
 }
 
@@ -196,19 +210,36 @@ function providerKeyActionsOf(statements: Statement[]): string[] {
   return [...new Set(statements.filter(onProviderKeySecrets).flatMap(actionsOf))].sort();
 }
 
+const onWebhookSecrets = (statement: Statement) =>
+  resourcesOf(statement).some((resource) => flatten(resource) === WEBHOOK_SECRETS_ARN);
+
+/** Actions allowed on the webhook secrets' name prefix. */
+function webhookSecretActionsOf(statements: Statement[]): string[] {
+  return [...new Set(statements.filter(onWebhookSecrets).flatMap(actionsOf))].sort();
+}
+
+function expectedWebhookSecretActions(route: RouteSpec): string[] {
+  return [...new Set(route.grants.flatMap((grant) => WEBHOOK_SECRET_ACTIONS[grant] ?? []))].sort();
+}
+
 /**
  * Statements with a wildcard action or a wildcard ARN, other than the provider-key secrets' prefix
  * used for provider-key actions only. (Resource "*" is checked separately.)
  */
 function unexpectedWildcards(statements: Statement[]): Statement[] {
-  const allowedOnPrefix = new Set(Object.values(PROVIDER_KEY_ACTIONS).flat());
+  const allowedOn = new Map([
+    [PROVIDER_KEY_SECRETS_ARN, new Set(Object.values(PROVIDER_KEY_ACTIONS).flat())],
+    [WEBHOOK_SECRETS_ARN, new Set(Object.values(WEBHOOK_SECRET_ACTIONS).flat())],
+  ]);
   return statements.filter((statement) => {
     if (actionsOf(statement).some((action) => action.includes('*'))) return true;
-    const patterns = resourcesOf(statement).filter((r) => r !== '*' && flatten(r).includes('*'));
-    return (
-      patterns.some((pattern) => flatten(pattern) !== PROVIDER_KEY_SECRETS_ARN) ||
-      (patterns.length > 0 && actionsOf(statement).some((action) => !allowedOnPrefix.has(action)))
-    );
+    const patterns = resourcesOf(statement)
+      .filter((r) => r !== '*' && flatten(r).includes('*'))
+      .map(flatten);
+    return patterns.some((pattern) => {
+      const allowed = allowedOn.get(pattern);
+      return !allowed || actionsOf(statement).some((action) => !allowed.has(action));
+    });
   });
 }
 
@@ -310,7 +341,7 @@ describe.each<[string, readonly RouteSpec[], Partial<GatewayStackProps>]>([
 
       // The stack's own secrets: read only, by ARN (possibly in one statement with the provider-key
       // prefix, when cdk.json's minimizePolicies merges statements with the same action).
-      const ownSecret = (r: unknown) => flatten(r) !== PROVIDER_KEY_SECRETS_ARN;
+      const ownSecret = (r: unknown) => flatten(r) !== PROVIDER_KEY_SECRETS_ARN && flatten(r) !== WEBHOOK_SECRETS_ARN;
       const secretReads = statements
         .filter((s) => actionsOf(s).some((a) => a.startsWith('secretsmanager:')))
         .filter((s) => resourcesOf(s).some(ownSecret));
@@ -320,6 +351,12 @@ describe.each<[string, readonly RouteSpec[], Partial<GatewayStackProps>]>([
 
       // Callers' provider keys: exactly the granted actions, on the name prefix and nothing else.
       expect(providerKeyActionsOf(statements)).toEqual(expectedProviderKeyActions(route));
+      // Accounts' webhook secrets: the same, on their own prefix.
+      expect(webhookSecretActionsOf(statements)).toEqual(expectedWebhookSecretActions(route));
+      for (const statement of statements.filter(onWebhookSecrets)) {
+        const others = resourcesOf(statement).filter((r) => flatten(r) !== WEBHOOK_SECRETS_ARN);
+        expect(others.filter((r) => flatten(r).includes('*'))).toEqual([]);
+      }
       for (const statement of statements.filter(onProviderKeySecrets)) {
         // cdk.json's minimizePolicies may merge the stack's own secrets (exact ARNs, same action) in.
         const others = resourcesOf(statement).filter((r) => flatten(r) !== PROVIDER_KEY_SECRETS_ARN);
@@ -447,6 +484,38 @@ describe('provider-key secrets: the create and delete routes each hold only thei
 
   test('the delete route may delete, never create', () => {
     expect(actions('provider-keys-delete')).toEqual(['secretsmanager:DeleteSecret']);
+  });
+});
+
+describe('webhook secrets: each holder has only what it needs', () => {
+  let built: Built;
+  beforeAll(() => {
+    built = build({ routes: manifestRoutes });
+  });
+  const actions = (id: string) =>
+    webhookSecretActionsOf(roleStatements(built.template, roleLogicalId(built.stack, id)));
+
+  test('the secret route reads and makes the first secret; only the rotate route replaces it', () => {
+    const readAndCreate = [
+      'secretsmanager:CreateSecret',
+      'secretsmanager:GetSecretValue',
+      'secretsmanager:TagResource',
+    ];
+    expect(actions('webhooks-secret-get')).toEqual(readAndCreate);
+    expect(actions('webhooks-secret-rotate')).toEqual([...readAndCreate, 'secretsmanager:PutSecretValue'].sort());
+  });
+
+  test('the job poller: only the Notify task may touch them, and it cannot rotate', () => {
+    const poller = built.stack.jobPoller;
+    const roleActions = (task: typeof poller.notify) =>
+      webhookSecretActionsOf(roleStatements(built.template, logicalIdOf(task.role)));
+    expect(roleActions(poller.notify)).toEqual([
+      'secretsmanager:CreateSecret',
+      'secretsmanager:GetSecretValue',
+      'secretsmanager:TagResource',
+    ]);
+    expect(roleActions(poller.poll)).toEqual([]);
+    expect(roleActions(poller.markFailed)).toEqual([]);
   });
 });
 

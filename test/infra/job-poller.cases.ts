@@ -14,7 +14,7 @@ test('the synthesized definition is exactly jobPollerDefinition with the task fu
   const synthesized = synthesizedJobPoller();
   expect(synthesized.definition).toEqual(
     jobPollerDefinition(
-      { poll: synthesized.pollArn, markFailed: synthesized.markFailedArn },
+      { poll: synthesized.pollArn, markFailed: synthesized.markFailedArn, notify: synthesized.notifyArn },
       { timeoutSeconds: DEFAULT_JOB_EXECUTION_TIMEOUT.toSeconds() },
     ),
   );
@@ -33,7 +33,7 @@ test('a Standard machine, logging ALL events to its own log group, with X-Ray tr
   });
 });
 
-test('the machine may invoke exactly its two task functions, no versions or aliases', () => {
+test('the machine may invoke exactly its three task functions, no versions or aliases', () => {
   const policyId = built.stack.getLogicalId(
     built.stack.jobPoller.stateMachine.role.node.findChild('DefaultPolicy').node.defaultChild as never,
   );
@@ -49,7 +49,7 @@ test('the machine may invoke exactly its two task functions, no versions or alia
       .map((r) => JSON.stringify(r))
       .sort(),
   ).toEqual(
-    [built.stack.jobPoller.poll.fn, built.stack.jobPoller.markFailed.fn]
+    [built.stack.jobPoller.poll.fn, built.stack.jobPoller.markFailed.fn, built.stack.jobPoller.notify.fn]
       .map((fn) => JSON.stringify({ 'Fn::GetAtt': [built.stack.getLogicalId(fn.node.defaultChild as never), 'Arn'] }))
       .sort(),
   );

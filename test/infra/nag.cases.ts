@@ -12,6 +12,7 @@ import {
   logicalIdOf,
   manifestRoutes,
   PROVIDER_KEY_SECRETS_ARN,
+  WEBHOOK_SECRETS_ARN,
   REGION,
   STACK_NAME,
 } from './support.js';
@@ -22,6 +23,7 @@ const fullProps = {
   corsOrigins: ['https://app.example.com'],
 };
 const PROVIDER_KEY_FINDING = `AwsSolutions-IAM5[Resource::${PROVIDER_KEY_SECRETS_ARN}]`;
+const WEBHOOK_SECRETS_FINDING = `AwsSolutions-IAM5[Resource::${WEBHOOK_SECRETS_ARN}]`;
 const providerKeyRoutes = manifestRoutes.filter((route) =>
   route.grants.some((grant) => grant.startsWith('providerKeys:')),
 );
@@ -155,6 +157,8 @@ describe('cdk-nag AwsSolutions', () => {
         'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSBackupServiceRolePolicyForRestores]',
         'AwsSolutions-IAM5[Resource::*]',
         PROVIDER_KEY_FINDING,
+        // Accounts' webhook signing secrets, made at runtime under their own prefix.
+        WEBHOOK_SECRETS_FINDING,
         'AwsSolutions-SMG4',
         // The usage exports: the access log bucket logs nowhere, and DynamoDB names an export's objects and ARN.
         'AwsSolutions-S1',
@@ -194,6 +198,14 @@ describe('cdk-nag AwsSolutions', () => {
       ].sort(),
     );
     for (const path of pathsOf(PROVIDER_KEY_FINDING)) expect(path).toMatch(/\/Role\/Resource$/);
+    // The webhook secrets' prefix: the two secret routes and the job poller's Notify task, nothing else.
+    expect(pathsOf(WEBHOOK_SECRETS_FINDING).sort()).toEqual(
+      [
+        endpointOf(stack, 'webhooks-secret-get').role.node.defaultChild!.node.path,
+        endpointOf(stack, 'webhooks-secret-rotate').role.node.defaultChild!.node.path,
+        stack.jobPoller.notify.role.node.defaultChild!.node.path,
+      ].sort(),
+    );
     // The S1 acknowledgement sits on the access log bucket alone; the exports bucket is logged.
     expect(pathsOf('AwsSolutions-S1')).toEqual([stack.usageExports.accessLogBucket.node.path]);
     for (const policy of ['AWSBackupServiceRolePolicyForBackup', 'AWSBackupServiceRolePolicyForRestores'])

@@ -16,6 +16,9 @@ export const PROVIDER_KEY_PREFIX = `${STACK_NAME}/provider-keys/`;
 /** The partition of REGION: cdk.json's `enablePartitionLiterals` writes it out where the region is known. */
 export const PARTITION = 'aws';
 export const PROVIDER_KEY_SECRETS_ARN = `arn:${PARTITION}:secretsmanager:${REGION}:<AWS::AccountId>:secret:${PROVIDER_KEY_PREFIX}*`;
+/** Where accounts' webhook signing secrets live, written out the same way. */
+export const WEBHOOK_SECRET_PREFIX = `${STACK_NAME}/webhook-secrets/`;
+export const WEBHOOK_SECRETS_ARN = `arn:${PARTITION}:secretsmanager:${REGION}:<AWS::AccountId>:secret:${WEBHOOK_SECRET_PREFIX}*`;
 
 /**
  * The manifest with every entry pointed at the fixture handler: these tests inspect the

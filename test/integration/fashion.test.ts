@@ -73,6 +73,7 @@ test('run → completed with outputs that answer; meta on every answer; credits 
       created_at: answer.body.data.created_at,
       output: [expect.stringMatching(/\/cdn\//), expect.stringMatching(/\/cdn\//)],
       error: null,
+      webhook: null,
     },
     meta: { requestId: expect.stringMatching(UUID), timestamp: expect.any(String) },
   });

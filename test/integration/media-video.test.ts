@@ -57,6 +57,7 @@ test('submit → Queueing/Processing → Success with a download URL that answer
       file_id: expect.stringMatching(/^\d+$/),
       download_url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/cdn\/video\//),
       error: null,
+      webhook: null,
     },
   });
   const video = await fetch(done.body.data.download_url);

@@ -116,6 +116,8 @@ test('the dashboard: sign-in (a wrong password is a typed 401), session, keys, p
   expect(managed.listedIds).toContain(managed.keyId);
   expect(managed.wasUpdated).toBe(true);
   expect(managed.providerKeyStatuses).toEqual([201, 200, 204]);
+  expect(managed.webhookSecretStatuses).toEqual([200, 200]);
+  expect(managed.webhookSecretRotated).toBe(true);
   expect(managed.maskedKeys).toContain('••••1234');
   expect(typeof managed.totalRequests).toBe('number');
   expect(schemas().mismatches(successSchema('/api/v1/keys', 'post', 201), managed.answers.created)).toEqual([]);

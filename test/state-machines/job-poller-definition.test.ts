@@ -2,10 +2,15 @@ import { createJob, getOwnedJob } from '../../lambdas/jobs/job-repository.js';
 import { jobExecutionInput } from '../../lambdas/jobs/job-execution.js';
 import type { JobDriver } from '../../lambdas/jobs/job-driver.js';
 import type { JobRecord } from '../../lambdas/jobs/job-record.js';
+import { notifyJob, type JobNotifyDeps } from '../../lambdas/jobs/notify-step.js';
+import type { DeliveryAnswer } from '../../lambdas/jobs/webhook-delivery.js';
 import { failJob, pollJob } from '../../lambdas/jobs/poll-step.js';
 import { MachineRunner, type RunOutcome } from '../../local/standins/step-functions-runner.js';
+import { WEBHOOK_RETRY } from '../../lib/constructs/job-poller-definition.js';
 import {
   meteredFor,
+  notifyDeps,
+  TEST_KIND,
   startJobTables,
   startJobUpstream,
   stepDeps,
@@ -43,10 +48,11 @@ const CREDIT_MICRO_USD = 75_000;
 async function run(
   steps: readonly UpstreamStep[],
   limits: Partial<JobDriver> = {},
+  extra: { readonly job?: Partial<JobRecord>; readonly notify?: JobNotifyDeps } = {},
 ): Promise<{ outcome: RunOutcome; job: JobRecord | undefined; accountId: string; polls: number }> {
   const driver = testJobDriver(upstream.url, limits);
   const deps = () => stepDeps([driver]);
-  const job = testJobRecord({ accountId: `acct-${++accounts}` });
+  const job = testJobRecord({ accountId: `acct-${++accounts}`, ...extra.job });
   upstream.script(job.upstreamJobId, steps);
   await createJob(job);
   const runner = new MachineRunner({
@@ -54,6 +60,7 @@ async function run(
     taskHandlers: {
       [poller.pollArn]: (input) => pollJob(input as never, deps()),
       [poller.markFailedArn]: (input) => failJob(input as never, deps()),
+      [poller.notifyArn]: (input) => notifyJob(input as never, extra.notify ?? notifyDeps()),
     },
     waitMs: 5,
   });
@@ -122,4 +129,68 @@ test('upstream error that clears: a retried poll goes on and the job succeeds', 
   ]);
   expect(outcome.status).toBe('SUCCEEDED');
   expect(job?.phase).toBe('succeeded');
+});
+
+describe('the Notify step: a webhook delivery after the job ends, retried, never changing the job', () => {
+  /** A receiver answering each attempt with the next status (the last one for every further attempt). */
+  function receiver(statuses: readonly number[]) {
+    const attempts: { id: string; signature: string }[] = [];
+    const deps = notifyDeps({
+      views: { [TEST_KIND]: { type: 'test', data: async (job) => ({ id: job.jobId }) } },
+      deliver: async ({ headers }): Promise<DeliveryAnswer> => {
+        attempts.push({ id: headers['webhook-id']!, signature: headers['webhook-signature']! });
+        return { kind: 'answered', status: statuses[Math.min(attempts.length, statuses.length) - 1]! };
+      },
+    });
+    return { attempts, deps };
+  }
+
+  test('a receiver failing twice: three attempts under one webhook-id, then delivered', async () => {
+    const hook = receiver([500, 503, 200]);
+    const { outcome, job } = await run(
+      [{ body: { status: 'done', url: 'u' } }],
+      {},
+      {
+        job: { webhookUrl: 'https://hooks.example.com/a' },
+        notify: hook.deps,
+      },
+    );
+    expect(outcome.status).toBe('SUCCEEDED');
+    expect(job).toMatchObject({ phase: 'succeeded', webhook: { status: 'delivered', attempts: 3, lastStatus: 200 } });
+    expect(hook.attempts.map((attempt) => attempt.id)).toEqual(Array(3).fill(`${job!.jobId}.test.completed`));
+  });
+
+  test('a receiver that never accepts: six attempts, then recorded failed; the job and execution end as they would', async () => {
+    const hook = receiver([500]);
+    const { outcome, job } = await run(
+      [{ body: { status: 'done', url: 'u' } }],
+      {},
+      {
+        job: { webhookUrl: 'https://hooks.example.com/b' },
+        notify: hook.deps,
+      },
+    );
+    expect(outcome.status).toBe('SUCCEEDED');
+    expect(hook.attempts).toHaveLength(1 + WEBHOOK_RETRY.MaxAttempts);
+    expect(job).toMatchObject({
+      phase: 'succeeded',
+      result: { url: 'u' },
+      webhook: { status: 'failed', attempts: 6, lastStatus: 500 },
+    });
+  });
+
+  test('a job ended through MarkFailed is notified too, and its execution still fails', async () => {
+    const hook = receiver([200]);
+    const { outcome, job } = await run(
+      [{ body: { status: 'running' } }],
+      { maxPolls: 2 },
+      {
+        job: { webhookUrl: 'https://hooks.example.com/c' },
+        notify: hook.deps,
+      },
+    );
+    expect(outcome).toMatchObject({ status: 'FAILED', error: 'Job.Failed' });
+    expect(job).toMatchObject({ phase: 'failed', webhook: { status: 'delivered', attempts: 1 } });
+    expect(hook.attempts.map((attempt) => attempt.id)).toEqual([`${job!.jobId}.test.failed`]);
+  });
 });

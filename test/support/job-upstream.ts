@@ -6,7 +6,14 @@ import { join } from 'node:path';
 import type { JobDriver } from '../../lambdas/jobs/job-driver.js';
 import { JOB_TTL_SECONDS, type JobRecord } from '../../lambdas/jobs/job-record.js';
 import { jobDrivers } from '../../lambdas/jobs/job-driver-registry.js';
-import { endJob, getOwnedJob, recordProgress, takePollLease } from '../../lambdas/jobs/job-repository.js';
+import {
+  endJob,
+  getOwnedJob,
+  recordProgress,
+  recordWebhookDelivery,
+  takePollLease,
+} from '../../lambdas/jobs/job-repository.js';
+import type { JobNotifyDeps } from '../../lambdas/jobs/notify-step.js';
 import type { JobStepDeps } from '../../lambdas/jobs/poll-step.js';
 import { send } from '../../lambdas/providers/http-transport.js';
 import { UpstreamError, upstreamFailure } from '../../lambdas/providers/upstream-failure.js';
@@ -117,6 +124,24 @@ export function stepDeps(drivers: readonly JobDriver[], now: () => Date = () => 
     // These drivers call their own upstream on loopback, not a platform provider's.
     upstream: { endpoint: async () => undefined, send, signal: AbortSignal.timeout(10_000) },
     now,
+  };
+}
+
+/**
+ * The Notify step's dependencies over the embedded DynamoDB, for machines whose jobs carry no
+ * webhook: any delivery it would attempt fails the test.
+ */
+export function notifyDeps(overrides: Partial<JobNotifyDeps> = {}): JobNotifyDeps {
+  return {
+    jobs: { getOwnedJob, recordWebhookDelivery },
+    views: {},
+    signingSecrets: async () => ['whsec_dGVzdA=='],
+    deliver: async () => {
+      throw new Error('no webhook delivery was expected');
+    },
+    now: () => new Date(),
+    log: () => undefined,
+    ...overrides,
   };
 }
 

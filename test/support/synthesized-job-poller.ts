@@ -9,6 +9,7 @@ export interface SynthesizedJobPoller {
   readonly definition: Record<string, unknown>;
   readonly pollArn: string;
   readonly markFailedArn: string;
+  readonly notifyArn: string;
 }
 
 /** Synthesizes the stack (no bundling) and reads the job poller's definition out of the template. */
@@ -23,6 +24,7 @@ export function synthesizedJobPoller(): SynthesizedJobPoller {
     definition: JSON.parse(resolve(machine['Properties']['DefinitionString'])) as Record<string, unknown>,
     pollArn: functionArn(logicalId(stack.jobPoller.poll.fn)),
     markFailedArn: functionArn(logicalId(stack.jobPoller.markFailed.fn)),
+    notifyArn: functionArn(logicalId(stack.jobPoller.notify.fn)),
   };
 }
 

@@ -275,6 +275,11 @@ export async function manage(create: Create, access: Access) {
   const usage = await withKey.GET('/api/v1/usage', { params: { query: { from: '2026-01-01' } } });
   const totalRequests: number | undefined = usage.data?.data.totalRequests;
 
+  const webhookSecret = await withSession.GET('/api/v1/webhooks/secret');
+  const firstSecret: string = webhookSecret.data?.data.secret ?? '';
+  const rotatedSecret = await withSession.POST('/api/v1/webhooks/secret/rotate');
+  const previousSecret: string | null | undefined = rotatedSecret.data?.data.previousSecret;
+
   return {
     statuses: [created.response.status, listed.response.status, updated.response.status, deleted.response.status],
     refusedStatus: refused.response.status,
@@ -288,6 +293,8 @@ export async function manage(create: Create, access: Access) {
     wasUpdated,
     providerKeyStatuses: [stored.response.status, providerKeys.response.status, unstored.response.status],
     maskedKeys,
+    webhookSecretStatuses: [webhookSecret.response.status, rotatedSecret.response.status],
+    webhookSecretRotated: firstSecret !== '' && previousSecret === firstSecret,
     totalRequests,
     answers: { created: created.data, listed: listed.data, usage: usage.data },
   };
@@ -374,6 +381,8 @@ export interface ClientProgram {
     listedIds: string[];
     wasUpdated?: boolean;
     providerKeyStatuses: number[];
+    webhookSecretStatuses: number[];
+    webhookSecretRotated: boolean;
     maskedKeys: string[];
     totalRequests?: number;
     answers: Record<'created' | 'listed' | 'usage', unknown>;

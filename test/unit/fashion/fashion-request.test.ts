@@ -71,7 +71,18 @@ test('inputs: missing or not an object; the body must be an object without unkno
   expect(refusal({ model_name: 'reframe', inputs: 'x' }).field).toBe('inputs');
   expect(refusal([]).field).toBe('body');
   expect(refusal(null).field).toBe('body');
-  expect(refusal({ ...body('reframe'), webhook_url: IMG }).field).toBe('webhook_url');
+  expect(refusal({ ...body('reframe'), callback_url: IMG }).field).toBe('callback_url');
+});
+
+test('webhook_url: a public https URL (docs/interface.md §6.4), kept on the request', () => {
+  const hook = 'https://hooks.example.com/fashion';
+  expect(parseFashionRequest({ ...body('reframe'), webhook_url: hook }).webhookUrl).toBe(hook);
+  for (const url of ['http://hooks.example.com/a', 'https://10.0.0.1/a', 'https://localhost/a', 7]) {
+    expect(refusal({ ...body('reframe'), webhook_url: url })).toEqual({
+      field: 'webhook_url',
+      message: expect.stringMatching(/^webhook_url: must be a public https URL/),
+    });
+  }
 });
 
 test('an input the model does not take is refused, naming it', () => {

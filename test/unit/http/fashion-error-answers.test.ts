@@ -98,6 +98,7 @@ test('status data: a failed prediction keeps its error, output null', () => {
       status: 'failed',
       modelName: 'reframe',
       createdAt: 1_790_000_000_000,
+      webhook: null,
       output: null,
       error: { name: 'PoseError', message: 'm' },
     }),
@@ -108,5 +109,6 @@ test('status data: a failed prediction keeps its error, output null', () => {
     created_at: 1_790_000_000_000,
     output: null,
     error: { name: 'PoseError', message: 'm' },
+    webhook: null,
   });
 });

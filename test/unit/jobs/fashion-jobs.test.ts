@@ -58,6 +58,7 @@ test('run records the job, starts its poller and answers the prediction `startin
     createdAt: expect.any(Number),
     output: null,
     error: null,
+    webhook: null,
   });
   const job = await getOwnedJob(who.accountId, prediction.predictionId);
   expect(job).toMatchObject({

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { jobDrivers } from '../../../lambdas/jobs/job-driver-registry.js';
 import { createJob, endJob, getOwnedJob } from '../../../lambdas/jobs/job-repository.js';
+import { notifyJob } from '../../../lambdas/jobs/notify-step.js';
 import { failJob, pollJob } from '../../../lambdas/jobs/poll-step.js';
 import { startJob, type NewJob } from '../../../lambdas/jobs/start-job.js';
 import { jobExecutionStarter } from '../../../lambdas/jobs/poller-executions.js';
@@ -14,6 +15,7 @@ import {
 import {
   startJobTables,
   startJobUpstream,
+  notifyDeps,
   stepDeps,
   testJobDriver,
   TEST_KIND,
@@ -24,6 +26,7 @@ import {
 const MACHINE = 'arn:aws:states:us-east-1:000000000000:stateMachine:jobs';
 const POLL = 'arn:aws:lambda:us-east-1:000000000000:function:poll';
 const MARK_FAILED = 'arn:aws:lambda:us-east-1:000000000000:function:mark-failed';
+const NOTIFY = 'arn:aws:lambda:us-east-1:000000000000:function:notify';
 
 let tables: { stop(): Promise<void> };
 let upstream: JobUpstream;
@@ -41,10 +44,14 @@ beforeAll(async () => {
     stateMachines: [
       {
         arn: MACHINE,
-        definition: jobPollerDefinition({ poll: POLL, markFailed: MARK_FAILED }, { timeoutSeconds: 60 }),
+        definition: jobPollerDefinition(
+          { poll: POLL, markFailed: MARK_FAILED, notify: NOTIFY },
+          { timeoutSeconds: 60 },
+        ),
         taskHandlers: {
           [POLL]: (input) => pollJob(input as never, stepDeps([driver])),
           [MARK_FAILED]: (input) => failJob(input as never, stepDeps([driver])),
+          [NOTIFY]: (input) => notifyJob(input as never, notifyDeps()),
         },
       },
     ],

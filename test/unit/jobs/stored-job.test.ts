@@ -38,6 +38,8 @@ const FULL: Required<JobRecord> = {
   pollLeaseUntil: 1_735_689_660_000,
   pollLeaseHolder: 'poller',
   watchers: { w1: 1_735_689_700_000, 'w-2': 1_735_689_800_000 },
+  webhookUrl: 'https://hooks.example.com/jobs',
+  webhook: { status: 'pending', attempts: 2, lastStatus: 500 },
 };
 
 const MINIMAL: JobRecord = {

@@ -36,6 +36,7 @@ test('submit records the job and starts its poller; status walks Queueing, Proce
     fileId: null,
     downloadUrl: null,
     error: null,
+    webhook: null,
   });
   const job = await getOwnedJob(who.accountId, submitted.taskId);
   expect(job).toMatchObject({

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { jobExecutionInput } from '../../../lambdas/jobs/job-execution.js';
 import { createJob, getOwnedJob } from '../../../lambdas/jobs/job-repository.js';
+import { notifyJob } from '../../../lambdas/jobs/notify-step.js';
 import { failJob, pollJob } from '../../../lambdas/jobs/poll-step.js';
 import { jobPollerDefinition } from '../../../lib/constructs/job-poller-definition.js';
 import {
@@ -14,6 +15,7 @@ import {
   meteredFor,
   startJobTables,
   startJobUpstream,
+  notifyDeps,
   stepDeps,
   testJobDriver,
   testJobRecord,
@@ -24,6 +26,7 @@ import {
 const MACHINE = 'arn:aws:states:us-east-1:000000000000:stateMachine:jobs';
 const POLL = 'arn:aws:lambda:us-east-1:000000000000:function:job-poll';
 const MARK_FAILED = 'arn:aws:lambda:us-east-1:000000000000:function:job-mark-failed';
+const NOTIFY = 'arn:aws:lambda:us-east-1:000000000000:function:job-notify';
 
 let tables: { stop(): Promise<void> };
 let upstream: JobUpstream;
@@ -39,10 +42,14 @@ async function start(): Promise<void> {
     stateMachines: [
       {
         arn: MACHINE,
-        definition: jobPollerDefinition({ poll: POLL, markFailed: MARK_FAILED }, { timeoutSeconds: 300 }),
+        definition: jobPollerDefinition(
+          { poll: POLL, markFailed: MARK_FAILED, notify: NOTIFY },
+          { timeoutSeconds: 300 },
+        ),
         taskHandlers: {
           [POLL]: (input) => pollJob(input as never, stepDeps([driver])),
           [MARK_FAILED]: (input) => failJob(input as never, stepDeps([driver])),
+          [NOTIFY]: (input) => notifyJob(input as never, notifyDeps()),
         },
       },
     ],
