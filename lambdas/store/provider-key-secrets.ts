@@ -1,4 +1,4 @@
-import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { secretsManager } from './secrets-manager-client.js';
 import { configuration, required } from '../config/configuration.js';
 import { ENV } from '../config/environment.js';
 
@@ -6,18 +6,10 @@ import { ENV } from '../config/environment.js';
  * One Secrets Manager secret per stored provider key, under the customer-managed KMS key:
  * no read-modify-write races between keys, and deleting a key is one call.
  */
-const sdk = () => import('@aws-sdk/client-secrets-manager');
-let client: SecretsManagerClient | undefined;
-
-async function secrets() {
-  const module = await sdk();
-  client ??= new module.SecretsManagerClient({ maxAttempts: 3 });
-  return { client, ...module };
-}
 
 /** Returns the secret's ARN. */
 export async function createProviderKeySecret(accountId: string, id: string, apiKey: string): Promise<string> {
-  const { client, CreateSecretCommand } = await secrets();
+  const { client, CreateSecretCommand } = await secretsManager();
   const { ARN } = await client.send(
     new CreateSecretCommand({
       Name: `${required(configuration().providerKeySecretPrefix, ENV.providerKeySecretPrefix)}${accountId}/${id}`,
@@ -31,14 +23,14 @@ export async function createProviderKeySecret(accountId: string, id: string, api
 }
 
 export async function readProviderKeySecret(secretId: string): Promise<string> {
-  const { client, GetSecretValueCommand } = await secrets();
+  const { client, GetSecretValueCommand } = await secretsManager();
   const { SecretString } = await client.send(new GetSecretValueCommand({ SecretId: secretId }));
   return SecretString ?? '';
 }
 
 /** Deleted at once, without a recovery window: a revoked key must stop being usable now. */
 export async function deleteProviderKeySecret(secretId: string): Promise<void> {
-  const { client, DeleteSecretCommand } = await secrets();
+  const { client, DeleteSecretCommand } = await secretsManager();
   try {
     await client.send(new DeleteSecretCommand({ SecretId: secretId, ForceDeleteWithoutRecovery: true }));
   } catch (error) {

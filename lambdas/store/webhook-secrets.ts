@@ -1,4 +1,4 @@
-import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { secretsManager } from './secrets-manager-client.js';
 import { configuration, required } from '../config/configuration.js';
 import { ENV } from '../config/environment.js';
 
@@ -21,15 +21,6 @@ export interface WebhookSecrets {
 /** How long the previous secret keeps signing after a rotation. */
 export const WEBHOOK_ROTATION_WINDOW_MS = 24 * 3600_000;
 
-const sdk = () => import('@aws-sdk/client-secrets-manager');
-let client: SecretsManagerClient | undefined;
-
-async function secrets() {
-  const module = await sdk();
-  client ??= new module.SecretsManagerClient({ maxAttempts: 3 });
-  return { client, ...module };
-}
-
 const secretName = (accountId: string) =>
   `${required(configuration().webhookSecretPrefix, ENV.webhookSecretPrefix)}${accountId}`;
 
@@ -37,7 +28,7 @@ const isNotFound = (error: unknown) => (error as { name?: string }).name === 'Re
 
 /** The account's secrets, or undefined before the first was made. */
 export async function readWebhookSecrets(accountId: string): Promise<WebhookSecrets | undefined> {
-  const { client, GetSecretValueCommand } = await secrets();
+  const { client, GetSecretValueCommand } = await secretsManager();
   try {
     const { SecretString } = await client.send(new GetSecretValueCommand({ SecretId: secretName(accountId) }));
     return parseSecrets(accountId, SecretString);
@@ -55,7 +46,7 @@ export async function ensureWebhookSecrets(accountId: string, fresh: () => strin
   const existing = await readWebhookSecrets(accountId);
   if (existing) return existing;
   const made: WebhookSecrets = { current: fresh() };
-  const { client, CreateSecretCommand } = await secrets();
+  const { client, CreateSecretCommand } = await secretsManager();
   try {
     await client.send(
       new CreateSecretCommand({
@@ -90,7 +81,7 @@ export async function rotateWebhookSecrets(
     previous: before.current,
     previousExpiresAt: now + WEBHOOK_ROTATION_WINDOW_MS,
   };
-  const { client, PutSecretValueCommand } = await secrets();
+  const { client, PutSecretValueCommand } = await secretsManager();
   await client.send(
     new PutSecretValueCommand({ SecretId: secretName(accountId), SecretString: JSON.stringify(rotated) }),
   );
