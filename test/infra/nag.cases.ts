@@ -187,7 +187,8 @@ describe('cdk-nag AwsSolutions', () => {
         Object.keys(USAGE_PIPELINE_FUNCTIONS).length +
         3,
     );
-    for (const path of xrayPaths) expect(path).toMatch(/\/Role\/DefaultPolicy$/);
+    // A function's sits on its role (the X-Ray statement is in the role's inline policy); a machine's on its default policy.
+    for (const path of xrayPaths) expect(path).toMatch(/\/Role\/(Resource|DefaultPolicy)$/);
     // The provider-key prefix acknowledgement sits on the role resource of exactly the routes that hold that grant.
     expect(providerKeyRoutes.length).toBeGreaterThan(0);
     expect(pathsOf(PROVIDER_KEY_FINDING).sort()).toEqual(
