@@ -1,12 +1,13 @@
 import type { ExportTableToPointInTimeCommandInput } from '@aws-sdk/client-dynamodb';
 import { parseIsoInstant } from '../lambdas/usage/iso-instant.js';
+import { FULL_PREFIX, incrementalDayPrefix } from '../lib/constructs/export-layout.js';
 
 /**
  * `npm run usage:export`: the arguments, and the ExportTableToPointInTime request they make.
  * A full export is a snapshot of the whole table at `--to`; `--from` then only narrows what the
  * printed Athena query reads. `--incremental` exports the items written in [--from, --to)
- * instead (15 minutes to 24 hours), into the folder the scheduled exports share, e.g. to
- * re-run a day the schedule missed.
+ * instead (15 minutes to 24 hours, within one UTC day), into that day's folder as the
+ * scheduled export does, e.g. to re-run a day the schedule missed.
  */
 export interface ExportArguments {
   readonly type: 'full' | 'incremental';
@@ -82,7 +83,16 @@ function checkIncrementalWindow(fromMs: number | undefined, toMs: number): void 
   const span = toMs - fromMs;
   if (span < 15 * MINUTE_MS || span > DAY_MS)
     throw new UsageExportArgumentError('--from: an incremental export covers 15 minutes to 24 hours before --to');
+  // The export lands in one day's folder (the `day` partition): a window across midnight would
+  // file the next day's entries under the first day.
+  if (utcDay(fromMs) !== utcDay(toMs - 1))
+    throw new UsageExportArgumentError(
+      '--from: an incremental export stays within one UTC day (its day folder); export each day on its own',
+    );
 }
+
+/** The UTC date of an instant, `YYYY-MM-DD`. */
+export const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 function instant(flag: string, value: string, edge: 'start' | 'end'): number {
   const parsed = parseIsoInstant(value);
@@ -91,13 +101,15 @@ function instant(flag: string, value: string, edge: 'start' | 'end'): number {
   return parsed.isDate && edge === 'end' ? parsed.ms + DAY_MS : parsed.ms;
 }
 
-export const EXPORT_PREFIXES = { full: 'full', incremental: 'incremental' } as const;
+/** Where an export goes: full exports share `full/`, an incremental one goes to its day's folder. */
+export const exportPrefix = (args: ExportArguments) =>
+  args.type === 'full' ? FULL_PREFIX : incrementalDayPrefix(utcDay(args.fromMs!));
 
 export function exportRequest(args: ExportArguments, target: ExportTarget): ExportTableToPointInTimeCommandInput {
   const common = {
     TableArn: target.tableArn,
     S3Bucket: target.bucket,
-    S3Prefix: EXPORT_PREFIXES[args.type],
+    S3Prefix: exportPrefix(args),
     S3SseAlgorithm: 'KMS',
     S3SseKmsKeyId: target.kmsKeyArn,
     ExportFormat: 'DYNAMODB_JSON',

@@ -1,10 +1,12 @@
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { DynamoDBClient, ExportTableToPointInTimeCommand } from '@aws-sdk/client-dynamodb';
 import {
+  exportPrefix,
   exportRequest,
   parseExportArguments,
   resolveTarget,
   UsageExportArgumentError,
+  utcDay,
   type ExportArguments,
 } from './usage-export-request.js';
 
@@ -34,12 +36,11 @@ export async function runUsageExport(
 }
 
 function describeWhere(args: ExportArguments, bucket: string, exportId: string): string {
-  const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
   if (args.type === 'incremental') {
-    return `Data: s3://${bucket}/incremental/AWSDynamoDB/data/ (read by the usage_incremental table and its named queries)`;
+    return `Data: s3://${bucket}/${exportPrefix(args)}/AWSDynamoDB/data/ (read by the usage_incremental table: day = '${utcDay(args.fromMs!)}')`;
   }
   const range =
-    args.fromMs === undefined ? '' : ` AND item.day.s BETWEEN '${day(args.fromMs)}' AND '${day(args.toMs - 1)}'`;
+    args.fromMs === undefined ? '' : ` AND item.day.s BETWEEN '${utcDay(args.fromMs)}' AND '${utcDay(args.toMs - 1)}'`;
   return [
     `Data: s3://${bucket}/full/AWSDynamoDB/${exportId}/data/ once DescribeExport reports COMPLETED`,
     `Athena: SELECT ... FROM usage_full WHERE export_id = '${exportId}' AND item.type.s = 'ledger'${range}`,

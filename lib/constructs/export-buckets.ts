@@ -9,11 +9,7 @@ import {
   type LifecycleRule,
 } from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
-
-/** Where DynamoDB writes the scheduled incremental exports (data under `incremental/AWSDynamoDB/data/`). */
-export const INCREMENTAL_PREFIX = 'incremental';
-/** Where on-demand full exports go (`full/AWSDynamoDB/<export id>/data/`). */
-export const FULL_PREFIX = 'full';
+import { FULL_PREFIX, INCREMENTAL_PREFIX } from './export-layout.js';
 /** Athena's query results. */
 export const ATHENA_RESULTS_PREFIX = 'athena-results';
 

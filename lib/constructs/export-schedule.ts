@@ -28,6 +28,7 @@ import {
 } from 'aws-cdk-lib/aws-stepfunctions';
 import { CallAwsService } from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { Construct, type IConstruct } from 'constructs';
+import { INCREMENTAL_PREFIX, incrementalDayPrefix } from './export-layout.js';
 
 /**
  * The wildcards the export role needs: DynamoDB names each export's files and the export itself
@@ -39,8 +40,8 @@ function acknowledgeExportWildcards(stateMachine: StateMachine, props: ExportSch
     `<${Stack.of(resource).getLogicalId(resource.node.defaultChild as CfnElement)}.Arn>`;
   Validations.of(stateMachine.role.node.tryFindChild('DefaultPolicy')!).acknowledge(
     {
-      id: `AwsSolutions-IAM5[Resource::${arnOf(props.bucket)}/${props.prefix}/*]`,
-      reason: `DynamoDB writes an export as many objects whose keys it chooses (AWSDynamoDB/<export id>/...), so the export role may write any object under the ${props.prefix}/ prefix of the exports bucket, and only there.`,
+      id: `AwsSolutions-IAM5[Resource::${arnOf(props.bucket)}/${INCREMENTAL_PREFIX}/*]`,
+      reason: `DynamoDB writes an export as many objects whose keys it chooses (<day folder>/AWSDynamoDB/<export id>/...), so the export role may write any object under the ${INCREMENTAL_PREFIX}/ prefix of the exports bucket, and only there.`,
     },
     {
       id: `AwsSolutions-IAM5[Resource::${arnOf(props.table)}/export/*]`,
@@ -58,23 +59,23 @@ function acknowledgeExportWildcards(stateMachine: StateMachine, props: ExportSch
 export interface ExportScheduleProps {
   readonly table: ITableV2;
   readonly bucket: IBucket;
-  readonly prefix: string;
   readonly encryptionKey: IKey;
   readonly schedule: ScheduleExpression;
   readonly logRetention: RetentionDays;
 }
 
 /**
- * The window an execution exports: the UTC day before the schedule fired, `[from, to)`. A day
- * per export keeps each file set one finance day, and the schedule firing after midnight leaves
+ * The window an execution exports: the UTC day before the schedule fired, `[from, to)`, and
+ * that day's date, which names the export's folder (the `day` partition). A day per export
+ * keeps each file set one finance day, and the schedule firing after midnight leaves
  * DynamoDB time to make the day restorable (point-in-time recovery lags by a few minutes).
  * JSONata, because JSONPath cannot do date arithmetic; an execution started by hand without
  * `scheduledTime` exports the day before its start.
  */
 const DAY_MS = 86_400_000;
 const END = '$exists($states.input.scheduledTime) ? $states.input.scheduledTime : $states.context.Execution.StartTime';
-const windowEdge = (daysBefore: number) =>
-  `{% ($end := ${END}; $midnight := $floor($toMillis($end) / ${DAY_MS}) * ${DAY_MS}; $fromMillis($midnight - ${daysBefore * DAY_MS})) %}`;
+const windowEdge = (daysBefore: number, picture = '') =>
+  `{% ($end := ${END}; $midnight := $floor($toMillis($end) / ${DAY_MS}) * ${DAY_MS}; $fromMillis($midnight - ${daysBefore * DAY_MS}${picture})) %}`;
 
 /** How often a running export's status is checked. */
 const POLL_INTERVAL = Duration.minutes(5);
@@ -137,7 +138,7 @@ export class ExportSchedule extends Construct {
   private definition(props: ExportScheduleProps) {
     const window = Pass.jsonata(this, 'Window', {
       comment: 'The UTC day before the scheduled time',
-      outputs: { from: windowEdge(1), to: windowEdge(0) },
+      outputs: { from: windowEdge(1), to: windowEdge(0), day: windowEdge(1, ", '[Y0001]-[M01]-[D01]'") },
     });
     const start = CallAwsService.jsonPath(this, 'StartExport', {
       service: 'dynamodb',
@@ -147,7 +148,8 @@ export class ExportSchedule extends Construct {
       parameters: {
         TableArn: props.table.tableArn,
         S3Bucket: props.bucket.bucketName,
-        S3Prefix: props.prefix,
+        // Its day's folder: Athena projects the `day` partition from the key (usage-catalog.ts).
+        'S3Prefix.$': `States.Format('${incrementalDayPrefix('{}')}', $.day)`,
         S3SseAlgorithm: 'KMS',
         S3SseKmsKeyId: props.encryptionKey.keyArn,
         ExportFormat: 'DYNAMODB_JSON',
@@ -163,7 +165,7 @@ export class ExportSchedule extends Construct {
       additionalIamStatements: [
         new PolicyStatement({
           actions: ['s3:PutObject', 's3:AbortMultipartUpload', 's3:PutObjectAcl'],
-          resources: [props.bucket.arnForObjects(`${props.prefix}/*`)],
+          resources: [props.bucket.arnForObjects(`${INCREMENTAL_PREFIX}/*`)],
         }),
         // The export writes objects under the key through S3 and reads the table through
         // DynamoDB: the key is usable through those two services only, never directly.

@@ -5,10 +5,32 @@ import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { FULL_EXPORT_COLUMNS, INCREMENTAL_EXPORT_COLUMNS, type GlueColumn } from './export-columns.js';
+import {
+  FIRST_PARTITION_DAY,
+  FULL_PREFIX,
+  INCREMENTAL_PREFIX,
+  incrementalDayPrefix,
+  LEGACY_INCREMENTAL_DATA,
+} from './export-layout.js';
 import { usageQueries } from './usage-queries.js';
 
 export const INCREMENTAL_TABLE = 'usage_incremental';
 export const FULL_TABLE = 'usage_full';
+export const LEGACY_INCREMENTAL_TABLE = 'usage_incremental_legacy';
+
+/**
+ * Athena projects `usage_incremental`'s `day` partition from these instead of a partition list,
+ * so a new day needs no MSCK REPAIR and no crawler, and a query that bounds `day` lists and
+ * reads only those days' folders.
+ */
+export const DAY_PROJECTION: Readonly<Record<string, string>> = {
+  'projection.enabled': 'true',
+  'projection.day.type': 'date',
+  'projection.day.format': 'yyyy-MM-dd',
+  'projection.day.range': `${FIRST_PARTITION_DAY},NOW`,
+  'projection.day.interval': '1',
+  'projection.day.interval.unit': 'DAYS',
+};
 
 export interface UsageCatalogProps {
   readonly bucket: IBucket;
@@ -16,21 +38,22 @@ export interface UsageCatalogProps {
   /** Glue database name: lower case letters, digits and underscores. */
   readonly databaseName: string;
   readonly workGroupName: string;
-  readonly incrementalPrefix: string;
-  readonly fullPrefix: string;
   readonly athenaResultsPrefix: string;
   readonly bytesScannedCutoffPerQuery: Size;
 }
 
 /**
  * The Glue tables over the export layout and the Athena workgroup finance queries them in.
- * `usage_incremental` reads every scheduled export at once (incremental exports share one data
- * folder); `usage_full` reads one on-demand full export, named by `export_id` in the query
- * (each full export has its own folder: partition projection injects it, so nothing registers partitions).
+ * `usage_incremental` reads the incremental exports by `day` (the UTC day each was exported
+ * for, a folder of its own), so a query bounding `day` reads only those days;
+ * `usage_incremental_legacy` reads the exports written before the day folders (one shared
+ * folder, no partitions); `usage_full` reads one on-demand full export, named by `export_id` in
+ * the query. Partition projection derives both partition keys, so nothing registers partitions.
  */
 export class UsageCatalog extends Construct {
   readonly database: CfnDatabase;
   readonly incrementalTable: CfnTable;
+  readonly legacyIncrementalTable: CfnTable;
   readonly fullTable: CfnTable;
   readonly workGroup: CfnWorkGroup;
   readonly namedQueries: readonly CfnNamedQuery[];
@@ -44,20 +67,32 @@ export class UsageCatalog extends Construct {
     });
     this.incrementalTable = this.jsonTable('IncrementalTable', {
       name: INCREMENTAL_TABLE,
-      description: 'Every scheduled incremental export of the usage table: one line per item written in its window',
+      description:
+        "Every incremental export of the usage table by the UTC day it exported (written): bound it WHERE day BETWEEN 'YYYY-MM-DD' AND 'YYYY-MM-DD'",
       columns: INCREMENTAL_EXPORT_COLUMNS,
-      location: s3(`${props.incrementalPrefix}/AWSDynamoDB/data/`),
+      location: s3(`${INCREMENTAL_PREFIX}/`),
+      partitionKeys: [{ name: 'day', type: 'string' }],
+      parameters: {
+        ...DAY_PROJECTION,
+        'storage.location.template': s3(`${incrementalDayPrefix(`\${day}`)}/AWSDynamoDB/data/`),
+      },
+    });
+    this.legacyIncrementalTable = this.jsonTable('LegacyIncrementalTable', {
+      name: LEGACY_INCREMENTAL_TABLE,
+      description: 'The incremental exports written before exports had day folders (one shared folder, no partitions)',
+      columns: INCREMENTAL_EXPORT_COLUMNS,
+      location: s3(LEGACY_INCREMENTAL_DATA),
     });
     this.fullTable = this.jsonTable('FullTable', {
       name: FULL_TABLE,
       description: "One on-demand full export of the usage table: query it WHERE export_id = '<export id>'",
       columns: FULL_EXPORT_COLUMNS,
-      location: s3(`${props.fullPrefix}/AWSDynamoDB/`),
+      location: s3(`${FULL_PREFIX}/AWSDynamoDB/`),
       partitionKeys: [{ name: 'export_id', type: 'string' }],
       parameters: {
         'projection.enabled': 'true',
         'projection.export_id.type': 'injected',
-        'storage.location.template': s3(`${props.fullPrefix}/AWSDynamoDB/\${export_id}/data/`),
+        'storage.location.template': s3(`${FULL_PREFIX}/AWSDynamoDB/\${export_id}/data/`),
       },
     });
     this.workGroup = new CfnWorkGroup(this, 'WorkGroup', {

@@ -7,7 +7,7 @@ import type { Bucket } from 'aws-cdk-lib/aws-s3';
 import { ScheduleExpression } from 'aws-cdk-lib/aws-scheduler';
 import type { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
-import { ATHENA_RESULTS_PREFIX, ExportBuckets, FULL_PREFIX, INCREMENTAL_PREFIX } from './export-buckets.js';
+import { ATHENA_RESULTS_PREFIX, ExportBuckets } from './export-buckets.js';
 import { ExportSchedule } from './export-schedule.js';
 import { UsageCatalog } from './usage-catalog.js';
 
@@ -62,7 +62,6 @@ export class UsageExports extends Construct {
     const schedule = new ExportSchedule(this, 'Schedule', {
       table: props.table,
       bucket: this.bucket,
-      prefix: INCREMENTAL_PREFIX,
       encryptionKey: props.encryptionKey,
       schedule: props.schedule ?? ScheduleExpression.cron({ minute: '15', hour: '0' }),
       logRetention: props.logRetention ?? RetentionDays.ONE_YEAR,
@@ -78,8 +77,6 @@ export class UsageExports extends Construct {
       encryptionKey: props.encryptionKey,
       databaseName: this.databaseName,
       workGroupName: this.workGroupName,
-      incrementalPrefix: INCREMENTAL_PREFIX,
-      fullPrefix: FULL_PREFIX,
       athenaResultsPrefix: ATHENA_RESULTS_PREFIX,
       bytesScannedCutoffPerQuery: props.bytesScannedCutoffPerQuery ?? Size.gibibytes(10),
     });

@@ -5,12 +5,23 @@
  * export re-run over an overlapping window carries it again, and an entry of the unsharded
  * ledger copied to its shard (`npm run usage:migrate`) is there twice under two partition keys:
  * `ledger` keeps one copy per account and sort key (which holds the request id and sequence).
+ *
+ * Every query reads only the export days its two execution parameters name (`?`, the first and
+ * last `day`, `YYYY-MM-DD`, inclusive): the `day` partition is projected, so Athena lists and
+ * scans those days' folders and no others, and the workgroup's bytes-scanned limit binds only a
+ * range of many days. `day` is the day an entry was written (exported), which is the entry's own
+ * day except for an entry written after midnight (a request that ran across it, a redriven
+ * retry): it is counted, under its own day, in the range holding the day it was written, so
+ * consecutive ranges count every entry once.
  */
 export interface UsageQuery {
   readonly name: string;
   readonly description: string;
   readonly sql: string;
 }
+
+/** The caller's range of export days: Athena prunes the projected `day` partition to it. */
+export const DAY_RANGE = 'day BETWEEN ? AND ?';
 
 const ledger = (table: string) => `WITH ledger AS (
   SELECT item FROM (
@@ -20,7 +31,7 @@ const ledger = (table: string) => `WITH ledger AS (
         ORDER BY CAST(metadata.writetimestampmicros.n AS bigint) DESC
       ) AS copy
     FROM ${table}
-    WHERE newimage.type.s = 'ledger'
+    WHERE ${DAY_RANGE} AND newimage.type.s = 'ledger'
   )
   WHERE copy = 1
 )`;
@@ -32,7 +43,8 @@ export function usageQueries(database: string, table: string): UsageQuery[] {
   return [
     {
       name: 'cost-by-account-and-model-per-month',
-      description: 'Requests, tokens and cost (USD) per account, model and calendar month (UTC)',
+      description:
+        'Requests, tokens and cost (USD) per account, model and calendar month (UTC); parameters: first and last export day',
       sql: `${from}SELECT item.accountid.s AS account_id, item.model.s AS model, substr(item.day.s, 1, 7) AS month,
   count(*) AS requests,
   sum(CAST(item.totaltokens.n AS bigint)) AS tokens,
@@ -44,7 +56,8 @@ ORDER BY month, account_id, model`,
     },
     {
       name: 'tokens-and-units-by-key-per-day',
-      description: 'Tokens and non-token units (searches, characters, songs, seconds, credits) per API key and day',
+      description:
+        'Tokens and non-token units (searches, characters, songs, seconds, credits) per API key and day; parameters: first and last export day',
       sql: `${from}SELECT item.accountid.s AS account_id, item.keyid.s AS key_id, item.day.s AS day,
   coalesce(item.unit.s, 'tokens') AS unit,
   count(*) AS requests,
@@ -58,7 +71,8 @@ ORDER BY day, account_id, key_id, unit`,
     },
     {
       name: 'cost-by-route',
-      description: 'Requests, tokens and cost (USD) per route (the manifest id the calls came through) and month',
+      description:
+        'Requests, tokens and cost (USD) per route (the manifest id the calls came through) and month; parameters: first and last export day',
       sql: `${from}SELECT item.route.s AS route, substr(item.day.s, 1, 7) AS month,
   count(*) AS requests,
   sum(CAST(item.totaltokens.n AS bigint)) AS tokens,

@@ -33,7 +33,7 @@ export interface ExportAssumptions {
   /** How long an export of a day runs: the machine checks it once per wait until it is done. */
   readonly exportMinutes: number;
   readonly athenaQueriesPerMonth: number;
-  /** Months of exports a query reads: `usage_incremental` has no partitions, so a query reads all kept. */
+  /** Months of exports a query reads: `usage_incremental` is partitioned by day, so a query reads its range only. */
   readonly monthsScanned: number;
 }
 
@@ -47,7 +47,7 @@ export const DEFAULT_EXPORTS: ExportAssumptions = Object.freeze({
   objectsPerExport: 10,
   exportMinutes: 15,
   athenaQueriesPerMonth: 30,
-  monthsScanned: 12,
+  monthsScanned: 1,
 });
 
 export const USAGE_EXPORT_MACHINE = /^UsageExportsScheduleStateMachine[0-9A-F]{8}$/;

@@ -16,6 +16,7 @@ import {
   type Statement,
 } from './support.js';
 import { glueColumns, glueTable, resolvesColumnPath } from '../support/glue-table.js';
+import { readsOnlyPartitionRange } from '../support/partition-predicate.js';
 
 let built: Built;
 let ids: { bucket: string; logs: string; key: string; table: string; machine: string };
@@ -165,7 +166,7 @@ describe('the daily incremental export', () => {
     expect(start.Parameters).toEqual({
       TableArn: `<${ids.table}.Arn>`,
       S3Bucket: `<${ids.bucket}>`,
-      S3Prefix: 'incremental',
+      'S3Prefix.$': "States.Format('incremental/day={}', $.day)",
       S3SseAlgorithm: 'KMS',
       S3SseKmsKeyId: `<${ids.key}.Arn>`,
       ExportFormat: 'DYNAMODB_JSON',
@@ -196,7 +197,7 @@ describe('the daily incremental export', () => {
     ['a scheduled run just after midnight', { scheduledTime: '2026-11-24T00:15:00Z' }, '2026-11-24T09:00:00.000Z'],
     ['a scheduled run late in the day', { scheduledTime: '2026-11-24T23:59:59Z' }, '2026-11-25T09:00:00.000Z'],
     ['a run started by hand', {}, '2026-11-24T08:30:00.000Z'],
-  ])('the window is the UTC day before: %s', async (_case, input, startTime) => {
+  ])('the window is the UTC day before, and names its day folder: %s', async (_case, input, startTime) => {
     const window = definition().States.Window;
     expect(window.QueryLanguage).toBe('JSONata');
     const evaluate = async (template: string) =>
@@ -204,9 +205,14 @@ describe('the daily incremental export', () => {
         {},
         { states: { input, context: { Execution: { StartTime: startTime } } } },
       );
-    expect({ from: await evaluate(window.Output.from), to: await evaluate(window.Output.to) }).toEqual({
+    expect({
+      from: await evaluate(window.Output.from),
+      to: await evaluate(window.Output.to),
+      day: await evaluate(window.Output.day),
+    }).toEqual({
       from: '2026-11-23T00:00:00.000Z',
       to: '2026-11-24T00:00:00.000Z',
+      day: '2026-11-23',
     });
   });
 
@@ -285,16 +291,21 @@ describe('the daily incremental export', () => {
 });
 
 describe('Glue and Athena', () => {
-  test('a Glue database named after the stack, and two OpenX JSON SerDe tables over the export layout', () => {
+  test('a Glue database named after the stack, and three OpenX JSON SerDe tables over the export layout', () => {
     built.template.hasResourceProperties('AWS::Glue::Database', { DatabaseInput: { Name: 'gateway_usage' } });
     const incremental = glueTable(built.template, 'usage_incremental');
-    expect(incremental.StorageDescriptor.SerdeInfo.SerializationLibrary).toBe('org.openx.data.jsonserde.JsonSerDe');
-    expect(flatten(incremental.StorageDescriptor.Location)).toBe(`s3://<${ids.bucket}>/incremental/AWSDynamoDB/data/`);
-    expect(glueColumns(built.template, 'usage_incremental').map((c) => c.Name)).toEqual([
-      'metadata',
-      'keys',
-      'newimage',
-    ]);
+    const legacy = glueTable(built.template, 'usage_incremental_legacy');
+    for (const table of [incremental, legacy]) {
+      expect(table.StorageDescriptor.SerdeInfo.SerializationLibrary).toBe('org.openx.data.jsonserde.JsonSerDe');
+      expect(table.StorageDescriptor.Columns.map((c: { Name: string }) => c.Name)).toEqual([
+        'metadata',
+        'keys',
+        'newimage',
+      ]);
+    }
+    // Exports before the day folders stay readable where they are; nothing new lands there.
+    expect(flatten(legacy.StorageDescriptor.Location)).toBe(`s3://<${ids.bucket}>/incremental/AWSDynamoDB/data/`);
+    expect(legacy.PartitionKeys).toBeUndefined();
     const full = glueTable(built.template, 'usage_full');
     expect(full.StorageDescriptor.SerdeInfo.SerializationLibrary).toBe('org.openx.data.jsonserde.JsonSerDe');
     expect(glueColumns(built.template, 'usage_full').map((c) => c.Name)).toEqual(['item']);
@@ -303,7 +314,29 @@ describe('Glue and Athena', () => {
     expect(flatten(full.Parameters['storage.location.template'])).toBe(
       `s3://<${ids.bucket}>/full/AWSDynamoDB/\${export_id}/data/`,
     );
-    for (const table of [incremental, full]) expect(table.Parameters.has_encrypted_data).toBe('true');
+    for (const table of [incremental, legacy, full]) expect(table.Parameters.has_encrypted_data).toBe('true');
+  });
+
+  test('usage_incremental is partitioned by the export day, projected from the day folders the machine writes', () => {
+    const incremental = glueTable(built.template, 'usage_incremental');
+    expect(incremental.PartitionKeys).toEqual([{ Name: 'day', Type: 'string' }]);
+    const { 'storage.location.template': template, ...parameters } = incremental.Parameters;
+    expect(parameters).toEqual({
+      classification: 'json',
+      has_encrypted_data: 'true',
+      'projection.enabled': 'true',
+      'projection.day.type': 'date',
+      'projection.day.format': 'yyyy-MM-dd',
+      'projection.day.range': '2025-01-01,NOW',
+      'projection.day.interval': '1',
+      'projection.day.interval.unit': 'DAYS',
+    });
+    expect(flatten(template)).toBe(`s3://<${ids.bucket}>/incremental/day=\${day}/AWSDynamoDB/data/`);
+    expect(flatten(incremental.StorageDescriptor.Location)).toBe(`s3://<${ids.bucket}>/incremental/`);
+    // The folder the machine names for a day is the one the template projects for it.
+    const prefix = definition().States.StartExport.Parameters['S3Prefix.$'] as string;
+    const folder = /^States\.Format\('(.*)', \$\.day\)$/.exec(prefix)![1]!.replace('{}', '2026-11-23');
+    expect(flatten(template).replace('${day}', '2026-11-23')).toBe(`s3://<${ids.bucket}>/${folder}/AWSDynamoDB/data/`);
   });
 
   test('the workgroup encrypts results with the key, enforces its settings and cuts queries off at 10 GiB', () => {
@@ -338,6 +371,12 @@ describe('Glue and Athena', () => {
       expect(query.WorkGroup).toEqual({ Ref: logicalIdOf(built.stack.usageExports.catalog.workGroup) });
       expect(query.Database).toEqual({ Ref: logicalIdOf(built.stack.usageExports.catalog.database) });
       expect(query.QueryString).toContain('FROM "gateway_usage"."usage_incremental"');
+      // Pruned to the caller's days: the two parameters bound the projected partition.
+      expect([
+        query.Name,
+        readsOnlyPartitionRange(query.QueryString, '"gateway_usage"."usage_incremental"', 'day'),
+      ]).toEqual([query.Name, true]);
+      expect(query.QueryString.match(/\?/g)).toHaveLength(2);
       // `item` is the CTE's name for newimage.
       const paths = [...(query.QueryString as string).matchAll(/\b(newimage|item|metadata|keys)((?:\.\w+)+)/g)].map(
         ([, root, rest]) => `${root === 'item' ? 'newimage' : root}${rest}`,
@@ -353,6 +392,26 @@ describe('Glue and Athena', () => {
     expect(resolvesColumnPath(columns, 'newimage.costmicrousd.s')).toBe(false);
     expect(resolvesColumnPath(columns, 'newimage.invoice.s')).toBe(false);
     expect(usageQueries('db', 't')).toHaveLength(3);
+  });
+
+  test.each([
+    ['no WHERE', 'SELECT * FROM t', false],
+    ['a filter on other columns only', "SELECT * FROM t WHERE newimage.type.s = 'ledger'", false],
+    ["the entry's own day, not the partition", 'SELECT * FROM t WHERE item.day.s BETWEEN ? AND ?', false],
+    ['an OR that lets other days through', 'SELECT * FROM t WHERE day BETWEEN ? AND ? OR x = 1', false],
+    [
+      'a second read of the table without the range',
+      'SELECT * FROM t WHERE day BETWEEN ? AND ? UNION SELECT * FROM t',
+      false,
+    ],
+    ['the range in another block', 'SELECT * FROM (SELECT * FROM t) WHERE day BETWEEN ? AND ?', false],
+    [
+      'the range among other conjuncts',
+      "SELECT * FROM (SELECT * FROM t WHERE x = 1 AND day BETWEEN '2026-01-01' AND '2026-01-31' AND (a OR b)) GROUP BY 1",
+      true,
+    ],
+  ])('the partition check: %s', (_case, sql, pruned) => {
+    expect(readsOnlyPartitionRange(sql, 't', 'day')).toBe(pruned);
   });
 
   test('the stack outputs what the export script and finance need', () => {

@@ -49,10 +49,21 @@ test('--from/--to: a full export, a snapshot at the end of --to, into full/ unde
   expect(printed).toContain("item.day.s BETWEEN '2026-11-01' AND '2026-11-23'");
 });
 
-test('--incremental: the items written in [--from, --to), into the folder the schedule uses', async () => {
-  const { request } = await run(['--incremental', '--from', '2026-11-22', '--to', '2026-11-22', '--stack', 'Finance']);
+test('--incremental: the items written in [--from, --to), into the day folder the schedule uses', async () => {
+  const { request, printed } = await run([
+    '--incremental',
+    '--from',
+    '2026-11-22',
+    '--to',
+    '2026-11-22',
+    '--stack',
+    'Finance',
+  ]);
+  expect(printed).toContain(
+    "s3://aigateway-exports/incremental/day=2026-11-22/AWSDynamoDB/data/ (read by the usage_incremental table: day = '2026-11-22')",
+  );
   expect(request).toMatchObject({
-    S3Prefix: 'incremental',
+    S3Prefix: 'incremental/day=2026-11-22',
     ExportType: 'INCREMENTAL_EXPORT',
     IncrementalExportSpecification: {
       ExportFromTime: new Date('2026-11-22T00:00:00Z'),
@@ -61,6 +72,11 @@ test('--incremental: the items written in [--from, --to), into the folder the sc
     },
   });
   expect(request.ExportTime).toBeUndefined();
+});
+
+test('--incremental: part of a day goes to that day’s folder', async () => {
+  const { request } = await run(['--incremental', '--from', '2026-11-22T18:00:00Z', '--to', '2026-11-23T00:00:00Z']);
+  expect(request.S3Prefix).toBe('incremental/day=2026-11-22');
 });
 
 test('flags override the stack outputs, and with all three the stack is not read', async () => {
@@ -88,6 +104,7 @@ test.each([
   [['--incremental', '--to', '2026-11-22'], /--from: required with --incremental/],
   [['--incremental', '--from', '2026-11-20', '--to', '2026-11-22'], /15 minutes to 24 hours/],
   [['--incremental', '--from', '2026-11-22T00:00:00Z', '--to', '2026-11-22T00:10:00Z'], /15 minutes to 24 hours/],
+  [['--incremental', '--from', '2026-11-22T12:00:00Z', '--to', '2026-11-23T12:00:00Z'], /within one UTC day/],
   [['--to', '2026-11-22', '--format', 'ion'], /--format: unknown argument/],
 ])('%j is refused: %s', (argv, message) => {
   expect(() => parseExportArguments(argv, NOW)).toThrow(UsageExportArgumentError);
