@@ -22,6 +22,14 @@ export const LOGIN_BODY = {
   properties: {
     email: EMAIL,
     password: { type: 'string', minLength: 1, maxLength: 256 },
+    newPassword: {
+      type: 'string',
+      nullable: true,
+      minLength: 1,
+      maxLength: 256,
+      description:
+        "With the temporary password an administrator set: the user's own, which replaces it (`PASSWORD_CHANGE_REQUIRED`)",
+    },
   },
   required: ['email', 'password'],
   additionalProperties: false,

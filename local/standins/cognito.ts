@@ -332,6 +332,11 @@ export async function startCognitoStandIn(options: CognitoStandInOptions): Promi
       if (!session || session.expires <= now())
         throw new AwsJsonError('NotAuthorizedException', 'Invalid session for the user, session is expired.');
       const responses = (input.ChallengeResponses ?? {}) as Record<string, unknown>;
+      if (typeof responses.USERNAME !== 'string')
+        throw new AwsJsonError('InvalidParameterException', 'Missing required parameter USERNAME');
+      // A session answers only for the user it was issued to.
+      if (lookup(responses.USERNAME)?.[0] !== session.key)
+        throw new AwsJsonError('NotAuthorizedException', 'Invalid session for the user.');
       if (typeof responses.NEW_PASSWORD !== 'string')
         throw new AwsJsonError('InvalidParameterException', 'Missing required parameter NEW_PASSWORD');
       await setPassword(session.key, responses.NEW_PASSWORD, true);

@@ -5,7 +5,7 @@ import { useGateway } from './support/gateway-fixture.js';
 
 const local = useGateway();
 
-test('keys and the admin token never reach logs, DynamoDB items or later responses', async () => {
+test('keys, the admin token and dashboard passwords never reach logs, DynamoDB items or later responses', async () => {
   const account = await provisionAccount(local.gateway, 'canary');
   const dashboardKey = await createKey(local.gateway, account, { name: 'canary' });
   const provisioned = await adminKey(local.gateway, { accountId: account.accountId, type: 'secret' });
@@ -20,6 +20,9 @@ test('keys and the admin token never reach logs, DynamoDB items or later respons
     publishable.key,
     local.gateway.info.adminToken,
     local.gateway.info.apiKey,
+    // Sent to the login and new-password routes, passed on to the user pool only.
+    account.temporaryPassword,
+    account.password,
   ];
   // The secret parts alone, too: a log line that dropped the prefix would still leak.
   const secretParts = secrets.map((secret) => secret.slice(-43));

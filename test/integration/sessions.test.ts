@@ -1,7 +1,7 @@
 import { PutItemCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { createHash } from 'node:crypto';
 import { login } from './support/provisioning.js';
-import { call } from './support/http.js';
+import { bearer, call } from './support/http.js';
 import { useGateway } from './support/gateway-fixture.js';
 
 const local = useGateway({ account: 'sessions' });
@@ -117,4 +117,68 @@ test('an expired session is refused even before TTL deletes it', async () => {
 test('a made-up session cookie is 401', async () => {
   const answer = await call(local.gateway.url('/api/v1/auth/session'), { headers: { Cookie: 'gw_session=forged' } });
   expect(answer.status).toBe(401);
+});
+
+describe('the first sign-in with an admin-set password', () => {
+  let email: string;
+  let temporary: string;
+  let accountId: string;
+  const signIn = (body: unknown, headers: Record<string, string> = {}) =>
+    call(local.gateway.url('/api/v1/auth/login'), { headers, body });
+
+  beforeAll(async () => {
+    email = `first-${process.pid}@example.com`;
+    const created = await call(local.gateway.url('/api/admin/v1/accounts'), {
+      headers: bearer(local.gateway.info.adminToken),
+      body: { email, name: 'First' },
+    });
+    temporary = created.body.data.dashboard.initialPassword;
+    accountId = created.body.data.accountId;
+  });
+
+  test('without newPassword it is 403 PASSWORD_CHANGE_REQUIRED and sets no cookie', async () => {
+    const answer = await signIn({ email, password: temporary });
+    expect([answer.status, answer.body.error.code]).toEqual([403, 'PASSWORD_CHANGE_REQUIRED']);
+    expect(answer.body.error.message).toMatch(/newPassword/);
+    expect(answer.text).not.toContain(temporary);
+    expect(answer.headers.get('set-cookie')).toBeNull();
+  });
+
+  test.each([
+    [{ email: 'a@b.example', password: 'x', newPassword: '' }, 'newPassword'],
+    [{ email: 'a@b.example', password: 'x', newPassword: 'x'.repeat(257) }, 'newPassword'],
+    [{ email: 'a@b.example', password: 'x', newPassword: 12 }, 'newPassword'],
+  ])('login %j is a 400 naming %s', async (body, field) => {
+    const answer = await signIn(body);
+    expect([answer.status, answer.body.error.field]).toEqual([400, field]);
+  });
+
+  test('a new password the policy refuses is a 400 naming newPassword, and the temporary one still stands', async () => {
+    const weak = await signIn({ email, password: temporary, newPassword: 'alllowercase-and-long' });
+    expect([weak.status, weak.body.error.code, weak.body.error.field]).toEqual([400, 'BAD_REQUEST', 'newPassword']);
+    expect(weak.body.error.message).toMatch(/policy/);
+    expect(weak.text).not.toContain('alllowercase-and-long');
+    expect(weak.headers.get('set-cookie')).toBeNull();
+    const foreign = await signIn(
+      { email, password: temporary, newPassword: 'Own-Password-123' },
+      { Origin: 'https://evil.example' },
+    );
+    expect(foreign.status).toBe(403);
+    expect((await signIn({ email, password: temporary })).status).toBe(403);
+  });
+
+  test('with newPassword it signs in as login does; then only the new password works', async () => {
+    const done = await signIn({ email, password: temporary, newPassword: 'Own-Password-123' });
+    expect(done.status).toBe(200);
+    expect(done.body.data).toMatchObject({ accountId, email });
+    expect(done.headers.get('set-cookie')).toContain('HttpOnly');
+    const cookie = /gw_session=[^;]*/.exec(done.headers.get('set-cookie') ?? '')![0];
+    const me = await call(local.gateway.url('/api/v1/auth/session'), { headers: { Cookie: cookie } });
+    expect(me.body.data).toMatchObject({ accountId, email });
+    const old = await signIn({ email, password: temporary, newPassword: 'Own-Password-456' });
+    expect([old.status, old.body.error.code]).toEqual([401, 'UNAUTHORIZED']);
+    const again = await signIn({ email, password: 'Own-Password-123', newPassword: 'Own-Password-456' });
+    expect([again.status, again.body.error.field]).toEqual([400, 'newPassword']);
+    expect(await login(local.gateway, email, 'Own-Password-123')).toMatch(/^gw_session=/);
+  });
 });

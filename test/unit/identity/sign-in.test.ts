@@ -7,7 +7,12 @@ import { startCognitoStandIn } from '../../../local/standins/cognito.js';
 import { LOGIN_LIMITS } from '../../../lambdas/identity/login-limits.js';
 import { dynamoLoginThrottleStore } from '../../../lambdas/identity/login-throttle.js';
 import { signIn, SignInError, type SignInDeps } from '../../../lambdas/identity/sign-in.js';
-import { checkPassword, createDashboardUser, type PasswordCheck } from '../../../lambdas/identity/user-directory.js';
+import {
+  checkPassword,
+  completeNewPassword,
+  createDashboardUser,
+  type PasswordCheck,
+} from '../../../lambdas/identity/user-directory.js';
 import { createAccount, getAccountIdByEmail } from '../../../lambdas/store/accounts.js';
 
 /**
@@ -46,10 +51,15 @@ let users = 0;
 let ips = 0;
 const freshIp = () => `10.1.${(++ips >> 8) & 255}.${ips & 255}`;
 
+/** An account whose user has already replaced the admin-set password with `password`. */
 async function newAccount(): Promise<{ email: string; password: string; accountId: string }> {
   const email = `user${++users}@example.com`;
-  const password = await createDashboardUser(email, 'Test');
+  const temporary = await createDashboardUser(email, 'Test');
   const { accountId } = await createAccount(email, 'Test');
+  const check = await checkPassword(email, temporary);
+  if (typeof check !== 'object') throw new Error(`expected the new-password challenge, got ${check}`);
+  const password = `${temporary}-own`;
+  expect(await completeNewPassword(email, check.newPasswordRequired.session, password)).toBe('ok');
   return { email, password, accountId };
 }
 
@@ -62,10 +72,21 @@ function watchedDirectory() {
       asked.push({ email, password, answer });
       return answer;
     },
+    completeNewPassword,
     findAccountId: getAccountIdByEmail,
     throttle: { store: dynamoLoginThrottleStore, now: () => now, limits: LOGIN_LIMITS },
   };
   return { deps, asked };
+}
+
+/** A sign-in with a new password, its refusal as data. */
+async function attemptWith(email: string, password: string, newPassword: string, ip: string, deps: SignInDeps) {
+  try {
+    return { signedIn: (await signIn(email, password, ip, deps, newPassword)).accountId };
+  } catch (error) {
+    if (!(error instanceof SignInError)) throw error;
+    return { kind: error.kind, field: error.field };
+  }
 }
 
 /** The refusal as data, or the account signed in to. */
@@ -77,6 +98,45 @@ async function attempt(email: string, password: string, ip: string, deps: SignIn
     return { kind: error.kind, message: error.message, retryAfterMs: error.retryAfterMs };
   }
 }
+
+test('an admin-set password signs in only together with the new password that replaces it', async () => {
+  const email = `first${++users}@example.com`;
+  const temporary = await createDashboardUser(email, 'First');
+  const { accountId } = await createAccount(email, 'First');
+  const { deps, asked } = watchedDirectory();
+  const ip = freshIp();
+  const first = await attempt(email, temporary, ip, deps);
+  expect(first).toMatchObject({ kind: 'password_change_required' });
+  expect(first.message).not.toContain(temporary);
+  expect(await attemptWith(email, temporary, 'short', ip, deps)).toEqual({
+    kind: 'password_rejected',
+    field: 'newPassword',
+  });
+  expect(await attemptWith(email, temporary, 'Own-Password-123', ip, deps)).toEqual({ signedIn: accountId });
+  // Replaced: the temporary password is gone, the new one signs in, and no longer with a newPassword.
+  expect(await attempt(email, temporary, ip, deps)).toMatchObject({ kind: 'wrong_credentials' });
+  expect(await attempt(email, 'Own-Password-123', ip, deps)).toEqual({ signedIn: accountId });
+  expect(await attemptWith(email, 'Own-Password-123', 'Own-Password-456', ip, deps)).toEqual({
+    kind: 'password_rejected',
+    field: 'newPassword',
+  });
+  expect(await attempt(email, 'Own-Password-123', ip, deps)).toEqual({ signedIn: accountId });
+  // Right passwords, challenged or not, are not failures: only the one wrong attempt counted.
+  expect(asked.filter((q) => q.answer === 'wrong')).toHaveLength(1);
+  for (let i = 0; i < 4; i++) await attempt(email, 'Wrong-Password-1', ip, deps);
+  expect(await attempt(email, 'Own-Password-123', ip, deps)).toEqual({ signedIn: accountId });
+});
+
+test('an admin-set password is throttled like any other', async () => {
+  const email = `guessed${++users}@example.com`;
+  const temporary = await createDashboardUser(email, 'Guessed');
+  await createAccount(email, 'Guessed');
+  const { deps } = watchedDirectory();
+  for (let i = 0; i < 5; i++) await attemptWith(email, 'Wrong-Password-1', 'Own-Password-123', freshIp(), deps);
+  expect(await attemptWith(email, temporary, 'Own-Password-123', freshIp(), deps)).toMatchObject({
+    kind: 'throttled',
+  });
+});
 
 test('an unknown email and a wrong password: the same refusal, the same questions, the same lock', async () => {
   const known = await newAccount();
@@ -92,7 +152,7 @@ test('an unknown email and a wrong password: the same refusal, the same question
   const [forKnown, forUnknown] = outcomes;
   expect(forKnown).toEqual(forUnknown);
   expect(forKnown!.answers).toEqual([
-    ...Array(5).fill({ kind: 'wrong_credentials', message: 'Incorrect email or password', retryAfterMs: 0 }),
+    ...Array(5).fill({ kind: 'wrong_credentials', message: 'Incorrect email or password', retryAfterMs: undefined }),
     ...Array(3).fill({ kind: 'throttled', message: 'Too many sign-in attempts', retryAfterMs: 1_000 }),
   ]);
   // Every attempt let through was put to the directory; none while locked.
@@ -140,6 +200,7 @@ test("Cognito's own lock is the same refusal as the gateway's", async () => {
 test('a right password for a user with no account record is refused like a wrong one, and counted', async () => {
   const email = `orphan${++users}@example.com`;
   const password = await createDashboardUser(email, 'Orphan');
+  // A right temporary password (no challenge without an account) and a right permanent one alike.
   const { deps } = watchedDirectory();
   const ip = freshIp();
   for (let i = 0; i < 5; i++) {

@@ -24,9 +24,16 @@ Object.assign(process.env, { AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: '
 let dataDir: string;
 let server: AwsJsonServer | undefined;
 let client: CognitoIdentityProviderClient;
+/** Moves the stand-in's clock ahead of the real one. */
+let skipMs = 0;
 
 async function start(): Promise<void> {
-  server = await startCognitoStandIn({ dataDir, userPoolId: UserPoolId, clientId: ClientId });
+  server = await startCognitoStandIn({
+    dataDir,
+    userPoolId: UserPoolId,
+    clientId: ClientId,
+    now: () => Date.now() + skipMs,
+  });
   client = new CognitoIdentityProviderClient({ endpoint: server.url, region: 'us-east-1', credentials });
 }
 
@@ -70,6 +77,7 @@ function claims(jwt: string | undefined): Record<string, unknown> {
 }
 
 beforeEach(async () => {
+  skipMs = 0;
   dataDir = mkdtempSync(join(tmpdir(), 'cognito-standin-'));
   await start();
 });
@@ -170,6 +178,46 @@ test('a temporary password leads to NEW_PASSWORD_REQUIRED, which RespondToAuthCh
   );
   expect(done.AuthenticationResult?.AccessToken).toBeTruthy();
   expect((await client.send(new AdminGetUserCommand({ UserPoolId, Username: EMAIL }))).UserStatus).toBe('CONFIRMED');
+});
+
+test('a new-password session answers once, for its own user, within 3 minutes', async () => {
+  await createUser();
+  await client.send(
+    new AdminCreateUserCommand({
+      UserPoolId,
+      Username: 'other@example.com',
+      MessageAction: 'SUPPRESS',
+      TemporaryPassword: 'Temporary-Pass-2',
+    }),
+  );
+  const answer = (Session: string | undefined, USERNAME = EMAIL, NEW_PASSWORD = PASSWORD) =>
+    client.send(
+      new RespondToAuthChallengeCommand({
+        ClientId,
+        ChallengeName: 'NEW_PASSWORD_REQUIRED',
+        Session,
+        ChallengeResponses: { USERNAME, NEW_PASSWORD },
+      }),
+    );
+  const first = (await login(EMAIL, 'Temporary-Pass-1')).Session;
+  expect((await errorOf(answer('not-a-session-at-all-0123456789'))).name).toBe('NotAuthorizedException');
+  expect((await errorOf(answer(first, 'other@example.com'))).name).toBe('NotAuthorizedException');
+  const withoutUser = new RespondToAuthChallengeCommand({
+    ClientId,
+    ChallengeName: 'NEW_PASSWORD_REQUIRED',
+    Session: first,
+    ChallengeResponses: { NEW_PASSWORD: PASSWORD },
+  });
+  expect((await errorOf(client.send(withoutUser))).message).toBe('Missing required parameter USERNAME');
+  skipMs = 3 * 60_000;
+  expect((await errorOf(answer(first))).message).toMatch(/session is expired/);
+  skipMs = 0;
+
+  const second = (await login(EMAIL, 'Temporary-Pass-1')).Session;
+  expect((await answer(second)).AuthenticationResult).toBeDefined();
+  expect((await errorOf(answer(second, EMAIL, 'Another-Pass-22'))).name).toBe('NotAuthorizedException');
+  expect((await login(EMAIL, PASSWORD)).AuthenticationResult).toBeDefined();
+  expect((await errorOf(login(EMAIL, 'Temporary-Pass-1'))).name).toBe('NotAuthorizedException');
 });
 
 test('a permanent password signs in with tokens carrying the sub', async () => {
