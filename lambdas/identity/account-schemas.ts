@@ -28,7 +28,8 @@ export const LOGIN_BODY = {
       minLength: 1,
       maxLength: 256,
       description:
-        "With the temporary password an administrator set: the user's own, which replaces it (`PASSWORD_CHANGE_REQUIRED`)",
+        "Replaces `password` (the user's own change, which ends the other sessions); required with the " +
+        'temporary password an administrator set (`PASSWORD_CHANGE_REQUIRED`)',
     },
   },
   required: ['email', 'password'],

@@ -6,8 +6,16 @@ import {
   type LoginThrottleDeps,
   type LoginTicket,
 } from './login-throttle.js';
-import { checkPassword, completeNewPassword, type NewPasswordOutcome, type PasswordCheck } from './user-directory.js';
+import {
+  changePassword,
+  checkPassword,
+  completeNewPassword,
+  type NewPasswordOutcome,
+  type PasswordChange,
+  type PasswordCheck,
+} from './user-directory.js';
 import { getAccountIdByEmail } from '../store/accounts.js';
+import { deleteSessionsOf } from '../store/sessions.js';
 import { DomainError, type DomainErrorDetails, type ErrorAnswers } from '../errors/domain-error.js';
 
 /**
@@ -54,6 +62,9 @@ export class SignInError extends DomainError<SignInErrorKind> {
 export interface SignInDeps {
   readonly checkPassword: (email: string, password: string) => Promise<PasswordCheck>;
   readonly completeNewPassword: (email: string, session: string, newPassword: string) => Promise<NewPasswordOutcome>;
+  readonly changePassword: (email: string, password: string, newPassword: string) => Promise<PasswordChange>;
+  /** Ends every dashboard session of the account. */
+  readonly endSessions: (accountId: string) => Promise<unknown>;
   readonly findAccountId: (email: string) => Promise<string | undefined>;
   readonly throttle: LoginThrottleDeps;
 }
@@ -61,14 +72,12 @@ export interface SignInDeps {
 export const deploymentSignIn: SignInDeps = {
   checkPassword,
   completeNewPassword,
+  changePassword,
+  endSessions: deleteSessionsOf,
   findAccountId: getAccountIdByEmail,
   throttle: deploymentLoginThrottle,
 };
 
-const notReplaceable = () =>
-  new SignInError('password_rejected', 'newPassword: only a password set by an administrator is replaced here', {
-    field: 'newPassword',
-  });
 const wrongCredentials = () => new SignInError('wrong_credentials', 'Incorrect email or password');
 const throttled = (retryAfterMs: number) =>
   new SignInError('throttled', 'Too many sign-in attempts', { retryAfterMs: Math.max(1, retryAfterMs) });
@@ -113,7 +122,7 @@ export async function signIn(
       throw new SignInError('reset_required', 'Password must be reset first');
     case 'ok': {
       const accountId = await accountOf(email, ticket, deps);
-      if (newPassword !== undefined) throw notReplaceable();
+      if (newPassword !== undefined) await changePermanentPassword(email, password, newPassword, accountId, deps);
       return { accountId };
     }
   }
@@ -139,4 +148,23 @@ async function replacePassword(email: string, session: string, newPassword: stri
   if (typeof outcome === 'object') throw new SignInError('password_rejected', outcome.policy, { field: 'newPassword' });
   // Seconds old and used once: only a Cognito fault refuses it.
   if (outcome === 'session-refused') throw new Error('Cognito refused the new-password session it had just issued');
+}
+
+/**
+ * The user's own change of a permanent password, proven by the right current one in the same
+ * (throttled) request. Every session of the account ends with it: a session someone else
+ * holds must not outlive the password it was opened with. The caller's new session follows.
+ */
+async function changePermanentPassword(
+  email: string,
+  password: string,
+  newPassword: string,
+  accountId: string,
+  deps: SignInDeps,
+): Promise<void> {
+  const outcome = await deps.changePassword(email, password, newPassword);
+  if (typeof outcome === 'object') throw new SignInError('password_rejected', outcome.policy, { field: 'newPassword' });
+  // Changed between the check and this call: as a wrong password, without counting it twice.
+  if (outcome === 'wrong') throw wrongCredentials();
+  await deps.endSessions(accountId);
 }

@@ -31,16 +31,21 @@ export type PasswordCheck =
  */
 const LOCKED_OUT = /password attempts exceeded/i;
 
-export async function checkPassword(email: string, password: string): Promise<PasswordCheck> {
+/** USER_PASSWORD_AUTH with the public app client, as the browser's own call would be. */
+async function passwordSignIn(email: string, password: string) {
   const { client, InitiateAuthCommand } = await cognito();
+  return client.send(
+    new InitiateAuthCommand({
+      AuthFlow: 'USER_PASSWORD_AUTH',
+      ClientId: required(configuration().userPool.clientId, ENV.userPoolClientId),
+      AuthParameters: { USERNAME: email, PASSWORD: password },
+    }),
+  );
+}
+
+export async function checkPassword(email: string, password: string): Promise<PasswordCheck> {
   try {
-    const result = await client.send(
-      new InitiateAuthCommand({
-        AuthFlow: 'USER_PASSWORD_AUTH',
-        ClientId: required(configuration().userPool.clientId, ENV.userPoolClientId),
-        AuthParameters: { USERNAME: email, PASSWORD: password },
-      }),
-    );
+    const result = await passwordSignIn(email, password);
     if (result.AuthenticationResult) return 'ok';
     if (result.ChallengeName === 'NEW_PASSWORD_REQUIRED' && result.Session) {
       return { newPasswordRequired: { session: result.Session } };
@@ -80,14 +85,52 @@ export async function completeNewPassword(
     );
     return result.AuthenticationResult ? 'ok' : 'session-refused';
   } catch (error) {
-    const { name, message = '' } = error as { name?: string; message?: string };
-    if (name === 'InvalidPasswordException') return { policy: message };
-    // The password's shape (no leading or trailing blank) is checked as a parameter.
-    if (name === 'InvalidParameterException' && /password/i.test(message)) return { policy: message };
+    const policy = policyRefusal(error);
+    if (policy !== undefined) return { policy };
+    const { name } = error as { name?: string };
     if (name === 'NotAuthorizedException' || name === 'UserNotFoundException') return 'session-refused';
     if (name === 'InvalidParameterException' || name === 'ExpiredCodeException') return 'session-refused';
     throw error;
   }
+}
+
+/** `wrong`: the current password no longer signs in (changed meanwhile, or a lockout). */
+export type PasswordChange = 'ok' | 'wrong' | { readonly policy: string };
+
+/**
+ * The user's own change of a permanent password: a sign-in for an access token, then Cognito's
+ * ChangePassword with it. Both calls are the user's own (no IAM permission sets a password); the
+ * tokens are used once and dropped.
+ */
+export async function changePassword(email: string, password: string, newPassword: string): Promise<PasswordChange> {
+  const { client, ChangePasswordCommand } = await cognito();
+  try {
+    const signedIn = await passwordSignIn(email, password);
+    const accessToken = signedIn.AuthenticationResult?.AccessToken;
+    if (!accessToken) return 'wrong';
+    await client.send(
+      new ChangePasswordCommand({
+        AccessToken: accessToken,
+        PreviousPassword: password,
+        ProposedPassword: newPassword,
+      }),
+    );
+    return 'ok';
+  } catch (error) {
+    const policy = policyRefusal(error);
+    if (policy !== undefined) return { policy };
+    const { name } = error as { name?: string };
+    if (name === 'NotAuthorizedException' || name === 'UserNotFoundException') return 'wrong';
+    throw error;
+  }
+}
+
+/** Cognito's reason a new password breaks the pool's policy (its shape is checked as a parameter). */
+function policyRefusal(error: unknown): string | undefined {
+  const { name, message = '' } = error as { name?: string; message?: string };
+  if (name === 'InvalidPasswordException') return message;
+  if (name === 'InvalidParameterException' && /password/i.test(message)) return message;
+  return undefined;
 }
 
 /**

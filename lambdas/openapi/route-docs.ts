@@ -492,9 +492,7 @@ export const routeDocs: Readonly<Record<string, RouteDoc>> = {
     raises: [SIGN_IN_ERROR_ANSWERS],
     errors: {
       401: 'Wrong email or password, one answer for both (`UNAUTHORIZED`); or `PASSWORD_RESET_REQUIRED`',
-      400:
-        'Invalid input (`BAD_REQUEST`, naming the field); `newPassword` breaks the password policy, or was sent with ' +
-        'a password that is not a temporary one',
+      400: 'Invalid input (`BAD_REQUEST`, naming the field); or `newPassword` breaks the password policy',
       403:
         'The password is the temporary one an administrator set and no `newPassword` was sent ' +
         '(`PASSWORD_CHANGE_REQUIRED`); or a foreign `Origin` (`FORBIDDEN`)',

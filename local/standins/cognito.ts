@@ -252,6 +252,18 @@ export async function startCognitoStandIn(options: CognitoStandInOptions): Promi
     save();
   }
 
+  /** The user an access token names, or Cognito's refusal. */
+  function tokenUser(input: AwsJsonInput): [string, StoredUser] {
+    const claims = verify(signingKey, requireString(input, 'AccessToken', 'NotAuthorizedException'));
+    if (!claims || claims.token_use !== 'access')
+      throw new AwsJsonError('NotAuthorizedException', 'Invalid Access Token');
+    if (typeof claims.exp !== 'number' || claims.exp * 1000 <= now())
+      throw new AwsJsonError('NotAuthorizedException', 'Access Token has expired');
+    const found = lookup(String(claims.sub));
+    if (!found) throw new AwsJsonError('UserNotFoundException', 'User does not exist.');
+    return found;
+  }
+
   const operations = {
     async AdminCreateUser(input: AwsJsonInput) {
       checkPool(input);
@@ -345,14 +357,18 @@ export async function startCognitoStandIn(options: CognitoStandInOptions): Promi
     },
 
     GetUser(input: AwsJsonInput) {
-      const claims = verify(signingKey, requireString(input, 'AccessToken', 'NotAuthorizedException'));
-      if (!claims || claims.token_use !== 'access')
-        throw new AwsJsonError('NotAuthorizedException', 'Invalid Access Token');
-      if (typeof claims.exp !== 'number' || claims.exp * 1000 <= now())
-        throw new AwsJsonError('NotAuthorizedException', 'Access Token has expired');
-      const found = lookup(String(claims.sub));
-      if (!found) throw new AwsJsonError('UserNotFoundException', 'User does not exist.');
-      return { Username: found[1].sub, UserAttributes: attributeList(found[1]) };
+      const [, user] = tokenUser(input);
+      return { Username: user.sub, UserAttributes: attributeList(user) };
+    },
+
+    /** The signed-in user's own change: the access token, the password it has now, the new one. */
+    async ChangePassword(input: AwsJsonInput) {
+      const [key, user] = tokenUser(input);
+      const previous = requireString(input, 'PreviousPassword');
+      const proposed = requireString(input, 'ProposedPassword');
+      if (!(await verifyPassword(previous, user.passwordHash))) throw incorrect();
+      await setPassword(key, proposed, true);
+      return {};
     },
   };
 

@@ -51,6 +51,21 @@ test('keys, the admin token and dashboard passwords never reach logs, DynamoDB i
   ];
   expect(later.map((answer) => answer.status)).toEqual([200, 400, 403, 200, 200, 404, 200, 401]);
 
+  // A password change, refused by the policy and then made: neither password is written anywhere.
+  const changedPassword = `${account.password}-changed`;
+  const refusedPassword = `${account.password}-changed`.toLowerCase();
+  const changes = [
+    await call(local.gateway.url('/api/v1/auth/login'), {
+      body: { email: account.email, password: account.password, newPassword: refusedPassword },
+    }),
+    await call(local.gateway.url('/api/v1/auth/login'), {
+      body: { email: account.email, password: account.password, newPassword: changedPassword },
+    }),
+  ];
+  expect(changes.map((answer) => answer.status)).toEqual([400, 200]);
+  secrets.push(changedPassword, refusedPassword);
+  secretParts.push(changedPassword.slice(-43), refusedPassword.slice(-43));
+
   // `npm start` prints its own first key in the banner on purpose; everything else is logs.
   const logs = local.gateway.logs();
   const items = JSON.stringify(await scanAll(local.gateway));

@@ -1,6 +1,6 @@
 import { PutItemCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { createHash } from 'node:crypto';
-import { login } from './support/provisioning.js';
+import { login, provisionAccount } from './support/provisioning.js';
 import { bearer, call } from './support/http.js';
 import { useGateway } from './support/gateway-fixture.js';
 
@@ -177,8 +177,28 @@ describe('the first sign-in with an admin-set password', () => {
     expect(me.body.data).toMatchObject({ accountId, email });
     const old = await signIn({ email, password: temporary, newPassword: 'Own-Password-456' });
     expect([old.status, old.body.error.code]).toEqual([401, 'UNAUTHORIZED']);
-    const again = await signIn({ email, password: 'Own-Password-123', newPassword: 'Own-Password-456' });
-    expect([again.status, again.body.error.field]).toEqual([400, 'newPassword']);
     expect(await login(local.gateway, email, 'Own-Password-123')).toMatch(/^gw_session=/);
   });
+});
+
+test('a sign-in with newPassword beside the current one changes it and ends every other session', async () => {
+  const account = await provisionAccount(local.gateway, 'changer');
+  const elsewhere = await login(local.gateway, account.email, account.password);
+  const signIn = (body: unknown) => call(local.gateway.url('/api/v1/auth/login'), { body });
+  const weak = await signIn({ email: account.email, password: account.password, newPassword: 'no-upper-case-1!' });
+  expect([weak.status, weak.body.error.field]).toEqual([400, 'newPassword']);
+  expect(weak.text).not.toContain('no-upper-case-1!');
+  const wrong = await signIn({ email: account.email, password: 'Wrong-Password-1!', newPassword: 'Changed-Pass-123' });
+  expect(wrong.status).toBe(401);
+  const session = (cookie: string) => call(local.gateway.url('/api/v1/auth/session'), { headers: { Cookie: cookie } });
+  expect((await session(elsewhere)).status).toBe(200);
+
+  const changed = await signIn({ email: account.email, password: account.password, newPassword: 'Changed-Pass-123' });
+  expect(changed.status).toBe(200);
+  const cookie = /gw_session=[^;]*/.exec(changed.headers.get('set-cookie') ?? '')![0];
+  expect((await session(cookie)).status).toBe(200);
+  expect((await session(elsewhere)).status).toBe(401);
+  expect((await session(account.cookie)).status).toBe(401);
+  expect((await signIn({ email: account.email, password: account.password })).status).toBe(401);
+  expect(await login(local.gateway, account.email, 'Changed-Pass-123')).toMatch(/^gw_session=/);
 });

@@ -8,12 +8,14 @@ import { LOGIN_LIMITS } from '../../../lambdas/identity/login-limits.js';
 import { dynamoLoginThrottleStore } from '../../../lambdas/identity/login-throttle.js';
 import { signIn, SignInError, type SignInDeps } from '../../../lambdas/identity/sign-in.js';
 import {
+  changePassword,
   checkPassword,
   completeNewPassword,
   createDashboardUser,
   type PasswordCheck,
 } from '../../../lambdas/identity/user-directory.js';
 import { createAccount, getAccountIdByEmail } from '../../../lambdas/store/accounts.js';
+import { deleteSessionsOf, getLiveSession, putSession } from '../../../lambdas/store/sessions.js';
 
 /**
  * Sign-in against the Cognito stand-in and dynalite, on one hand-driven clock. The user
@@ -66,6 +68,7 @@ async function newAccount(): Promise<{ email: string; password: string; accountI
 /** The real directory, with every question it was asked and every answer it gave. */
 function watchedDirectory() {
   const asked: { email: string; password: string; answer: PasswordCheck }[] = [];
+  const ended: string[] = [];
   const deps: SignInDeps = {
     checkPassword: async (email, password) => {
       const answer = await checkPassword(email, password);
@@ -73,10 +76,22 @@ function watchedDirectory() {
       return answer;
     },
     completeNewPassword,
+    changePassword,
+    endSessions: async (accountId) => {
+      ended.push(accountId);
+      return deleteSessionsOf(accountId);
+    },
     findAccountId: getAccountIdByEmail,
     throttle: { store: dynamoLoginThrottleStore, now: () => now, limits: LOGIN_LIMITS },
   };
-  return { deps, asked };
+  return { deps, asked, ended };
+}
+
+/** A session of the account as the login route stores one; its id hash. */
+async function startSession(accountId: string, email: string): Promise<string> {
+  const idHash = `session-${++users}`;
+  await putSession(idHash, { accountId, email, createdAt: new Date(now).toISOString(), expiresAt: now / 1000 + 3600 });
+  return idHash;
 }
 
 /** A sign-in with a new password, its refusal as data. */
@@ -116,15 +131,29 @@ test('an admin-set password signs in only together with the new password that re
   // Replaced: the temporary password is gone, the new one signs in, and no longer with a newPassword.
   expect(await attempt(email, temporary, ip, deps)).toMatchObject({ kind: 'wrong_credentials' });
   expect(await attempt(email, 'Own-Password-123', ip, deps)).toEqual({ signedIn: accountId });
-  expect(await attemptWith(email, 'Own-Password-123', 'Own-Password-456', ip, deps)).toEqual({
-    kind: 'password_rejected',
-    field: 'newPassword',
-  });
-  expect(await attempt(email, 'Own-Password-123', ip, deps)).toEqual({ signedIn: accountId });
   // Right passwords, challenged or not, are not failures: only the one wrong attempt counted.
   expect(asked.filter((q) => q.answer === 'wrong')).toHaveLength(1);
   for (let i = 0; i < 4; i++) await attempt(email, 'Wrong-Password-1', ip, deps);
   expect(await attempt(email, 'Own-Password-123', ip, deps)).toEqual({ signedIn: accountId });
+});
+
+test('a permanent password is changed with the current one beside the new one, ending every session', async () => {
+  const { email, password, accountId } = await newAccount();
+  const { deps, ended } = watchedDirectory();
+  const ip = freshIp();
+  const other = await startSession(accountId, email);
+  const rejected = await attemptWith(email, password, 'alllowercase-and-long', ip, deps);
+  expect(rejected).toEqual({ kind: 'password_rejected', field: 'newPassword' });
+  expect(ended).toEqual([]);
+  expect(await getLiveSession(other, now)).toBeDefined();
+  expect(await attemptWith(email, 'Wrong-Password-1', 'Own-Password-456', ip, deps)).toMatchObject({
+    kind: 'wrong_credentials',
+  });
+  expect(await attemptWith(email, password, 'Own-Password-456', ip, deps)).toEqual({ signedIn: accountId });
+  expect(ended).toEqual([accountId]);
+  expect(await getLiveSession(other, now)).toBeUndefined();
+  expect(await attempt(email, password, ip, deps)).toMatchObject({ kind: 'wrong_credentials' });
+  expect(await attempt(email, 'Own-Password-456', ip, deps)).toEqual({ signedIn: accountId });
 });
 
 test('an admin-set password is throttled like any other', async () => {

@@ -2,6 +2,7 @@ import {
   AdminCreateUserCommand,
   AdminGetUserCommand,
   AdminSetUserPasswordCommand,
+  ChangePasswordCommand,
   CognitoIdentityProviderClient,
   GetUserCommand,
   InitiateAuthCommand,
@@ -240,6 +241,24 @@ test('a permanent password signs in with tokens carrying the sub', async () => {
   expect(me.Username).toBe(User?.Username);
   const forged = `${auth?.AccessToken?.slice(0, -4)}AAAA`;
   expect((await errorOf(client.send(new GetUserCommand({ AccessToken: forged })))).name).toBe('NotAuthorizedException');
+});
+
+test('ChangePassword takes the access token and the current password, and checks the policy', async () => {
+  await createUser();
+  await client.send(
+    new AdminSetUserPasswordCommand({ UserPoolId, Username: EMAIL, Password: PASSWORD, Permanent: true }),
+  );
+  const AccessToken = (await login(EMAIL, PASSWORD)).AuthenticationResult?.AccessToken;
+  const change = (PreviousPassword: string, ProposedPassword: string, token = AccessToken) =>
+    client.send(new ChangePasswordCommand({ AccessToken: token, PreviousPassword, ProposedPassword }));
+  expect((await errorOf(change('Wrong-Password-1', 'Brand-New-Pass-2'))).name).toBe('NotAuthorizedException');
+  expect((await errorOf(change(PASSWORD, 'weak'))).name).toBe('InvalidPasswordException');
+  expect((await errorOf(change(PASSWORD, 'Brand-New-Pass-2', 'not.a.token'))).name).toBe('NotAuthorizedException');
+  await change(PASSWORD, 'Brand-New-Pass-2');
+  expect((await errorOf(login(EMAIL, PASSWORD))).name).toBe('NotAuthorizedException');
+  expect((await login(EMAIL, 'Brand-New-Pass-2')).AuthenticationResult).toBeDefined();
+  skipMs = 3600_000;
+  expect((await errorOf(change('Brand-New-Pass-2', 'Brand-New-Pass-3'))).message).toBe('Access Token has expired');
 });
 
 test('a non-permanent AdminSetUserPassword puts the user back to NEW_PASSWORD_REQUIRED', async () => {
