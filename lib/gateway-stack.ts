@@ -1,5 +1,4 @@
 import { Aspects, CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
-import type { StandardThreatProtectionMode } from 'aws-cdk-lib/aws-cognito';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
@@ -60,8 +59,6 @@ export interface GatewayStackProps extends StackProps {
   readonly backups?: Omit<TableBackupsProps, 'tables'> | false;
   /** Retention of each function's log group. @default RetentionDays.ONE_MONTH */
   readonly logRetention?: RetentionDays;
-  /** @default StandardThreatProtectionMode.AUDIT_ONLY */
-  readonly threatProtection?: StandardThreatProtectionMode;
   /**
    * Base URL of the prompt-template service, for routes with `promptService:read`.
    * @default - none: requests naming a prompt template fail as a configuration error
@@ -187,9 +184,7 @@ export class GatewayStack extends Stack {
       encryptionKey,
       moderationKey: props.moderationUrl !== undefined,
     }));
-    const dashboard = (this.dashboard = new DashboardUserPool(this, 'Dashboard', {
-      threatProtection: props.threatProtection,
-    }));
+    const dashboard = (this.dashboard = new DashboardUserPool(this, 'Dashboard'));
     const usageExports = (this.usageExports = new UsageExports(this, 'UsageExports', {
       ...props.usageExports,
       table: tables.get('usage').table,

@@ -48,6 +48,7 @@ export type Grant =
   | 'promptService:read'
   | 'themesProvider:read'
   | 'guardrails:apply'
+  /** Password sign-in, and answering its new-password challenge. */
   | 'userPool:login'
   | 'userPool:admin';
 

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { generatePassword } from '../lambdas/identity/user-directory.js';
 import { SigV4Signer } from '../lambdas/store/dynamodb-client.js';
 import { ADMIN_TOKEN_SECRET, LOCAL_REGION, PLATFORM_KEYS_SECRET } from './runtime-config.js';
 import type { StandInCredentials } from './standins/signature-check.js';
@@ -111,8 +112,23 @@ export async function ensureFirstAccount(dataDir: string, baseUrl: string, admin
   const first: FirstAccount = {
     accountId: account['accountId'] as string,
     apiKey: key['key'] as string,
-    dashboard: { email: dashboard.email, password: dashboard.initialPassword },
+    dashboard: { email: dashboard.email, password: await firstSignIn(baseUrl, dashboard) },
   };
   writeFileSync(file, JSON.stringify(first, null, 2), { mode: 0o600 });
   return first;
+}
+
+/**
+ * The developer's first sign-in, done here so the printed password is a permanent one: the admin
+ * API's password is temporary, and signs in only together with the user's own new password.
+ */
+async function firstSignIn(baseUrl: string, dashboard: { email: string; initialPassword: string }): Promise<string> {
+  const newPassword = generatePassword();
+  const response = await fetch(`${baseUrl}/api/v1/auth/login`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ email: dashboard.email, password: dashboard.initialPassword, newPassword }),
+  });
+  if (!response.ok) throw new Error(`bootstrap first sign-in failed: ${response.status}`);
+  return newPassword;
 }

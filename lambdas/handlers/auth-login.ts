@@ -11,17 +11,19 @@ import { LOGIN_BODY } from '../identity/account-schemas.js';
 interface LoginBody {
   email: string;
   password: string;
+  /** null is the same as absent. */
+  newPassword?: string | null;
 }
 
 const body = compile<LoginBody>(LOGIN_BODY);
 
 export const handler = defineHandler('auth-login', {
   body,
-  handle: async ({ body: { email, password }, req, config }) => {
+  handle: async ({ body: { email, password, newPassword }, req, config }) => {
     // Login sets a cookie, so a browser page on a foreign origin must not be able to do it.
     const origin = req.headers['origin'];
     if (origin && !config.allowedOrigins.includes(origin)) throw notAllowed('Origin not allowed to sign in');
-    const { accountId } = await signIn(email, password, req.sourceIp, deploymentSignIn);
+    const { accountId } = await signIn(email, password, req.sourceIp, deploymentSignIn, newPassword ?? undefined);
     const sessionId = newSessionId();
     const now = new Date();
     const expiresAt = nowSeconds(now.getTime()) + SESSION_TTL_SECONDS;

@@ -22,6 +22,15 @@ export const LOGIN_BODY = {
   properties: {
     email: EMAIL,
     password: { type: 'string', minLength: 1, maxLength: 256 },
+    newPassword: {
+      type: 'string',
+      nullable: true,
+      minLength: 1,
+      maxLength: 256,
+      description:
+        "Replaces `password` (the user's own change, which ends the other sessions); required with the " +
+        'temporary password an administrator set (`PASSWORD_CHANGE_REQUIRED`)',
+    },
   },
   required: ['email', 'password'],
   additionalProperties: false,

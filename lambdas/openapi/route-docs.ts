@@ -492,6 +492,10 @@ export const routeDocs: Readonly<Record<string, RouteDoc>> = {
     raises: [SIGN_IN_ERROR_ANSWERS],
     errors: {
       401: 'Wrong email or password, one answer for both (`UNAUTHORIZED`); or `PASSWORD_RESET_REQUIRED`',
+      400: 'Invalid input (`BAD_REQUEST`, naming the field); or `newPassword` breaks the password policy',
+      403:
+        'The password is the temporary one an administrator set and no `newPassword` was sent ' +
+        '(`PASSWORD_CHANGE_REQUIRED`); or a foreign `Origin` (`FORBIDDEN`)',
       429:
         `Too many sign-in attempts (\`RATE_LIMIT_EXCEEDED\`): for the email, ${LOGIN_LIMITS.freeFailures} failures, then a ` +
         `lock of ${LOGIN_LIMITS.firstLockMs / 1000} s doubling with each failure to ${LOGIN_LIMITS.maxLockMs / 60_000} min; ` +

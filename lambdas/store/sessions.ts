@@ -1,4 +1,7 @@
 import { dynamo, fromItem, nowSeconds, tableName, toItem } from './dynamo.js';
+import { ownedItems } from './owner-index.js';
+
+const SESSION_PK_PREFIX = 'SESSION#';
 
 /** A dashboard session, stored under the hash of its opaque id (the cookie value). */
 export interface SessionRecord {
@@ -9,12 +12,14 @@ export interface SessionRecord {
   readonly expiresAt: number;
 }
 
-const sessionKey = (idHash: string) => toItem({ pk: `SESSION#${idHash}`, sk: 'SESSION' });
+const sessionKey = (idHash: string) => toItem({ pk: `${SESSION_PK_PREFIX}${idHash}`, sk: 'SESSION' });
 
+/** Listed under its account in the owner index, so a password change can end the others. */
 export async function putSession(idHash: string, session: SessionRecord): Promise<void> {
+  const owner = { ownerPk: `ACCOUNT#${session.accountId}`, ownerSk: `SESSION#${session.createdAt}#${idHash}` };
   await dynamo().putItem({
     TableName: tableName('identity'),
-    Item: { ...sessionKey(idHash), ...toItem({ ...session }) },
+    Item: { ...sessionKey(idHash), ...toItem({ ...session, ...owner }) },
     ConditionExpression: 'attribute_not_exists(pk)',
   });
 }
@@ -29,4 +34,17 @@ export async function getLiveSession(idHash: string, now = Date.now()): Promise<
 
 export async function deleteSession(idHash: string): Promise<void> {
   await dynamo().deleteItem({ TableName: tableName('identity'), Key: sessionKey(idHash) });
+}
+
+/**
+ * Ends every session of the account. The owner index is eventually consistent: a session
+ * started within a second or so before the call may be missed.
+ */
+export async function deleteSessionsOf(accountId: string): Promise<number> {
+  let deleted = 0;
+  for await (const item of ownedItems('identity', accountId, 'SESSION#')) {
+    await deleteSession(fromItem<{ pk: string }>(item).pk.slice(SESSION_PK_PREFIX.length));
+    deleted++;
+  }
+  return deleted;
 }

@@ -1,30 +1,20 @@
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
-import {
-  AccountRecovery,
-  FeaturePlan,
-  Mfa,
-  StandardThreatProtectionMode,
-  UserPool,
-  UserPoolClient,
-} from 'aws-cdk-lib/aws-cognito';
+import { AccountRecovery, FeaturePlan, Mfa, UserPool, UserPoolClient } from 'aws-cdk-lib/aws-cognito';
 import { Construct } from 'constructs';
 
-export interface DashboardUserPoolProps {
-  /**
-   * Threat protection for password sign-ins. AWS advises running audit-only for a couple of
-   * weeks before enforcing; sign-ins reach Cognito from the login function, not the browser,
-   * so review the risk metrics before switching to FULL_FUNCTION.
-   * @default StandardThreatProtectionMode.AUDIT_ONLY
-   */
-  readonly threatProtection?: StandardThreatProtectionMode;
-}
-
-/** Dashboard accounts: created by the admin API, signed in by the gateway's own login route. */
+/**
+ * Dashboard accounts: created by the admin API, signed in by the gateway's own login route.
+ *
+ * Essentials plan, no threat protection: every sign-in reaches Cognito from the login
+ * function, so the risk engine would see only Lambda's addresses and no device data, and
+ * the Plus plan's per-user price would buy a score of nothing. The gateway throttles sign-ins
+ * per email and per client address itself (lambdas/identity/login-throttle.ts).
+ */
 export class DashboardUserPool extends Construct {
   readonly userPool: UserPool;
   readonly client: UserPoolClient;
 
-  constructor(scope: Construct, id: string, props: DashboardUserPoolProps = {}) {
+  constructor(scope: Construct, id: string) {
     super(scope, id);
     this.userPool = new UserPool(this, 'Pool', {
       signInAliases: { email: true },
@@ -41,8 +31,7 @@ export class DashboardUserPool extends Construct {
         tempPasswordValidity: Duration.days(3),
       },
       mfa: Mfa.OFF,
-      featurePlan: FeaturePlan.PLUS,
-      standardThreatProtectionMode: props.threatProtection ?? StandardThreatProtectionMode.AUDIT_ONLY,
+      featurePlan: FeaturePlan.ESSENTIALS,
       deletionProtection: true,
       removalPolicy: RemovalPolicy.RETAIN,
     });
@@ -54,6 +43,13 @@ export class DashboardUserPool extends Construct {
       enableTokenRevocation: true,
     });
 
+    Validations.of(this.userPool).acknowledge({
+      id: 'AwsSolutions-COG8',
+      reason:
+        'Essentials on purpose: sign-ins reach Cognito from the login function, so Plus threat ' +
+        "protection would score Lambda's addresses, not the users'; the gateway throttles sign-ins " +
+        'per email and per client address itself (docs/deployment.md).',
+    });
     Validations.of(this.userPool).acknowledge({
       id: 'AwsSolutions-COG2',
       reason:

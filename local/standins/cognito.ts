@@ -252,6 +252,18 @@ export async function startCognitoStandIn(options: CognitoStandInOptions): Promi
     save();
   }
 
+  /** The user an access token names, or Cognito's refusal. */
+  function tokenUser(input: AwsJsonInput): [string, StoredUser] {
+    const claims = verify(signingKey, requireString(input, 'AccessToken', 'NotAuthorizedException'));
+    if (!claims || claims.token_use !== 'access')
+      throw new AwsJsonError('NotAuthorizedException', 'Invalid Access Token');
+    if (typeof claims.exp !== 'number' || claims.exp * 1000 <= now())
+      throw new AwsJsonError('NotAuthorizedException', 'Access Token has expired');
+    const found = lookup(String(claims.sub));
+    if (!found) throw new AwsJsonError('UserNotFoundException', 'User does not exist.');
+    return found;
+  }
+
   const operations = {
     async AdminCreateUser(input: AwsJsonInput) {
       checkPool(input);
@@ -332,6 +344,11 @@ export async function startCognitoStandIn(options: CognitoStandInOptions): Promi
       if (!session || session.expires <= now())
         throw new AwsJsonError('NotAuthorizedException', 'Invalid session for the user, session is expired.');
       const responses = (input.ChallengeResponses ?? {}) as Record<string, unknown>;
+      if (typeof responses.USERNAME !== 'string')
+        throw new AwsJsonError('InvalidParameterException', 'Missing required parameter USERNAME');
+      // A session answers only for the user it was issued to.
+      if (lookup(responses.USERNAME)?.[0] !== session.key)
+        throw new AwsJsonError('NotAuthorizedException', 'Invalid session for the user.');
       if (typeof responses.NEW_PASSWORD !== 'string')
         throw new AwsJsonError('InvalidParameterException', 'Missing required parameter NEW_PASSWORD');
       await setPassword(session.key, responses.NEW_PASSWORD, true);
@@ -340,14 +357,18 @@ export async function startCognitoStandIn(options: CognitoStandInOptions): Promi
     },
 
     GetUser(input: AwsJsonInput) {
-      const claims = verify(signingKey, requireString(input, 'AccessToken', 'NotAuthorizedException'));
-      if (!claims || claims.token_use !== 'access')
-        throw new AwsJsonError('NotAuthorizedException', 'Invalid Access Token');
-      if (typeof claims.exp !== 'number' || claims.exp * 1000 <= now())
-        throw new AwsJsonError('NotAuthorizedException', 'Access Token has expired');
-      const found = lookup(String(claims.sub));
-      if (!found) throw new AwsJsonError('UserNotFoundException', 'User does not exist.');
-      return { Username: found[1].sub, UserAttributes: attributeList(found[1]) };
+      const [, user] = tokenUser(input);
+      return { Username: user.sub, UserAttributes: attributeList(user) };
+    },
+
+    /** The signed-in user's own change: the access token, the password it has now, the new one. */
+    async ChangePassword(input: AwsJsonInput) {
+      const [key, user] = tokenUser(input);
+      const previous = requireString(input, 'PreviousPassword');
+      const proposed = requireString(input, 'ProposedPassword');
+      if (!(await verifyPassword(previous, user.passwordHash))) throw incorrect();
+      await setPassword(key, proposed, true);
+      return {};
     },
   };
 

@@ -151,6 +151,8 @@ describe('cdk-nag AwsSolutions', () => {
         'AwsSolutions-APIG4',
         'AwsSolutions-COG2',
         'AwsSolutions-COG4',
+        // Essentials, not Plus: threat protection would see only the login function's addresses.
+        'AwsSolutions-COG8',
         'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
         // AWS Backup's role for the daily table backups.
         'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSBackupServiceRolePolicyForBackup]',

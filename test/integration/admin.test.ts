@@ -1,7 +1,7 @@
 import { useGateway } from './support/gateway-fixture.js';
 import { settledUsage } from './support/settled-usage.js';
 import { recordUsage } from '../../lambdas/usage/usage-ledger.js';
-import { login } from './support/provisioning.js';
+import { firstSignIn, login } from './support/provisioning.js';
 import { bearer, call } from './support/http.js';
 
 const local = useGateway({ runtimeTables: true });
@@ -14,7 +14,7 @@ beforeAll(() => {
 const createAccount = (body: unknown) => call(local.gateway.url('/api/admin/v1/accounts'), { headers: admin, body });
 const createKey = (body: unknown) => call(local.gateway.url('/api/admin/v1/keys'), { headers: admin, body });
 
-test('an account comes with a dashboard user whose first password signs in', async () => {
+test('an account comes with a dashboard user whose first password must be replaced at the first sign-in', async () => {
   const answer = await createAccount({ email: 'Partner@Example.com', name: 'Partner' });
   expect(answer.status).toBe(201);
   const data = answer.body.data;
@@ -22,7 +22,14 @@ test('an account comes with a dashboard user whose first password signs in', asy
   expect(data.accountId).toMatch(/^acc_[0-9a-f]{32}$/);
   expect(Date.parse(data.createdAt)).not.toBeNaN();
   expect(data.dashboard.email).toBe('partner@example.com');
-  expect(await login(local.gateway, 'partner@example.com', data.dashboard.initialPassword)).toMatch(/^gw_session=/);
+  const temporary = data.dashboard.initialPassword;
+  const cookie = await firstSignIn(local.gateway, 'partner@example.com', temporary, 'Partner-Own-Pass-1');
+  expect(cookie).toMatch(/^gw_session=/);
+  expect(await login(local.gateway, 'partner@example.com', 'Partner-Own-Pass-1')).toMatch(/^gw_session=/);
+  const again = await call(local.gateway.url('/api/v1/auth/login'), {
+    body: { email: 'partner@example.com', password: temporary },
+  });
+  expect([again.status, again.body.error.code]).toEqual([401, 'UNAUTHORIZED']);
 });
 
 test('a second account with the same email is a 409 naming email', async () => {

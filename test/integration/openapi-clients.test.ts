@@ -131,6 +131,11 @@ test('the admin API: an account, a key for it, its usage, the key revoked', asyn
   const administered = await program.administer(recording, access, `openapi-admin-${process.pid}@example.com`);
   expect(administered.statuses).toEqual([201, 201, 200, 204]);
   expect(typeof administered.initialPassword).toBe('string');
+  expect(administered.firstSignIn).toEqual({
+    statuses: [403, 200],
+    refusedCode: 'PASSWORD_CHANGE_REQUIRED',
+    signedInAs: administered.accountId,
+  });
   expect(administered.usageOf).toBe(administered.accountId);
 });
 

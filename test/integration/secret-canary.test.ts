@@ -5,7 +5,7 @@ import { useGateway } from './support/gateway-fixture.js';
 
 const local = useGateway();
 
-test('keys and the admin token never reach logs, DynamoDB items or later responses', async () => {
+test('keys, the admin token and dashboard passwords never reach logs, DynamoDB items or later responses', async () => {
   const account = await provisionAccount(local.gateway, 'canary');
   const dashboardKey = await createKey(local.gateway, account, { name: 'canary' });
   const provisioned = await adminKey(local.gateway, { accountId: account.accountId, type: 'secret' });
@@ -20,6 +20,9 @@ test('keys and the admin token never reach logs, DynamoDB items or later respons
     publishable.key,
     local.gateway.info.adminToken,
     local.gateway.info.apiKey,
+    // Sent to the login and new-password routes, passed on to the user pool only.
+    account.temporaryPassword,
+    account.password,
   ];
   // The secret parts alone, too: a log line that dropped the prefix would still leak.
   const secretParts = secrets.map((secret) => secret.slice(-43));
@@ -47,6 +50,21 @@ test('keys and the admin token never reach logs, DynamoDB items or later respons
     await call(local.gateway.url('/api/v1/models'), { headers: bearer(dashboardKey.key) }),
   ];
   expect(later.map((answer) => answer.status)).toEqual([200, 400, 403, 200, 200, 404, 200, 401]);
+
+  // A password change, refused by the policy and then made: neither password is written anywhere.
+  const changedPassword = `${account.password}-changed`;
+  const refusedPassword = `${account.password}-changed`.toLowerCase();
+  const changes = [
+    await call(local.gateway.url('/api/v1/auth/login'), {
+      body: { email: account.email, password: account.password, newPassword: refusedPassword },
+    }),
+    await call(local.gateway.url('/api/v1/auth/login'), {
+      body: { email: account.email, password: account.password, newPassword: changedPassword },
+    }),
+  ];
+  expect(changes.map((answer) => answer.status)).toEqual([400, 200]);
+  secrets.push(changedPassword, refusedPassword);
+  secretParts.push(changedPassword.slice(-43), refusedPassword.slice(-43));
 
   // `npm start` prints its own first key in the banner on purpose; everything else is logs.
   const logs = local.gateway.logs();

@@ -1,7 +1,7 @@
 import { PutItemCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { createHash } from 'node:crypto';
-import { login } from './support/provisioning.js';
-import { call } from './support/http.js';
+import { login, provisionAccount } from './support/provisioning.js';
+import { bearer, call } from './support/http.js';
 import { useGateway } from './support/gateway-fixture.js';
 
 const local = useGateway({ account: 'sessions' });
@@ -117,4 +117,88 @@ test('an expired session is refused even before TTL deletes it', async () => {
 test('a made-up session cookie is 401', async () => {
   const answer = await call(local.gateway.url('/api/v1/auth/session'), { headers: { Cookie: 'gw_session=forged' } });
   expect(answer.status).toBe(401);
+});
+
+describe('the first sign-in with an admin-set password', () => {
+  let email: string;
+  let temporary: string;
+  let accountId: string;
+  const signIn = (body: unknown, headers: Record<string, string> = {}) =>
+    call(local.gateway.url('/api/v1/auth/login'), { headers, body });
+
+  beforeAll(async () => {
+    email = `first-${process.pid}@example.com`;
+    const created = await call(local.gateway.url('/api/admin/v1/accounts'), {
+      headers: bearer(local.gateway.info.adminToken),
+      body: { email, name: 'First' },
+    });
+    temporary = created.body.data.dashboard.initialPassword;
+    accountId = created.body.data.accountId;
+  });
+
+  test('without newPassword it is 403 PASSWORD_CHANGE_REQUIRED and sets no cookie', async () => {
+    const answer = await signIn({ email, password: temporary });
+    expect([answer.status, answer.body.error.code]).toEqual([403, 'PASSWORD_CHANGE_REQUIRED']);
+    expect(answer.body.error.message).toMatch(/newPassword/);
+    expect(answer.text).not.toContain(temporary);
+    expect(answer.headers.get('set-cookie')).toBeNull();
+  });
+
+  test.each([
+    [{ email: 'a@b.example', password: 'x', newPassword: '' }, 'newPassword'],
+    [{ email: 'a@b.example', password: 'x', newPassword: 'x'.repeat(257) }, 'newPassword'],
+    [{ email: 'a@b.example', password: 'x', newPassword: 12 }, 'newPassword'],
+  ])('login %j is a 400 naming %s', async (body, field) => {
+    const answer = await signIn(body);
+    expect([answer.status, answer.body.error.field]).toEqual([400, field]);
+  });
+
+  test('a new password the policy refuses is a 400 naming newPassword, and the temporary one still stands', async () => {
+    const weak = await signIn({ email, password: temporary, newPassword: 'alllowercase-and-long' });
+    expect([weak.status, weak.body.error.code, weak.body.error.field]).toEqual([400, 'BAD_REQUEST', 'newPassword']);
+    expect(weak.body.error.message).toMatch(/policy/);
+    expect(weak.text).not.toContain('alllowercase-and-long');
+    expect(weak.headers.get('set-cookie')).toBeNull();
+    const foreign = await signIn(
+      { email, password: temporary, newPassword: 'Own-Password-123' },
+      { Origin: 'https://evil.example' },
+    );
+    expect(foreign.status).toBe(403);
+    expect((await signIn({ email, password: temporary })).status).toBe(403);
+  });
+
+  test('with newPassword it signs in as login does; then only the new password works', async () => {
+    const done = await signIn({ email, password: temporary, newPassword: 'Own-Password-123' });
+    expect(done.status).toBe(200);
+    expect(done.body.data).toMatchObject({ accountId, email });
+    expect(done.headers.get('set-cookie')).toContain('HttpOnly');
+    const cookie = /gw_session=[^;]*/.exec(done.headers.get('set-cookie') ?? '')![0];
+    const me = await call(local.gateway.url('/api/v1/auth/session'), { headers: { Cookie: cookie } });
+    expect(me.body.data).toMatchObject({ accountId, email });
+    const old = await signIn({ email, password: temporary, newPassword: 'Own-Password-456' });
+    expect([old.status, old.body.error.code]).toEqual([401, 'UNAUTHORIZED']);
+    expect(await login(local.gateway, email, 'Own-Password-123')).toMatch(/^gw_session=/);
+  });
+});
+
+test('a sign-in with newPassword beside the current one changes it and ends every other session', async () => {
+  const account = await provisionAccount(local.gateway, 'changer');
+  const elsewhere = await login(local.gateway, account.email, account.password);
+  const signIn = (body: unknown) => call(local.gateway.url('/api/v1/auth/login'), { body });
+  const weak = await signIn({ email: account.email, password: account.password, newPassword: 'no-upper-case-1!' });
+  expect([weak.status, weak.body.error.field]).toEqual([400, 'newPassword']);
+  expect(weak.text).not.toContain('no-upper-case-1!');
+  const wrong = await signIn({ email: account.email, password: 'Wrong-Password-1!', newPassword: 'Changed-Pass-123' });
+  expect(wrong.status).toBe(401);
+  const session = (cookie: string) => call(local.gateway.url('/api/v1/auth/session'), { headers: { Cookie: cookie } });
+  expect((await session(elsewhere)).status).toBe(200);
+
+  const changed = await signIn({ email: account.email, password: account.password, newPassword: 'Changed-Pass-123' });
+  expect(changed.status).toBe(200);
+  const cookie = /gw_session=[^;]*/.exec(changed.headers.get('set-cookie') ?? '')![0];
+  expect((await session(cookie)).status).toBe(200);
+  expect((await session(elsewhere)).status).toBe(401);
+  expect((await session(account.cookie)).status).toBe(401);
+  expect((await signIn({ email: account.email, password: account.password })).status).toBe(401);
+  expect(await login(local.gateway, account.email, 'Changed-Pass-123')).toMatch(/^gw_session=/);
 });

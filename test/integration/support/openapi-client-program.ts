@@ -306,6 +306,17 @@ export async function administer(create: Create, access: Access, email: string) 
   const account = await asAdmin.POST('/api/admin/v1/accounts', { body: { email, name: 'OpenAPI client' } });
   const accountId: string = account.data?.data.accountId ?? '';
   const initialPassword: string | undefined = account.data?.data.dashboard.initialPassword;
+  // The user's first sign-in: the admin-set password signs in only with the user's own beside it.
+  const anonymous = create<paths>({ baseUrl: access.baseUrl });
+  const refused = await anonymous.POST('/api/v1/auth/login', { body: { email, password: initialPassword ?? '' } });
+  const replaced = await anonymous.POST('/api/v1/auth/login', {
+    body: { email, password: initialPassword ?? '', newPassword: \`\${initialPassword}-own\` },
+  });
+  const firstSignIn = {
+    statuses: [refused.response.status, replaced.response.status],
+    refusedCode: refused.error?.error.code,
+    signedInAs: replaced.data?.data.accountId,
+  };
   const key = await asAdmin.POST('/api/admin/v1/keys', { body: { accountId, type: 'secret', rateLimit: 10 } });
   const keyId: string = key.data?.data.keyId ?? '';
   const usage = await asAdmin.GET('/api/admin/v1/usage', { params: { query: { accountId } } });
@@ -315,6 +326,7 @@ export async function administer(create: Create, access: Access, email: string) 
     statuses: [account.response.status, key.response.status, usage.response.status, revoked.response.status],
     accountId,
     initialPassword,
+    firstSignIn,
     usageOf,
   };
 }
@@ -391,5 +403,11 @@ export interface ClientProgram {
     create: typeof createClient,
     access: Access,
     email: string,
-  ): Promise<{ statuses: number[]; accountId: string; initialPassword?: string; usageOf?: string }>;
+  ): Promise<{
+    statuses: number[];
+    accountId: string;
+    initialPassword?: string;
+    firstSignIn: { statuses: number[]; refusedCode?: string; signedInAs?: string };
+    usageOf?: string;
+  }>;
 }

@@ -5,7 +5,10 @@ import type { LocalGateway } from '../../../local/child-runtime.js';
 export interface TestAccount {
   accountId: string;
   email: string;
+  /** The user's own password, chosen at the first sign-in. */
   password: string;
+  /** The admin-set password the first sign-in replaced. */
+  temporaryPassword: string;
   /** `gw_session=<id>`, ready for a Cookie header. */
   cookie: string;
   /** Headers for cookie-authenticated writes: the cookie plus the dashboard's own origin. */
@@ -21,12 +24,14 @@ export async function provisionAccount(gateway: LocalGateway, label = 'user'): P
     body: { email, name: label },
   });
   if (created.status !== 201) throw new Error(`account: ${created.status} ${created.text}`);
-  const password = created.body.data.dashboard.initialPassword as string;
-  const cookie = await login(gateway, email, password);
+  const temporary = created.body.data.dashboard.initialPassword as string;
+  const password = `${temporary}-own`;
+  const cookie = await firstSignIn(gateway, email, temporary, password);
   return {
     accountId: created.body.data.accountId,
     email,
     password,
+    temporaryPassword: temporary,
     cookie,
     session: { Cookie: cookie, Origin: gateway.info.baseUrl },
   };
@@ -35,6 +40,20 @@ export async function provisionAccount(gateway: LocalGateway, label = 'user'): P
 export async function login(gateway: LocalGateway, email: string, password: string): Promise<string> {
   const answer = await call(gateway.url('/api/v1/auth/login'), { body: { email, password } });
   if (answer.status !== 200) throw new Error(`login: ${answer.status} ${answer.text}`);
+  return /gw_session=[^;]*/.exec(answer.headers.get('set-cookie') ?? '')![0];
+}
+
+/** The first sign-in with an admin-set password: refused without, then signed in with, the user's own. */
+export async function firstSignIn(
+  gateway: LocalGateway,
+  email: string,
+  temporary: string,
+  newPassword: string,
+): Promise<string> {
+  const refused = await call(gateway.url('/api/v1/auth/login'), { body: { email, password: temporary } });
+  if (refused.status !== 403) throw new Error(`first login: ${refused.status} ${refused.text}`);
+  const answer = await call(gateway.url('/api/v1/auth/login'), { body: { email, password: temporary, newPassword } });
+  if (answer.status !== 200) throw new Error(`new password: ${answer.status} ${answer.text}`);
   return /gw_session=[^;]*/.exec(answer.headers.get('set-cookie') ?? '')![0];
 }
 

@@ -142,16 +142,23 @@ const DOMAINS: readonly Domain[] = [
     not_allowed: { status: 403, code: 'FORBIDDEN' },
     invalid_request: { status: 400, code: 'BAD_REQUEST' },
   }),
-  domain<SignInErrorKind>('sign-in', SIGN_IN_ERROR_ANSWERS, (kind) => new SignInError(kind, WHY, 2_500), {
-    wrong_credentials: { status: 401, code: 'UNAUTHORIZED' },
-    reset_required: { status: 401, code: 'PASSWORD_RESET_REQUIRED' },
-    throttled: {
-      status: 429,
-      code: 'RATE_LIMIT_EXCEEDED',
-      message: 'Rate limit exceeded; retry after 3 s',
-      retryAfter: '3',
+  domain<SignInErrorKind>(
+    'sign-in',
+    SIGN_IN_ERROR_ANSWERS,
+    (kind) => new SignInError(kind, WHY, { retryAfterMs: 2_500 }),
+    {
+      wrong_credentials: { status: 401, code: 'UNAUTHORIZED' },
+      reset_required: { status: 401, code: 'PASSWORD_RESET_REQUIRED' },
+      password_change_required: { status: 403, code: 'PASSWORD_CHANGE_REQUIRED' },
+      password_rejected: { status: 400, code: 'BAD_REQUEST' },
+      throttled: {
+        status: 429,
+        code: 'RATE_LIMIT_EXCEEDED',
+        message: 'Rate limit exceeded; retry after 3 s',
+        retryAfter: '3',
+      },
     },
-  }),
+  ),
   domain<'email_taken'>('accounts', EMAIL_TAKEN_ANSWERS, () => new EmailTakenError(), {
     email_taken: {
       status: 409,

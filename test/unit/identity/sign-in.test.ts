@@ -7,8 +7,15 @@ import { startCognitoStandIn } from '../../../local/standins/cognito.js';
 import { LOGIN_LIMITS } from '../../../lambdas/identity/login-limits.js';
 import { dynamoLoginThrottleStore } from '../../../lambdas/identity/login-throttle.js';
 import { signIn, SignInError, type SignInDeps } from '../../../lambdas/identity/sign-in.js';
-import { checkPassword, createDashboardUser, type PasswordCheck } from '../../../lambdas/identity/user-directory.js';
+import {
+  changePassword,
+  checkPassword,
+  completeNewPassword,
+  createDashboardUser,
+  type PasswordCheck,
+} from '../../../lambdas/identity/user-directory.js';
 import { createAccount, getAccountIdByEmail } from '../../../lambdas/store/accounts.js';
+import { deleteSessionsOf, getLiveSession, putSession } from '../../../lambdas/store/sessions.js';
 
 /**
  * Sign-in against the Cognito stand-in and dynalite, on one hand-driven clock. The user
@@ -46,26 +53,55 @@ let users = 0;
 let ips = 0;
 const freshIp = () => `10.1.${(++ips >> 8) & 255}.${ips & 255}`;
 
+/** An account whose user has already replaced the admin-set password with `password`. */
 async function newAccount(): Promise<{ email: string; password: string; accountId: string }> {
   const email = `user${++users}@example.com`;
-  const password = await createDashboardUser(email, 'Test');
+  const temporary = await createDashboardUser(email, 'Test');
   const { accountId } = await createAccount(email, 'Test');
+  const check = await checkPassword(email, temporary);
+  if (typeof check !== 'object') throw new Error(`expected the new-password challenge, got ${check}`);
+  const password = `${temporary}-own`;
+  expect(await completeNewPassword(email, check.newPasswordRequired.session, password)).toBe('ok');
   return { email, password, accountId };
 }
 
 /** The real directory, with every question it was asked and every answer it gave. */
 function watchedDirectory() {
   const asked: { email: string; password: string; answer: PasswordCheck }[] = [];
+  const ended: string[] = [];
   const deps: SignInDeps = {
     checkPassword: async (email, password) => {
       const answer = await checkPassword(email, password);
       asked.push({ email, password, answer });
       return answer;
     },
+    completeNewPassword,
+    changePassword,
+    endSessions: async (accountId) => {
+      ended.push(accountId);
+      return deleteSessionsOf(accountId);
+    },
     findAccountId: getAccountIdByEmail,
     throttle: { store: dynamoLoginThrottleStore, now: () => now, limits: LOGIN_LIMITS },
   };
-  return { deps, asked };
+  return { deps, asked, ended };
+}
+
+/** A session of the account as the login route stores one; its id hash. */
+async function startSession(accountId: string, email: string): Promise<string> {
+  const idHash = `session-${++users}`;
+  await putSession(idHash, { accountId, email, createdAt: new Date(now).toISOString(), expiresAt: now / 1000 + 3600 });
+  return idHash;
+}
+
+/** A sign-in with a new password, its refusal as data. */
+async function attemptWith(email: string, password: string, newPassword: string, ip: string, deps: SignInDeps) {
+  try {
+    return { signedIn: (await signIn(email, password, ip, deps, newPassword)).accountId };
+  } catch (error) {
+    if (!(error instanceof SignInError)) throw error;
+    return { kind: error.kind, field: error.field };
+  }
 }
 
 /** The refusal as data, or the account signed in to. */
@@ -77,6 +113,59 @@ async function attempt(email: string, password: string, ip: string, deps: SignIn
     return { kind: error.kind, message: error.message, retryAfterMs: error.retryAfterMs };
   }
 }
+
+test('an admin-set password signs in only together with the new password that replaces it', async () => {
+  const email = `first${++users}@example.com`;
+  const temporary = await createDashboardUser(email, 'First');
+  const { accountId } = await createAccount(email, 'First');
+  const { deps, asked } = watchedDirectory();
+  const ip = freshIp();
+  const first = await attempt(email, temporary, ip, deps);
+  expect(first).toMatchObject({ kind: 'password_change_required' });
+  expect(first.message).not.toContain(temporary);
+  expect(await attemptWith(email, temporary, 'short', ip, deps)).toEqual({
+    kind: 'password_rejected',
+    field: 'newPassword',
+  });
+  expect(await attemptWith(email, temporary, 'Own-Password-123', ip, deps)).toEqual({ signedIn: accountId });
+  // Replaced: the temporary password is gone, the new one signs in, and no longer with a newPassword.
+  expect(await attempt(email, temporary, ip, deps)).toMatchObject({ kind: 'wrong_credentials' });
+  expect(await attempt(email, 'Own-Password-123', ip, deps)).toEqual({ signedIn: accountId });
+  // Right passwords, challenged or not, are not failures: only the one wrong attempt counted.
+  expect(asked.filter((q) => q.answer === 'wrong')).toHaveLength(1);
+  for (let i = 0; i < 4; i++) await attempt(email, 'Wrong-Password-1', ip, deps);
+  expect(await attempt(email, 'Own-Password-123', ip, deps)).toEqual({ signedIn: accountId });
+});
+
+test('a permanent password is changed with the current one beside the new one, ending every session', async () => {
+  const { email, password, accountId } = await newAccount();
+  const { deps, ended } = watchedDirectory();
+  const ip = freshIp();
+  const other = await startSession(accountId, email);
+  const rejected = await attemptWith(email, password, 'alllowercase-and-long', ip, deps);
+  expect(rejected).toEqual({ kind: 'password_rejected', field: 'newPassword' });
+  expect(ended).toEqual([]);
+  expect(await getLiveSession(other, now)).toBeDefined();
+  expect(await attemptWith(email, 'Wrong-Password-1', 'Own-Password-456', ip, deps)).toMatchObject({
+    kind: 'wrong_credentials',
+  });
+  expect(await attemptWith(email, password, 'Own-Password-456', ip, deps)).toEqual({ signedIn: accountId });
+  expect(ended).toEqual([accountId]);
+  expect(await getLiveSession(other, now)).toBeUndefined();
+  expect(await attempt(email, password, ip, deps)).toMatchObject({ kind: 'wrong_credentials' });
+  expect(await attempt(email, 'Own-Password-456', ip, deps)).toEqual({ signedIn: accountId });
+});
+
+test('an admin-set password is throttled like any other', async () => {
+  const email = `guessed${++users}@example.com`;
+  const temporary = await createDashboardUser(email, 'Guessed');
+  await createAccount(email, 'Guessed');
+  const { deps } = watchedDirectory();
+  for (let i = 0; i < 5; i++) await attemptWith(email, 'Wrong-Password-1', 'Own-Password-123', freshIp(), deps);
+  expect(await attemptWith(email, temporary, 'Own-Password-123', freshIp(), deps)).toMatchObject({
+    kind: 'throttled',
+  });
+});
 
 test('an unknown email and a wrong password: the same refusal, the same questions, the same lock', async () => {
   const known = await newAccount();
@@ -92,7 +181,7 @@ test('an unknown email and a wrong password: the same refusal, the same question
   const [forKnown, forUnknown] = outcomes;
   expect(forKnown).toEqual(forUnknown);
   expect(forKnown!.answers).toEqual([
-    ...Array(5).fill({ kind: 'wrong_credentials', message: 'Incorrect email or password', retryAfterMs: 0 }),
+    ...Array(5).fill({ kind: 'wrong_credentials', message: 'Incorrect email or password', retryAfterMs: undefined }),
     ...Array(3).fill({ kind: 'throttled', message: 'Too many sign-in attempts', retryAfterMs: 1_000 }),
   ]);
   // Every attempt let through was put to the directory; none while locked.
@@ -140,6 +229,7 @@ test("Cognito's own lock is the same refusal as the gateway's", async () => {
 test('a right password for a user with no account record is refused like a wrong one, and counted', async () => {
   const email = `orphan${++users}@example.com`;
   const password = await createDashboardUser(email, 'Orphan');
+  // A right temporary password (no challenge without an account) and a right permanent one alike.
   const { deps } = watchedDirectory();
   const ip = freshIp();
   for (let i = 0; i < 5; i++) {

@@ -2,6 +2,7 @@ import {
   AdminCreateUserCommand,
   AdminGetUserCommand,
   AdminSetUserPasswordCommand,
+  ChangePasswordCommand,
   CognitoIdentityProviderClient,
   GetUserCommand,
   InitiateAuthCommand,
@@ -24,9 +25,16 @@ Object.assign(process.env, { AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: '
 let dataDir: string;
 let server: AwsJsonServer | undefined;
 let client: CognitoIdentityProviderClient;
+/** Moves the stand-in's clock ahead of the real one. */
+let skipMs = 0;
 
 async function start(): Promise<void> {
-  server = await startCognitoStandIn({ dataDir, userPoolId: UserPoolId, clientId: ClientId });
+  server = await startCognitoStandIn({
+    dataDir,
+    userPoolId: UserPoolId,
+    clientId: ClientId,
+    now: () => Date.now() + skipMs,
+  });
   client = new CognitoIdentityProviderClient({ endpoint: server.url, region: 'us-east-1', credentials });
 }
 
@@ -70,6 +78,7 @@ function claims(jwt: string | undefined): Record<string, unknown> {
 }
 
 beforeEach(async () => {
+  skipMs = 0;
   dataDir = mkdtempSync(join(tmpdir(), 'cognito-standin-'));
   await start();
 });
@@ -172,6 +181,46 @@ test('a temporary password leads to NEW_PASSWORD_REQUIRED, which RespondToAuthCh
   expect((await client.send(new AdminGetUserCommand({ UserPoolId, Username: EMAIL }))).UserStatus).toBe('CONFIRMED');
 });
 
+test('a new-password session answers once, for its own user, within 3 minutes', async () => {
+  await createUser();
+  await client.send(
+    new AdminCreateUserCommand({
+      UserPoolId,
+      Username: 'other@example.com',
+      MessageAction: 'SUPPRESS',
+      TemporaryPassword: 'Temporary-Pass-2',
+    }),
+  );
+  const answer = (Session: string | undefined, USERNAME = EMAIL, NEW_PASSWORD = PASSWORD) =>
+    client.send(
+      new RespondToAuthChallengeCommand({
+        ClientId,
+        ChallengeName: 'NEW_PASSWORD_REQUIRED',
+        Session,
+        ChallengeResponses: { USERNAME, NEW_PASSWORD },
+      }),
+    );
+  const first = (await login(EMAIL, 'Temporary-Pass-1')).Session;
+  expect((await errorOf(answer('not-a-session-at-all-0123456789'))).name).toBe('NotAuthorizedException');
+  expect((await errorOf(answer(first, 'other@example.com'))).name).toBe('NotAuthorizedException');
+  const withoutUser = new RespondToAuthChallengeCommand({
+    ClientId,
+    ChallengeName: 'NEW_PASSWORD_REQUIRED',
+    Session: first,
+    ChallengeResponses: { NEW_PASSWORD: PASSWORD },
+  });
+  expect((await errorOf(client.send(withoutUser))).message).toBe('Missing required parameter USERNAME');
+  skipMs = 3 * 60_000;
+  expect((await errorOf(answer(first))).message).toMatch(/session is expired/);
+  skipMs = 0;
+
+  const second = (await login(EMAIL, 'Temporary-Pass-1')).Session;
+  expect((await answer(second)).AuthenticationResult).toBeDefined();
+  expect((await errorOf(answer(second, EMAIL, 'Another-Pass-22'))).name).toBe('NotAuthorizedException');
+  expect((await login(EMAIL, PASSWORD)).AuthenticationResult).toBeDefined();
+  expect((await errorOf(login(EMAIL, 'Temporary-Pass-1'))).name).toBe('NotAuthorizedException');
+});
+
 test('a permanent password signs in with tokens carrying the sub', async () => {
   const { User } = await createUser();
   await client.send(
@@ -192,6 +241,24 @@ test('a permanent password signs in with tokens carrying the sub', async () => {
   expect(me.Username).toBe(User?.Username);
   const forged = `${auth?.AccessToken?.slice(0, -4)}AAAA`;
   expect((await errorOf(client.send(new GetUserCommand({ AccessToken: forged })))).name).toBe('NotAuthorizedException');
+});
+
+test('ChangePassword takes the access token and the current password, and checks the policy', async () => {
+  await createUser();
+  await client.send(
+    new AdminSetUserPasswordCommand({ UserPoolId, Username: EMAIL, Password: PASSWORD, Permanent: true }),
+  );
+  const AccessToken = (await login(EMAIL, PASSWORD)).AuthenticationResult?.AccessToken;
+  const change = (PreviousPassword: string, ProposedPassword: string, token = AccessToken) =>
+    client.send(new ChangePasswordCommand({ AccessToken: token, PreviousPassword, ProposedPassword }));
+  expect((await errorOf(change('Wrong-Password-1', 'Brand-New-Pass-2'))).name).toBe('NotAuthorizedException');
+  expect((await errorOf(change(PASSWORD, 'weak'))).name).toBe('InvalidPasswordException');
+  expect((await errorOf(change(PASSWORD, 'Brand-New-Pass-2', 'not.a.token'))).name).toBe('NotAuthorizedException');
+  await change(PASSWORD, 'Brand-New-Pass-2');
+  expect((await errorOf(login(EMAIL, PASSWORD))).name).toBe('NotAuthorizedException');
+  expect((await login(EMAIL, 'Brand-New-Pass-2')).AuthenticationResult).toBeDefined();
+  skipMs = 3600_000;
+  expect((await errorOf(change('Brand-New-Pass-2', 'Brand-New-Pass-3'))).message).toBe('Access Token has expired');
 });
 
 test('a non-permanent AdminSetUserPassword puts the user back to NEW_PASSWORD_REQUIRED', async () => {
