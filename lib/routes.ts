@@ -372,6 +372,15 @@ export const routes = [
     // cache:write: the sign-in throttle's counters (lambdas/identity/login-throttle.ts).
     grants: ['identity:read', 'sessions:write', 'cache:write', 'userPool:login'],
   }),
+  // A signed-in user's own change of password: checked and throttled as a sign-in, it ends every
+  // session of the account and answers a new one.
+  route({
+    id: 'auth-password',
+    method: 'POST',
+    path: '/api/v1/auth/password',
+    auth: ['session'],
+    grants: ['identity:read', 'sessions:write', 'cache:write', 'userPool:login'],
+  }),
   route({
     id: 'auth-logout',
     method: 'POST',

@@ -35,3 +35,14 @@ export const LOGIN_BODY = {
   required: ['email', 'password'],
   additionalProperties: false,
 } as const;
+
+/** `POST /api/v1/auth/password`: a signed-in user's own change of password. */
+export const CHANGE_PASSWORD_BODY = {
+  type: 'object',
+  properties: {
+    currentPassword: { type: 'string', minLength: 1, maxLength: 256 },
+    newPassword: { type: 'string', minLength: 1, maxLength: 256 },
+  },
+  required: ['currentPassword', 'newPassword'],
+  additionalProperties: false,
+} as const;

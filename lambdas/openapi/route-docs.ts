@@ -3,7 +3,7 @@ import { legacyChatRequestSchema, arenaRequestSchema } from '../arena/arena-requ
 import { chatCompletionsBodySchema } from '../arena/chat-completions-body.js';
 import { CHAT_ERROR_ANSWERS } from '../chat/chat-errors.js';
 import { imageAnalysisSchema } from '../chat/image-analysis-request.js';
-import { CREATE_ACCOUNT_BODY, LOGIN_BODY } from '../identity/account-schemas.js';
+import { CHANGE_PASSWORD_BODY, CREATE_ACCOUNT_BODY, LOGIN_BODY } from '../identity/account-schemas.js';
 import { LOGIN_LIMITS } from '../identity/login-limits.js';
 import { ADMIN_CREATE_KEY_BODY, CREATE_KEY_BODY, UPDATE_KEY_BODY } from '../identity/key-schemas.js';
 import { CREATE_PROVIDER_KEY_BODY } from '../identity/provider-key-schemas.js';
@@ -477,6 +477,25 @@ export const routeDocs: Readonly<Record<string, RouteDoc>> = {
     errors: {
       404: 'No theme has this `id` (`NOT_FOUND`)',
       503: 'The theme provider failed (`SERVICE_UNAVAILABLE`)',
+    },
+  },
+  'auth-password': {
+    tag: 'Dashboard',
+    summary: 'Change the signed-in user’s password',
+    description:
+      'The current password is checked as a sign-in is, and throttled as one. The change ends every session ' +
+      'of the account, this one included; the answer sets the cookie of a new one.',
+    request: { name: 'ChangePasswordRequest', schema: CHANGE_PASSWORD_BODY },
+    success: {
+      status: 200,
+      description: 'Changed; the new session’s cookie is set',
+      json: enveloped(ref('SignedIn')),
+      headers: ['Set-Cookie'],
+    },
+    raises: [SIGN_IN_ERROR_ANSWERS],
+    errors: {
+      400: 'Invalid input (`BAD_REQUEST`, naming the field); or `newPassword` breaks the password policy',
+      401: 'No session, or a wrong `currentPassword` (`UNAUTHORIZED`)',
     },
   },
   'auth-login': {

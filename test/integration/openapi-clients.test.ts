@@ -110,6 +110,7 @@ test('the dashboard: sign-in (a wrong password is a typed 401), session, keys, p
   expect([managed.refusedStatus, managed.refusedCode]).toEqual([401, 'UNAUTHORIZED']);
   expect(typeof managed.expiresAt).toBe('string');
   expect(managed.sessionEmail).toBe(local.account.email);
+  expect([managed.unchangedStatus, managed.unchangedCode]).toEqual([401, 'UNAUTHORIZED']);
   expect(managed.loggedOutStatus).toBe(204);
   expect(managed.statuses).toEqual([201, 200, 200, 204]);
   expect(managed.fullKey).toContain(managed.keyId);

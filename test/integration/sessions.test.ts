@@ -202,3 +202,30 @@ test('a sign-in with newPassword beside the current one changes it and ends ever
   expect((await signIn({ email: account.email, password: account.password })).status).toBe(401);
   expect(await login(local.gateway, account.email, 'Changed-Pass-123')).toMatch(/^gw_session=/);
 });
+
+test('POST /auth/password: the signed-in user changes it; every session ends and a new one is answered', async () => {
+  const account = await provisionAccount(local.gateway, 'password-route');
+  const elsewhere = await login(local.gateway, account.email, account.password);
+  const change = (body: unknown, headers: Record<string, string> = account.session) =>
+    call(local.gateway.url('/api/v1/auth/password'), { headers, body });
+  const session = (cookie: string) => call(local.gateway.url('/api/v1/auth/session'), { headers: { Cookie: cookie } });
+
+  expect((await change({ currentPassword: account.password, newPassword: 'Route-Changed-123' }, {})).status).toBe(401);
+  const wrong = await change({ currentPassword: 'Wrong-Password-1!', newPassword: 'Route-Changed-123' });
+  expect(wrong.status).toBe(401);
+  const weak = await change({ currentPassword: account.password, newPassword: 'no-upper-case-1!' });
+  expect([weak.status, weak.body.error.field]).toEqual([400, 'newPassword']);
+  const missing = await change({ newPassword: 'Route-Changed-123' });
+  expect([missing.status, missing.body.error.field]).toEqual([400, 'currentPassword']);
+  expect((await session(elsewhere)).status).toBe(200);
+
+  const changed = await change({ currentPassword: account.password, newPassword: 'Route-Changed-123' });
+  expect(changed.status).toBe(200);
+  expect(changed.body.data).toMatchObject({ accountId: account.accountId, email: account.email });
+  expect(changed.text).not.toContain('Route-Changed-123');
+  const cookie = /gw_session=[^;]*/.exec(changed.headers.get('set-cookie') ?? '')![0];
+  expect((await session(cookie)).status).toBe(200);
+  expect((await session(elsewhere)).status).toBe(401);
+  expect((await session(account.cookie)).status).toBe(401);
+  expect(await login(local.gateway, account.email, 'Route-Changed-123')).toMatch(/^gw_session=/);
+});

@@ -251,6 +251,11 @@ export async function manage(create: Create, access: Access) {
   const signedIn = create<paths>({ baseUrl: access.baseUrl, headers: { Cookie: cookie, Origin: access.origin } });
   const session = await signedIn.GET('/api/v1/auth/session');
   const sessionEmail: string | undefined = session.data?.data.email;
+  // A wrong current password: refused, and nothing changes for the sections after this one.
+  const unchanged = await signedIn.POST('/api/v1/auth/password', {
+    body: { currentPassword: 'not-it-', newPassword: 'Never-Set-123' },
+  });
+  const unchangedCode: string | undefined = unchanged.error?.error.code;
   const loggedOut = await signedIn.POST('/api/v1/auth/logout');
 
   const created = await withSession.POST('/api/v1/keys', { body: { name: 'openapi-client', rateLimit: 50 } });
@@ -286,6 +291,8 @@ export async function manage(create: Create, access: Access) {
     refusedCode,
     expiresAt,
     sessionEmail,
+    unchangedStatus: unchanged.response.status,
+    unchangedCode,
     loggedOutStatus: loggedOut.response.status,
     keyId,
     fullKey: created.data?.data.key,
@@ -387,6 +394,8 @@ export interface ClientProgram {
     refusedCode?: string;
     expiresAt?: string;
     sessionEmail?: string;
+    unchangedStatus: number;
+    unchangedCode?: string;
     loggedOutStatus: number;
     keyId: string;
     fullKey?: string;
