@@ -1,4 +1,4 @@
-import { bearer, call } from './http.js';
+import { bearer, call, type Answer } from './http.js';
 import type { LocalGateway } from '../../../local/child-runtime.js';
 
 /** A provisioned account with a signed-in dashboard session. */
@@ -38,9 +38,9 @@ export async function provisionAccount(gateway: LocalGateway, label = 'user'): P
 }
 
 export async function login(gateway: LocalGateway, email: string, password: string): Promise<string> {
-  const answer = await call(gateway.url('/api/v1/auth/login'), { body: { email, password } });
+  const answer = await signInCall(gateway, { email, password });
   if (answer.status !== 200) throw new Error(`login: ${answer.status} ${answer.text}`);
-  return /gw_session=[^;]*/.exec(answer.headers.get('set-cookie') ?? '')![0];
+  return cookieOf(answer);
 }
 
 /** The first sign-in with an admin-set password: refused without, then signed in with, the user's own. */
@@ -50,11 +50,27 @@ export async function firstSignIn(
   temporary: string,
   newPassword: string,
 ): Promise<string> {
-  const refused = await call(gateway.url('/api/v1/auth/login'), { body: { email, password: temporary } });
+  const refused = await signInCall(gateway, { email, password: temporary });
   if (refused.status !== 403) throw new Error(`first login: ${refused.status} ${refused.text}`);
-  const answer = await call(gateway.url('/api/v1/auth/login'), { body: { email, password: temporary, newPassword } });
-  if (answer.status !== 200) throw new Error(`new password: ${answer.status} ${answer.text}`);
-  return /gw_session=[^;]*/.exec(answer.headers.get('set-cookie') ?? '')![0];
+  const answer = await signInCall(gateway, { email, password: temporary, newPassword });
+  if (answer.status === 200) return cookieOf(answer);
+  // A busy store can refuse the session after Cognito took the new password: it is the password now.
+  if (answer.status === 401) return login(gateway, email, newPassword);
+  throw new Error(`new password: ${answer.status} ${answer.text}`);
+}
+
+const cookieOf = (answer: Answer) => /gw_session=[^;]*/.exec(answer.headers.get('set-cookie') ?? '')![0];
+
+/**
+ * A sign-in, tried again while the gateway answers 503 (its store is busy: files that throttle
+ * the embedded DynamoDB provision accounts too), after the Retry-After it gives.
+ */
+async function signInCall(gateway: LocalGateway, body: Record<string, string>): Promise<Answer> {
+  for (let attempt = 1; ; attempt++) {
+    const answer = await call(gateway.url('/api/v1/auth/login'), { body });
+    if (answer.status !== 503 || attempt >= 10) return answer;
+    await new Promise((resolve) => setTimeout(resolve, 1000 * Number(answer.headers.get('retry-after') ?? 1)));
+  }
 }
 
 export async function createKey(
