@@ -144,7 +144,7 @@ const GRANTS: Record<Grant, (acc: Accumulator) => void> = {
   'webhookSecrets:rotate': (acc) =>
     acc.webhookSecrets(['secretsmanager:PutSecretValue'], ['kms:Decrypt', 'kms:Encrypt', 'kms:GenerateDataKey']),
   'userPool:login': (acc) => acc.userPool(['cognito-idp:InitiateAuth', 'cognito-idp:RespondToAuthChallenge']),
-  'userPool:admin': (acc) => acc.userPool(['cognito-idp:AdminCreateUser', 'cognito-idp:AdminGetUser']),
+  'userPool:admin': (acc) => acc.userPool(['cognito-idp:AdminCreateUser']),
 };
 
 /**

@@ -393,7 +393,7 @@ describe.each<[string, readonly RouteSpec[], Partial<GatewayStackProps>]>([
       expect(cognito).toEqual(
         [
           // Accounts get a temporary password with the user: no grant may set one (AdminSetUserPassword).
-          ...(has('userPool:admin') ? ['cognito-idp:AdminCreateUser', 'cognito-idp:AdminGetUser'] : []),
+          ...(has('userPool:admin') ? ['cognito-idp:AdminCreateUser'] : []),
           ...(has('userPool:login') ? ['cognito-idp:InitiateAuth', 'cognito-idp:RespondToAuthChallenge'] : []),
         ].sort(),
       );
