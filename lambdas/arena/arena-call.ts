@@ -12,16 +12,17 @@ import {
 import { superviseSession } from './session-continuation.js';
 import { deploymentHostDeps, hostTiming, type HostPlacement } from './session-deployment.js';
 import type { SequencedEvent } from './durable-events.js';
+import { handoffEvent, HANDOFF_RETRY_MS } from './session-follow.js';
 import { hostSession, type HostedSession } from './session-host.js';
+import { sessionRecord } from './session-record.js';
 import { newSession, type SessionState } from './session-state.js';
-import { createSessionMeta, putSessionPlan } from '../store/session-log.js';
+import { saveArenaSession } from '../store/arena-sessions.js';
+import { createSessionMeta, encodeSessionPlan, putSessionPlan } from '../store/session-log.js';
 import { accountOf, type AccountCall } from '../http/call.js';
 import { bare, sse, type Reply, type SseFrame } from '../http/reply.js';
 
 /** When the function's deadline is unknown (no Lambda context): the route's own bound. */
 const FALLBACK_RUN_MS = 900_000;
-/** What an EventSource waits before it reconnects after a live stream handed its session on. */
-export const HANDOFF_RETRY_MS = 1_000;
 
 /**
  * A battle or fight session for one call: planned from the body (a refusal is a 400 naming
@@ -39,7 +40,10 @@ export async function answerArena(call: AccountCall<ArenaRequestBody>, mode: Are
   await checkArenaImageHost(plan);
   const now = Date.now();
   const owner = { ...accountOf(call), route: call.route.id };
-  const resumable = plan.stream && (await putSessionPlan(sessionId, plan, now));
+  // The plan is kept for later hosts when the caller streams (a stream:false battle is never
+  // handed on) and it fits an item.
+  const encodedPlan = plan.stream ? encodeSessionPlan(plan) : undefined;
+  const resumable = encodedPlan !== undefined;
   const placement: HostPlacement = {
     sessionId,
     holder: call.requestId,
@@ -50,8 +54,11 @@ export async function answerArena(call: AccountCall<ArenaRequestBody>, mode: Are
   };
   const timing = hostTiming(call.config, placement, call.deadline ?? now + FALLBACK_RUN_MS, now);
   const state = newSession(sessionId, plan);
+  // The session's items are written side by side: one round trip before the first event.
   const [deps] = await Promise.all([
     deploymentHostDeps(call.config, placement, timing),
+    encodedPlan && putSessionPlan(sessionId, encodedPlan, now),
+    saveArenaSession(sessionRecord(state, owner, call.startedAt, call.startedAt)),
     createSessionMeta(
       {
         sessionId,
@@ -65,7 +72,6 @@ export async function answerArena(call: AccountCall<ArenaRequestBody>, mode: Are
       now,
     ),
   ]);
-  await deps.log.saveSummary(state, call.startedAt);
   const supervised = timing.mayHandOn ? superviseSession(call.config, sessionId) : Promise.resolve();
   const hosted = hostSession({ state, nextId: 1 }, deps);
   call.afterResponse.push(async () => {
@@ -94,16 +100,7 @@ async function* liveFrames(hosted: HostedSession, state: SessionState): AsyncGen
   }
   // The stream ends once the session's standing is recorded, so what the caller reads next agrees.
   await hosted.recorded;
-  if (state.status === 'running')
-    yield {
-      retry: HANDOFF_RETRY_MS,
-      data: {
-        type: 'stream_handoff',
-        sessionId: state.sessionId,
-        lastEventId: lastId,
-        events: `/api/v1/sessions/${state.sessionId}/events`,
-      },
-    };
+  if (state.status === 'running') yield { retry: HANDOFF_RETRY_MS, data: handoffEvent(state.sessionId, lastId) };
 }
 
 /**

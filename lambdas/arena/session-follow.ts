@@ -28,6 +28,20 @@ export type FollowEnd = 'ended' | 'reconnect';
 
 const READ_BATCH_EVENTS = 500;
 
+/** What an EventSource waits before it reconnects after a stream handed its session on. */
+export const HANDOFF_RETRY_MS = 1_000;
+
+/**
+ * The last frame's data of a stream that ends before its session does (the live stream at its
+ * host's limit, the events route at its own): not a session event, so it has no id.
+ */
+export const handoffEvent = (sessionId: string, lastEventId: number) => ({
+  type: 'stream_handoff' as const,
+  sessionId,
+  lastEventId,
+  events: `/api/v1/sessions/${sessionId}/events`,
+});
+
 export async function* followSession(
   afterId: number,
   deps: FollowDeps,

@@ -9,8 +9,7 @@ import { cancelSession, getSessionMeta, readSessionEvents, type SessionMeta } fr
 import { accountOf, type AccountCall } from '../http/call.js';
 import { envelope, sse, type Reply, type SseFrame } from '../http/reply.js';
 import { ArenaError, invalidArenaRequest } from './arena-errors.js';
-import { HANDOFF_RETRY_MS } from './arena-call.js';
-import { followSession, type FollowEnd } from './session-follow.js';
+import { followSession, handoffEvent, HANDOFF_RETRY_MS, type FollowEnd } from './session-follow.js';
 import type { SequencedEvent } from './durable-events.js';
 
 /** How often a followed live session's log is read. */
@@ -74,16 +73,7 @@ async function* followFrames(
   for (;;) {
     const next = await follow.next();
     if (next.done) {
-      if (next.value === 'reconnect')
-        yield {
-          retry: HANDOFF_RETRY_MS,
-          data: {
-            type: 'stream_handoff',
-            sessionId,
-            lastEventId: lastId,
-            events: `/api/v1/sessions/${sessionId}/events`,
-          },
-        };
+      if (next.value === 'reconnect') yield { retry: HANDOFF_RETRY_MS, data: handoffEvent(sessionId, lastId) };
       return;
     }
     lastId = next.value.id;

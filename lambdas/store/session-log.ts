@@ -1,4 +1,5 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
+import type { UpdateItemCommandInput } from '@aws-sdk/client-dynamodb';
 import {
   conditionHolds,
   dynamo,
@@ -77,17 +78,24 @@ const metaKey = (sessionId: string) => toItem({ pk: pk(sessionId), sk: META });
 const MAX_PLAN_BYTES = 350 * 1024;
 const GZIP_ABOVE_BYTES = 16 * 1024;
 
-/** Keeps the session's plan for the hosts after the first; false when it is too large to keep. */
-export async function putSessionPlan(sessionId: string, plan: unknown, now = Date.now()): Promise<boolean> {
+/** A plan as the PLAN item keeps it: JSON, gzipped when large. */
+export type EncodedPlan = { readonly json: string } | { readonly gzip: Buffer };
+
+/** The plan encoded for its item; undefined when even gzipped it is too large to keep. */
+export function encodeSessionPlan(plan: unknown): EncodedPlan | undefined {
   const json = Buffer.from(JSON.stringify(plan));
-  const stored = json.length > GZIP_ABOVE_BYTES ? { gzip: gzipSync(json) } : { json: json.toString() };
-  if ((stored.gzip?.length ?? json.length) > MAX_PLAN_BYTES) return false;
+  if (json.length <= GZIP_ABOVE_BYTES) return { json: json.toString() };
+  const gzip = gzipSync(json);
+  return gzip.length > MAX_PLAN_BYTES ? undefined : { gzip };
+}
+
+/** Keeps the session's plan for the hosts after the first. */
+export async function putSessionPlan(sessionId: string, plan: EncodedPlan, now = Date.now()): Promise<void> {
   await dynamo().putItem({
     TableName: tableName('jobs'),
-    Item: toItem({ pk: pk(sessionId), sk: PLAN, ...stored, expiresAt: nowSeconds(now) + SESSION_LOG_TTL_SECONDS }),
+    Item: toItem({ pk: pk(sessionId), sk: PLAN, ...plan, expiresAt: nowSeconds(now) + SESSION_LOG_TTL_SECONDS }),
     ConditionExpression: 'attribute_not_exists(pk)',
   });
-  return true;
 }
 
 export async function getSessionPlan(sessionId: string): Promise<unknown> {
@@ -222,27 +230,18 @@ export async function takeSessionLease(
   leaseMs: number,
   now = Date.now(),
 ): Promise<SessionMeta | undefined> {
-  try {
-    const { Attributes } = await dynamo().updateItem({
-      TableName: tableName('jobs'),
-      Key: metaKey(sessionId),
-      UpdateExpression: 'SET holder = :holder, leaseUntil = :until, epoch = epoch + :one',
-      ConditionExpression: 'attribute_exists(pk) AND #status = :running AND leaseUntil < :now',
-      ExpressionAttributeNames: { '#status': 'status' },
-      ExpressionAttributeValues: toItem({
-        ':holder': holder,
-        ':until': now + leaseMs,
-        ':one': 1,
-        ':running': 'running',
-        ':now': now,
-      }),
-      ReturnValues: 'ALL_NEW',
-    });
-    return Attributes ? stripKeys(fromItem<StoredMeta>(Attributes)) : undefined;
-  } catch (error) {
-    if (isConditionFailure(error)) return undefined;
-    throw error;
-  }
+  return updatedMeta(sessionId, {
+    UpdateExpression: 'SET holder = :holder, leaseUntil = :until, epoch = epoch + :one',
+    ConditionExpression: 'attribute_exists(pk) AND #status = :running AND leaseUntil < :now',
+    ExpressionAttributeNames: { '#status': 'status' },
+    ExpressionAttributeValues: toItem({
+      ':holder': holder,
+      ':until': now + leaseMs,
+      ':one': 1,
+      ':running': 'running',
+      ':now': now,
+    }),
+  });
 }
 
 /** Extends the holder's lease. The META after, or undefined when the holder has lost it. */
@@ -253,20 +252,11 @@ export async function renewSessionLease(
   leaseMs: number,
   now = Date.now(),
 ): Promise<SessionMeta | undefined> {
-  try {
-    const { Attributes } = await dynamo().updateItem({
-      TableName: tableName('jobs'),
-      Key: metaKey(sessionId),
-      UpdateExpression: 'SET leaseUntil = :until',
-      ConditionExpression: 'holder = :holder AND epoch = :epoch',
-      ExpressionAttributeValues: toItem({ ':until': now + leaseMs, ':holder': holder, ':epoch': epoch }),
-      ReturnValues: 'ALL_NEW',
-    });
-    return Attributes ? stripKeys(fromItem<StoredMeta>(Attributes)) : undefined;
-  } catch (error) {
-    if (isConditionFailure(error)) return undefined;
-    throw error;
-  }
+  return updatedMeta(sessionId, {
+    UpdateExpression: 'SET leaseUntil = :until',
+    ConditionExpression: 'holder = :holder AND epoch = :epoch',
+    ExpressionAttributeValues: toItem({ ':until': now + leaseMs, ':holder': holder, ':epoch': epoch }),
+  });
 }
 
 /**
@@ -311,6 +301,28 @@ export async function cancelSession(sessionId: string): Promise<boolean> {
       ExpressionAttributeValues: toItem({ ':yes': true, ':running': 'running' }),
     }),
   );
+}
+
+/** A conditional update of the META: the META after, or undefined when the condition did not hold. */
+async function updatedMeta(
+  sessionId: string,
+  update: Pick<
+    UpdateItemCommandInput,
+    'UpdateExpression' | 'ConditionExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'
+  >,
+): Promise<SessionMeta | undefined> {
+  try {
+    const { Attributes } = await dynamo().updateItem({
+      TableName: tableName('jobs'),
+      Key: metaKey(sessionId),
+      ...update,
+      ReturnValues: 'ALL_NEW',
+    });
+    return Attributes ? stripKeys(fromItem<StoredMeta>(Attributes)) : undefined;
+  } catch (error) {
+    if (isConditionFailure(error)) return undefined;
+    throw error;
+  }
 }
 
 type StoredMeta = SessionMeta & { pk?: string; sk?: string; type?: string };
