@@ -1,7 +1,7 @@
 // dynalite in its own process, so its CPU is not counted against the gateway process.
 // Plain .mjs so it starts with the bare node executable, whatever loader the parent uses.
-// Protocol with local/dynamodb.ts: argv[2] is JSON { path, latencyMs?, throughput? } (throughput:
-// the options of local/dynamodb-throughput.mjs, or 'off'); once listening it sends
+// Protocol with local/dynamodb.ts: argv[2] is JSON { path, latencyMs?, throughput?, readCacheValues? }
+// (throughput: the options of local/dynamodb-throughput.mjs, or 'off'); once listening it sends
 // { port, streamsPort } over IPC (or { error }), streamsPort serving the DynamoDB Streams API
 // (local/dynamodb-streams.mjs); it shuts down cleanly on SIGTERM/SIGINT, and when the parent
 // goes away (the IPC channel or stdin closes), so an orphan never holds the LevelDB lock.
@@ -12,8 +12,9 @@ import { addLatency } from './dynamodb-latency.mjs';
 import { addThroughput } from './dynamodb-throughput.mjs';
 import { addStreams, captureItemWrites, createStreamsApiServer, openStreams } from './dynamodb-streams.mjs';
 import { withLoopbackKeepAlive } from './loopback-keep-alive.mjs';
+import { cacheReads } from './dynamodb-read-cache.mjs';
 
-const { path, latencyMs = 0, throughput = {} } = JSON.parse(process.argv[2] ?? '{}');
+const { path, latencyMs = 0, throughput = {}, readCacheValues } = JSON.parse(process.argv[2] ?? '{}');
 
 function fail(message) {
   process.send?.({ error: message });
@@ -40,7 +41,14 @@ try {
   fail(`cannot read the streams in ${path}/streams: ${err?.message ?? err}`);
 }
 captureItemWrites(streams);
+// Hooked last, so it sits under the streams layer: that layer's read of the old image is cached too.
+const readsCached = cacheReads(readCacheValues);
 const server = dynalite({ path, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+try {
+  await readsCached;
+} catch (err) {
+  fail(`cannot read the keys in ${path}: ${err?.message ?? err}`);
+}
 // dynalite lacks TransactWriteItems; the usage ledger needs it (local/dynamodb-transactions.mjs).
 addTransactions(server);
 // Right around the transactions: it sees a transaction answer only if the transaction ran.

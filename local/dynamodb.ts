@@ -34,6 +34,11 @@ export interface LocalDynamoDbOptions {
   readonly latencyMs?: number;
   /** Per-partition throughput limits (local/dynamodb-throughput.mjs); the environment's, else AWS's. */
   readonly partitionThroughput?: PartitionThroughput;
+  /**
+   * Tests only: how many items' values the read cache keeps (local/dynamodb-read-cache.mjs), so
+   * a test can make it evict. @default its VALUE_ENTRIES
+   */
+  readonly readCacheValues?: number;
 }
 
 /**
@@ -77,7 +82,15 @@ export async function startLocalDynamoDb(options: LocalDynamoDbOptions): Promise
   const deadline = Date.now() + (options.startTimeoutMs ?? 15_000);
   const child = spawn(
     process.execPath,
-    [CHILD_SCRIPT, JSON.stringify({ path: options.dataDir, latencyMs: options.latencyMs ?? 0, throughput })],
+    [
+      CHILD_SCRIPT,
+      JSON.stringify({
+        path: options.dataDir,
+        latencyMs: options.latencyMs ?? 0,
+        throughput,
+        readCacheValues: options.readCacheValues,
+      }),
+    ],
     {
       // stdin is a pipe only so the child sees EOF when this process dies.
       stdio: ['pipe', 'inherit', 'inherit', 'ipc'],
