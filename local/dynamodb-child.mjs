@@ -12,7 +12,7 @@ import { addLatency } from './dynamodb-latency.mjs';
 import { addThroughput } from './dynamodb-throughput.mjs';
 import { addStreams, captureItemWrites, createStreamsApiServer, openStreams } from './dynamodb-streams.mjs';
 import { withLoopbackKeepAlive } from './loopback-keep-alive.mjs';
-import { cacheReads } from './dynamodb-read-cache.mjs';
+import { installLevelFront } from './dynamodb-level-front.mjs';
 
 const { path, latencyMs = 0, throughput = {}, readCacheValues } = JSON.parse(process.argv[2] ?? '{}');
 
@@ -41,8 +41,8 @@ try {
   fail(`cannot read the streams in ${path}/streams: ${err?.message ?? err}`);
 }
 captureItemWrites(streams);
-// Hooked last, so it sits under the streams layer: that layer's read of the old image is cached too.
-const readsCached = cacheReads(readCacheValues);
+// Under the streams layer (it wraps LevelDB itself): that layer's read of the old image is cached too.
+const readsCached = installLevelFront(readCacheValues);
 const server = dynalite({ path, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
 try {
   await readsCached;

@@ -35,7 +35,7 @@ export interface LocalDynamoDbOptions {
   /** Per-partition throughput limits (local/dynamodb-throughput.mjs); the environment's, else AWS's. */
   readonly partitionThroughput?: PartitionThroughput;
   /**
-   * Tests only: how many items' values the read cache keeps (local/dynamodb-read-cache.mjs), so
+   * Tests only: how many items' values the read cache keeps (local/dynamodb-level-front.mjs), so
    * a test can make it evict. @default its VALUE_ENTRIES
    */
   readonly readCacheValues?: number;

@@ -1,8 +1,8 @@
-// Types of local/dynamodb-read-cache.mjs, for the TypeScript that drives it (tests).
+// Types of local/dynamodb-level-front.mjs, for the TypeScript that drives it (tests).
 export declare const VALUE_ENTRIES: number;
-export declare function cacheReads(valueEntries?: number): Promise<void>;
+export declare function installLevelFront(valueEntries?: number): Promise<void>;
 
-/** dynalite's callback-style store methods, as the cache wraps them (values are JSON). */
+/** dynalite's callback-style store methods, as the front wraps them (values are JSON). */
 export interface CallbackStore {
   get(key: string, callback: (err: Error | null, value?: unknown) => void): unknown;
   put(key: string, value: unknown, callback: (err: Error | null) => void): unknown;
@@ -11,7 +11,7 @@ export interface CallbackStore {
   keys(): AsyncIterable<string>;
 }
 
-export declare class ReadCache {
+export declare class LevelFront {
   constructor(db: CallbackStore, capacity: number);
   load(): Promise<void>;
 }

@@ -11,10 +11,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startLocalDynamoDb, type LocalDynamoDb } from '../../../local/dynamodb.js';
-import { ReadCache } from '../../../local/dynamodb-read-cache.mjs';
+import { LevelFront } from '../../../local/dynamodb-level-front.mjs';
 
 /**
- * The embedded DynamoDB's read cache (local/dynamodb-read-cache.mjs) must never change an
+ * The embedded DynamoDB's read cache (local/dynamodb-level-front.mjs) must never change an
  * answer: a seeded mix of writes, conditional writes, updates, deletes and reads is checked
  * against a model kept here, with a cache far smaller than the keys (so it evicts), with
  * concurrent calls, and again after a restart, whose reads come from LevelDB alone.
@@ -42,7 +42,7 @@ async function stop(): Promise<void> {
 }
 
 beforeAll(() => {
-  dataDir = mkdtempSync(join(tmpdir(), 'read-cache-'));
+  dataDir = mkdtempSync(join(tmpdir(), 'level-front-'));
 });
 
 afterAll(async () => {
@@ -188,58 +188,101 @@ test('after a restart (keys read back from LevelDB, no value cached) the table i
   expect(await read(ddb, 'P0', 'S0')).toEqual({ value: 'back', count: 1 });
 });
 
-/** A callback-style store like dynalite's, whose writes finish only when the test says. */
+/** A callback-style store like dynalite's, whose batches finish only when the test says. */
 function slowStore() {
   const data = new Map<string, unknown>();
+  const batches: { type: string; key: string }[][] = [];
   const pending: (() => void)[] = [];
-  const later = (apply: () => void, callback: (err: null) => void) =>
-    pending.push(() => {
-      apply();
-      callback(null);
-    });
   const store = {
     get: (k: string, callback: (err: null, value: unknown) => void) =>
       setImmediate(callback, null, data.has(k) ? structuredClone(data.get(k)) : undefined),
-    put: (k: string, value: unknown, callback: (err: null) => void) => later(() => data.set(k, value), callback),
-    del: (k: string, callback: (err: null) => void) => later(() => data.delete(k), callback),
-    batch: () => {
-      throw new Error('not used here');
+    // Replaced by the front, which sends every write as a batch.
+    put: (_k: string, _value: unknown, _callback: (err: Error | null) => void): unknown => undefined,
+    del: (_k: string, _callback: (err: Error | null) => void): unknown => undefined,
+    batch: (operations: { type: string; key: string; value?: unknown }[], callback: (err: null) => void) => {
+      batches.push(operations.map(({ type, key }) => ({ type, key })));
+      pending.push(() => {
+        for (const op of operations) {
+          if (op.type === 'del') data.delete(op.key);
+          else data.set(op.key, op.value);
+        }
+        callback(null);
+      });
     },
     keys: async function* () {
       yield* data.keys();
     },
   };
-  return { store, data, finishWrites: () => pending.splice(0).forEach((finish) => finish()) };
+  /** Lets the front send this turn's batch, then lets the store finish every batch sent. */
+  const finishWrites = async () => {
+    await new Promise((done) => setImmediate(done));
+    pending.splice(0).forEach((finish) => finish());
+  };
+  return { store, data, batches, finishWrites };
 }
+
+const got = (store: ReturnType<typeof slowStore>['store'], k: string) =>
+  new Promise<unknown>((done) => store.get(k, (_err: unknown, value: unknown) => done(value)));
 
 test('a read racing a delete is answered absent and never caches the deleted value', async () => {
   const { store, data, finishWrites } = slowStore();
   data.set('k', { v: 1 });
-  const cache = new ReadCache(store, 1);
-  await cache.load();
-  const get = (k: string) => new Promise((done) => store.get(k, (_err: unknown, value: unknown) => done(value)));
+  const front = new LevelFront(store, 1);
+  await front.load();
   // Evict k (capacity 1) so a read would have to go to the store.
   const put = new Promise((done) => store.put('other', { v: 2 }, done));
-  finishWrites();
+  await finishWrites();
   await put;
   const deleted = new Promise((done) => store.del('k', done));
-  expect(await get('k')).toBeUndefined(); // the delete is on its way: absent, not the old value
-  finishWrites();
+  expect(await got(store, 'k')).toBeUndefined(); // the delete is on its way: absent, not the old value
+  await finishWrites();
   await deleted;
-  expect(await get('k')).toBeUndefined();
+  expect(await got(store, 'k')).toBeUndefined();
   expect(data.has('k')).toBe(false);
+});
+
+test('the writes of one turn reach the store as one batch, in order, answered once it holds them', async () => {
+  const { store, data, batches, finishWrites } = slowStore();
+  const front = new LevelFront(store, 4);
+  await front.load();
+  const answered: string[] = [];
+  store.put('a', 1, () => answered.push('a'));
+  store.del('a', () => answered.push('del a'));
+  store.batch(
+    [
+      { type: 'put', key: 'b', value: 2 },
+      { type: 'put', key: 'a', value: 3 },
+    ],
+    () => answered.push('batch'),
+  );
+  expect(await got(store, 'a')).toBe(3); // read before the store has anything: from memory
+  expect(data.size).toBe(0);
+  expect(answered).toEqual([]);
+  await finishWrites();
+  expect(batches).toEqual([
+    [
+      { type: 'put', key: 'a' },
+      { type: 'del', key: 'a' },
+      { type: 'put', key: 'b' },
+      { type: 'put', key: 'a' },
+    ],
+  ]);
+  expect(answered).toEqual(['a', 'del a', 'batch']);
+  expect(Object.fromEntries(data)).toEqual({ a: 3, b: 2 });
+  // A promise without a callback, as dynalite's own methods answer.
+  const later = store.put('c', 4, undefined as unknown as () => void) as unknown as Promise<void>;
+  await finishWrites();
+  await expect(later).resolves.toBeUndefined();
+  expect(batches).toHaveLength(2);
 });
 
 test('a value read is a copy: changing it changes neither the cache nor the next read', async () => {
   const { store, finishWrites } = slowStore();
-  const cache = new ReadCache(store, 4);
-  await cache.load();
+  const front = new LevelFront(store, 4);
+  await front.load();
   store.put('k', { list: [1] }, () => undefined);
-  finishWrites();
-  const first = (await new Promise<unknown>((done) => store.get('k', (_e: unknown, v: unknown) => done(v)))) as {
-    list: number[];
-  };
+  await finishWrites();
+  const first = (await got(store, 'k')) as { list: number[] };
   first.list.push(2);
-  const second = await new Promise((done) => store.get('k', (_e: unknown, v: unknown) => done(v)));
-  expect(second).toEqual({ list: [1] });
+  expect(await got(store, 'k')).toEqual({ list: [1] });
 });
