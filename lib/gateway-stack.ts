@@ -18,6 +18,7 @@ import { CustomDomain } from './constructs/custom-domain.js';
 import { EncryptionKey } from './constructs/encryption-key.js';
 import { endpointAccess } from './constructs/endpoint-access.js';
 import { EndpointFunction } from './constructs/endpoint-function.js';
+import { retainedLogGroup } from './constructs/retained-log-group.js';
 import { Monitoring } from './constructs/monitoring.js';
 import { JOB_NOTIFY_GRANTS, JOB_TASK_GRANTS, JobPoller } from './constructs/job-poller.js';
 import { SESSION_TASK_GRANTS, SessionRunner } from './constructs/session-runner.js';
@@ -244,6 +245,9 @@ export class GatewayStack extends Stack {
       environment: shared,
     }));
     const endpointScope = new Construct(this, 'Endpoints');
+    // One log group for every route's function: a group per function cost a stack resource
+    // each, and CloudFormation allows 500. Lambda puts the function's name in each stream's name.
+    const endpointLogs = retainedLogGroup(endpointScope, 'Logs', props.logRetention);
     const endpoints = new Map<string, EndpointFunction>();
     for (const route of routes) {
       const access = endpointAccess(route.grants, {
@@ -264,7 +268,7 @@ export class GatewayStack extends Stack {
         statements: access.statements,
         environment: { ...shared, ...describer, ...sunset, ...access.environment },
         acknowledgements: access.acknowledgements,
-        logRetention: props.logRetention,
+        logGroup: endpointLogs,
         reservedConcurrency: reservations.get(route.id),
       });
       this.api.addRoute(route, endpoint.fn);
