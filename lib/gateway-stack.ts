@@ -230,7 +230,7 @@ export class GatewayStack extends Stack {
     const resources = {
       encryptionKey,
       tables,
-      tenantAccessRoleArn: tenantAccess.role.roleArn,
+      tenantAccessRoleArn: tenantAccess.roleArn,
       usageRetryQueue: usagePipeline.retryQueue,
       secrets,
       dashboard,

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { ArnFormat, Duration, Stack, Validations } from 'aws-cdk-lib';
 import { ArnPrincipal, CfnRole, PolicyDocument, PolicyStatement, Role, type IRole } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
@@ -20,6 +21,14 @@ export interface TenantAccessRoleProps {
   readonly providerKeySecretPrefix: string;
 }
 
+/** `<stack>-TenantAccess`, shortened with a digest where the stack's name is long (IAM allows 64). */
+export function tenantRoleName(stackName: string): string {
+  const name = `${stackName}-TenantAccess`;
+  if (name.length <= 64) return name;
+  const digest = createHash('sha256').update(stackName).digest('hex').slice(0, 8);
+  return `${stackName.slice(0, 64 - 22)}-${digest}-TenantAccess`;
+}
+
 /**
  * The role tenant-facing reads run under (docs/deployment.md, "Isolation by IAM"): a function
  * assumes it with the caller's account as the `account` session tag, and its policy matches
@@ -31,6 +40,12 @@ export interface TenantAccessRoleProps {
  */
 export class TenantAccessRole extends Construct {
   readonly role: Role;
+  /**
+   * The role's ARN built from its fixed name, not read from the role: the trusted functions'
+   * roles name it in their own inline policies while the role's trust names them, and a
+   * reference either way round would be a cycle CloudFormation refuses.
+   */
+  readonly roleArn: string;
   private readonly trustStatement: PolicyStatement;
   private trusted = 0;
 
@@ -52,7 +67,10 @@ export class TenantAccessRole extends Construct {
       resourceName: `${props.providerKeySecretPrefix}*`,
       arnFormat: ArnFormat.COLON_RESOURCE_NAME,
     });
+    const roleName = tenantRoleName(stack.stackName);
+    this.roleArn = stack.formatArn({ service: 'iam', region: '', resource: 'role', resourceName: roleName });
     this.role = new Role(this, 'Role', {
+      roleName,
       // Replaced below by the trust statement the functions' roles are added to.
       assumedBy: new ArnPrincipal(stack.formatArn({ service: 'iam', region: '', resource: 'root' })),
       description: "AI gateway: one account's provider keys, usage and session records, under its session tag",
