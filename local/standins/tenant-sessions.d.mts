@@ -51,5 +51,5 @@ export function dynamoDbRefusal(
   session: TenantSession,
   reads: TenantTableReads,
   operation: string,
-  input: Record<string, any>,
+  input: Readonly<Record<string, unknown>>,
 ): StandInRefusal | undefined;
