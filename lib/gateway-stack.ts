@@ -25,6 +25,7 @@ import { SESSION_TASK_GRANTS, SessionRunner } from './constructs/session-runner.
 import { PublicApi, type StageThrottle } from './constructs/public-api.js';
 import { GatewaySecrets } from './constructs/secrets.js';
 import { Tables } from './constructs/tables.js';
+import { TenantAccessRole } from './constructs/tenant-access-role.js';
 import { UsageExports, type UsageExportsProps } from './constructs/usage-exports.js';
 import { UsagePipeline } from './constructs/usage-pipeline.js';
 import { DashboardUserPool } from './constructs/user-pool.js';
@@ -152,6 +153,8 @@ export class GatewayStack extends Stack {
   readonly sessionRunner: SessionRunner;
   /** The usage aggregator, the ledger's retry queue and its redrive (docs/deployment.md, "Usage pipeline"). */
   readonly usagePipeline: UsagePipeline;
+  /** The role tenant-facing reads assume per account (docs/deployment.md, "Isolation by IAM"). */
+  readonly tenantAccess: TenantAccessRole;
 
   constructor(scope: Construct, id: string, props: GatewayStackProps = {}) {
     super(scope, id, props);
@@ -220,9 +223,15 @@ export class GatewayStack extends Stack {
       logRetention: props.logRetention,
       environment: shared,
     }));
+    const tenantAccess = (this.tenantAccess = new TenantAccessRole(this, 'TenantAccess', {
+      tables,
+      encryptionKey,
+      providerKeySecretPrefix,
+    }));
     const resources = {
       encryptionKey,
       tables,
+      tenantAccessRoleArn: tenantAccess.roleArn,
       usageRetryQueue: usagePipeline.retryQueue,
       secrets,
       dashboard,
@@ -239,11 +248,13 @@ export class GatewayStack extends Stack {
       logRetention: props.logRetention,
       environment: shared,
     }));
+    const sessionTaskAccess = endpointAccess(SESSION_TASK_GRANTS, resources);
     const sessionRunner = (this.sessionRunner = new SessionRunner(this, 'SessionRunner', {
-      taskAccess: endpointAccess(SESSION_TASK_GRANTS, resources),
+      taskAccess: sessionTaskAccess,
       logRetention: props.logRetention,
       environment: shared,
     }));
+    if (sessionTaskAccess.tenantSessions) tenantAccess.trust(sessionRunner.run.role);
     const endpointScope = new Construct(this, 'Endpoints');
     // One log group for every route's function: a group per function cost a stack resource
     // each, and CloudFormation allows 500. Lambda puts the function's name in each stream's name.
@@ -271,6 +282,7 @@ export class GatewayStack extends Stack {
         logGroup: endpointLogs,
         reservedConcurrency: reservations.get(route.id),
       });
+      if (access.tenantSessions) tenantAccess.trust(endpoint.role);
       this.api.addRoute(route, endpoint.fn);
       endpoints.set(route.id, endpoint);
       if (endpoint.functionUrl) {

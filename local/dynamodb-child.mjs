@@ -10,6 +10,7 @@ import { addTransactions } from './dynamodb-transactions.mjs';
 import { createRequire } from 'node:module';
 import { addLatency } from './dynamodb-latency.mjs';
 import { addThroughput } from './dynamodb-throughput.mjs';
+import { addTenantAccess } from './dynamodb-tenant-access.mjs';
 import { addStreams, captureItemWrites, createStreamsApiServer, openStreams } from './dynamodb-streams.mjs';
 import { withLoopbackKeepAlive } from './loopback-keep-alive.mjs';
 import { installLevelFront } from './dynamodb-level-front.mjs';
@@ -58,6 +59,10 @@ withLoopbackKeepAlive(server);
 setInterval(() => streams.trimExpired(), 60_000).unref();
 // In front of the transactions: a throttled transaction is cancelled whole, before it holds a table.
 if (throughput !== 'off') addThroughput(server, throughput);
+// The tenant-access role's policy (local/dynamodb-tenant-access.mjs), from the environment (it
+// holds the runtime's secret key, which a command line would show): a refused call is neither
+// throttled nor charged, and waits as any call does.
+if (process.env.GATEWAY_TENANT_SESSIONS) addTenantAccess(server, JSON.parse(process.env.GATEWAY_TENANT_SESSIONS));
 // Outermost: a call waits once, whatever the transaction layer does inside it.
 if (latencyMs > 0) addLatency(server, latencyMs);
 
