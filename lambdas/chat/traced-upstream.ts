@@ -14,7 +14,7 @@ import type { UpstreamCaller } from './router.js';
 export function tracedUpstream(upstream: UpstreamCaller): UpstreamCaller {
   return {
     complete: (adapter, request, target, options) => {
-      const span = startModelCall(modelCallOf(request, target));
+      const span = startModelCall(target.model, () => modelCallOf(request, target));
       if (!span) return upstream.complete(adapter, request, target, options);
       return span
         .run(() => upstream.complete(adapter, request, target, options))
@@ -34,7 +34,7 @@ export function tracedUpstream(upstream: UpstreamCaller): UpstreamCaller {
         );
     },
     stream: (adapter, request, target, options) => {
-      const span = startModelCall(modelCallOf(request, target));
+      const span = startModelCall(target.model, () => modelCallOf(request, target));
       if (!span) return upstream.stream(adapter, request, target, options);
       return span
         .run(() => upstream.stream(adapter, request, target, options))

@@ -56,13 +56,14 @@ export interface ModelCallSpan {
 }
 
 /**
- * Starts the span of one `chat` call to a model (span name `chat {model}`, kind client), or
- * returns undefined when nothing records it, so an untraced call costs a no-op span and nothing
- * more.
+ * Starts the span of one `chat` call to `model` (span name `chat {model}`, kind client), or
+ * returns undefined when nothing records it: an untraced call then costs a no-op span and
+ * nothing more (`describe`, which reads the call's figures, is not even called).
  */
-export function startModelCall(call: ModelCall): ModelCallSpan | undefined {
-  const span = tracer.startSpan(`chat ${call.model}`, { kind: SpanKind.CLIENT });
+export function startModelCall(model: string, describe: () => ModelCall): ModelCallSpan | undefined {
+  const span = tracer.startSpan(`chat ${model}`, { kind: SpanKind.CLIENT });
   if (!span.isRecording()) return undefined;
+  const call = describe();
   const attributes: Attributes = {
     [GEN_AI.operationName]: 'chat',
     [GEN_AI.provider]: call.provider,
