@@ -1,4 +1,4 @@
-import { context, trace, type Span } from '@opentelemetry/api';
+import { context, createContextKey, trace, type Span } from '@opentelemetry/api';
 
 /**
  * Tracing through the OpenTelemetry API alone. The SDK, the export to X-Ray and the span of the
@@ -20,4 +20,20 @@ export const tracer = trace.getTracer('ai-gateway');
 /** Runs `work` with `span` active, so the spans started inside it (and in what it awaits) are its children. */
 export function inSpan<T>(span: Span, work: () => T): T {
   return context.with(trace.setSpan(context.active(), span), work);
+}
+
+/**
+ * The SDK's own key for "record nothing here" (@opentelemetry/core's `suppressTracing`; a context
+ * key is `Symbol.for` its description, so the API alone can set it): the SDK then starts only
+ * non-recording spans, and instrumentations, the layer's HTTP client one among them, skip the
+ * work they would have recorded.
+ */
+const SUPPRESS_TRACING = createContextKey('OpenTelemetry SDK Context Key SUPPRESS_TRACING');
+
+/**
+ * Runs `work` untraced: for requests to a URL a caller chose (a job's webhook), which the HTTP
+ * instrumentation would record whole, query string and any token in it included.
+ */
+export function untraced<T>(work: () => T): T {
+  return context.with(context.active().setValue(SUPPRESS_TRACING, true), work);
 }

@@ -13,6 +13,7 @@ import type { UpstreamCaller } from '../../../lambdas/chat/router.js';
 import { defineHandler } from '../../../lambdas/http/define-handler.js';
 import { bare } from '../../../lambdas/http/reply.js';
 import { startCallSpan } from '../../../lambdas/observability/call-span.js';
+import { tracer, untraced } from '../../../lambdas/observability/tracer.js';
 import type { ChatAdapter, UpstreamTarget } from '../../../lambdas/providers/chat-adapter.js';
 import type { ChatCompletion, ChatCompletionChunk, ChatRequest } from '../../../lambdas/providers/chat-types.js';
 import { UpstreamError } from '../../../lambdas/providers/upstream-failure.js';
@@ -195,5 +196,14 @@ describe('with the SDK registered', () => {
     const upstream: UpstreamCaller = { ...fakeUpstream([]), complete: async () => Promise.reject(refused) };
     await expect(tracedUpstream(upstream).complete(adapter, request, target, options)).rejects.toBe(refused);
     expect(named('chat gpt-test').attributes['error.type']).toBe('rate_limit');
+  });
+
+  test("nothing is recorded inside untraced (a webhook to a caller's URL), and all is again after it", () => {
+    const inside = untraced(() => tracer.startSpan('inside'));
+    const after = tracer.startSpan('after');
+    expect([inside.isRecording(), after.isRecording()]).toEqual([false, true]);
+    inside.end();
+    after.end();
+    expect(spans().map((span) => span.name)).toEqual(['after']);
   });
 });
