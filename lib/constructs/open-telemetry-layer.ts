@@ -86,6 +86,9 @@ export function adotLayerArnFor(region: string): string | undefined {
  * (GatewayStack adds it to itself, so the task functions and the custom resource's get it too).
  */
 export class OpenTelemetryLayer implements IAspect {
+  /** Aspects run again when an app is synthesized again (a test's second look): add the layer once. */
+  private readonly done = new WeakSet<EndpointFunction>();
+
   constructor(private readonly layer: ILayerVersion) {}
 
   /** The aspect for the layer at `layerArn`, imported into `scope`'s stack. */
@@ -94,7 +97,8 @@ export class OpenTelemetryLayer implements IAspect {
   }
 
   visit(node: IConstruct): void {
-    if (!(node instanceof EndpointFunction)) return;
+    if (!(node instanceof EndpointFunction) || this.done.has(node)) return;
+    this.done.add(node);
     node.fn.addLayers(this.layer);
     for (const [name, value] of Object.entries(OTEL_LAYER_ENVIRONMENT)) node.fn.addEnvironment(name, value);
   }

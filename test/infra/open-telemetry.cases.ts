@@ -1,4 +1,5 @@
 import { App } from 'aws-cdk-lib';
+import { Annotations, Template } from 'aws-cdk-lib/assertions';
 import { readGatewayContext } from '../../lib/context.js';
 import { adotLayerArnFor, OTEL_LAYER_ENVIRONMENT } from '../../lib/constructs/open-telemetry-layer.js';
 import { GatewayStack } from '../../lib/gateway-stack.js';
@@ -33,6 +34,14 @@ describe('the OpenTelemetry layer', () => {
       ]);
       // Lambda's segment and the trace id it passes in, which the layer's spans join; and its X-Ray daemon.
       expect([id, fn.Properties.TracingConfig]).toEqual([id, { Mode: 'Active' }]);
+    }
+  });
+
+  test('an app synthesized again (aspects run again) still has the layer once per function', () => {
+    const built = build();
+    Annotations.fromStack(built.stack);
+    for (const [id, fn] of functionsOf(Template.fromStack(built.stack).toJSON().Resources)) {
+      expect([id, fn.Properties.Layers]).toEqual([id, [EU_WEST_1_LAYER]]);
     }
   });
 
