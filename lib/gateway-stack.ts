@@ -1,4 +1,4 @@
-import { Aspects, CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import { Aspects, CfnOutput, Stack, Token, type StackProps } from 'aws-cdk-lib';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
@@ -20,6 +20,7 @@ import { endpointAccess } from './constructs/endpoint-access.js';
 import { EndpointFunction } from './constructs/endpoint-function.js';
 import { retainedLogGroup } from './constructs/retained-log-group.js';
 import { Monitoring } from './constructs/monitoring.js';
+import { adotLayerArnFor, OpenTelemetryLayer } from './constructs/open-telemetry-layer.js';
 import { JOB_NOTIFY_GRANTS, JOB_TASK_GRANTS, JobPoller } from './constructs/job-poller.js';
 import { SESSION_TASK_GRANTS, SessionRunner } from './constructs/session-runner.js';
 import { PublicApi, type StageThrottle } from './constructs/public-api.js';
@@ -116,6 +117,12 @@ export interface GatewayStackProps extends StackProps {
    * announced in its answers' `Sunset` header. @default - none: no sunset is announced
    */
   readonly legacyChatSunset?: string;
+  /**
+   * The AWS Distro for OpenTelemetry layer every function traces through
+   * (lib/constructs/open-telemetry-layer.ts), or `false` for none (Lambda's own X-Ray segment only).
+   * @default - the layer's ARN for the stack's region from the table there
+   */
+  readonly openTelemetryLayerArn?: string | false;
 }
 
 /** The route whose function describes images (lambdas/chat/image-descriptions.ts). */
@@ -159,6 +166,8 @@ export class GatewayStack extends Stack {
   constructor(scope: Construct, id: string, props: GatewayStackProps = {}) {
     super(scope, id, props);
     Aspects.of(this).add(new RetainExceptOnCreate());
+    const otelLayerArn = openTelemetryLayerArnOf(this, props.openTelemetryLayerArn);
+    if (otelLayerArn) Aspects.of(this).add(OpenTelemetryLayer.fromArn(this, otelLayerArn));
     const routes = props.routes ?? manifestRoutes;
     const corsOrigins = props.corsOrigins ?? [];
     assertUniqueRoutes(routes);
@@ -369,4 +378,17 @@ function assertUniqueRoutes(routes: readonly RouteSpec[]): void {
 function assertKnownRoutes(routes: readonly RouteSpec[], ids: readonly string[], setting: string): void {
   const unknown = ids.filter((id) => !routes.some((route) => route.id === id));
   if (unknown.length > 0) throw new Error(`${setting} names routes that do not exist: ${unknown.join(', ')}`);
+}
+
+/** The layer's ARN as given, else the table's for the stack's region; refused where neither is known. */
+function openTelemetryLayerArnOf(stack: Stack, given: string | false | undefined): string | false {
+  if (given !== undefined) return given;
+  const known = Token.isUnresolved(stack.region) ? undefined : adotLayerArnFor(stack.region);
+  if (known === undefined) {
+    throw new Error(
+      `no AWS Distro for OpenTelemetry layer is known for region ${stack.region}: set context otelLayerArn ` +
+        'to the layer ARN for it (AWSOpenTelemetryDistroJs), or to off for none (docs/deployment.md)',
+    );
+  }
+  return known;
 }

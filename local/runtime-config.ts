@@ -79,8 +79,6 @@ export function handlerEnvironment(
     // One process serves every request here, unlike a Lambda instance: let after-response
     // writes gather for longer, so they share calls instead of interleaving with each request.
     [ENV.storeWriteBehindMs]: String(LOCAL_WRITE_BEHIND_MS),
-    // No X-Ray daemon here: the Tracer stays a no-op (it is off outside Lambda anyway).
-    POWERTOOLS_TRACE_ENABLED: 'false',
   };
   for (const schema of tableSchemas) env[schema.envVar] = tableNames[schema.name];
   return env;

@@ -9,8 +9,8 @@ import { ENV, type EnvName } from './environment.js';
  * demanded where they are used (`required`), naming the variable. What is set must be well
  * formed: every malformed value is reported at once, at the first call, in one error.
  *
- * Left to their owners: Powertools' own `POWERTOOLS_*` variables (the logger, metrics and
- * tracer read them when they load), and the AWS SDK's resolution of region, credentials and
+ * Left to their owners: Powertools' own `POWERTOOLS_*` variables (the logger and metrics read
+ * them when they load), the OpenTelemetry layer's `OTEL_*` (read by the layer, not by this code), and the AWS SDK's resolution of region, credentials and
  * endpoints for the SDK clients (Secrets Manager, Cognito, Step Functions, Bedrock).
  */
 export interface GatewayConfiguration {

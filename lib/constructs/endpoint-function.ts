@@ -20,7 +20,7 @@ import type { RouteSpec } from '../routes.js';
 import type { NagAcknowledgement } from './endpoint-access.js';
 import { retainedLogGroup } from './retained-log-group.js';
 
-/** What active tracing writes. */
+/** What active tracing writes: Lambda's own segments and, through its X-Ray daemon, the functions' spans. */
 const XRAY_WRITES = ['xray:PutTraceSegments', 'xray:PutTelemetryRecords'] as const;
 
 /** The repository root: manifest entries are relative to it, whatever the current directory. */
@@ -58,8 +58,9 @@ export interface EndpointFunctionProps {
 
 /**
  * The defaults every endpoint function shares: Node.js 24 on arm64, minified ESM bundle with
- * source maps, JSON logs in its own log group (or one it is given), X-Ray, and a role holding only what its grants
- * name. Streaming routes also get an IAM-authenticated response-streaming function URL.
+ * source maps, JSON logs in its own log group (or one it is given), X-Ray active tracing (Lambda's segment, and the
+ * X-Ray daemon the OpenTelemetry layer's spans go to: lib/constructs/open-telemetry-layer.ts), and
+ * a role holding only what its grants name. Streaming routes also get an IAM-authenticated response-streaming function URL.
  */
 export class EndpointFunction extends Construct {
   readonly fn: NodejsFunction;
