@@ -37,7 +37,14 @@ export type Grant =
   | 'webhookSecrets:create'
   /** Replacing an account's webhook secret (a rotation). */
   | 'webhookSecrets:rotate'
-  | 'cache:write'
+  /** The rate limits' windows and leases: read and counted, `RATE#` items of the cache table only. */
+  | 'rateLimits:count'
+  /** Cached answers and image descriptions: `RESPONSE#` and `IMAGEDESC#` items of the cache table. */
+  | 'answers:cache'
+  /** Job submissions' idempotency keys: `IDEMPOTENCY#` items of the cache table. */
+  | 'idempotency:write'
+  /** The sign-in throttle's counters: `LOGIN#` items of the cache table. */
+  | 'loginAttempts:write'
   /** The arena's session log and records (jobs table): conditional puts and updates. */
   | 'arenaSessions:write'
   /** Reading session logs and their META (`ARENA_SESSION#<id>`), by session id. */
@@ -105,7 +112,7 @@ export interface RouteSpec {
 }
 
 const API_KEY_AUTH = ['secretKey'] as const satisfies readonly AuthScheme[];
-const KEY_READS: readonly Grant[] = ['identity:read', 'cache:write'];
+const KEY_READS: readonly Grant[] = ['identity:read', 'rateLimits:count'];
 
 type RouteFields = Pick<RouteSpec, 'id' | 'method' | 'path' | 'auth' | 'grants'> & Partial<RouteSpec>;
 
@@ -127,6 +134,7 @@ const route = <const Fields extends RouteFields>(fields: Fields): RouteSpec & Pi
 /** What the chat upstream calls need: keys, the ledger, prompts and guardrails (legacy chat mode). */
 const CHAT_GRANTS: readonly Grant[] = [
   ...KEY_READS,
+  'answers:cache',
   'usage:append',
   'platformKeys:read',
   'providerKeys:read',
@@ -163,7 +171,13 @@ const SESSION_READ = {
  * Routes that submit a long upstream job: the platform's provider key, the job record and the
  * poller execution (lambdas/jobs/start-job.ts).
  */
-const JOB_SUBMIT_GRANTS: readonly Grant[] = [...KEY_READS, 'platformKeys:read', 'jobs:write', 'jobs:start'];
+const JOB_SUBMIT_GRANTS: readonly Grant[] = [
+  ...KEY_READS,
+  'idempotency:write',
+  'platformKeys:read',
+  'jobs:write',
+  'jobs:start',
+];
 
 /** Fashion routes: secret keys, a limit of each route's own, `meta` on every JSON answer. */
 const FASHION = {
@@ -293,7 +307,7 @@ export const routes = [
     rateLimited: true,
     timeoutSeconds: 25,
     memoryMb: 512,
-    grants: [...KEY_READS, 'usage:append', 'platformKeys:read', 'providerKeys:read'],
+    grants: [...KEY_READS, 'answers:cache', 'usage:append', 'platformKeys:read', 'providerKeys:read'],
   }),
   // Speech and music through the platform's MiniMax key (the platform keys secret's `minimax`).
   // Both stream: audio as it is synthesized, and a song's JSON after minutes of generation
@@ -387,8 +401,8 @@ export const routes = [
     method: 'POST',
     path: '/api/v1/auth/login',
     auth: [],
-    // cache:write: the sign-in throttle's counters (lambdas/identity/login-throttle.ts).
-    grants: ['identity:read', 'sessions:write', 'cache:write', 'userPool:login'],
+    // The sign-in throttle's counters (lambdas/identity/login-throttle.ts).
+    grants: ['identity:read', 'sessions:write', 'loginAttempts:write', 'userPool:login'],
   }),
   // A signed-in user's own change of password: checked and throttled as a sign-in, it ends every
   // session of the account and answers a new one.
@@ -397,7 +411,7 @@ export const routes = [
     method: 'POST',
     path: '/api/v1/auth/password',
     auth: ['session'],
-    grants: ['identity:read', 'sessions:write', 'cache:write', 'userPool:login'],
+    grants: ['identity:read', 'sessions:write', 'loginAttempts:write', 'userPool:login'],
   }),
   route({
     id: 'auth-logout',

@@ -109,8 +109,26 @@ const GRANTS: Record<Grant, (acc: Accumulator) => void> = {
   'usage:append': (acc) => acc.ledgerAppend(),
   // Cached answers are read and written in calls shared with concurrent requests
   // (BatchGetItem / BatchWriteItem: lambdas/store/batch-reads.ts, batch-writes.ts).
-  'cache:write': (acc) =>
-    acc.table('cache', [...TABLE_ACTIONS.readWrite, 'dynamodb:BatchGetItem', 'dynamodb:BatchWriteItem'], false),
+  // The cache table by purpose, each on its own items (`dynamodb:LeadingKeys`), so a read-only
+  // route that counts its rate limit cannot write or delete a cached answer or a sign-in counter.
+  // Rate limits: windows opened and counted by UpdateItem, leases' shards read back in batches.
+  'rateLimits:count': (acc) =>
+    acc.keyedTable('cache', ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem'], ['RATE#*']),
+  // Answers share BatchGetItem and BatchWriteItem calls with concurrent requests' (store/batch-*.ts).
+  'answers:cache': (acc) =>
+    acc.keyedTable(
+      'cache',
+      ['dynamodb:BatchGetItem', 'dynamodb:BatchWriteItem', 'dynamodb:GetItem', 'dynamodb:PutItem'],
+      ['RESPONSE#*', 'IMAGEDESC#*'],
+    ),
+  'idempotency:write': (acc) =>
+    acc.keyedTable(
+      'cache',
+      ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+      ['IDEMPOTENCY#*'],
+    ),
+  'loginAttempts:write': (acc) =>
+    acc.keyedTable('cache', ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem'], ['LOGIN#*']),
   // The arena's session log (lambdas/store/session-log.ts: pages put only where none is, the
   // META's lease updated under conditions) and the session records (ballots for audits).
   'arenaSessions:write': (acc) => acc.table('jobs', ['dynamodb:PutItem', 'dynamodb:UpdateItem'], false),

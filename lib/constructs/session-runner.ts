@@ -18,7 +18,7 @@ import { taskFunction, taskStateMachine } from './task-state-machine.js';
  */
 export const SESSION_TASK_GRANTS = [
   'identity:read',
-  'cache:write',
+  'answers:cache',
   'usage:append',
   'platformKeys:read',
   'providerKeys:read',

@@ -32,18 +32,18 @@ const TABLE_ACTIONS: Partial<Record<Grant, [TableName, string[]]>> = {
   'usage:read': ['usage', READ],
   // The sharded ledger: PutItem alone, on ledger shard partitions (checked below).
   'usage:append': ['usage', ['dynamodb:PutItem']],
-  // BatchWriteItem: cached answers share batches with concurrent requests' writes.
-  'cache:write': [
+  // The cache table by purpose, each on its own partitions (`dynamodb:LeadingKeys`, checked below).
+  'rateLimits:count': ['cache', ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem']],
+  // BatchGetItem and BatchWriteItem: cached answers share batches with concurrent requests'.
+  'answers:cache': [
     'cache',
-    [
-      'dynamodb:BatchGetItem',
-      'dynamodb:BatchWriteItem',
-      'dynamodb:DeleteItem',
-      'dynamodb:GetItem',
-      'dynamodb:PutItem',
-      'dynamodb:UpdateItem',
-    ],
+    ['dynamodb:BatchGetItem', 'dynamodb:BatchWriteItem', 'dynamodb:GetItem', 'dynamodb:PutItem'],
   ],
+  'idempotency:write': [
+    'cache',
+    ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+  ],
+  'loginAttempts:write': ['cache', ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem']],
   // The session log: conditional puts of pages and records, the META's lease updates.
   'arenaSessions:write': ['jobs', ['dynamodb:PutItem', 'dynamodb:UpdateItem']],
   // The session log only (`ARENA_SESSION#*`, checked below): the account's records are read
@@ -53,6 +53,15 @@ const TABLE_ACTIONS: Partial<Record<Grant, [TableName, string[]]>> = {
   'jobs:read': ['jobs', ['dynamodb:GetItem']],
   'jobs:write': ['jobs', ['dynamodb:PutItem', 'dynamodb:UpdateItem']],
 };
+/** The cache table's partitions by purpose, as the items' keys are written in lambdas/store. */
+const CACHE_PURPOSES: readonly [Grant, string[]][] = [
+  ['rateLimits:count', ['RATE#*']],
+  ['answers:cache', ['RESPONSE#*', 'IMAGEDESC#*']],
+  ['idempotency:write', ['IDEMPOTENCY#*']],
+  ['loginAttempts:write', ['LOGIN#*']],
+];
+const byKeys = (a: { leadingKeys?: string[] }, b: { leadingKeys?: string[] }) =>
+  String(a.leadingKeys).localeCompare(String(b.leadingKeys));
 const XRAY = ['xray:PutTelemetryRecords', 'xray:PutTraceSegments'];
 // Step Functions' logging (CloudWatch vended-log delivery) and tracing: no resource-level permissions exist.
 const STATE_MACHINE_UNSCOPED = [
@@ -78,7 +87,10 @@ const TABLE_WRITES: readonly Grant[] = [
   'identity:write',
   'sessions:write',
   'usage:append',
-  'cache:write',
+  'rateLimits:count',
+  'answers:cache',
+  'idempotency:write',
+  'loginAttempts:write',
   'arenaSessions:write',
   'jobs:write',
 ];
@@ -153,7 +165,10 @@ const EVERY_GRANT: Record<Grant, true> = {
   'usage:read': true,
   'usage:readOwn': true,
   'usage:append': true,
-  'cache:write': true,
+  'rateLimits:count': true,
+  'answers:cache': true,
+  'idempotency:write': true,
+  'loginAttempts:write': true,
   'arenaSessions:write': true,
   'arenaSessions:read': true,
   'arenaSessions:readOwn': true,
@@ -348,6 +363,28 @@ describe.each<[string, readonly RouteSpec[], Partial<GatewayStackProps>]>([
       expect(writes[0]!.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['SESSION#*'] } });
     }
   });
+
+  test.each(routes.map((route) => [route.id, route]))(
+    '%s: on the cache table, each purpose only on its own partitions',
+    (_id, route) => {
+      const statements = statementsOn(
+        roleStatements(built.template, roleLogicalId(built.stack, route.id)),
+        tableId('cache'),
+      );
+      const expected = CACHE_PURPOSES.filter(([grant]) => route.grants.includes(grant)).map(([grant, leadingKeys]) => ({
+        actions: TABLE_ACTIONS[grant]![1],
+        leadingKeys,
+      }));
+      const found = statements.map((statement) => ({
+        actions: actionsOf(statement).sort(),
+        leadingKeys: (statement.Condition as { 'ForAllValues:StringLike'?: { 'dynamodb:LeadingKeys'?: string[] } })?.[
+          'ForAllValues:StringLike'
+        ]?.['dynamodb:LeadingKeys'],
+      }));
+      // Each statement names one purpose's partitions; none reaches the table unconditioned.
+      expect(found.sort(byKeys)).toEqual(expected.sort(byKeys));
+    },
+  );
 
   test.each(routes.map((route) => [route.id, route]))(
     '%s: secrets, user pool and key access follow its grants',
