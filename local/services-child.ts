@@ -11,6 +11,8 @@
  */
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ENV } from '../lambdas/config/environment.js';
+import { MFA_SETUP_VALIDITY_MS } from '../lambdas/identity/login-limits.js';
 import { LOCAL_USER_POOL_CLIENT_ID, LOCAL_USER_POOL_ID } from './runtime-config.js';
 import { startCognitoStandIn } from './standins/cognito.js';
 import { startSecretsManagerStandIn } from './standins/secrets-manager.js';
@@ -31,10 +33,13 @@ export interface LocalServicesReady {
 const { dataDir } = JSON.parse(process.argv[2] ?? '{}') as { dataDir: string };
 
 const secrets = await startSecretsManagerStandIn({ dataDir: join(dataDir, 'secrets') });
+// As the stack builds the pool (lib/constructs/user-pool.ts): MFA on when DASHBOARD_MFA=required.
 const cognito = await startCognitoStandIn({
   dataDir: join(dataDir, 'cognito'),
   userPoolId: LOCAL_USER_POOL_ID,
   clientId: LOCAL_USER_POOL_CLIENT_ID,
+  mfa: process.env[ENV.dashboardMfa] === 'required' ? 'ON' : 'OPTIONAL',
+  authSessionValidityMs: MFA_SETUP_VALIDITY_MS,
 });
 const sqs = await startSqsStandIn({ dataDir: join(dataDir, 'sqs') });
 const simulators = await startSimulators(process.env, { dataDir });
