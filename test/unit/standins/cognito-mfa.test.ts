@@ -10,16 +10,17 @@ import {
   SetUserMFAPreferenceCommand,
   VerifySoftwareTokenCommand,
 } from '@aws-sdk/client-cognito-identity-provider';
-import { createHmac } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AwsJsonServer } from '../../../local/standins/aws-json-server.js';
 import { startCognitoStandIn, type PoolMfa } from '../../../local/standins/cognito.js';
+import { base32Bytes, totp } from '../../support/authenticator.js';
 
 /**
- * Software-token MFA in the Cognito stand-in, with codes computed here by a TOTP of this
- * file's own (checked against RFC 6238's published vectors first), never by the stand-in's.
+ * Software-token MFA in the Cognito stand-in, with codes computed by the tests' own TOTP
+ * (test/support/authenticator.ts, checked here against RFC 6238's published vectors first),
+ * never by the stand-in's.
  */
 
 const UserPoolId = 'local_MfaPool1';
@@ -28,25 +29,6 @@ const PASSWORD = 'Correct-Horse-9';
 const credentials = { accessKeyId: 'test', secretAccessKey: 'test' };
 Object.assign(process.env, { AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test' });
 
-// ---- an independent RFC 6238 TOTP ----
-
-function fromBase32(text: string): Buffer {
-  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
-  const bits = [...text.toUpperCase()].map((c) => alphabet.indexOf(c).toString(2).padStart(5, '0')).join('');
-  const bytes: number[] = [];
-  for (let i = 0; i + 8 <= bits.length; i += 8) bytes.push(parseInt(bits.slice(i, i + 8), 2));
-  return Buffer.from(bytes);
-}
-
-function totp(key: Buffer, unixSeconds: number, digits = 6): string {
-  const counter = Buffer.alloc(8);
-  counter.writeBigUInt64BE(BigInt(Math.floor(unixSeconds / 30)));
-  const mac = createHmac('sha1', key).update(counter).digest();
-  const offset = mac[19]! & 0xf;
-  const value = ((mac[offset]! & 0x7f) << 24) | (mac[offset + 1]! << 16) | (mac[offset + 2]! << 8) | mac[offset + 3]!;
-  return String(value % 10 ** digits).padStart(digits, '0');
-}
-
 test.each([
   [59, '94287082'],
   [1111111109, '07081804'],
@@ -54,7 +36,7 @@ test.each([
   [1234567890, '89005924'],
   [2000000000, '69279037'],
   [20000000000, '65353130'],
-])("the test's own TOTP gives RFC 6238 Appendix B's SHA-1 code at T=%i", (seconds, code) => {
+])("the tests' own TOTP gives RFC 6238 Appendix B's SHA-1 code at T=%i", (seconds, code) => {
   expect(totp(Buffer.from('12345678901234567890'), seconds, 8)).toBe(code);
 });
 
@@ -82,7 +64,7 @@ afterEach(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-const code = (secret: string | undefined, at = now) => totp(fromBase32(secret ?? ''), at / 1000);
+const code = (secret: string | undefined, at = now) => totp(base32Bytes(secret ?? ''), at / 1000);
 
 async function errorOf(promise: Promise<unknown>): Promise<Error> {
   try {
