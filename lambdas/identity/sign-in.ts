@@ -35,7 +35,9 @@ import { deleteSessionsOf } from '../store/sessions.js';
 import { DomainError, type DomainErrorDetails, type ErrorAnswers } from '../errors/domain-error.js';
 
 /**
- * Dashboard sign-in as a domain step: throttle, password check, account lookup. An unknown
+ * Dashboard sign-in as a domain step: throttle, password check, account lookup, then Cognito's
+ * challenges (a new password, the authenticator's code or its set-up), each answered inside the
+ * function with the session Cognito just gave it. An unknown
  * email, a wrong password and a locked account take one path each way: every attempt that is
  * let through reaches the user directory (which hashes for unknown users too), and a lock is
  * decided from the email tried, never from whether it exists.
@@ -227,13 +229,17 @@ export async function signIn(
     withTotp: false,
   };
   let step: SignInStep = check;
-  for (;;) {
+  // At most a new password, then an authenticator's code or set-up: Cognito asks nothing more.
+  for (let answered = 0; answered < MAX_CHALLENGES; answered++) {
     if ('signedIn' in step) return finish(flow, step.signedIn.accessToken);
     const next = await answerStep(flow, step.challenge, step.session);
     if ('mfaSetup' in next) return next;
     step = next;
   }
+  throw new Error(`Cognito asked more than ${MAX_CHALLENGES} challenges of one sign-in`);
 }
+
+const MAX_CHALLENGES = 3;
 
 interface SignInFlow {
   readonly email: string;
