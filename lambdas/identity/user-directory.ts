@@ -114,9 +114,10 @@ async function answerChallenge(
     return stepOf(result);
   } catch (error) {
     const { name } = error as { name?: string };
-    if (name === 'CodeMismatchException') return 'code-mismatch';
+    // ExpiredCodeException: an authenticator code already used once.
+    if (name === 'CodeMismatchException' || name === 'ExpiredCodeException') return 'code-mismatch';
     if (name === 'NotAuthorizedException' || name === 'UserNotFoundException') return 'session-refused';
-    if (name === 'InvalidParameterException' || name === 'ExpiredCodeException') return 'session-refused';
+    if (name === 'InvalidParameterException') return 'session-refused';
     throw error;
   }
 }
@@ -187,8 +188,8 @@ export async function verifyTotp(
   } catch (error) {
     const { name } = error as { name?: string };
     if (name === 'EnableSoftwareTokenMFAException' || name === 'CodeMismatchException') return 'code-mismatch';
+    if (name === 'ExpiredCodeException') return 'code-mismatch';
     if (name === 'NotAuthorizedException' || name === 'InvalidParameterException') return 'session-refused';
-    if (name === 'ExpiredCodeException') return 'session-refused';
     throw error;
   }
 }
