@@ -2,7 +2,7 @@
  * `npm run bench`: prints figures, and PASS/MISS against the targets; it exits 0 either way
  * (not a test verdict). `npm run bench -- latency pinned` runs only the named sections:
  * bundles, models, overhead, arena (a paced fight's orchestration overhead), schema (the
- * schema_validation budget's CPU), latency (DynamoDB at AWS speed), pinned (one vCPU for the servers),
+ * schema_validation budget's CPU), latency (DynamoDB at AWS speed, and a tenant session's cold and warm cost), pinned (one vCPU for the servers),
  * scale (the model past one machine: DynamoDB capacity per partition key and AWS limits at scale).
  * `npm run bench -- pinned profile` also profiles the pinned run's servers (`--cpu-prof`) and
  * prints where their CPU goes.
@@ -26,4 +26,5 @@ if (wanted('overhead')) await benchGatewayOverhead();
 if (wanted('arena')) await benchArena();
 if (wanted('schema')) await benchSchemaValidation();
 if (wanted('scale')) await (await import('./scale.js')).benchScale();
+if (wanted('latency')) await (await import('./tenant-session-cost.js')).benchTenantSessions();
 await benchDeploymentShaped(['latency', 'pinned'].filter(wanted), { profile: args.includes('profile') });

@@ -38,6 +38,7 @@ new GatewayStack(app, context.stackName, {
   alarmEmail: context.alarmEmail,
   dashboardMfa: context.dashboardMfa,
   legacyChatSunset: context.legacyChatSunset,
+  openTelemetryLayerArn: context.otelLayerArn,
 });
 
 Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
