@@ -36,6 +36,7 @@ new GatewayStack(app, context.stackName, {
   apiGatewayAccountRole: context.apiGatewayAccountRole,
   customDomain: context.customDomain,
   alarmEmail: context.alarmEmail,
+  dashboardMfa: context.dashboardMfa,
   legacyChatSunset: context.legacyChatSunset,
   openTelemetryLayerArn: context.otelLayerArn,
 });

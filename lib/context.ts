@@ -11,6 +11,7 @@ import {
   DEFAULT_API_GATEWAY_ACCOUNT_ROLE_MODE,
 } from './constructs/api-gateway-account-role.js';
 import type { CustomDomainProps } from './constructs/custom-domain.js';
+import { DASHBOARD_MFA_MODES, type DashboardMfa } from './constructs/user-pool.js';
 import type { BedrockGuardrailConfig } from './constructs/endpoint-access.js';
 import { DEFAULT_STAGE_THROTTLE, type StageThrottle } from './constructs/public-api.js';
 
@@ -54,6 +55,8 @@ export interface GatewayContext {
   readonly customDomain?: CustomDomainConfig;
   /** Where alarm notifications are e-mailed (an SNS e-mail subscription). */
   readonly alarmEmail?: string;
+  /** Whether every dashboard user must have an authenticator (TOTP MFA), or each user chooses. */
+  readonly dashboardMfa: DashboardMfa;
   /** When the deprecated POST /api/chat is to stop answering (ISO 8601), announced in its `Sunset` header. */
   readonly legacyChatSunset?: string;
   /** The OpenTelemetry layer's ARN, `false` for none; undefined: the table's for the region. */
@@ -122,6 +125,7 @@ export function readGatewayContext(node: Node, defaults: ContextDefaults): Gatew
       hostedZoneName: stringContext(node, 'hostedZoneName'),
     }),
     alarmEmail: parseAlarmEmail(stringContext(node, 'alarmEmail')),
+    dashboardMfa: parseDashboardMfa(stringContext(node, 'dashboardMfa')),
     legacyChatSunset: parseLegacyChatSunset(stringContext(node, 'legacyChatSunset')),
     otelLayerArn: parseOtelLayerArn(region, stringContext(node, 'otelLayerArn')),
   };
@@ -220,6 +224,19 @@ export function parseSwitch(key: string, raw: unknown): boolean | undefined {
   if (raw === true || raw === 'on' || raw === 'true') return true;
   if (raw === false || raw === 'off' || raw === 'false') return false;
   throw new Error(`context ${key} must be on or off, not ${JSON.stringify(raw)}`);
+}
+
+/** `optional` (the default: each user turns MFA on or not) or `required` (every dashboard user). */
+export function parseDashboardMfa(raw: string | undefined): DashboardMfa {
+  if (raw === undefined) return 'optional';
+  const mode = DASHBOARD_MFA_MODES.find((candidate) => candidate === raw.trim());
+  if (mode === undefined) {
+    throw new Error(
+      `context dashboardMfa "${raw}" must be one of ${DASHBOARD_MFA_MODES.join(', ')} ` +
+        '(whether every dashboard user must sign in with an authenticator code)',
+    );
+  }
+  return mode;
 }
 
 export function parseAccountRoleMode(raw: string | undefined): ApiGatewayAccountRoleMode {

@@ -29,7 +29,7 @@ import { Tables } from './constructs/tables.js';
 import { TenantAccessRole } from './constructs/tenant-access-role.js';
 import { UsageExports, type UsageExportsProps } from './constructs/usage-exports.js';
 import { UsagePipeline } from './constructs/usage-pipeline.js';
-import { DashboardUserPool } from './constructs/user-pool.js';
+import { DashboardUserPool, type DashboardMfa } from './constructs/user-pool.js';
 import { pascal } from './names.js';
 import { RetainExceptOnCreate } from './retain-except-on-create.js';
 import { routes as manifestRoutes, type RouteSpec } from './routes.js';
@@ -110,6 +110,11 @@ export interface GatewayStackProps extends StackProps {
   readonly customDomain?: CustomDomainConfig;
   /** Schedule, retention and query limits of the usage exports. @default - UsageExportsProps' defaults */
   readonly usageExports?: Omit<UsageExportsProps, 'table' | 'encryptionKey'>;
+  /**
+   * Whether every dashboard user must have an authenticator (the pool's MFA on), or each user
+   * chooses (MFA optional). @default 'optional'
+   */
+  readonly dashboardMfa?: DashboardMfa;
   /** Subscribed to the alarm topic. @default - none: subscribe to the AlarmTopicArn output later */
   readonly alarmEmail?: string;
   /**
@@ -197,7 +202,9 @@ export class GatewayStack extends Stack {
       encryptionKey,
       moderationKey: props.moderationUrl !== undefined,
     }));
-    const dashboard = (this.dashboard = new DashboardUserPool(this, 'Dashboard'));
+    const dashboard = (this.dashboard = new DashboardUserPool(this, 'Dashboard', {
+      mfaRequired: props.dashboardMfa === 'required',
+    }));
     const usageExports = (this.usageExports = new UsageExports(this, 'UsageExports', {
       ...props.usageExports,
       table: tables.get('usage').table,

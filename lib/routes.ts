@@ -61,7 +61,10 @@ export type Grant =
   | 'promptService:read'
   | 'themesProvider:read'
   | 'guardrails:apply'
-  /** Password sign-in, and answering its new-password challenge. */
+  /**
+   * Password sign-in by the admin flow (IAM-signed) and answering its challenges (new password,
+   * authenticator code, authenticator set-up).
+   */
   | 'userPool:login'
   | 'userPool:admin';
 
@@ -412,6 +415,22 @@ export const routes = [
     path: '/api/v1/auth/password',
     auth: ['session'],
     grants: ['identity:read', 'sessions:write', 'loginAttempts:write', 'userPool:login'],
+  }),
+  // The signed-in user's authenticator (TOTP MFA): POST begins a set-up or confirms it, DELETE
+  // turns it off; each a sign-in attempt for the throttle.
+  route({
+    id: 'auth-mfa',
+    method: 'POST',
+    path: '/api/v1/auth/mfa',
+    auth: ['session'],
+    grants: ['identity:read', 'cache:write', 'userPool:login'],
+  }),
+  route({
+    id: 'auth-mfa-delete',
+    method: 'DELETE',
+    path: '/api/v1/auth/mfa',
+    auth: ['session'],
+    grants: ['identity:read', 'cache:write', 'userPool:login'],
   }),
   route({
     id: 'auth-logout',

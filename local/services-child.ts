@@ -11,6 +11,8 @@
  */
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ENV } from '../lambdas/config/environment.js';
+import { MFA_SETUP_VALIDITY_MS } from '../lambdas/identity/login-limits.js';
 import {
   LOCAL_TENANT_ACCESS_ROLE_ARN,
   LOCAL_USER_POOL_CLIENT_ID,
@@ -53,10 +55,13 @@ const sts = await startStsStandIn({
   maxSessionSeconds: TENANT_MAX_SESSION_SECONDS,
   latencyMs: Number(process.env['GATEWAY_STS_LATENCY_MS'] ?? 0) || 0,
 });
+// As the stack builds the pool (lib/constructs/user-pool.ts): MFA on when DASHBOARD_MFA=required.
 const cognito = await startCognitoStandIn({
   dataDir: join(dataDir, 'cognito'),
   userPoolId: LOCAL_USER_POOL_ID,
   clientId: LOCAL_USER_POOL_CLIENT_ID,
+  mfa: process.env[ENV.dashboardMfa] === 'required' ? 'ON' : 'OPTIONAL',
+  authSessionValidityMs: MFA_SETUP_VALIDITY_MS,
 });
 const sqs = await startSqsStandIn({ dataDir: join(dataDir, 'sqs') });
 const simulators = await startSimulators(process.env, { dataDir });

@@ -40,7 +40,14 @@ export interface GatewayConfiguration {
   readonly webhookSecretsKmsKeyId: string | undefined;
   /** `host:port` origins a webhook URL may name despite the public-URL policy: the local runtime's test receivers only. */
   readonly localWebhookReceivers: readonly string[];
-  readonly userPool: { readonly id: string | undefined; readonly clientId: string | undefined };
+  readonly userPool: {
+    readonly id: string | undefined;
+    readonly clientId: string | undefined;
+    /** Every dashboard user must have an authenticator (DASHBOARD_MFA=required). */
+    readonly mfaRequired: boolean;
+    /** The issuer of the `otpauth://` URIs of authenticator set-ups. */
+    readonly totpIssuer: string;
+  };
   /** Origins allowed for CORS and cookie-authenticated writes. */
   readonly allowedOrigins: readonly string[];
   /** The release `/api/health` reports; `dev` when the deployment names none. */
@@ -173,7 +180,12 @@ export function readConfiguration(env: Environment): GatewayConfiguration {
       .split(',')
       .map((origin) => origin.trim().toLowerCase())
       .filter(Boolean),
-    userPool: { id: text(ENV.userPoolId), clientId: text(ENV.userPoolClientId) },
+    userPool: {
+      id: text(ENV.userPoolId),
+      clientId: text(ENV.userPoolClientId),
+      mfaRequired: dashboardMfa(text(ENV.dashboardMfa), problems),
+      totpIssuer: text(ENV.totpIssuer) ?? 'AI Gateway',
+    },
     allowedOrigins: origins,
     version: text(ENV.gatewayVersion) ?? 'dev',
     writeBehindMs,
@@ -198,6 +210,14 @@ export function readConfiguration(env: Environment): GatewayConfiguration {
   };
   if (problems.length > 0) throw new ConfigurationError(problems);
   return configuration;
+}
+
+/** DASHBOARD_MFA: `required` or `optional` (the default). */
+function dashboardMfa(raw: string | undefined, problems: string[]): boolean {
+  if (raw === undefined || raw === 'optional') return false;
+  if (raw === 'required') return true;
+  problems.push(`${ENV.dashboardMfa} must be required or optional, not ${JSON.stringify(raw)}`);
+  return false;
 }
 
 function moderationSettings(

@@ -34,6 +34,10 @@ export const ENV = {
   localWebhookReceivers: 'GATEWAY_LOCAL_WEBHOOK_RECEIVERS',
   userPoolId: 'USER_POOL_ID',
   userPoolClientId: 'USER_POOL_CLIENT_ID',
+  /** `required`: every dashboard user must have an authenticator (the pool's MFA is on); unset or `optional`: each user's choice. */
+  dashboardMfa: 'DASHBOARD_MFA',
+  /** The issuer authenticator apps show beside a dashboard user's email (the stack's name). */
+  totpIssuer: 'TOTP_ISSUER',
   /** Comma-separated origins allowed for CORS and for cookie-authenticated writes. */
   allowedOrigins: 'ALLOWED_ORIGINS',
   /** The release reported by /api/health. */

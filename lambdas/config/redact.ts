@@ -13,6 +13,15 @@ const CREDENTIAL_SHAPES: ReadonlyArray<readonly [RegExp, string]> = [
   // Provider key shapes: OpenAI / Anthropic / OpenRouter (sk-…), xAI (xai-…), Google (AIza…).
   [/\b(sk-|xai-)[A-Za-z0-9_-]{16,}/g, '$1[redacted]'],
   [/\bAIza[0-9A-Za-z_-]{30,}/g, 'AIza[redacted]'],
+  // JWTs (a Cognito access or ID token): header and claims both start `{"` in base64url.
+  [/\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*/g, 'eyJ[redacted]'],
+  // An authenticator secret in an otpauth:// URI.
+  [/([?&]secret=)[A-Za-z2-7=]+/gi, '$1[redacted]'],
+  // Passwords, codes, secrets and challenge sessions as a request or an SDK error would spell them in JSON.
+  [
+    /("(?:password|currentPassword|newPassword|totpCode|PASSWORD|NEW_PASSWORD|PreviousPassword|ProposedPassword|SecretCode|UserCode|SOFTWARE_TOKEN_MFA_CODE|Session|AccessToken)"\s*:\s*")(?:[^"\\]|\\.)*"/g,
+    '$1[redacted]"',
+  ],
 ];
 
 export function redact(text: string): string {

@@ -11,18 +11,24 @@ interface LoginBody {
   password: string;
   /** null is the same as absent. */
   newPassword?: string | null;
+  totpCode?: string | null;
 }
 
 const body = compile<LoginBody>(LOGIN_BODY);
 
 export const handler = defineHandler('auth-login', {
   body,
-  handle: async ({ body: { email, password, newPassword }, req, config }) => {
+  handle: async ({ body: { email, password, newPassword, totpCode }, req, config }) => {
     // Login sets a cookie, so a browser page on a foreign origin must not be able to do it.
     const origin = req.headers['origin'];
     if (origin && !config.allowedOrigins.includes(origin)) throw notAllowed('Origin not allowed to sign in');
-    const { accountId } = await signIn(email, password, req.sourceIp, deploymentSignIn, newPassword ?? undefined);
-    const session = await openDashboardSession(accountId, email);
+    const result = await signIn(email, password, req.sourceIp, deploymentSignIn(config.userPool.totpIssuer), {
+      newPassword: newPassword ?? undefined,
+      totpCode: totpCode ?? undefined,
+    });
+    // The deployment requires MFA and the user has none: the secret to add, no session yet.
+    if ('mfaSetup' in result) return envelope({ mfaSetup: result.mfaSetup }, 202, { 'Cache-Control': 'no-store' });
+    const session = await openDashboardSession(result.accountId, email);
     return envelope(session.body, 200, session.headers);
   },
 });

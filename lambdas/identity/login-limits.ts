@@ -32,3 +32,10 @@ export function lockMs(failures: number, limits: LoginLimits = LOGIN_LIMITS): nu
   // A huge count makes 2^n Infinity, which the cap absorbs.
   return Math.min(limits.maxLockMs, limits.firstLockMs * 2 ** (failures - limits.freeFailures));
 }
+
+/**
+ * How long an authenticator set-up waits for its confirming code: the app client's
+ * authentication session validity (lib/constructs/user-pool.ts), since a set-up begun at
+ * sign-in keeps Cognito's challenge session, and the pending set-up's lifetime.
+ */
+export const MFA_SETUP_VALIDITY_MS = 10 * 60_000;

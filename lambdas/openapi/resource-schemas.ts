@@ -594,6 +594,19 @@ export const RESOURCE_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
   WithMeta: record({ meta: ref('ResponseMeta') }),
   Health: health,
   SignedIn: record({ accountId: text(), email: text(), expiresAt: dateTime('When the session ends') }),
+  MfaSetup: record({
+    secret: text('The authenticator secret, base32: shown to the user this once, to type into the app'),
+    otpauthUri: text('The same secret as an `otpauth://totp/` URI (TOTP, SHA-1, 6 digits, 30 s), for a QR code'),
+  }),
+  MfaSetupBegun: record({ mfaSetup: ref('MfaSetup') }),
+  MfaState: {
+    type: 'object',
+    required: ['enabled'],
+    properties: {
+      enabled: { type: 'boolean', description: 'Whether sign-in asks for the authenticator’s code' },
+      setup: { ...ref('MfaSetup'), description: 'A set-up begun: confirm it with a code of this secret' },
+    },
+  },
   DashboardSession: record({ accountId: text(), email: text(), name: { type: ['string', 'null'] } }),
   Account: account,
   OpenApiDocument: {

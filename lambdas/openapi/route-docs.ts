@@ -3,8 +3,14 @@ import { legacyChatRequestSchema, arenaRequestSchema } from '../arena/arena-requ
 import { chatCompletionsBodySchema } from '../arena/chat-completions-body.js';
 import { CHAT_ERROR_ANSWERS } from '../chat/chat-errors.js';
 import { imageAnalysisSchema } from '../chat/image-analysis-request.js';
-import { CHANGE_PASSWORD_BODY, CREATE_ACCOUNT_BODY, LOGIN_BODY } from '../identity/account-schemas.js';
-import { LOGIN_LIMITS } from '../identity/login-limits.js';
+import {
+  CHANGE_PASSWORD_BODY,
+  CREATE_ACCOUNT_BODY,
+  LOGIN_BODY,
+  MFA_DISABLE_BODY,
+  MFA_SETUP_BODY,
+} from '../identity/account-schemas.js';
+import { LOGIN_LIMITS, MFA_SETUP_VALIDITY_MS } from '../identity/login-limits.js';
 import { ADMIN_CREATE_KEY_BODY, CREATE_KEY_BODY, UPDATE_KEY_BODY } from '../identity/key-schemas.js';
 import { CREATE_PROVIDER_KEY_BODY } from '../identity/provider-key-schemas.js';
 import { SIGN_IN_ERROR_ANSWERS } from '../identity/sign-in.js';
@@ -495,12 +501,59 @@ export const routeDocs: Readonly<Record<string, RouteDoc>> = {
     raises: [SIGN_IN_ERROR_ANSWERS],
     errors: {
       400: 'Invalid input (`BAD_REQUEST`, naming the field); or `newPassword` breaks the password policy',
-      401: 'No session, or a wrong `currentPassword` (`UNAUTHORIZED`)',
+      401:
+        'No session, or a wrong `currentPassword` (`UNAUTHORIZED`); the account has MFA and no `totpCode` ' +
+        'was sent (`MFA_REQUIRED`), or a wrong one (`INVALID_TOTP_CODE`)',
+      403:
+        'A foreign `Origin` (`FORBIDDEN`); or the deployment requires MFA and the user has none yet ' +
+        '(`MFA_SETUP_REQUIRED`)',
+    },
+  },
+  'auth-mfa': {
+    tag: 'Dashboard',
+    summary: 'Set up the signed-in user’s authenticator (TOTP MFA)',
+    description:
+      'Two steps. With `currentPassword` (and, to replace an authenticator, its `totpCode`) a new secret is ' +
+      'answered, for the user’s authenticator app; the set-up waits ' +
+      `${MFA_SETUP_VALIDITY_MS / 60_000} minutes. Then with \`totpCode\` alone, a code of the new secret switches ` +
+      'MFA on: every sign-in asks for a code from then on. Both steps are sign-in attempts for the throttle ' +
+      '(a wrong code counts as a wrong password does).',
+    request: { name: 'MfaSetupRequest', schema: MFA_SETUP_BODY },
+    success: {
+      status: 200,
+      description: 'The set-up begun (`setup`, shown this once), or MFA switched on (`enabled: true`)',
+      json: enveloped(ref('MfaState')),
+    },
+    raises: [SIGN_IN_ERROR_ANSWERS],
+    errors: {
+      400: 'Invalid input (`BAD_REQUEST`, naming the field); neither field sent names `totpCode`',
+      401:
+        'No session, or a wrong `currentPassword` (`UNAUTHORIZED`); the account has MFA and no `totpCode` ' +
+        'was sent beside the password (`MFA_REQUIRED`); a wrong code (`INVALID_TOTP_CODE`)',
+      409: 'A code without a set-up waiting for it (`CONFLICT`)',
+    },
+  },
+  'auth-mfa-delete': {
+    tag: 'Dashboard',
+    summary: 'Turn the signed-in user’s authenticator off',
+    description:
+      'The password and a code of the authenticator, checked and throttled as a sign-in. Refused where the ' +
+      'deployment requires MFA for every dashboard user.',
+    request: { name: 'MfaDisableRequest', schema: MFA_DISABLE_BODY },
+    success: { status: 200, description: 'MFA is off', json: enveloped(ref('MfaState')) },
+    raises: [SIGN_IN_ERROR_ANSWERS],
+    errors: {
+      401: 'No session, or a wrong `currentPassword` (`UNAUTHORIZED`); a wrong code (`INVALID_TOTP_CODE`)',
+      409: 'No authenticator is on, or the deployment requires one (`CONFLICT`)',
     },
   },
   'auth-login': {
     tag: 'Dashboard',
     summary: 'Sign in to the dashboard',
+    description:
+      'An account with an authenticator (MFA) signs in with its `totpCode` beside the password. Where the ' +
+      'deployment requires MFA and the user has none yet, the right password is answered 202 with a new ' +
+      'authenticator secret and no session; the same sign-in with a code of it then sets MFA up and signs in.',
     request: { name: 'LoginRequest', schema: LOGIN_BODY },
     success: {
       status: 200,
@@ -508,9 +561,21 @@ export const routeDocs: Readonly<Record<string, RouteDoc>> = {
       json: enveloped(ref('SignedIn')),
       headers: ['Set-Cookie'],
     },
+    alsoSucceeds: [
+      {
+        status: 202,
+        description:
+          'The deployment requires MFA and the user has none: the secret for the authenticator app (shown this ' +
+          `once; it waits ${MFA_SETUP_VALIDITY_MS / 60_000} minutes for a sign-in with its code); no session`,
+        json: enveloped(ref('MfaSetupBegun')),
+      },
+    ],
     raises: [SIGN_IN_ERROR_ANSWERS],
     errors: {
-      401: 'Wrong email or password, one answer for both (`UNAUTHORIZED`); or `PASSWORD_RESET_REQUIRED`',
+      401:
+        'Wrong email or password, one answer for both (`UNAUTHORIZED`); or `PASSWORD_RESET_REQUIRED`; the ' +
+        'account has MFA and no `totpCode` was sent (`MFA_REQUIRED`, no cookie), or a wrong or used one ' +
+        '(`INVALID_TOTP_CODE`)',
       400: 'Invalid input (`BAD_REQUEST`, naming the field); or `newPassword` breaks the password policy',
       403:
         'The password is the temporary one an administrator set and no `newPassword` was sent ' +

@@ -180,7 +180,13 @@ const GRANTS: Record<Grant, (acc: Accumulator) => void> = {
     ),
   'webhookSecrets:rotate': (acc) =>
     acc.webhookSecrets(['secretsmanager:PutSecretValue'], ['kms:Decrypt', 'kms:Encrypt', 'kms:GenerateDataKey']),
-  'userPool:login': (acc) => acc.userPool(['cognito-idp:InitiateAuth', 'cognito-idp:RespondToAuthChallenge']),
+  // The admin flow only: a public client id alone signs no one in (lib/constructs/user-pool.ts).
+  // The authenticator calls (AssociateSoftwareToken, VerifySoftwareToken, SetUserMFAPreference)
+  // and ChangePassword are the user's own, authorized by their access token, not by IAM.
+  'userPool:login': (acc) => {
+    acc.userPool(['cognito-idp:AdminInitiateAuth', 'cognito-idp:AdminRespondToAuthChallenge']);
+    acc.dashboardSignIn();
+  },
   'userPool:admin': (acc) => acc.userPool(['cognito-idp:AdminCreateUser']),
 };
 
@@ -331,6 +337,13 @@ class Accumulator {
     const { userPool, client } = this.resources.dashboard;
     this.environment[ENV.userPoolId] = userPool.userPoolId;
     this.environment[ENV.userPoolClientId] = client.userPoolClientId;
+  }
+
+  /** What a sign-in function needs to know about MFA: whether it is required, and the authenticator issuer. */
+  dashboardSignIn(): void {
+    const { mfaRequired } = this.resources.dashboard;
+    this.environment[ENV.dashboardMfa] = mfaRequired ? 'required' : 'optional';
+    this.environment[ENV.totpIssuer] = Stack.of(this.resources.tables).stackName;
   }
 
   build(): EndpointAccess {

@@ -1,8 +1,17 @@
 /**
  * Cognito user pool stand-in for the local runtime: one pool whose username is the email
- * address (the cloud pool signs in by email), with one app client allowing
- * USER_PASSWORD_AUTH. Error names and messages follow the real service, including
- * "prevent user existence errors" (an unknown user and a wrong password look the same).
+ * address (the cloud pool signs in by email), with one app client whose explicit auth flows
+ * are enforced as Cognito enforces them (by default the cloud client's: the admin password
+ * flow and refresh tokens, so InitiateAuth with a password is refused). Error names and
+ * messages follow the real service, including "prevent user existence errors" (an unknown
+ * user and a wrong password look the same). Admin operations must be signed (aws-json-server.ts).
+ *
+ * Software-token MFA as Cognito runs it: AssociateSoftwareToken (with an access token, or the
+ * session of an MFA_SETUP challenge) gives a new secret, VerifySoftwareToken checks a code of it
+ * and configures it, SetUserMFAPreference / AdminSetUserMFAPreference turn it on or off; a
+ * sign-in of a user with it on is answered with the SOFTWARE_TOKEN_MFA challenge, and in a pool
+ * whose MFA is ON a user without it gets the MFA_SETUP challenge. Codes are real RFC 6238 TOTP
+ * (totp.ts), each good once.
  *
  * Sign-in lockout as Cognito documents it ("Lockout behavior for failed sign-in attempts"), for
  * InitiateAuth and AdminInitiateAuth alike: after 5 failed password checks a user is locked for
@@ -20,6 +29,7 @@
 import { createHmac, randomBytes, randomInt, randomUUID, scrypt, timingSafeEqual } from 'node:crypto';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { matchTotp, newTotpSecret } from './totp.js';
 import {
   AwsJsonError,
   epochSeconds,
@@ -49,6 +59,15 @@ export const DEFAULT_PASSWORD_POLICY: PasswordPolicy = {
   requireSymbols: true,
 };
 
+/** The cloud app client's explicit auth flows (lib/constructs/user-pool.ts); keep in step. */
+export const DEFAULT_CLIENT_AUTH_FLOWS: readonly string[] = [
+  'ALLOW_ADMIN_USER_PASSWORD_AUTH',
+  'ALLOW_REFRESH_TOKEN_AUTH',
+];
+
+/** The pool's MFA setting, as CloudFormation names it. */
+export type PoolMfa = 'OFF' | 'OPTIONAL' | 'ON';
+
 export interface CognitoStandInOptions {
   readonly dataDir: string;
   /** The only pool and client this stand-in knows; other ids get ResourceNotFoundException. */
@@ -56,11 +75,25 @@ export interface CognitoStandInOptions {
   readonly clientId: string;
   readonly port?: number;
   readonly passwordPolicy?: PasswordPolicy;
-  /** Clock in epoch ms, for token expiry. */
+  /** The app client's `ExplicitAuthFlows`. @default DEFAULT_CLIENT_AUTH_FLOWS */
+  readonly clientAuthFlows?: readonly string[];
+  /** @default 'OPTIONAL', as the cloud pool unless MFA is required */
+  readonly mfa?: PoolMfa;
+  /** How long a challenge's session answers (the app client's AuthSessionValidity). @default 3 minutes, Cognito's */
+  readonly authSessionValidityMs?: number;
+  /** Clock in epoch ms, for token expiry and TOTP codes. */
   readonly now?: () => number;
 }
 
 type UserStatus = 'FORCE_CHANGE_PASSWORD' | 'CONFIRMED';
+
+/** A user's software token: the verified secret, one being set up, and the last step a code was used from. */
+interface SoftwareToken {
+  secret?: string;
+  pending?: string;
+  enabled: boolean;
+  lastUsedStep: number;
+}
 
 interface StoredUser {
   sub: string;
@@ -69,7 +102,28 @@ interface StoredUser {
   status: UserStatus;
   created: number;
   lastModified: number;
+  totp?: SoftwareToken;
 }
+
+/** Which challenge a session answers; an MFA_SETUP session also whether its code was verified. */
+interface ChallengeSession {
+  key: string;
+  expires: number;
+  challenge: 'NEW_PASSWORD_REQUIRED' | 'SOFTWARE_TOKEN_MFA' | 'MFA_SETUP';
+  verified?: boolean;
+}
+
+/** InitiateAuth's flows and the ExplicitAuthFlows value that allows each. */
+const CLIENT_FLOWS: Readonly<Record<string, string>> = {
+  USER_PASSWORD_AUTH: 'ALLOW_USER_PASSWORD_AUTH',
+  USER_SRP_AUTH: 'ALLOW_USER_SRP_AUTH',
+  CUSTOM_AUTH: 'ALLOW_CUSTOM_AUTH',
+  USER_AUTH: 'ALLOW_USER_AUTH',
+  REFRESH_TOKEN_AUTH: 'ALLOW_REFRESH_TOKEN_AUTH',
+  REFRESH_TOKEN: 'ALLOW_REFRESH_TOKEN_AUTH',
+};
+// ADMIN_NO_SRP_AUTH is the older name of the admin password flow.
+const ADMIN_PASSWORD_FLOWS = new Set(['ADMIN_USER_PASSWORD_AUTH', 'ADMIN_NO_SRP_AUTH']);
 
 interface State {
   version: 1;
@@ -94,7 +148,6 @@ interface Lockout {
 }
 
 const TOKEN_TTL_SECONDS = 3600;
-const CHALLENGE_TTL_MS = 3 * 60_000;
 // Cognito's own list of special characters; a space inside the password also counts.
 const SYMBOLS = /[\^$*.[\]{}()?"!@#%&/\\,><':;|_~`=+\- ]/;
 const PASSWORD_SHAPE = /^\S(.*\S)?$/s;
@@ -103,11 +156,17 @@ const SCRYPT = { N: 16384, r: 8, p: 1, keyLength: 32 };
 const scryptAsync = promisify(scrypt) as (pw: string, salt: Buffer, len: number, opts: object) => Promise<Buffer>;
 
 const incorrect = () => new AwsJsonError('NotAuthorizedException', 'Incorrect username or password.');
+const codeMismatch = () => new AwsJsonError('CodeMismatchException', 'Invalid code received for user');
+const invalidSession = () =>
+  new AwsJsonError('NotAuthorizedException', 'Invalid session for the user, session is expired.');
 const attemptsExceeded = () => new AwsJsonError('NotAuthorizedException', 'Password attempts exceeded');
 
 export async function startCognitoStandIn(options: CognitoStandInOptions): Promise<AwsJsonServer> {
   if (!/^[\w-]+_[0-9a-zA-Z]+$/.test(options.userPoolId)) throw new Error(`invalid user pool id ${options.userPoolId}`);
   const { userPoolId, clientId } = options;
+  const clientFlows = new Set(options.clientAuthFlows ?? DEFAULT_CLIENT_AUTH_FLOWS);
+  const poolMfa = options.mfa ?? 'OPTIONAL';
+  const challengeTtlMs = options.authSessionValidityMs ?? 3 * 60_000;
   const policy = options.passwordPolicy ?? DEFAULT_PASSWORD_POLICY;
   const now = options.now ?? Date.now;
   const file = join(options.dataDir, `cognito-${userPoolId}.json`);
@@ -119,7 +178,7 @@ export async function startCognitoStandIn(options: CognitoStandInOptions): Promi
   const save = (): void => saveJsonState(file, state);
   const signingKey = Buffer.from(state.signingKey, 'base64');
   // Challenge sessions are short-lived and, like Cognito's, do not need to survive a restart.
-  const sessions = new Map<string, { key: string; expires: number }>();
+  const sessions = new Map<string, ChallengeSession>();
   // Keyed like `state.users`, and only for users that exist: bounded by the pool's size.
   const lockouts = new Map<string, Lockout>();
   let issuer = '';
@@ -204,12 +263,10 @@ export async function startCognitoStandIn(options: CognitoStandInOptions): Promi
     const [key, user] = found;
     lockouts.delete(key);
     if (user.status === 'FORCE_CHANGE_PASSWORD') {
-      const session = randomBytes(48).toString('base64url');
-      sessions.set(session, { key, expires: now() + CHALLENGE_TTL_MS });
       const { sub: _sub, email_verified: _verified, ...visible } = user.attributes;
       return {
         ChallengeName: 'NEW_PASSWORD_REQUIRED',
-        Session: session,
+        Session: openSession(key, 'NEW_PASSWORD_REQUIRED'),
         ChallengeParameters: {
           USER_ID_FOR_SRP: user.sub,
           requiredAttributes: '[]',
@@ -217,7 +274,147 @@ export async function startCognitoStandIn(options: CognitoStandInOptions): Promi
         },
       };
     }
+    return afterPassword(key, user);
+  }
+
+  function openSession(key: string, challenge: ChallengeSession['challenge'], verified?: boolean): string {
+    const session = randomBytes(48).toString('base64url');
+    sessions.set(session, { key, expires: now() + challengeTtlMs, challenge, ...(verified ? { verified } : {}) });
+    return session;
+  }
+
+  /** A live session of this challenge, or Cognito's refusal. */
+  function liveSession(id: string, challenge: ChallengeSession['challenge']): ChallengeSession {
+    const session = sessions.get(id);
+    if (!session || session.expires <= now() || session.challenge !== challenge) throw invalidSession();
+    return session;
+  }
+
+  /** The password is settled: the second factor's challenge, or the tokens. */
+  function afterPassword(key: string, user: StoredUser) {
+    const sub = user.sub;
+    if (poolMfa !== 'OFF' && user.totp?.enabled && user.totp.secret) {
+      return {
+        ChallengeName: 'SOFTWARE_TOKEN_MFA',
+        Session: openSession(key, 'SOFTWARE_TOKEN_MFA'),
+        ChallengeParameters: { USER_ID_FOR_SRP: sub },
+      };
+    }
+    if (poolMfa === 'ON') {
+      return {
+        ChallengeName: 'MFA_SETUP',
+        Session: openSession(key, 'MFA_SETUP'),
+        ChallengeParameters: { MFAS_CAN_SETUP: '["SOFTWARE_TOKEN_MFA"]', USER_ID_FOR_SRP: sub },
+      };
+    }
     return { AuthenticationResult: tokens(user), ChallengeParameters: {} };
+  }
+
+  /**
+   * Checks a code of the user's secret (or of the pending one, which no code has been used
+   * from), consuming it: a code is refused for the rest of its window once it has been used.
+   */
+  function useCode(user: StoredUser, code: string, of: 'secret' | 'pending'): boolean {
+    const token = user.totp;
+    const secret = token?.[of];
+    if (!token || !secret) return false;
+    const step = matchTotp(secret, code, now(), of === 'secret' ? token.lastUsedStep : -1);
+    if (step === undefined) return false;
+    if (of === 'pending') {
+      token.secret = secret;
+      delete token.pending;
+    }
+    token.lastUsedStep = step;
+    user.lastModified = now();
+    save();
+    return true;
+  }
+
+  /** The user an AssociateSoftwareToken or VerifySoftwareToken call is for: by access token, or by MFA_SETUP session. */
+  function tokenOrSessionUser(input: AwsJsonInput): { key: string; user: StoredUser; session?: ChallengeSession } {
+    if (input.AccessToken !== undefined) {
+      const [key, user] = tokenUser(input);
+      return { key, user };
+    }
+    const session = liveSession(requireString(input, 'Session'), 'MFA_SETUP');
+    const user = state.users[session.key];
+    if (!user) throw new AwsJsonError('UserNotFoundException', 'User does not exist.');
+    return { key: session.key, user, session };
+  }
+
+  /** SoftwareTokenMfaSettings applied; SMS and e-mail MFA are not configured in this pool. */
+  function setMfaPreference(user: StoredUser, input: AwsJsonInput): void {
+    for (const other of ['SMSMfaSettings', 'EmailMfaSettings', 'WebAuthnMfaSettings']) {
+      const settings = input[other] as { Enabled?: unknown } | undefined;
+      if (settings?.Enabled === true)
+        throw new AwsJsonError(
+          'InvalidParameterException',
+          `${other.replace('Settings', '')} is not enabled for this user pool.`,
+        );
+    }
+    const settings = input.SoftwareTokenMfaSettings as { Enabled?: unknown; PreferredMfa?: unknown } | undefined;
+    if (settings === undefined) return;
+    if (typeof settings !== 'object' || settings === null)
+      throw new AwsJsonError('InvalidParameterException', 'SoftwareTokenMfaSettings must be an object.');
+    if (settings.Enabled === true || settings.PreferredMfa === true) {
+      if (poolMfa === 'OFF')
+        throw new AwsJsonError('InvalidParameterException', 'MFA is not enabled for this user pool.');
+      if (!user.totp?.secret)
+        throw new AwsJsonError('InvalidParameterException', 'User has not verified software token mfa');
+      user.totp.enabled = true;
+    } else if (settings.Enabled === false && user.totp) {
+      user.totp.enabled = false;
+    }
+    user.lastModified = now();
+    save();
+  }
+
+  const mfaView = (u: StoredUser) =>
+    u.totp?.enabled && u.totp.secret
+      ? { UserMFASettingList: ['SOFTWARE_TOKEN_MFA'], PreferredMfaSetting: 'SOFTWARE_TOKEN_MFA' }
+      : {};
+
+  /** RespondToAuthChallenge and its admin twin. */
+  async function respond(input: AwsJsonInput) {
+    const challenge = requireString(input, 'ChallengeName');
+    if (challenge !== 'NEW_PASSWORD_REQUIRED' && challenge !== 'SOFTWARE_TOKEN_MFA' && challenge !== 'MFA_SETUP') {
+      throw new AwsJsonError(
+        'InvalidParameterException',
+        'Only NEW_PASSWORD_REQUIRED, SOFTWARE_TOKEN_MFA and MFA_SETUP are supported by the local stand-in.',
+      );
+    }
+    const sessionId = requireString(input, 'Session');
+    const session = liveSession(sessionId, challenge);
+    const responses = (input.ChallengeResponses ?? {}) as Record<string, unknown>;
+    if (typeof responses.USERNAME !== 'string')
+      throw new AwsJsonError('InvalidParameterException', 'Missing required parameter USERNAME');
+    // A session answers only for the user it was issued to.
+    if (lookup(responses.USERNAME)?.[0] !== session.key)
+      throw new AwsJsonError('NotAuthorizedException', 'Invalid session for the user.');
+    const user = state.users[session.key] as StoredUser;
+    switch (challenge) {
+      case 'NEW_PASSWORD_REQUIRED':
+        if (typeof responses.NEW_PASSWORD !== 'string')
+          throw new AwsJsonError('InvalidParameterException', 'Missing required parameter NEW_PASSWORD');
+        await setPassword(session.key, responses.NEW_PASSWORD, true);
+        break;
+      case 'SOFTWARE_TOKEN_MFA':
+        if (typeof responses.SOFTWARE_TOKEN_MFA_CODE !== 'string')
+          throw new AwsJsonError('InvalidParameterException', 'Missing required parameter SOFTWARE_TOKEN_MFA_CODE');
+        if (!useCode(user, responses.SOFTWARE_TOKEN_MFA_CODE, 'secret')) throw codeMismatch();
+        sessions.delete(sessionId);
+        return { AuthenticationResult: tokens(user), ChallengeParameters: {} };
+      case 'MFA_SETUP':
+        if (!session.verified)
+          throw new AwsJsonError(
+            'InvalidParameterException',
+            'Software token MFA has not been verified for this session.',
+          );
+        sessions.delete(sessionId);
+        return { AuthenticationResult: tokens(user), ChallengeParameters: {} };
+    }
+    sessions.delete(sessionId);
+    return afterPassword(session.key, user);
   }
 
   /** The user's lockout, forgotten after a quiet spell. */
@@ -311,14 +508,19 @@ export async function startCognitoStandIn(options: CognitoStandInOptions): Promi
     AdminGetUser(input: AwsJsonInput) {
       checkPool(input);
       const [, user] = requireUser(input);
-      return { ...userView(user), UserAttributes: attributeList(user) };
+      return { ...userView(user), UserAttributes: attributeList(user), ...mfaView(user) };
     },
 
     InitiateAuth(input: AwsJsonInput) {
       checkClient(input);
       const flow = requireString(input, 'AuthFlow');
-      if (flow !== 'USER_PASSWORD_AUTH')
+      const allowedBy = CLIENT_FLOWS[flow];
+      if (allowedBy === undefined)
+        throw new AwsJsonError('InvalidParameterException', 'Initiate Auth method not supported.');
+      if (!clientFlows.has(allowedBy))
         throw new AwsJsonError('InvalidParameterException', `${flow} flow not enabled for this client`);
+      if (flow !== 'USER_PASSWORD_AUTH')
+        throw new AwsJsonError('InvalidParameterException', `${flow} is not supported by the local stand-in.`);
       return passwordAuth(input);
     },
 
@@ -326,39 +528,71 @@ export async function startCognitoStandIn(options: CognitoStandInOptions): Promi
       checkPool(input);
       checkClient(input);
       const flow = requireString(input, 'AuthFlow');
-      // ADMIN_NO_SRP_AUTH is the older name of the same flow.
-      if (flow !== 'ADMIN_USER_PASSWORD_AUTH' && flow !== 'ADMIN_NO_SRP_AUTH')
-        throw new AwsJsonError('InvalidParameterException', `${flow} flow not enabled for this client`);
+      if (!ADMIN_PASSWORD_FLOWS.has(flow)) {
+        if (flow in CLIENT_FLOWS)
+          throw new AwsJsonError('InvalidParameterException', `${flow} is not supported by the local stand-in.`);
+        throw new AwsJsonError('InvalidParameterException', 'Initiate Auth method not supported.');
+      }
+      if (!clientFlows.has('ALLOW_ADMIN_USER_PASSWORD_AUTH'))
+        throw new AwsJsonError('InvalidParameterException', 'Auth flow not enabled for this client');
       return passwordAuth(input);
     },
 
-    async RespondToAuthChallenge(input: AwsJsonInput) {
+    RespondToAuthChallenge(input: AwsJsonInput) {
       checkClient(input);
-      if (requireString(input, 'ChallengeName') !== 'NEW_PASSWORD_REQUIRED') {
-        throw new AwsJsonError(
-          'InvalidParameterException',
-          'Only NEW_PASSWORD_REQUIRED is supported by the local stand-in.',
-        );
+      return respond(input);
+    },
+
+    AdminRespondToAuthChallenge(input: AwsJsonInput) {
+      checkPool(input);
+      checkClient(input);
+      return respond(input);
+    },
+
+    /** A new secret for the user, pending until a code of it is verified; by access token or MFA_SETUP session. */
+    AssociateSoftwareToken(input: AwsJsonInput) {
+      const { key, user } = tokenOrSessionUser(input);
+      if (input.AccessToken === undefined) sessions.delete(requireString(input, 'Session'));
+      const secret = newTotpSecret();
+      (user.totp ??= { enabled: false, lastUsedStep: -1 }).pending = secret;
+      save();
+      return {
+        SecretCode: secret,
+        ...(input.AccessToken === undefined ? { Session: openSession(key, 'MFA_SETUP') } : {}),
+      };
+    },
+
+    /** A code of the pending secret makes it the user's; in an MFA_SETUP session it is also switched on. */
+    VerifySoftwareToken(input: AwsJsonInput) {
+      const { key, user, session } = tokenOrSessionUser(input);
+      if (!user.totp?.pending)
+        throw new AwsJsonError('InvalidParameterException', 'User has not associated a software token.');
+      if (!useCode(user, requireString(input, 'UserCode'), 'pending'))
+        throw new AwsJsonError('EnableSoftwareTokenMFAException', 'Code mismatch and fail enable Software Token MFA');
+      if (session) {
+        sessions.delete(requireString(input, 'Session'));
+        (user.totp as SoftwareToken).enabled = true;
+        save();
       }
-      const session = sessions.get(requireString(input, 'Session'));
-      if (!session || session.expires <= now())
-        throw new AwsJsonError('NotAuthorizedException', 'Invalid session for the user, session is expired.');
-      const responses = (input.ChallengeResponses ?? {}) as Record<string, unknown>;
-      if (typeof responses.USERNAME !== 'string')
-        throw new AwsJsonError('InvalidParameterException', 'Missing required parameter USERNAME');
-      // A session answers only for the user it was issued to.
-      if (lookup(responses.USERNAME)?.[0] !== session.key)
-        throw new AwsJsonError('NotAuthorizedException', 'Invalid session for the user.');
-      if (typeof responses.NEW_PASSWORD !== 'string')
-        throw new AwsJsonError('InvalidParameterException', 'Missing required parameter NEW_PASSWORD');
-      await setPassword(session.key, responses.NEW_PASSWORD, true);
-      sessions.delete(requireString(input, 'Session'));
-      return { AuthenticationResult: tokens(state.users[session.key] as StoredUser), ChallengeParameters: {} };
+      return { Status: 'SUCCESS', ...(session ? { Session: openSession(key, 'MFA_SETUP', true) } : {}) };
+    },
+
+    SetUserMFAPreference(input: AwsJsonInput) {
+      const [, user] = tokenUser(input);
+      setMfaPreference(user, input);
+      return {};
+    },
+
+    AdminSetUserMFAPreference(input: AwsJsonInput) {
+      checkPool(input);
+      const [, user] = requireUser(input);
+      setMfaPreference(user, input);
+      return {};
     },
 
     GetUser(input: AwsJsonInput) {
       const [, user] = tokenUser(input);
-      return { Username: user.sub, UserAttributes: attributeList(user) };
+      return { Username: user.sub, UserAttributes: attributeList(user), ...mfaView(user) };
     },
 
     /** The signed-in user's own change: the access token, the password it has now, the new one. */

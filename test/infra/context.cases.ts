@@ -26,6 +26,7 @@ describe('deployment context', () => {
       accountConcurrency: 1000,
       concurrencyPartition: true,
       apiGatewayAccountRole: 'ifUnset',
+      dashboardMfa: 'optional',
     });
   });
 
@@ -223,6 +224,13 @@ describe('deployment context', () => {
       expect(() => read({ apiGatewayAccountRole: bad })).toThrow(
         /apiGatewayAccountRole "[^"]*" must be one of ifUnset, set, leave/,
       );
+    }
+  });
+
+  test('dashboardMfa: optional or required', () => {
+    for (const mode of ['optional', 'required']) expect(read({ dashboardMfa: mode }).dashboardMfa).toBe(mode);
+    for (const bad of ['on', 'REQUIRED', 'true']) {
+      expect(() => read({ dashboardMfa: bad })).toThrow(/dashboardMfa "[^"]*" must be one of optional, required/);
     }
   });
 

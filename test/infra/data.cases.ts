@@ -1,6 +1,9 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { tableSchemas } from '../../lambdas/store/table-schema.js';
-import { build, logicalIdOf, type Built } from './support.js';
+import { ENV } from '../../lambdas/config/environment.js';
+import { routes } from '../../lib/routes.js';
+import { DEFAULT_CLIENT_AUTH_FLOWS } from '../../local/standins/cognito.js';
+import { build, functionLogicalId, logicalIdOf, type Built } from './support.js';
 
 describe('data stores', () => {
   let built: Built;
@@ -105,12 +108,36 @@ describe('data stores', () => {
     expect(pool.Properties.Policies.PasswordPolicy.MinimumLength).toBeGreaterThanOrEqual(12);
   });
 
-  test('the app client signs in with USER_PASSWORD_AUTH and has no secret', () => {
-    built.template.hasResourceProperties('AWS::Cognito::UserPoolClient', {
-      ExplicitAuthFlows: Match.arrayWith(['ALLOW_USER_PASSWORD_AUTH']),
-      GenerateSecret: false,
-    });
-    const client = Object.values(built.template.findResources('AWS::Cognito::UserPoolClient'))[0]!;
-    expect(client.Properties.ExplicitAuthFlows).not.toContain('ALLOW_ADMIN_USER_PASSWORD_AUTH');
+  test('the app client allows the admin password flow and refresh tokens only: its public id signs no one in', () => {
+    const clients = Object.values(built.template.findResources('AWS::Cognito::UserPoolClient'));
+    expect(clients).toHaveLength(1);
+    const client = clients[0]!.Properties;
+    expect([...client.ExplicitAuthFlows].sort()).toEqual([
+      'ALLOW_ADMIN_USER_PASSWORD_AUTH',
+      'ALLOW_REFRESH_TOKEN_AUTH',
+    ]);
+    expect(client.GenerateSecret).toBe(false);
+    // A set-up begun at sign-in keeps the MFA_SETUP session until its code: the pending set-up's 10 minutes.
+    expect(client.AuthSessionValidity).toBe(10);
+    // The local stand-in enforces the same flows (local/standins/cognito.ts).
+    expect([...client.ExplicitAuthFlows].sort()).toEqual([...DEFAULT_CLIENT_AUTH_FLOWS].sort());
+  });
+
+  test('MFA: TOTP only (no SMS), optional per user by default', () => {
+    const pool = Object.values(built.template.findResources('AWS::Cognito::UserPool'))[0]!.Properties;
+    expect(pool.MfaConfiguration).toBe('OPTIONAL');
+    expect(pool.EnabledMfas).toEqual(['SOFTWARE_TOKEN_MFA']);
+    expect(pool.SmsConfiguration).toBeUndefined();
+  });
+
+  test("dashboardMfa required: the pool's MFA is on, and the sign-in functions are told so", () => {
+    const required = build({ dashboardMfa: 'required' });
+    const pool = Object.values(required.template.findResources('AWS::Cognito::UserPool'))[0]!.Properties;
+    expect(pool.MfaConfiguration).toBe('ON');
+    expect(pool.EnabledMfas).toEqual(['SOFTWARE_TOKEN_MFA']);
+    for (const route of routes.filter((r) => r.grants.includes('userPool:login'))) {
+      const fn = required.template.toJSON().Resources[functionLogicalId(required.stack, route.id)];
+      expect(fn.Properties.Environment.Variables[ENV.dashboardMfa]).toBe('required');
+    }
   });
 });

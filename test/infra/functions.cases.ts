@@ -89,6 +89,9 @@ describe('endpoint functions', () => {
       const usesPool = has('userPool:login') || has('userPool:admin');
       expect(env[ENV.userPoolId] !== undefined).toBe(usesPool);
       expect(env[ENV.userPoolClientId] !== undefined).toBe(usesPool);
+      // Only the sign-in functions are told whether MFA is required, and the authenticator issuer.
+      expect(env[ENV.dashboardMfa]).toBe(has('userPool:login') ? 'optional' : undefined);
+      expect(env[ENV.totpIssuer]).toBe(has('userPool:login') ? built.stack.stackName : undefined);
       // The prompt service key secret is named whenever the grant is held; the rest needs context.
       expect(env[ENV.promptServiceKeySecretId]).toEqual(
         has('promptService:read') ? { Ref: logicalIdOf(built.stack.secrets.promptServiceKey) } : undefined,

@@ -447,7 +447,11 @@ describe.each<[string, readonly RouteSpec[], Partial<GatewayStackProps>]>([
         [
           // Accounts get a temporary password with the user: no grant may set one (AdminSetUserPassword).
           ...(has('userPool:admin') ? ['cognito-idp:AdminCreateUser'] : []),
-          ...(has('userPool:login') ? ['cognito-idp:InitiateAuth', 'cognito-idp:RespondToAuthChallenge'] : []),
+          // Sign-in by the admin flow only, IAM-signed; the user's own calls (ChangePassword, the
+          // authenticator's) are authorized by the user's access token, so no grant holds them.
+          ...(has('userPool:login')
+            ? ['cognito-idp:AdminInitiateAuth', 'cognito-idp:AdminRespondToAuthChallenge']
+            : []),
         ].sort(),
       );
       for (const statement of statements.filter((s) => actionsOf(s).some((a) => a.startsWith('cognito-idp:')))) {

@@ -105,12 +105,14 @@ test('fashion: a try-on run with typed inputs, its status, and a subscribed stre
   expect(dressed.events).toContain('data: [DONE]');
 }, 60_000);
 
-test('the dashboard: sign-in (a wrong password is a typed 401), session, keys, provider keys, usage, sign-out', async () => {
+test('the dashboard: sign-in (a wrong password is a typed 401), session, MFA, keys, provider keys, usage, sign-out', async () => {
   const managed = await program.manage(recording, access);
   expect([managed.refusedStatus, managed.refusedCode]).toEqual([401, 'UNAUTHORIZED']);
   expect(typeof managed.expiresAt).toBe('string');
   expect(managed.sessionEmail).toBe(local.account.email);
   expect([managed.unchangedStatus, managed.unchangedCode]).toEqual([401, 'UNAUTHORIZED']);
+  expect(managed.mfaStatuses).toEqual([409, 200, 409]);
+  expect(managed.mfaSecret).toMatch(/^[A-Z2-7]{32}$/);
   expect(managed.loggedOutStatus).toBe(204);
   expect(managed.statuses).toEqual([201, 200, 200, 204]);
   expect(managed.fullKey).toContain(managed.keyId);

@@ -2,10 +2,11 @@ import { adminKey, createKey, provisionAccount } from './support/provisioning.js
 import { bearer, call } from './support/http.js';
 import { scanAll } from './support/ledger.js';
 import { useGateway } from './support/gateway-fixture.js';
+import { authenticator, wrongCode } from '../support/authenticator.js';
 
 const local = useGateway();
 
-test('keys, the admin token and dashboard passwords never reach logs, DynamoDB items or later responses', async () => {
+test('keys, the admin token, dashboard passwords and authenticator secrets and codes never reach logs, DynamoDB items or later responses', async () => {
   const account = await provisionAccount(local.gateway, 'canary');
   const dashboardKey = await createKey(local.gateway, account, { name: 'canary' });
   const provisioned = await adminKey(local.gateway, { accountId: account.accountId, type: 'secret' });
@@ -66,10 +67,39 @@ test('keys, the admin token and dashboard passwords never reach logs, DynamoDB i
   secrets.push(changedPassword, refusedPassword);
   secretParts.push(changedPassword.slice(-43), refusedPassword.slice(-43));
 
+  // An authenticator set up, confirmed and used, a wrong code tried: neither its secret nor a
+  // code is written anywhere (a code as the JSON string or parameter it would be logged as).
+  const session = {
+    Cookie: /gw_session=[^;]*/.exec(changes[1]!.headers.get('set-cookie') ?? '')![0],
+    Origin: local.gateway.info.baseUrl,
+  };
+  const begun = await call(local.gateway.url('/api/v1/auth/mfa'), {
+    headers: session,
+    body: { currentPassword: changedPassword },
+  });
+  const device = authenticator(begun.body.data.setup.secret);
+  const codes = [wrongCode(device.secret), await device.next(), await device.next()];
+  const mfaCalls = [
+    await call(local.gateway.url('/api/v1/auth/mfa'), { headers: session, body: { totpCode: codes[0] } }),
+    await call(local.gateway.url('/api/v1/auth/mfa'), { headers: session, body: { totpCode: codes[1] } }),
+    await call(local.gateway.url('/api/v1/auth/login'), {
+      body: { email: account.email, password: changedPassword, totpCode: codes[2] },
+    }),
+  ];
+  expect([begun.status, ...mfaCalls.map((answer) => answer.status)]).toEqual([200, 401, 200, 200]);
+  secrets.push(device.secret);
+  secretParts.push(device.secret);
+
   // `npm start` prints its own first key in the banner on purpose; everything else is logs.
   const logs = local.gateway.logs();
   const items = JSON.stringify(await scanAll(local.gateway));
   expect(items).toContain(dashboardKey.keyId); // the scan did see the key records
+  for (const code of codes) {
+    for (const written of [logs, items]) {
+      expect(written).not.toContain(`"${code}"`);
+      expect(written).not.toContain(`=${code}`);
+    }
+  }
   for (const [i, secret] of secrets.entries()) {
     expect(items).not.toContain(secret);
     expect(items).not.toContain(secretParts[i]);
@@ -78,4 +108,5 @@ test('keys, the admin token and dashboard passwords never reach logs, DynamoDB i
     for (const answer of later) expect(answer.text).not.toContain(secretParts[i]);
   }
   expect(logs).toContain('"route":"keys-update"'); // the logs were captured at all
-});
+  expect(logs).toContain('"route":"auth-mfa"');
+}, 120_000);

@@ -246,7 +246,9 @@ export async function manage(create: Create, access: Access) {
   const refused = await anonymous.POST('/api/v1/auth/login', { body: { email: access.email, password: 'not-it-' } });
   const refusedCode: string | undefined = refused.error?.error.code;
   const login = await anonymous.POST('/api/v1/auth/login', { body: { email: access.email, password: access.password } });
-  const expiresAt: string | undefined = login.data?.data.expiresAt;
+  // A 200 is a session; a 202 (a deployment that requires MFA, a user without it) is a set-up.
+  const signedInAs = login.data?.data;
+  const expiresAt: string | undefined = signedInAs && 'expiresAt' in signedInAs ? signedInAs.expiresAt : undefined;
   const cookie = /gw_session=[^;]*/.exec(login.response.headers.get('set-cookie') ?? '')?.[0] ?? '';
   const signedIn = create<paths>({ baseUrl: access.baseUrl, headers: { Cookie: cookie, Origin: access.origin } });
   const session = await signedIn.GET('/api/v1/auth/session');
@@ -256,6 +258,14 @@ export async function manage(create: Create, access: Access) {
     body: { currentPassword: 'not-it-', newPassword: 'Never-Set-123' },
   });
   const unchangedCode: string | undefined = unchanged.error?.error.code;
+  // The authenticator routes, leaving MFA off for the sections after this one: a code with no
+  // set-up waiting, a set-up begun (and left to expire), and turning off an authenticator not on.
+  const unconfirmed = await signedIn.POST('/api/v1/auth/mfa', { body: { totpCode: '000000' } });
+  const mfaSetup = await signedIn.POST('/api/v1/auth/mfa', { body: { currentPassword: access.password } });
+  const mfaSecret: string | undefined = mfaSetup.data?.data.setup?.secret;
+  const notOn = await signedIn.DELETE('/api/v1/auth/mfa', {
+    body: { currentPassword: access.password, totpCode: '000000' },
+  });
   const loggedOut = await signedIn.POST('/api/v1/auth/logout');
 
   const created = await withSession.POST('/api/v1/keys', { body: { name: 'openapi-client', rateLimit: 50 } });
@@ -293,6 +303,8 @@ export async function manage(create: Create, access: Access) {
     sessionEmail,
     unchangedStatus: unchanged.response.status,
     unchangedCode,
+    mfaStatuses: [unconfirmed.response.status, mfaSetup.response.status, notOn.response.status],
+    mfaSecret,
     loggedOutStatus: loggedOut.response.status,
     keyId,
     fullKey: created.data?.data.key,
@@ -319,10 +331,11 @@ export async function administer(create: Create, access: Access, email: string) 
   const replaced = await anonymous.POST('/api/v1/auth/login', {
     body: { email, password: initialPassword ?? '', newPassword: \`\${initialPassword}-own\` },
   });
+  const replacedAs = replaced.data?.data;
   const firstSignIn = {
     statuses: [refused.response.status, replaced.response.status],
     refusedCode: refused.error?.error.code,
-    signedInAs: replaced.data?.data.accountId,
+    signedInAs: replacedAs && 'accountId' in replacedAs ? replacedAs.accountId : undefined,
   };
   const key = await asAdmin.POST('/api/admin/v1/keys', { body: { accountId, type: 'secret', rateLimit: 10 } });
   const keyId: string = key.data?.data.keyId ?? '';
@@ -396,6 +409,8 @@ export interface ClientProgram {
     sessionEmail?: string;
     unchangedStatus: number;
     unchangedCode?: string;
+    mfaStatuses: number[];
+    mfaSecret?: string;
     loggedOutStatus: number;
     keyId: string;
     fullKey?: string;

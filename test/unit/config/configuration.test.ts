@@ -61,6 +61,17 @@ test('the legacy route’s sunset: an ISO 8601 date (its UTC start) or a date-ti
     );
 });
 
+test('dashboard MFA: optional unless DASHBOARD_MFA is required; the authenticator issuer, else a default', () => {
+  const userPool = (env: Record<string, string>) => readConfiguration(env).userPool;
+  expect(userPool({})).toMatchObject({ mfaRequired: false, totpIssuer: 'AI Gateway' });
+  expect(userPool({ DASHBOARD_MFA: 'optional', TOTP_ISSUER: 'Prod' })).toMatchObject({
+    mfaRequired: false,
+    totpIssuer: 'Prod',
+  });
+  expect(userPool({ DASHBOARD_MFA: 'required' }).mfaRequired).toBe(true);
+  expect(() => userPool({ DASHBOARD_MFA: 'on' })).toThrow('DASHBOARD_MFA must be required or optional, not "on"');
+});
+
 test('every malformed value is named at once, in one error', () => {
   const failure = (() => {
     try {

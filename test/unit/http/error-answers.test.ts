@@ -151,6 +151,12 @@ const DOMAINS: readonly Domain[] = [
       reset_required: { status: 401, code: 'PASSWORD_RESET_REQUIRED' },
       password_change_required: { status: 403, code: 'PASSWORD_CHANGE_REQUIRED' },
       password_rejected: { status: 400, code: 'BAD_REQUEST' },
+      mfa_required: { status: 401, code: 'MFA_REQUIRED', field: 'totpCode' },
+      totp_rejected: { status: 401, code: 'INVALID_TOTP_CODE', field: 'totpCode' },
+      mfa_setup_required: { status: 403, code: 'MFA_SETUP_REQUIRED' },
+      mfa_setup_not_begun: { status: 409, code: 'CONFLICT' },
+      mfa_not_enabled: { status: 409, code: 'CONFLICT' },
+      mfa_mandatory: { status: 409, code: 'CONFLICT' },
       throttled: {
         status: 429,
         code: 'RATE_LIMIT_EXCEEDED',

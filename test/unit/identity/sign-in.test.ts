@@ -6,9 +6,14 @@ import type { AwsJsonServer } from '../../../local/standins/aws-json-server.js';
 import { startCognitoStandIn } from '../../../local/standins/cognito.js';
 import { LOGIN_LIMITS } from '../../../lambdas/identity/login-limits.js';
 import { dynamoLoginThrottleStore } from '../../../lambdas/identity/login-throttle.js';
-import { signIn, SignInError, type SignInDeps } from '../../../lambdas/identity/sign-in.js';
 import {
-  changePassword,
+  deploymentDirectory,
+  deploymentPendingMfa,
+  signIn,
+  SignInError,
+  type SignInDeps,
+} from '../../../lambdas/identity/sign-in.js';
+import {
   checkPassword,
   completeNewPassword,
   createDashboardUser,
@@ -59,24 +64,28 @@ async function newAccount(): Promise<{ email: string; password: string; accountI
   const temporary = await createDashboardUser(email, 'Test');
   const { accountId } = await createAccount(email, 'Test');
   const check = await checkPassword(email, temporary);
-  if (typeof check !== 'object') throw new Error(`expected the new-password challenge, got ${check}`);
+  if (typeof check !== 'object' || !('challenge' in check)) throw new Error(`expected the new-password challenge`);
   const password = `${temporary}-own`;
-  expect(await completeNewPassword(email, check.newPasswordRequired.session, password)).toBe('ok');
+  expect(await completeNewPassword(email, check.session, password)).toMatchObject({ signedIn: {} });
   return { email, password, accountId };
 }
 
 /** The real directory, with every question it was asked and every answer it gave. */
 function watchedDirectory() {
-  const asked: { email: string; password: string; answer: PasswordCheck }[] = [];
+  const asked: { email: string; password: string; answer: Exclude<PasswordCheck, object> | 'right' }[] = [];
   const ended: string[] = [];
   const deps: SignInDeps = {
-    checkPassword: async (email, password) => {
-      const answer = await checkPassword(email, password);
-      asked.push({ email, password, answer });
-      return answer;
+    directory: {
+      ...deploymentDirectory,
+      checkPassword: async (email, password) => {
+        const answer = await checkPassword(email, password);
+        // Tokens and sessions differ per call; what the directory said is the same.
+        asked.push({ email, password, answer: typeof answer === 'object' ? 'right' : answer });
+        return answer;
+      },
     },
-    completeNewPassword,
-    changePassword,
+    pendingMfa: deploymentPendingMfa,
+    totpIssuer: 'Sign-in test',
     endSessions: async (accountId) => {
       ended.push(accountId);
       return deleteSessionsOf(accountId);
@@ -97,7 +106,7 @@ async function startSession(accountId: string, email: string): Promise<string> {
 /** A sign-in with a new password, its refusal as data. */
 async function attemptWith(email: string, password: string, newPassword: string, ip: string, deps: SignInDeps) {
   try {
-    return { signedIn: (await signIn(email, password, ip, deps, newPassword)).accountId };
+    return { signedIn: (await signIn(email, password, ip, deps, { newPassword })).accountId };
   } catch (error) {
     if (!(error instanceof SignInError)) throw error;
     return { kind: error.kind, field: error.field };

@@ -9,6 +9,21 @@ test.each([
   ['an OpenAI-style provider key', 'upstream said sk-proj-ABCDEFGHIJKLMNOPQRST', 'upstream said sk-[redacted]'],
   ['an xAI key', 'xai-ABCDEFGHIJKLMNOPQRSTUV', 'xai-[redacted]'],
   ['a Google key', 'key=AIzaSyA1234567890abcdefghijklmnopqrstu', 'key=AIza[redacted]'],
+  [
+    'a JWT (a Cognito token)',
+    'token eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhZGEifQ.c2lnbmF0dXJl end',
+    'token eyJ[redacted] end',
+  ],
+  [
+    'an authenticator secret in its otpauth URI',
+    'otpauth://totp/Gw:ada%40example.com?secret=JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP&issuer=Gw',
+    'otpauth://totp/Gw:ada%40example.com?secret=[redacted]&issuer=Gw',
+  ],
+  [
+    'passwords, codes and Cognito fields in JSON',
+    '{"email":"a@b.c","password":"Pa\\"ss-1","totpCode":"123456","SecretCode":"JBSWY3DP","Session":"AYAB"}',
+    '{"email":"a@b.c","password":"[redacted]","totpCode":"[redacted]","SecretCode":"[redacted]","Session":"[redacted]"}',
+  ],
 ])('redacts %s', (_name, text, expected) => {
   expect(redact(text)).toBe(expected);
 });

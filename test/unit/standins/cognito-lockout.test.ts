@@ -32,7 +32,14 @@ let users = 0;
 
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'cognito-lockout-'));
-  server = await startCognitoStandIn({ dataDir, userPoolId: UserPoolId, clientId: ClientId, now: () => now });
+  // The password flow allowed beside the admin one, to show the lockout holds for both.
+  server = await startCognitoStandIn({
+    dataDir,
+    userPoolId: UserPoolId,
+    clientId: ClientId,
+    clientAuthFlows: ['ALLOW_USER_PASSWORD_AUTH', 'ALLOW_ADMIN_USER_PASSWORD_AUTH'],
+    now: () => now,
+  });
   client = new CognitoIdentityProviderClient({ endpoint: server.url, region: 'us-east-1', credentials });
 });
 

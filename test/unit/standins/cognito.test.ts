@@ -1,6 +1,8 @@
 import {
   AdminCreateUserCommand,
   AdminGetUserCommand,
+  AdminInitiateAuthCommand,
+  AdminRespondToAuthChallengeCommand,
   AdminSetUserPasswordCommand,
   ChangePasswordCommand,
   CognitoIdentityProviderClient,
@@ -70,7 +72,12 @@ const createUser = (TemporaryPassword = 'Temporary-Pass-1') =>
 
 const login = (USERNAME: string, PASSWORD: string) =>
   client.send(
-    new InitiateAuthCommand({ ClientId, AuthFlow: 'USER_PASSWORD_AUTH', AuthParameters: { USERNAME, PASSWORD } }),
+    new AdminInitiateAuthCommand({
+      UserPoolId,
+      ClientId,
+      AuthFlow: 'ADMIN_USER_PASSWORD_AUTH',
+      AuthParameters: { USERNAME, PASSWORD },
+    }),
   );
 
 function claims(jwt: string | undefined): Record<string, unknown> {
@@ -140,9 +147,10 @@ test('a wrong pool or client id is ResourceNotFoundException', async () => {
   expect(pool.name).toBe('ResourceNotFoundException');
   const app = await errorOf(
     client.send(
-      new InitiateAuthCommand({
+      new AdminInitiateAuthCommand({
+        UserPoolId,
         ClientId: 'other',
-        AuthFlow: 'USER_PASSWORD_AUTH',
+        AuthFlow: 'ADMIN_USER_PASSWORD_AUTH',
         AuthParameters: { USERNAME: EMAIL, PASSWORD },
       }),
     ),
@@ -159,7 +167,8 @@ test('a temporary password leads to NEW_PASSWORD_REQUIRED, which RespondToAuthCh
 
   const weak = await errorOf(
     client.send(
-      new RespondToAuthChallengeCommand({
+      new AdminRespondToAuthChallengeCommand({
+        UserPoolId,
         ClientId,
         ChallengeName: 'NEW_PASSWORD_REQUIRED',
         Session: challenge.Session,
@@ -170,7 +179,8 @@ test('a temporary password leads to NEW_PASSWORD_REQUIRED, which RespondToAuthCh
   expect(weak.name).toBe('InvalidPasswordException');
 
   const done = await client.send(
-    new RespondToAuthChallengeCommand({
+    new AdminRespondToAuthChallengeCommand({
+      UserPoolId,
       ClientId,
       ChallengeName: 'NEW_PASSWORD_REQUIRED',
       Session: challenge.Session,
@@ -193,7 +203,8 @@ test('a new-password session answers once, for its own user, within 3 minutes', 
   );
   const answer = (Session: string | undefined, USERNAME = EMAIL, NEW_PASSWORD = PASSWORD) =>
     client.send(
-      new RespondToAuthChallengeCommand({
+      new AdminRespondToAuthChallengeCommand({
+        UserPoolId,
         ClientId,
         ChallengeName: 'NEW_PASSWORD_REQUIRED',
         Session,
@@ -203,7 +214,8 @@ test('a new-password session answers once, for its own user, within 3 minutes', 
   const first = (await login(EMAIL, 'Temporary-Pass-1')).Session;
   expect((await errorOf(answer('not-a-session-at-all-0123456789'))).name).toBe('NotAuthorizedException');
   expect((await errorOf(answer(first, 'other@example.com'))).name).toBe('NotAuthorizedException');
-  const withoutUser = new RespondToAuthChallengeCommand({
+  const withoutUser = new AdminRespondToAuthChallengeCommand({
+    UserPoolId,
     ClientId,
     ChallengeName: 'NEW_PASSWORD_REQUIRED',
     Session: first,
@@ -290,13 +302,72 @@ test('wrong passwords and unknown users get the same NotAuthorizedException', as
   }
 });
 
-test('unsupported auth flows are InvalidParameterException', async () => {
-  const err = await errorOf(
-    client.send(
-      new InitiateAuthCommand({ ClientId, AuthFlow: 'USER_SRP_AUTH', AuthParameters: { USERNAME: EMAIL, SRP_A: 'x' } }),
-    ),
+test("the client's explicit auth flows are enforced: by default only the admin password flow signs in", async () => {
+  await createUser();
+  await client.send(
+    new AdminSetUserPasswordCommand({ UserPoolId, Username: EMAIL, Password: PASSWORD, Permanent: true }),
   );
-  expect(err.name).toBe('InvalidParameterException');
+  const initiate = (AuthFlow: 'USER_PASSWORD_AUTH' | 'USER_SRP_AUTH' | 'CUSTOM_AUTH') =>
+    errorOf(
+      client.send(
+        new InitiateAuthCommand({ ClientId, AuthFlow, AuthParameters: { USERNAME: EMAIL, PASSWORD, SRP_A: 'x' } }),
+      ),
+    );
+  for (const flow of ['USER_PASSWORD_AUTH', 'USER_SRP_AUTH', 'CUSTOM_AUTH'] as const) {
+    const refused = await initiate(flow);
+    expect(refused.name).toBe('InvalidParameterException');
+    expect(refused.message).toBe(`${flow} flow not enabled for this client`);
+  }
+  // The same password through the admin flow, signed with the credentials IAM grants it to.
+  expect((await login(EMAIL, PASSWORD)).AuthenticationResult).toBeDefined();
+
+  // A client that allows the password flow but not the admin one: the other way round.
+  await stop();
+  server = await startCognitoStandIn({
+    dataDir,
+    userPoolId: UserPoolId,
+    clientId: ClientId,
+    clientAuthFlows: ['ALLOW_USER_PASSWORD_AUTH'],
+  });
+  client = new CognitoIdentityProviderClient({ endpoint: server.url, region: 'us-east-1', credentials });
+  const viaClient = await client.send(
+    new InitiateAuthCommand({
+      ClientId,
+      AuthFlow: 'USER_PASSWORD_AUTH',
+      AuthParameters: { USERNAME: EMAIL, PASSWORD },
+    }),
+  );
+  expect(viaClient.AuthenticationResult).toBeDefined();
+  const admin = await errorOf(login(EMAIL, PASSWORD));
+  expect(admin).toMatchObject({ name: 'InvalidParameterException', message: 'Auth flow not enabled for this client' });
+});
+
+test('a client flow answers its new-password challenge with RespondToAuthChallenge, unsigned', async () => {
+  await stop();
+  server = await startCognitoStandIn({
+    dataDir,
+    userPoolId: UserPoolId,
+    clientId: ClientId,
+    clientAuthFlows: ['ALLOW_USER_PASSWORD_AUTH'],
+  });
+  client = new CognitoIdentityProviderClient({ endpoint: server.url, region: 'us-east-1', credentials });
+  await createUser();
+  const challenge = await client.send(
+    new InitiateAuthCommand({
+      ClientId,
+      AuthFlow: 'USER_PASSWORD_AUTH',
+      AuthParameters: { USERNAME: EMAIL, PASSWORD: 'Temporary-Pass-1' },
+    }),
+  );
+  const done = await client.send(
+    new RespondToAuthChallengeCommand({
+      ClientId,
+      ChallengeName: 'NEW_PASSWORD_REQUIRED',
+      Session: challenge.Session,
+      ChallengeResponses: { USERNAME: EMAIL, NEW_PASSWORD: PASSWORD },
+    }),
+  );
+  expect(done.AuthenticationResult?.AccessToken).toBeTruthy();
 });
 
 test.each([

@@ -1,5 +1,6 @@
 import {
   AdminCreateUserCommand,
+  AdminInitiateAuthCommand,
   CognitoIdentityProviderClient,
   InitiateAuthCommand,
 } from '@aws-sdk/client-cognito-identity-provider';
@@ -200,21 +201,37 @@ describe('the Cognito stand-in', () => {
     expect(await refusal(unsigned)).toMatchObject({ status: 400, type: 'MissingAuthenticationTokenException' });
   });
 
-  test('serves sign-in unsigned, as AWS does (the SDK sends InitiateAuth without a signature)', async () => {
+  test('serves InitiateAuth unsigned, as AWS does, and the admin sign-in only signed', async () => {
     const anonymous = new CognitoIdentityProviderClient({
       endpoint: cognito.url,
       region: 'us-east-1',
       credentials: { accessKeyId: 'AKIASTRANGER00000001', secretAccessKey: 'x' },
     });
+    const AuthParameters = { USERNAME: 'nobody@example.com', PASSWORD: 'Wrong-password-1' };
+    // Reaches the operation (no signature refusal), which the client's flows then refuse.
     await expect(
-      anonymous.send(
-        new InitiateAuthCommand({
-          AuthFlow: 'USER_PASSWORD_AUTH',
-          ClientId: 'web',
-          AuthParameters: { USERNAME: 'nobody@example.com', PASSWORD: 'Wrong-password-1' },
-        }),
-      ),
-    ).rejects.toMatchObject({ name: expect.stringMatching(/^(NotAuthorizedException|UserNotFoundException)$/) });
+      anonymous.send(new InitiateAuthCommand({ AuthFlow: 'USER_PASSWORD_AUTH', ClientId: 'web', AuthParameters })),
+    ).rejects.toMatchObject({
+      name: 'InvalidParameterException',
+      message: 'USER_PASSWORD_AUTH flow not enabled for this client',
+    });
+    const adminSignIn = new AdminInitiateAuthCommand({
+      UserPoolId,
+      ClientId: 'web',
+      AuthFlow: 'ADMIN_USER_PASSWORD_AUTH',
+      AuthParameters,
+    });
+    await expect(anonymous.send(adminSignIn)).rejects.toMatchObject({ name: 'UnrecognizedClientException' });
+    await expect(signedClient.send(adminSignIn)).rejects.toMatchObject({ name: 'NotAuthorizedException' });
+    const unsigned = await postRaw(
+      cognito.url,
+      {
+        'content-type': 'application/x-amz-json-1.1',
+        'x-amz-target': 'AWSCognitoIdentityProviderService.AdminRespondToAuthChallenge',
+      },
+      JSON.stringify({ UserPoolId, ClientId: 'web', ChallengeName: 'SOFTWARE_TOKEN_MFA', Session: 'x' }),
+    );
+    expect(await refusal(unsigned)).toMatchObject({ status: 400, type: 'MissingAuthenticationTokenException' });
     anonymous.destroy();
   });
 });
