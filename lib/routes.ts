@@ -43,8 +43,8 @@ export type Grant =
   | 'answers:cache'
   /** Job submissions' idempotency keys: `IDEMPOTENCY#` items of the cache table. */
   | 'idempotency:write'
-  /** The sign-in throttle's counters: `LOGIN#` items of the cache table. */
-  | 'loginAttempts:write'
+  /** Sign-in state: the throttle's counters and pending authenticator set-ups (`LOGIN#`, `MFASETUP#` items of the cache table). */
+  | 'signIns:write'
   /** The arena's session log and records (jobs table): conditional puts and updates. */
   | 'arenaSessions:write'
   /** Reading session logs and their META (`ARENA_SESSION#<id>`), by session id. */
@@ -404,8 +404,9 @@ export const routes = [
     method: 'POST',
     path: '/api/v1/auth/login',
     auth: [],
-    // The sign-in throttle's counters (lambdas/identity/login-throttle.ts).
-    grants: ['identity:read', 'sessions:write', 'loginAttempts:write', 'userPool:login'],
+    // The sign-in throttle's counters (lambdas/identity/login-throttle.ts) and, where MFA is
+    // required, the pending set-up a first sign-in begins (lambdas/store/mfa-setups.ts).
+    grants: ['identity:read', 'sessions:write', 'signIns:write', 'userPool:login'],
   }),
   // A signed-in user's own change of password: checked and throttled as a sign-in, it ends every
   // session of the account and answers a new one.
@@ -414,7 +415,7 @@ export const routes = [
     method: 'POST',
     path: '/api/v1/auth/password',
     auth: ['session'],
-    grants: ['identity:read', 'sessions:write', 'loginAttempts:write', 'userPool:login'],
+    grants: ['identity:read', 'sessions:write', 'signIns:write', 'userPool:login'],
   }),
   // The signed-in user's authenticator (TOTP MFA): POST begins a set-up or confirms it, DELETE
   // turns it off; each a sign-in attempt for the throttle.
@@ -423,14 +424,14 @@ export const routes = [
     method: 'POST',
     path: '/api/v1/auth/mfa',
     auth: ['session'],
-    grants: ['identity:read', 'cache:write', 'userPool:login'],
+    grants: ['identity:read', 'signIns:write', 'userPool:login'],
   }),
   route({
     id: 'auth-mfa-delete',
     method: 'DELETE',
     path: '/api/v1/auth/mfa',
     auth: ['session'],
-    grants: ['identity:read', 'cache:write', 'userPool:login'],
+    grants: ['identity:read', 'signIns:write', 'userPool:login'],
   }),
   route({
     id: 'auth-logout',

@@ -127,8 +127,13 @@ const GRANTS: Record<Grant, (acc: Accumulator) => void> = {
       ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
       ['IDEMPOTENCY#*'],
     ),
-  'loginAttempts:write': (acc) =>
-    acc.keyedTable('cache', ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem'], ['LOGIN#*']),
+  // Sign-in's counters (UpdateItem) and pending authenticator set-ups (PutItem).
+  'signIns:write': (acc) =>
+    acc.keyedTable(
+      'cache',
+      ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+      ['LOGIN#*', 'MFASETUP#*'],
+    ),
   // The arena's session log (lambdas/store/session-log.ts: pages put only where none is, the
   // META's lease updated under conditions) and the session records (ballots for audits).
   'arenaSessions:write': (acc) => acc.table('jobs', ['dynamodb:PutItem', 'dynamodb:UpdateItem'], false),

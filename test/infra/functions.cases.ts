@@ -22,7 +22,7 @@ const TABLE_OF_GRANT: Partial<Record<Grant, TableName>> = {
   'rateLimits:count': 'cache',
   'answers:cache': 'cache',
   'idempotency:write': 'cache',
-  'loginAttempts:write': 'cache',
+  'signIns:write': 'cache',
   'arenaSessions:write': 'jobs',
   'arenaSessions:read': 'jobs',
   'jobs:read': 'jobs',

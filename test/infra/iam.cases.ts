@@ -43,7 +43,7 @@ const TABLE_ACTIONS: Partial<Record<Grant, [TableName, string[]]>> = {
     'cache',
     ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
   ],
-  'loginAttempts:write': ['cache', ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem']],
+  'signIns:write': ['cache', ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']],
   // The session log: conditional puts of pages and records, the META's lease updates.
   'arenaSessions:write': ['jobs', ['dynamodb:PutItem', 'dynamodb:UpdateItem']],
   // The session log only (`ARENA_SESSION#*`, checked below): the account's records are read
@@ -58,7 +58,7 @@ const CACHE_PURPOSES: readonly [Grant, string[]][] = [
   ['rateLimits:count', ['RATE#*']],
   ['answers:cache', ['RESPONSE#*', 'IMAGEDESC#*']],
   ['idempotency:write', ['IDEMPOTENCY#*']],
-  ['loginAttempts:write', ['LOGIN#*']],
+  ['signIns:write', ['LOGIN#*', 'MFASETUP#*']],
 ];
 const byKeys = (a: { leadingKeys?: string[] }, b: { leadingKeys?: string[] }) =>
   String(a.leadingKeys).localeCompare(String(b.leadingKeys));
@@ -90,7 +90,7 @@ const TABLE_WRITES: readonly Grant[] = [
   'rateLimits:count',
   'answers:cache',
   'idempotency:write',
-  'loginAttempts:write',
+  'signIns:write',
   'arenaSessions:write',
   'jobs:write',
 ];
@@ -168,7 +168,7 @@ const EVERY_GRANT: Record<Grant, true> = {
   'rateLimits:count': true,
   'answers:cache': true,
   'idempotency:write': true,
-  'loginAttempts:write': true,
+  'signIns:write': true,
   'arenaSessions:write': true,
   'arenaSessions:read': true,
   'arenaSessions:readOwn': true,
