@@ -37,6 +37,7 @@ new GatewayStack(app, context.stackName, {
   customDomain: context.customDomain,
   alarmEmail: context.alarmEmail,
   legacyChatSunset: context.legacyChatSunset,
+  streamingCompute: context.streamingCompute,
 });
 
 Validations.of(app).addPlugins(new AwsSolutionsChecks(app));

@@ -1,0 +1,64 @@
+/**
+ * How the streaming routes are sized, on on-demand Lambda and on Lambda Managed Instances, from
+ * what `npm run bench -- memory` measures (bench/stream-footprint.ts). Data and pure functions,
+ * read by the stack, the cost model and the bench.
+ *
+ * MEASURED below is filled in from that bench; the manifest's memory for the streaming routes
+ * (lib/routes.ts) and the Managed Instances settings here follow from it.
+ */
+
+/** Lambda gives a function CPU in proportion to its memory: one full vCPU at 1,769 MB. */
+export const LAMBDA_MB_PER_VCPU = 1769;
+
+export const lambdaVcpuShare = (memoryMb: number): number => memoryMb / LAMBDA_MB_PER_VCPU;
+
+/** What the bench checks the chosen sizes against. */
+export const SIZING_TARGETS = Object.freeze({
+  /** Module base plus one open stream, as a share of the function's memory: room for a larger answer. */
+  maxMemoryUse: 0.6,
+  /**
+   * The first byte may come at most this much later than at today's 1,024 MB: a model's own first
+   * token takes 300 ms to several seconds, so this is under a tenth of what the caller waits anyway.
+   */
+  maxAddedFirstByteMs: 30,
+});
+
+/** A Managed Instances execution environment for the streaming routes, and how many streams it holds. */
+export const MANAGED_INSTANCES_SIZING = Object.freeze({
+  /** Lambda Managed Instances' smallest function memory. */
+  memoryMb: 2048,
+  /** The smallest ratio Lambda allows (2 GiB a vCPU): the most CPU for the 2 GiB, one vCPU. */
+  memoryGiBPerVcpu: 2,
+  /**
+   * PerExecutionEnvironmentMaxConcurrency: Node.js's default on Managed Instances (64 a vCPU).
+   * The measured CPU and memory of a stream would allow more; the default keeps the event loop's
+   * latency for each stream's chunks short, and the cost target holds with it.
+   */
+  perEnvironmentConcurrency: 64,
+  /** What the capacity provider's scaling aims at: CPU left for bursts of chunk work. */
+  targetCpuUtilization: 0.5,
+  /** Lambda keeps at least this many environments per function (one per Availability Zone). */
+  minExecutionEnvironments: 3,
+});
+
+export interface StreamFootprint {
+  /** CPU milliseconds one stream costs, start to end. */
+  readonly cpuMsPerStream: number;
+  readonly streamSeconds: number;
+  /** Resident memory one more open stream adds. */
+  readonly rssPerStreamBytes: number;
+  /** The function's resident memory with no request open. */
+  readonly baseBytes: number;
+}
+
+/** How many such streams one Managed Instances environment holds, by its CPU and by its memory. */
+export function streamsPerExecutionEnvironment(footprint: StreamFootprint): { byCpu: number; byMemory: number } {
+  const mi = MANAGED_INSTANCES_SIZING;
+  const vcpus = mi.memoryMb / 1024 / mi.memoryGiBPerVcpu;
+  const cpuPerStream = footprint.cpuMsPerStream / (footprint.streamSeconds * 1000);
+  const memoryBytes = mi.memoryMb * 1024 * 1024;
+  return {
+    byCpu: Math.floor((vcpus * mi.targetCpuUtilization) / cpuPerStream),
+    byMemory: Math.floor((memoryBytes * 0.8 - footprint.baseBytes) / Math.max(1, footprint.rssPerStreamBytes)),
+  };
+}
