@@ -76,6 +76,8 @@ export interface PhaseFootprint {
   readonly cpuPerRequestMs: number;
   /** Peak resident set growth while the requests were open, per open request. */
   readonly rssPerOpenRequestBytes: number;
+  /** The answer's bytes (median request): about what the upstream sent, in the same wire format. */
+  readonly answerBytes: number;
 }
 
 export async function benchStreamFootprint(): Promise<void> {
@@ -152,6 +154,7 @@ async function phase(
       cpuBeforeFirstTokenMs: Math.max(0, cpuBeforeToken - idleBeforeToken) / count,
       cpuPerRequestMs: cpu / count,
       rssPerOpenRequestBytes: Math.max(0, rssPeak - rssBefore) / count,
+      answerBytes: median(outcomes.map((o) => o.bytes)),
     };
   } finally {
     clearInterval(sampler);
@@ -186,7 +189,15 @@ function report(base: ModuleFootprint, phases: readonly PhaseFootprint[], ttfbMs
   );
   console.log(
     table([
-      ['', 'open at once', 'request length', 'CPU before first token', 'CPU a request', 'RSS per open request'],
+      [
+        '',
+        'open at once',
+        'request length',
+        'CPU before first token',
+        'CPU a request',
+        'RSS per open request',
+        'answer',
+      ],
       ...phases.map((p) => [
         p.name === 'stream' ? 'streamed (SSE)' : 'non-streamed',
         p.count,
@@ -194,6 +205,7 @@ function report(base: ModuleFootprint, phases: readonly PhaseFootprint[], ttfbMs
         fmtMs(p.cpuBeforeFirstTokenMs),
         fmtMs(p.cpuPerRequestMs),
         fmtBytes(p.rssPerOpenRequestBytes),
+        fmtBytes(p.answerBytes),
       ]),
     ]),
   );

@@ -62,3 +62,25 @@ export function streamsPerExecutionEnvironment(footprint: StreamFootprint): { by
     byMemory: Math.floor((memoryBytes * 0.8 - footprint.baseBytes) / Math.max(1, footprint.rssPerStreamBytes)),
   };
 }
+
+/**
+ * What a Managed Instances instance keeps for itself (its OS and Lambda's agent): one vCPU and
+ * 1 GiB, not available to execution environments (AWS's Lambda Managed Instances guidance).
+ */
+export const INSTANCE_RESERVE = Object.freeze({ vcpus: 1, memoryGiB: 1 });
+
+/** How many execution environments of this shape fit one instance, after its reserve. */
+export function environmentsPerInstance(
+  instance: { readonly vcpus: number; readonly memoryGiB: number },
+  environment: { readonly memoryMb: number; readonly memoryGiBPerVcpu: number },
+): number {
+  const memoryGiB = environment.memoryMb / 1024;
+  const vcpus = memoryGiB / environment.memoryGiBPerVcpu;
+  return Math.max(
+    0,
+    Math.min(
+      Math.floor((instance.vcpus - INSTANCE_RESERVE.vcpus) / vcpus),
+      Math.floor((instance.memoryGiB - INSTANCE_RESERVE.memoryGiB) / memoryGiB),
+    ),
+  );
+}

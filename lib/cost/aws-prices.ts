@@ -34,9 +34,10 @@ export const AWS_PRICES = Object.freeze({
   } satisfies Record<string, { vcpus: number; memoryGiB: number; perHour: number }>),
   /**
    * VPC egress (aws.amazon.com/vpc/pricing): a NAT gateway per hour, and per GB it processes in
-   * either direction; gateway endpoints (DynamoDB, S3) cost nothing.
+   * either direction; gateway endpoints (DynamoDB, S3) cost nothing; every public IPv4 address
+   * (the NAT gateway's Elastic IP among them) per hour.
    */
-  natGateway: Object.freeze({ perHour: 0.045, perGbProcessed: 0.045 }),
+  vpc: Object.freeze({ natGatewayPerHour: 0.045, natPerGbProcessed: 0.045, publicIpv4PerHour: 0.005 }),
   apiGateway: Object.freeze({
     /** REST API, first 333 million requests a month. */
     perMillionRequests: 3.5,
