@@ -3,8 +3,30 @@
  * what `npm run bench -- memory` measures (bench/stream-footprint.ts). Data and pure functions,
  * read by the stack, the cost model and the bench.
  *
- * MEASURED below is filled in from that bench; the manifest's memory for the streaming routes
- * (lib/routes.ts) and the Managed Instances settings here follow from it.
+ * Measured (Node 24, November 2026, three runs on a shared 2-core machine; the spread is the
+ * machine's): a chat completion streamed for 20 s (first token at 1 s, then 1,000 chunks) costs
+ * the function 98–122 ms of CPU in all, of which 0.7–1.6 ms come before the upstream's first
+ * token; each open stream adds 0.2–0.55 MiB of resident memory, and the function's module base
+ * (the bundle imported in a fresh process) is 85 MiB RSS with 17 MiB of V8 heap. Non-streamed,
+ * the same request costs 2–3 ms of CPU. The function waits: 20 s of wall time for a tenth of a
+ * second of CPU.
+ *
+ * On-demand Lambda: chat completions gets 192 MB (lib/routes.ts), not 1,024 MB.
+ * - Memory: module base and one stream use 44% of it; the rest is room for the largest body API
+ *   Gateway lets through (10 MB) while it is parsed.
+ * - First byte: Lambda's CPU share at 192 MB is 0.109 vCPU, so the 0.7–1.6 ms before the first
+ *   token stretch to 6.5–15 ms, 5–12 ms later than at 1,024 MB, against a model's own first token
+ *   of 300 ms to seconds. A cold start stretches the same way if the Init phase gets the same
+ *   share: the 0.2–0.4 s import becomes 1.8–3.8 s (0.35–0.7 s at 1,024 MB), once per environment.
+ * - Cost: $50.00 of compute a million 20 s streams instead of $266.67; with API Gateway, DynamoDB,
+ *   logs, X-Ray and WAF, $57.33 (`npm run cost`). 128 MB would leave too little room (66% used
+ *   before any large body); 256 MB would cost $74.
+ * The other streaming routes keep their memory: the chat modes run up to eight upstream streams
+ * and an orchestration at once, speech encodes audio, and this bench measures neither.
+ *
+ * Managed Instances (MANAGED_INSTANCES_SIZING): one vCPU at 50% holds about 90–100 such streams
+ * by CPU and thousands by memory, so the Node.js default of 64 concurrent requests an environment
+ * is kept.
  */
 
 /** Lambda gives a function CPU in proportion to its memory: one full vCPU at 1,769 MB. */

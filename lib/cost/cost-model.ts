@@ -288,7 +288,21 @@ function notes(template: Template, more: ReportAssumptions): string[] {
   const invocations = poller.pollFunctionsMb.length;
   const kinds = more.mediaJobs.kinds.map((k) => `${k.kind} every ${k.pollIntervalSeconds} s for ${k.typicalSeconds} s`);
   const e = more.exports;
+  const st = more.streams;
+  const mi = managedInstancesOf(template);
   return [
+    `Streams: a ${st.streamSeconds} s streamed chat completion. On-demand Lambda bills the chat function's memory
+    for the whole stream. Managed Instances bill the instances: ${mi.environment.concurrency} streams share an
+    environment of ${mi.environment.memoryMb} MB, environments hold ${st.steadyFill * 100}% of that on average at
+    steady load, ${mi.environmentsPerInstance} fit a ${mi.instanceType} after the vCPU and GiB it keeps for itself,
+    and each stream's ${Math.round(st.egressBytesPerStream / 1000)} KB to and from the upstream pass the NAT gateway
+    (the answer to the caller is counted as leaving by Lambda's invoke path). ${
+      mi.deployed
+        ? 'The mode is deployed: its shape is read from the template, and on-demand is priced at the manifest memory.'
+        : 'The mode is not deployed: it is priced with the defaults of -c streamingCompute=managed-instances.'
+    } Its idle cost is the warm environments (${mi.minEnvironments}, spread over ${mi.zones} zones) and the NAT
+    gateway; the crossover compares the two bills for the streams alone, the warm instances carrying the first
+    streams at no further instance cost.`,
     `Custom metrics: each metric name and set of dimension values the functions publish (EMF) is billed per
     month, prorated by the hour and only for the hours it is published in. An idle month publishes none, and
     at steady traffic the count does not grow with requests, so the table is a bound of its own: every route
