@@ -1,5 +1,7 @@
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { StreamingComputeConfig } from '../../lib/constructs/streaming-capacity.js';
+import { AWS_PRICES } from '../../lib/cost/aws-prices.js';
+import { environmentsPerInstance } from '../../lib/stream-sizing.js';
 import { build, functionLogicalId, logicalIdOf, manifestRoutes, type Built } from './support.js';
 
 /**
@@ -158,5 +160,23 @@ describe('Managed Instances in the operator’s subnets, and which routes go the
     expect(() => build({ streamingCompute: managed(), reservedConcurrency: { 'chat-completions': 50 } })).toThrow(
       /reservedConcurrency names routes on Managed Instances \(chat-completions\)/,
     );
+  });
+});
+
+describe('execution environments an instance holds', () => {
+  const environment = { memoryMb: 2048, memoryGiBPerVcpu: 2 };
+  // Written out: an instance keeps one vCPU and 1 GiB for itself; an environment is 1 vCPU and 2 GiB.
+  test.each([
+    ['c7g.large', 1],
+    ['c7g.xlarge', 3],
+    ['c7g.2xlarge', 7],
+    ['m7g.large', 1],
+    ['m7g.xlarge', 3],
+  ] as const)('a %s holds %i', (type, expected) => {
+    expect(environmentsPerInstance(AWS_PRICES.ec2[type], environment)).toBe(expected);
+  });
+
+  test('memory bounds it when environments have more GiB per vCPU', () => {
+    expect(environmentsPerInstance(AWS_PRICES.ec2['c7g.xlarge'], { memoryMb: 4096, memoryGiBPerVcpu: 4 })).toBe(1);
   });
 });
