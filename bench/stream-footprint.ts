@@ -34,6 +34,9 @@ import { printVerdicts, verdict } from './verdicts.js';
  *   SAMPLE_MS; the runtime's idle CPU over the same time is subtracted.
  * - Non-streamed, for comparison: the same requests with `stream: false`, answered whole after
  *   the same 20 s of upstream pacing.
+ * - A chat mode, for its routes (battle, fight, the legacy chat): FIGHTS blitz fights of one
+ *   round open at once, each eight agents streaming side by side at the same pacing, then their
+ *   votes; read the same way, per fight, with the fight function's own module base.
  * - First byte at concurrency 1: the gateway's time to the first streamed byte minus the
  *   upstream's first-token delay, on a warm runtime.
  *
@@ -54,6 +57,8 @@ const PRE_TOKEN_SAMPLE_MS = FIRST_TOKEN_MS - 200;
 /** After the last byte: the ledger and totals writes land (local write-behind windows are 20 ms). */
 const SETTLE_MS = 1500;
 const TTFB_SAMPLES = 20;
+/** Fights open at once: each runs eight agents' streams side by side. */
+const FIGHTS = 5;
 const CANDIDATE_MB = [128, 160, 192, 224, 256, 512, 1024, 1769] as const;
 
 const PACING = `[sim:first_token_ms=${FIRST_TOKEN_MS}] [sim:token_ms=${TOKEN_MS}] [sim:words=${CHUNKS}]`;
@@ -84,6 +89,9 @@ export async function benchStreamFootprint(): Promise<void> {
   const route = routes.find((r) => r.id === 'chat-completions');
   if (!route) throw new Error('no chat-completions route in the manifest');
   const base = moduleFootprint(await bundleRoute(route));
+  const fightRoute = routes.find((r) => r.id === 'fight');
+  if (!fightRoute) throw new Error('no fight route in the manifest');
+  const fightBase = moduleFootprint(await bundleRoute(fightRoute));
 
   const gateway = await startBenchGateway();
   try {
@@ -119,7 +127,18 @@ export async function benchStreamFootprint(): Promise<void> {
       const count = stream ? STREAMS : WHOLE_REQUESTS;
       phases.push(await phase(pid, probe(stream, PACING), count, 1000 * (index + 1), idle[index]!));
     }
+    const fightProbe: Probe = {
+      name: 'fight',
+      url: new URL(gateway.url('/api/v1/fight')),
+      headers: () => ({ Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' }),
+      body: (i) =>
+        JSON.stringify({ message: `footprint ${runId} fight ${i} ${PACING}`, rounds: 1, fightStyle: 'blitz' }),
+    };
+    await run({ ...fightProbe, body: (i) => fightProbe.body(i).replace(PACING, '[sim:words=20]') }, 2, 2, 0);
+    idle.push(await idleCpu(pid, 3000));
+    const fight = await phase(pid, fightProbe, FIGHTS, 5000, idle[idle.length - 1]!);
     report(base, phases, median(ttfb), Math.max(...idle));
+    reportChatModes(fightBase, fight);
   } finally {
     gateway.output = '';
     await gateway.dispose();
@@ -161,6 +180,55 @@ async function phase(
     clearTimeout(preToken);
     agent.destroy();
   }
+}
+
+const CHAT_MODE_CANDIDATE_MB = [256, 384, 512, 768, 1024] as const;
+
+/** The chat modes' routes: a fight's CPU share over its length, and its memory, per candidate size. */
+function reportChatModes(base: ModuleFootprint, fight: PhaseFootprint): void {
+  const fightRoute = routes.find((r) => r.id === 'fight')!;
+  const cpuShare = fight.cpuPerRequestMs / fight.medianTotalMs;
+  const peakBytes = base.rssBytes + fight.rssPerOpenRequestBytes;
+  console.log(
+    `\nChat modes: a blitz fight of one round, eight agents streaming at once (${FIGHTS} fights open): ` +
+      `${fmtMs(fight.medianTotalMs)} long, CPU ${fmtMs(fight.cpuPerRequestMs)} a fight ` +
+      `(${fmtMs(fight.cpuBeforeFirstTokenMs)} before the first token), RSS ${fmtBytes(fight.rssPerOpenRequestBytes)} ` +
+      `per open fight; module base RSS ${fmtBytes(base.rssBytes)}, import ${fmtMs(base.initMs)}\n`,
+  );
+  console.log(
+    table([
+      ['memory', 'vCPU share', 'CPU busy during a fight', 'CPU before first byte', 'memory used'],
+      ...CHAT_MODE_CANDIDATE_MB.map((mb) => [
+        `${mb} MB${mb === fightRoute.memoryMb ? ' (manifest)' : ''}`,
+        lambdaVcpuShare(mb).toFixed(3),
+        `${((100 * cpuShare) / lambdaVcpuShare(mb)).toFixed(0)}%`,
+        fmtMs(fight.cpuBeforeFirstTokenMs / lambdaVcpuShare(mb)),
+        `${((100 * peakBytes) / (mb * 1024 * 1024)).toFixed(0)}%`,
+      ]),
+    ]),
+  );
+  const t = SIZING_TARGETS;
+  const mb = fightRoute.memoryMb;
+  printVerdicts([
+    verdict(
+      `fight memory used at ${mb} MB (module base + one open fight)`,
+      peakBytes / (mb * 1024 * 1024),
+      t.maxMemoryUse,
+      (share) => `${(share * 100).toFixed(0)}%`,
+    ),
+    verdict(
+      `fight CPU busy on average at ${mb} MB`,
+      cpuShare / lambdaVcpuShare(mb),
+      t.maxChatModeCpuBusy,
+      (share) => `${(share * 100).toFixed(0)}%`,
+    ),
+    verdict(
+      `fight first byte later than at 1024 MB, at ${mb} MB`,
+      fight.cpuBeforeFirstTokenMs / lambdaVcpuShare(mb) - fight.cpuBeforeFirstTokenMs / lambdaVcpuShare(1024),
+      t.maxAddedFirstByteMs,
+      fmtMs,
+    ),
+  ]);
 }
 
 /** A fresh process importing the bundle, as a cold start does: its memory once the import is done. */

@@ -130,7 +130,7 @@ const CHAT_GRANTS: readonly Grant[] = [
 
 /**
  * Battle, fight and the legacy route: long streams of up to eight agents over ten rounds, so
- * the longest timeout API Gateway's streaming integration allows, and memory for eight streams.
+ * the longest timeout API Gateway's streaming integration allows, and CPU for eight streams.
  * Errors in the envelope (docs/interface.md §7's codes; battle and fight bodies are not OpenAI-shaped).
  */
 const CHAT_MODE = {
@@ -138,7 +138,8 @@ const CHAT_MODE = {
   rateLimited: true,
   streaming: true,
   timeoutSeconds: 900,
-  memoryMb: 1024,
+  // A fight's measured CPU and memory (lib/stream-sizing.ts): 13% of 512 MB's CPU share on average.
+  memoryMb: 512,
   errorStyle: 'envelope',
   grants: [...CHAT_GRANTS, 'arenaSessions:write', 'arenaSessions:run'],
 } as const satisfies Partial<RouteSpec>;

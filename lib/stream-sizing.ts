@@ -21,8 +21,13 @@
  * - Cost: $50.00 of compute a million 20 s streams instead of $266.67; with API Gateway, DynamoDB,
  *   logs, X-Ray and WAF, $57.33 (`npm run cost`). 128 MB would leave too little room (66% used
  *   before any large body); 256 MB would cost $74.
- * The other streaming routes keep their memory: the chat modes run up to eight upstream streams
- * and an orchestration at once, speech encodes audio, and this bench measures neither.
+ * The chat modes (battle, fight, the legacy chat) get 512 MB, not 1,024 MB: a blitz fight of one
+ * round, eight agents streaming at once for 23–26 s, costs 0.9 s of CPU (12–14 ms before the first
+ * token) and 3–6 MiB of memory on an 87 MiB module base. At 512 MB (0.289 vCPU) that is 12–13% of
+ * the function's CPU on average, 18% of its memory, and the first byte 21–24 ms later than at
+ * 1,024 MB; every second of a fight costs half. The other streaming routes keep their memory:
+ * speech encodes audio, the leaderboard fits its ratings after the answer, and this bench
+ * measures neither.
  *
  * Managed Instances (MANAGED_INSTANCES_SIZING): one vCPU at 50% holds about 90–100 such streams
  * by CPU and thousands by memory, so the Node.js default of 64 concurrent requests an environment
@@ -43,6 +48,11 @@ export const SIZING_TARGETS = Object.freeze({
    * token takes 300 ms to several seconds, so this is under a tenth of what the caller waits anyway.
    */
   maxAddedFirstByteMs: 30,
+  /**
+   * A chat mode's function busy on average over a fight, as a share of its CPU: eight streams'
+   * chunks arrive in bursts, so half of the share is kept for them.
+   */
+  maxChatModeCpuBusy: 0.5,
 });
 
 /** A Managed Instances execution environment for the streaming routes, and how many streams it holds. */
