@@ -2,7 +2,7 @@ import { DEFAULT_MANAGED_INSTANCES_TYPE } from '../constructs/streaming-capacity
 import { routes } from '../routes.js';
 import { environmentsPerInstance, MANAGED_INSTANCES_SIZING } from '../stream-sizing.js';
 import { AWS_PRICES, HOURS_PER_MONTH } from './aws-prices.js';
-import { grid, money, readable, total, type CostLine } from './table-costs.js';
+import { grid, money, readable, table, total, type CostLine } from './table-costs.js';
 import { numberProperty, ofType, type Resource, type Template } from './template.js';
 
 /**
@@ -305,10 +305,9 @@ export function streamComputeReport(comparison: StreamComparison, a: StreamAssum
       ],
     ),
     '',
-    grid(
-      "Managed Instances idle cost per month (the mode's own, on top of the idle table)",
-      ['item', 'per month', 'basis'],
-      [...idle.map((line) => [line.item, money(line.usd), line.basis]), ['Total', money(total(idle)), '']],
+    table(
+      `Managed Instances idle cost per month (the mode's own: ${shape.deployed ? 'in the idle table above' : 'on top of the idle table, were it deployed'})`,
+      idle,
     ),
     '',
     Number.isFinite(perMonth)

@@ -94,8 +94,9 @@ test('the report prints the idle and per-request tables with their totals (and t
   const report = costReport(template);
   expect(report).toContain('Idle cost per month (no traffic)');
   expect(report).toContain('Infrastructure cost per million gateway requests');
-  // Idle, per million requests, custom metrics, finance exports; media jobs have a total per kind instead.
-  expect(report.match(/^ {2}Total +\$\d+\.\d+$/gm)).toHaveLength(4);
+  // Idle, per million requests, Managed Instances idle, custom metrics, finance exports; media jobs
+  // have a total per kind instead, and the two compute modes a total per column.
+  expect(report.match(/^ {2}Total +\$\d+\.\d+$/gm)).toHaveLength(5);
 });
 
 test('a template without the chat completions function is refused with a clear message', () => {
