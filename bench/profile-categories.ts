@@ -36,14 +36,14 @@ const RULES: readonly (readonly [Category, (frame: Frame) => boolean])[] = [
   [
     'async hooks and context tracking',
     (f) =>
-      /node_modules\/(cls-hooked|async-hook-jl|emitter-listener|@aws\/lambda-invoke-store)\//.test(f.source) ||
+      /node_modules\/(@aws\/lambda-invoke-store|@opentelemetry\/context-async-hooks)\//.test(f.source) ||
       /^node:internal\/(async_hooks|async_context_frame|async_local_storage)/.test(f.source) ||
       f.source === 'node:async_hooks',
   ],
   [
     'logging, metrics, tracing',
     (f) =>
-      /node_modules\/(@aws-lambda-powertools|aws-xray-sdk-core)\//.test(f.source) ||
+      /node_modules\/(@aws-lambda-powertools|@opentelemetry)\//.test(f.source) ||
       /\/lambdas\/(observability\/|config\/(logger|redact)\.ts)/.test(f.source),
   ],
   ['JSON', (f) => /\/lambdas\/schema\/canonical-json\.ts$/.test(f.source)],

@@ -3,7 +3,8 @@
  * (not a test verdict). `npm run bench -- latency pinned` runs only the named sections:
  * bundles, models, overhead, arena (a paced fight's orchestration overhead), schema (the
  * schema_validation budget's CPU), memory (a 20 s stream's CPU time and memory, for sizing the
- * streaming routes), latency (DynamoDB at AWS speed), pinned (one vCPU for the servers),
+ * streaming routes), latency (DynamoDB at AWS speed, and a tenant session's cold and warm cost),
+ * pinned (one vCPU for the servers),
  * scale (the model past one machine: DynamoDB capacity per partition key and AWS limits at scale).
  * `npm run bench -- pinned profile` also profiles the pinned run's servers (`--cpu-prof`) and
  * prints where their CPU goes.
@@ -29,4 +30,5 @@ if (wanted('arena')) await benchArena();
 if (wanted('schema')) await benchSchemaValidation();
 if (wanted('memory')) await benchStreamFootprint();
 if (wanted('scale')) await (await import('./scale.js')).benchScale();
+if (wanted('latency')) await (await import('./tenant-session-cost.js')).benchTenantSessions();
 await benchDeploymentShaped(['latency', 'pinned'].filter(wanted), { profile: args.includes('profile') });

@@ -50,7 +50,11 @@ export const AWS_LIMITS = {
   /** Each function scales by this many execution environments every 10 s. */
   lambdaScalingPer10s: 1_000,
   secretsManagerGetSecretValuePerS: 10_000,
-  /** STS's default request quota per account and Region. */
+  /**
+   * STS's default request quota per account and Region, shared by every STS call made with the
+   * account's credentials, AssumeRole among them ("IAM and AWS STS quotas",
+   * https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_iam-quotas.html).
+   */
   stsRequestsPerS: 600,
 } as const;
 
@@ -313,6 +317,37 @@ export interface ServiceCalls {
   readonly stsPerColdStart: number;
 }
 
+/** How instances keep tenant sessions, and how many requests need one. */
+export interface TenantSessionSettings {
+  /** A session's lifetime, seconds (900). */
+  readonly sessionS: number;
+  /** Renewed this long before it expires, seconds (120). */
+  readonly refreshBeforeS: number;
+  /** Accounts one instance keeps sessions for at most (its LRU bound). */
+  readonly cacheAccounts: number;
+  /** Share of requests that read under a tenant session (BYOK chat, usage, session reads); 1 is the worst case. */
+  readonly share: number;
+}
+
+/**
+ * AssumeRole calls a second: every instance keeps one session per account it serves and renews
+ * it every `sessionS - refreshBeforeS`; an instance serves at most as many accounts as it sees
+ * requests needing one in that time, as there are tenants, and as its cache holds; never more
+ * than one call per such request. Cold instances add their first session each, as a burst (the
+ * model counts other services' cold-start reads the same way).
+ */
+export function tenantSessionCalls(
+  settings: TenantSessionSettings,
+  load: { readonly rate: number; readonly tenants: number; readonly concurrency: number; readonly coldBurst: number },
+): number {
+  const renewS = settings.sessionS - settings.refreshBeforeS;
+  const needing = load.rate * settings.share;
+  if (needing === 0 || load.concurrency === 0) return 0;
+  const perInstance = Math.min(load.tenants, settings.cacheAccounts, (needing / load.concurrency) * renewS);
+  const steady = Math.min(needing, (load.concurrency * Math.max(1, perInstance)) / renewS);
+  return steady + Math.min(load.coldBurst, needing);
+}
+
 /** The aggregator's event source mapping and what it writes per batch (lib/constructs/usage-pipeline.ts). */
 export interface AggregatorSettings {
   /** Records a batch holds at most (the mapping's BatchSize). */
@@ -335,6 +370,8 @@ export interface ModelConstants {
   readonly maxKeyRequestsPerMinute: number;
   /** How long an instance keeps a secret before reading it again. */
   readonly secretCacheS: number;
+  /** Tenant sessions (lambdas/store/tenant-credentials.ts); absent: none are opened. */
+  readonly tenantSessions?: TenantSessionSettings;
   readonly aggregator: AggregatorSettings;
 }
 
@@ -505,7 +542,10 @@ export function modelScenario(
   const perServiceRate = (perRequest: number, perColdStart: number) =>
     rate * perRequest + coldBurst * perColdStart + (concurrency * perColdStart) / constants.secretCacheS;
   const secretsPerS = perServiceRate(services.secretsPerRequest, services.secretsPerColdStart);
-  const stsPerS = perServiceRate(services.stsPerRequest, services.stsPerColdStart);
+  const tenantStsPerS = constants.tenantSessions
+    ? tenantSessionCalls(constants.tenantSessions, { rate, tenants, concurrency, coldBurst })
+    : 0;
+  const stsPerS = perServiceRate(services.stsPerRequest, services.stsPerColdStart) + tenantStsPerS;
 
   const hottestWrites = [...partitions].sort((a, b) => b.wcuPerS - a.wcuPerS)[0];
   const hottestReads = [...partitions].sort((a, b) => b.rcuPerS - a.rcuPerS)[0];

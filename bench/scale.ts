@@ -4,6 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { RATE_LIMIT } from '../lambdas/identity/key-schemas.js';
+import {
+  TENANT_CACHE_ACCOUNTS,
+  TENANT_REFRESH_BEFORE_MS,
+  TENANT_SESSION_SECONDS,
+} from '../lambdas/store/tenant-credentials.js';
 import { MAX_TOTALS_PER_TRANSACTION } from '../lambdas/usage/stream-aggregation.js';
 import { AGGREGATOR_MAPPING } from '../lib/constructs/usage-pipeline.js';
 import { LocalGateway } from '../local/child-runtime.js';
@@ -17,6 +22,7 @@ import {
   type MeasuredRequest,
   type ScenarioResult,
   type ServiceCalls,
+  type TenantSessionSettings,
 } from './scale-model.js';
 import { percent, table } from './stats.js';
 import { printVerdicts, verdict } from './verdicts.js';
@@ -375,11 +381,24 @@ function report(gateway: LocalGateway, cold: Measurement, measured: ReadonlyMap<
     ]),
   );
 
+  const tenantSessions: TenantSessionSettings = {
+    sessionS: TENANT_SESSION_SECONDS,
+    refreshBeforeS: TENANT_REFRESH_BEFORE_MS / 1000,
+    cacheAccounts: TENANT_CACHE_ACCOUNTS,
+    share: 1,
+  };
   const constants = {
     maxKeyRequestsPerMinute: RATE_LIMIT.maximum,
     secretCacheS: SECRET_CACHE_S,
     aggregator: AGGREGATOR_SETTINGS,
+    tenantSessions,
   };
+  console.log(
+    `\nTenant sessions (STS AssumeRole, ${AWS_LIMITS.stsRequestsPerS}/s per account and Region for all STS calls): ` +
+      `modelled at the worst case, every request reading under one (BYOK on every request); each instance keeps a ` +
+      `${TENANT_SESSION_SECONDS / 60}-minute session per account it serves (at most ${TENANT_CACHE_ACCOUNTS}), ` +
+      `renewed ${TENANT_REFRESH_BEFORE_MS / 60_000} minutes before it expires; a cold instance opens its first at once.`,
+  );
   console.log(
     `\nThe usage aggregator, modelled per stream batch (its calls here, ${[...profiles.values()].reduce((n, p) => n + p.aggregatorCalls, 0)} ` +
       `in all, are left out of the per-request figures): one stream shard per ${AWS_LIMITS.partitionWcuPerS} ledger writes a second, ` +
@@ -417,6 +436,7 @@ function report(gateway: LocalGateway, cold: Measurement, measured: ReadonlyMap<
         'busiest table: WRU/s, RRU/s',
         'Lambda concurrency (ramp)',
         'secrets/s',
+        'STS/s',
         'limit hit first (use of it)',
       ],
       ...results.map((r) => {
@@ -432,6 +452,7 @@ function report(gateway: LocalGateway, cold: Measurement, measured: ReadonlyMap<
           busy ? `${busy.table} ${whole(busy.wruPerS)}, ${whole(busy.rruPerS)}` : 'none',
           `${whole(r.concurrency)} (${r.rampS} s)`,
           whole(r.secretsPerS),
+          whole(r.stsPerS),
           first.share >= 1
             ? `${first.name} (${percent(first.share)}; reached at ~${whole(r.scenario.rate / first.share)} req/s)`
             : `none (most used: ${first.name}, ${percent(first.share)})`,

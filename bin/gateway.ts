@@ -38,6 +38,7 @@ new GatewayStack(app, context.stackName, {
   alarmEmail: context.alarmEmail,
   legacyChatSunset: context.legacyChatSunset,
   streamingCompute: context.streamingCompute,
+  openTelemetryLayerArn: context.otelLayerArn,
 });
 
 Validations.of(app).addPlugins(new AwsSolutionsChecks(app));

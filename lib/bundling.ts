@@ -9,7 +9,13 @@ export const LAMBDA_BUNDLING = {
   sourcesContent: false,
   /** Prefer ESM builds of dependencies: smaller, tree-shakable bundles. */
   mainFields: ['module', 'main'],
-  /** The Node.js 24 Lambda runtime ships the AWS SDK v3; bundling it would only add weight. */
+  /**
+   * The Node.js 24 Lambda runtime ships the AWS SDK v3; bundling it would only add weight.
+   * `@opentelemetry/api` is bundled, not external: the OpenTelemetry layer bundles its SDK and
+   * API into its own files and installs no package an import could resolve to, and the bundled
+   * copy finds the layer's provider through the API's process-wide global
+   * (lambdas/observability/tracer.ts).
+   */
   externalModules: ['@aws-sdk/*'],
   /** ESM bundles still meet CommonJS dependencies that call `require`. */
   banner:

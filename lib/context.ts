@@ -68,6 +68,8 @@ export interface GatewayContext {
   readonly legacyChatSunset?: string;
   /** On-demand Lambda, or Lambda Managed Instances, for the streaming routes. */
   readonly streamingCompute: StreamingComputeConfig;
+  /** The OpenTelemetry layer's ARN, `false` for none; undefined: the table's for the region. */
+  readonly otelLayerArn?: string | false;
 }
 
 export interface ContextDefaults {
@@ -133,6 +135,7 @@ export function readGatewayContext(node: Node, defaults: ContextDefaults): Gatew
     }),
     alarmEmail: parseAlarmEmail(stringContext(node, 'alarmEmail')),
     legacyChatSunset: parseLegacyChatSunset(stringContext(node, 'legacyChatSunset')),
+    otelLayerArn: parseOtelLayerArn(region, stringContext(node, 'otelLayerArn')),
     streamingCompute: parseStreamingCompute({
       mode: stringContext(node, 'streamingCompute'),
       routes: node.tryGetContext('managedInstancesRoutes'),
@@ -255,6 +258,27 @@ function parseList(key: string, raw: unknown): string[] | undefined {
   const items = list.map((item) => String(item).trim()).filter((item) => item !== '');
   if (items.length === 0) throw new Error(`context ${key} is an empty list`);
   return items;
+}
+
+/**
+ * `otelLayerArn`: a Lambda layer version ARN in the stack's region (a layer is attached only in
+ * its own region), or `off` for no layer. lib/constructs/open-telemetry-layer.ts explains the default.
+ */
+export function parseOtelLayerArn(region: string, raw: string | undefined): string | false | undefined {
+  if (raw === undefined) return undefined;
+  const value = raw.trim();
+  if (value === 'off') return false;
+  const arn = /^arn:aws[a-z-]*:lambda:([a-z0-9-]+):\d{12}:layer:[A-Za-z0-9_-]{1,140}:[1-9]\d{0,8}$/.exec(value);
+  if (!arn) {
+    throw new Error(
+      `context otelLayerArn "${raw}" is not a Lambda layer version ARN ` +
+        '(arn:aws:lambda:<region>:<account>:layer:AWSOpenTelemetryDistroJs:<version>) nor off',
+    );
+  }
+  if (arn[1] !== region) {
+    throw new Error(`context otelLayerArn is in ${arn[1]}, but functions in ${region} can only use a layer there`);
+  }
+  return value;
 }
 
 /** An ISO 8601 date or zoned date-time, checked as the function will read it (LEGACY_CHAT_SUNSET). */

@@ -1,4 +1,4 @@
-import { Aspects, CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import { Aspects, CfnOutput, Stack, Token, type StackProps } from 'aws-cdk-lib';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
@@ -20,12 +20,15 @@ import { endpointAccess } from './constructs/endpoint-access.js';
 import { EndpointFunction } from './constructs/endpoint-function.js';
 import { StreamingCapacity, type StreamingComputeConfig } from './constructs/streaming-capacity.js';
 import { MANAGED_INSTANCES_SIZING } from './stream-sizing.js';
+import { retainedLogGroup } from './constructs/retained-log-group.js';
 import { Monitoring } from './constructs/monitoring.js';
+import { adotLayerArnFor, OpenTelemetryLayer } from './constructs/open-telemetry-layer.js';
 import { JOB_NOTIFY_GRANTS, JOB_TASK_GRANTS, JobPoller } from './constructs/job-poller.js';
 import { SESSION_TASK_GRANTS, SessionRunner } from './constructs/session-runner.js';
 import { PublicApi, type StageThrottle } from './constructs/public-api.js';
 import { GatewaySecrets } from './constructs/secrets.js';
 import { Tables } from './constructs/tables.js';
+import { TenantAccessRole } from './constructs/tenant-access-role.js';
 import { UsageExports, type UsageExportsProps } from './constructs/usage-exports.js';
 import { UsagePipeline } from './constructs/usage-pipeline.js';
 import { DashboardUserPool } from './constructs/user-pool.js';
@@ -121,6 +124,12 @@ export interface GatewayStackProps extends StackProps {
    * (lib/constructs/streaming-capacity.ts). @default { mode: 'lambda' }
    */
   readonly streamingCompute?: StreamingComputeConfig;
+  /**
+   * The AWS Distro for OpenTelemetry layer every function traces through
+   * (lib/constructs/open-telemetry-layer.ts), or `false` for none (Lambda's own X-Ray segment only).
+   * @default - the layer's ARN for the stack's region from the table there
+   */
+  readonly openTelemetryLayerArn?: string | false;
 }
 
 /** The route whose function describes images (lambdas/chat/image-descriptions.ts). */
@@ -160,10 +169,14 @@ export class GatewayStack extends Stack {
   readonly usagePipeline: UsagePipeline;
   /** The Managed Instances of the streaming routes; undefined on on-demand Lambda. */
   readonly streamingCapacity?: StreamingCapacity;
+  /** The role tenant-facing reads assume per account (docs/deployment.md, "Isolation by IAM"). */
+  readonly tenantAccess: TenantAccessRole;
 
   constructor(scope: Construct, id: string, props: GatewayStackProps = {}) {
     super(scope, id, props);
     Aspects.of(this).add(new RetainExceptOnCreate());
+    const otelLayerArn = openTelemetryLayerArnOf(this, props.openTelemetryLayerArn);
+    if (otelLayerArn) Aspects.of(this).add(OpenTelemetryLayer.fromArn(this, otelLayerArn));
     const routes = props.routes ?? manifestRoutes;
     const corsOrigins = props.corsOrigins ?? [];
     assertUniqueRoutes(routes);
@@ -241,9 +254,15 @@ export class GatewayStack extends Stack {
       logRetention: props.logRetention,
       environment: shared,
     }));
+    const tenantAccess = (this.tenantAccess = new TenantAccessRole(this, 'TenantAccess', {
+      tables,
+      encryptionKey,
+      providerKeySecretPrefix,
+    }));
     const resources = {
       encryptionKey,
       tables,
+      tenantAccessRoleArn: tenantAccess.roleArn,
       usageRetryQueue: usagePipeline.retryQueue,
       secrets,
       dashboard,
@@ -260,16 +279,21 @@ export class GatewayStack extends Stack {
       logRetention: props.logRetention,
       environment: shared,
     }));
+    const sessionTaskAccess = endpointAccess(SESSION_TASK_GRANTS, resources);
     const sessionRunner = (this.sessionRunner = new SessionRunner(this, 'SessionRunner', {
-      taskAccess: endpointAccess(SESSION_TASK_GRANTS, resources),
+      taskAccess: sessionTaskAccess,
       logRetention: props.logRetention,
       environment: shared,
     }));
+    if (sessionTaskAccess.tenantSessions) tenantAccess.trust(sessionRunner.run.role);
     const capacity = (this.streamingCapacity =
       compute.mode === 'managed-instances'
         ? new StreamingCapacity(this, 'StreamingCapacity', { ...compute, logRetention: props.logRetention })
         : undefined);
     const endpointScope = new Construct(this, 'Endpoints');
+    // One log group for every route's function: a group per function cost a stack resource
+    // each, and CloudFormation allows 500. Lambda puts the function's name in each stream's name.
+    const endpointLogs = retainedLogGroup(endpointScope, 'Logs', props.logRetention);
     const endpoints = new Map<string, EndpointFunction>();
     for (const route of routes) {
       const access = endpointAccess(route.grants, {
@@ -290,11 +314,12 @@ export class GatewayStack extends Stack {
         statements: access.statements,
         environment: { ...shared, ...describer, ...sunset, ...access.environment },
         acknowledgements: access.acknowledgements,
-        logRetention: props.logRetention,
+        logGroup: endpointLogs,
         reservedConcurrency: reservations.get(route.id),
         ...(onInstances.has(route.id) ? { memoryMb: MANAGED_INSTANCES_SIZING.memoryMb } : {}),
       });
       if (capacity && onInstances.has(route.id)) capacity.addFunction(endpoint.fn);
+      if (access.tenantSessions) tenantAccess.trust(endpoint.role);
       this.api.addRoute(route, endpoint.fn);
       endpoints.set(route.id, endpoint);
       if (endpoint.functionUrl) {
@@ -400,4 +425,17 @@ function routesOnInstances(routes: readonly RouteSpec[], compute: StreamingCompu
 function assertKnownRoutes(routes: readonly RouteSpec[], ids: readonly string[], setting: string): void {
   const unknown = ids.filter((id) => !routes.some((route) => route.id === id));
   if (unknown.length > 0) throw new Error(`${setting} names routes that do not exist: ${unknown.join(', ')}`);
+}
+
+/** The layer's ARN as given, else the table's for the stack's region; refused where neither is known. */
+function openTelemetryLayerArnOf(stack: Stack, given: string | false | undefined): string | false {
+  if (given !== undefined) return given;
+  const known = Token.isUnresolved(stack.region) ? undefined : adotLayerArnFor(stack.region);
+  if (known === undefined) {
+    throw new Error(
+      `no AWS Distro for OpenTelemetry layer is known for region ${stack.region}: set context otelLayerArn ` +
+        'to the layer ARN for it (AWSOpenTelemetryDistroJs), or to off for none (docs/deployment.md)',
+    );
+  }
+  return known;
 }

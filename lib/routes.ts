@@ -21,9 +21,13 @@ export type Grant =
   | 'identity:write'
   /** Dashboard sessions only: put and delete items under `SESSION#` of the identity table. */
   | 'sessions:write'
+  /** Any account's usage (the operator's route). */
   | 'usage:read'
+  /** The caller's own usage, read under its tenant session (lib/constructs/tenant-access-role.ts). */
+  | 'usage:readOwn'
   /** The ledger's writer: conditional PutItem on ledger shards, SendMessage to the retry queue. */
   | 'usage:append'
+  /** The caller's own provider keys, read under its tenant session. */
   | 'providerKeys:read'
   | 'providerKeys:create'
   | 'providerKeys:delete'
@@ -36,8 +40,10 @@ export type Grant =
   | 'cache:write'
   /** The arena's session log and records (jobs table): conditional puts and updates. */
   | 'arenaSessions:write'
-  /** Reading session logs, their META and the account's session records. */
+  /** Reading session logs and their META (`ARENA_SESSION#<id>`), by session id. */
   | 'arenaSessions:read'
+  /** The caller's own session records and leaderboards, read under its tenant session. */
+  | 'arenaSessions:readOwn'
   /** Starting a session's runner execution (lambdas/arena/session-continuation.ts). */
   | 'arenaSessions:run'
   | 'jobs:read'
@@ -230,8 +236,20 @@ export const routes = [
     streaming: true,
     timeoutSeconds: 900,
   }),
-  route({ id: 'sessions-get', method: 'GET', path: '/api/v1/sessions/{id}', ...SESSION_READ }),
-  route({ id: 'sessions-list', method: 'GET', path: '/api/v1/sessions', ...SESSION_READ }),
+  route({
+    id: 'sessions-get',
+    method: 'GET',
+    path: '/api/v1/sessions/{id}',
+    ...SESSION_READ,
+    grants: [...SESSION_READ.grants, 'arenaSessions:readOwn'],
+  }),
+  route({
+    id: 'sessions-list',
+    method: 'GET',
+    path: '/api/v1/sessions',
+    ...SESSION_READ,
+    grants: [...KEY_READS, 'arenaSessions:readOwn'],
+  }),
   route({
     id: 'sessions-cancel',
     method: 'POST',
@@ -246,7 +264,7 @@ export const routes = [
     method: 'GET',
     path: '/api/v1/arena/leaderboard',
     ...SESSION_READ,
-    grants: [...SESSION_READ.grants, 'arenaSessions:write'],
+    grants: [...KEY_READS, 'arenaSessions:readOwn', 'arenaSessions:write'],
     streaming: true,
     timeoutSeconds: 900,
     memoryMb: 1024,
@@ -472,7 +490,7 @@ export const routes = [
     auth: ['secretKey', 'session'],
     rateLimited: true,
     timeoutSeconds: 15,
-    grants: [...KEY_READS, 'usage:read'],
+    grants: [...KEY_READS, 'usage:readOwn'],
   }),
   route({
     id: 'admin-accounts-create',

@@ -20,6 +20,8 @@ export interface LocalAws {
   cognito: string;
   /** The SQS stand-in (the usage retry queue and the aggregator's failure queue). */
   sqs: string;
+  /** The STS stand-in, which issues the tenant sessions. */
+  sts: string;
   tables: Record<'identity' | 'usage' | 'cache' | 'jobs', string>;
 }
 

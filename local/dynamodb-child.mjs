@@ -1,7 +1,7 @@
 // dynalite in its own process, so its CPU is not counted against the gateway process.
 // Plain .mjs so it starts with the bare node executable, whatever loader the parent uses.
-// Protocol with local/dynamodb.ts: argv[2] is JSON { path, latencyMs?, throughput? } (throughput:
-// the options of local/dynamodb-throughput.mjs, or 'off'); once listening it sends
+// Protocol with local/dynamodb.ts: argv[2] is JSON { path, latencyMs?, throughput?, readCacheValues? }
+// (throughput: the options of local/dynamodb-throughput.mjs, or 'off'); once listening it sends
 // { port, streamsPort } over IPC (or { error }), streamsPort serving the DynamoDB Streams API
 // (local/dynamodb-streams.mjs); it shuts down cleanly on SIGTERM/SIGINT, and when the parent
 // goes away (the IPC channel or stdin closes), so an orphan never holds the LevelDB lock.
@@ -10,10 +10,12 @@ import { addTransactions } from './dynamodb-transactions.mjs';
 import { createRequire } from 'node:module';
 import { addLatency } from './dynamodb-latency.mjs';
 import { addThroughput } from './dynamodb-throughput.mjs';
+import { addTenantAccess } from './dynamodb-tenant-access.mjs';
 import { addStreams, captureItemWrites, createStreamsApiServer, openStreams } from './dynamodb-streams.mjs';
 import { withLoopbackKeepAlive } from './loopback-keep-alive.mjs';
+import { installLevelFront } from './dynamodb-level-front.mjs';
 
-const { path, latencyMs = 0, throughput = {} } = JSON.parse(process.argv[2] ?? '{}');
+const { path, latencyMs = 0, throughput = {}, readCacheValues } = JSON.parse(process.argv[2] ?? '{}');
 
 function fail(message) {
   process.send?.({ error: message });
@@ -40,7 +42,14 @@ try {
   fail(`cannot read the streams in ${path}/streams: ${err?.message ?? err}`);
 }
 captureItemWrites(streams);
+// Under the streams layer (it wraps LevelDB itself): that layer's read of the old image is cached too.
+const readsCached = installLevelFront(readCacheValues);
 const server = dynalite({ path, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+try {
+  await readsCached;
+} catch (err) {
+  fail(`cannot read the keys in ${path}: ${err?.message ?? err}`);
+}
 // dynalite lacks TransactWriteItems; the usage ledger needs it (local/dynamodb-transactions.mjs).
 addTransactions(server);
 // Right around the transactions: it sees a transaction answer only if the transaction ran.
@@ -50,6 +59,10 @@ withLoopbackKeepAlive(server);
 setInterval(() => streams.trimExpired(), 60_000).unref();
 // In front of the transactions: a throttled transaction is cancelled whole, before it holds a table.
 if (throughput !== 'off') addThroughput(server, throughput);
+// The tenant-access role's policy (local/dynamodb-tenant-access.mjs), from the environment (it
+// holds the runtime's secret key, which a command line would show): a refused call is neither
+// throttled nor charged, and waits as any call does.
+if (process.env.GATEWAY_TENANT_SESSIONS) addTenantAccess(server, JSON.parse(process.env.GATEWAY_TENANT_SESSIONS));
 // Outermost: a call waits once, whatever the transaction layer does inside it.
 if (latencyMs > 0) addLatency(server, latencyMs);
 

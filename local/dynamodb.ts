@@ -13,6 +13,9 @@ import { createDynamoDb, type DynamoDb } from '../lambdas/store/dynamodb-client.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { TENANT_TABLE_READS } from '../lib/tenant-access-policy.js';
+import type { StandInCredentials } from './standins/signature-check.js';
+import type { TenantTableReads } from './standins/tenant-sessions.mjs';
 import {
   PARTITION_KEY,
   SORT_KEY,
@@ -34,6 +37,16 @@ export interface LocalDynamoDbOptions {
   readonly latencyMs?: number;
   /** Per-partition throughput limits (local/dynamodb-throughput.mjs); the environment's, else AWS's. */
   readonly partitionThroughput?: PartitionThroughput;
+  /**
+   * Tests only: how many items' values the read cache keeps (local/dynamodb-level-front.mjs), so
+   * a test can make it evict. @default its VALUE_ENTRIES
+   */
+  readonly readCacheValues?: number;
+  /**
+   * Enforce the tenant-access role's policy on tenant sessions signed from these credentials
+   * (local/dynamodb-tenant-access.mjs). @default none: session tokens are not looked at
+   */
+  readonly tenantSessions?: { readonly credentials: StandInCredentials };
 }
 
 /**
@@ -67,6 +80,16 @@ export interface LocalDynamoDb {
 const CHILD_SCRIPT = fileURLToPath(new URL('./dynamodb-child.mjs', import.meta.url));
 const STOP_GRACE_MS = 10_000;
 
+/** The tenant-access role's table statements (lib/tenant-access-policy.ts), by physical table name. */
+export function tenantTableReads(tableNames: Readonly<Record<TableName, string>>): TenantTableReads {
+  return Object.fromEntries(
+    TENANT_TABLE_READS.map((read) => [
+      tableNames[read.table],
+      { actions: read.actions, leadingKeys: read.leadingKeys },
+    ]),
+  );
+}
+
 export function physicalTableNames(prefix: string): Record<TableName, string> {
   return Object.fromEntries(tableSchemas.map((t) => [t.name, `${prefix}-${t.name}`])) as Record<TableName, string>;
 }
@@ -77,8 +100,25 @@ export async function startLocalDynamoDb(options: LocalDynamoDbOptions): Promise
   const deadline = Date.now() + (options.startTimeoutMs ?? 15_000);
   const child = spawn(
     process.execPath,
-    [CHILD_SCRIPT, JSON.stringify({ path: options.dataDir, latencyMs: options.latencyMs ?? 0, throughput })],
+    [
+      CHILD_SCRIPT,
+      JSON.stringify({
+        path: options.dataDir,
+        latencyMs: options.latencyMs ?? 0,
+        throughput,
+        readCacheValues: options.readCacheValues,
+      }),
+    ],
     {
+      env: options.tenantSessions
+        ? {
+            ...process.env,
+            GATEWAY_TENANT_SESSIONS: JSON.stringify({
+              credentials: options.tenantSessions.credentials,
+              reads: tenantTableReads(physicalTableNames(options.tablePrefix)),
+            }),
+          }
+        : process.env,
       // stdin is a pipe only so the child sees EOF when this process dies.
       stdio: ['pipe', 'inherit', 'inherit', 'ipc'],
       // Its own process group: a terminal's Ctrl-C must not stop the database before the gateway

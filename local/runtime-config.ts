@@ -2,6 +2,7 @@ import { ENV } from '../lambdas/config/environment.js';
 import { tableSchemas, type TableName } from '../lambdas/store/table-schema.js';
 import type { StandInCredentials } from './standins/signature-check.js';
 import { LOCAL_SQS_ACCOUNT } from './standins/sqs.js';
+import { LOCAL_ACCOUNT } from './standins/tenant-sessions.mjs';
 
 /** Fixed ids of the stand-in resources; the cloud gets real ones from the stack. */
 export const LOCAL_USER_POOL_ID = 'local_gatewaypool';
@@ -11,6 +12,8 @@ export const PLATFORM_KEYS_SECRET = 'gateway/platform-provider-keys';
 export const PROVIDER_KEY_SECRET_PREFIX = 'gateway/provider-keys/';
 export const WEBHOOK_SECRET_PREFIX = 'gateway/webhook-secrets/';
 export const LOCAL_REGION = 'us-east-1';
+/** The tenant-access role the STS stand-in lets the handlers assume (local/standins/sts.ts). */
+export const LOCAL_TENANT_ACCESS_ROLE_ARN = `arn:aws:iam::${LOCAL_ACCOUNT}:role/gateway-tenant-access`;
 /** See lambdas/store/write-behind.ts; chosen with `npm run bench`. */
 export const LOCAL_WRITE_BEHIND_MS = 20;
 /** The usage retry queue in the SQS stand-in (local/queue-mappings.ts makes it at start). */
@@ -28,6 +31,8 @@ export interface Endpoints {
   /** The embedded DynamoDB's Streams API (its own port, as AWS's own endpoint). */
   readonly dynamodbStreams?: string;
   readonly sqs?: string;
+  /** The STS stand-in, whose tenant sessions the tenant-facing reads run under. */
+  readonly sts?: string;
 }
 
 /**
@@ -60,6 +65,9 @@ export function handlerEnvironment(
           [ENV.usageRetryQueueUrl]: `${endpoints.sqs}/${LOCAL_SQS_ACCOUNT}/${LOCAL_USAGE_RETRY_QUEUE}`,
         }
       : {}),
+    ...(endpoints.sts
+      ? { AWS_ENDPOINT_URL_STS: endpoints.sts, [ENV.tenantAccessRoleArn]: LOCAL_TENANT_ACCESS_ROLE_ARN }
+      : {}),
     [ENV.adminTokenSecretId]: ADMIN_TOKEN_SECRET,
     [ENV.platformKeysSecretId]: PLATFORM_KEYS_SECRET,
     [ENV.providerKeySecretPrefix]: PROVIDER_KEY_SECRET_PREFIX,
@@ -71,8 +79,6 @@ export function handlerEnvironment(
     // One process serves every request here, unlike a Lambda instance: let after-response
     // writes gather for longer, so they share calls instead of interleaving with each request.
     [ENV.storeWriteBehindMs]: String(LOCAL_WRITE_BEHIND_MS),
-    // No X-Ray daemon here: the Tracer stays a no-op (it is off outside Lambda anyway).
-    POWERTOOLS_TRACE_ENABLED: 'false',
   };
   for (const schema of tableSchemas) env[schema.envVar] = tableNames[schema.name];
   return env;

@@ -64,13 +64,14 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     for (const step of stops.reverse()) await step().catch(() => undefined);
   };
   try {
+    const credentials = ensureStandInCredentials(dataDir);
     const dynamodb = await startLocalDynamoDb({
       dataDir: join(dataDir, 'dynamodb'),
       tablePrefix: 'gateway',
       latencyMs: options.dynamoDbLatencyMs,
+      tenantSessions: { credentials },
     });
     stops.push(() => dynamodb.stop());
-    const credentials = ensureStandInCredentials(dataDir);
     const services = await startLocalServices(dataDir, credentials);
     stops.push(() => services.stop());
 
@@ -112,6 +113,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
           secretsManager: services.secretsManager,
           cognito: services.cognito,
           sqs: services.sqs,
+          sts: services.sts,
         },
         dynamodb.tableNames,
         origins,
@@ -166,6 +168,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       secretsManager: services.secretsManager,
       cognito: services.cognito,
       sqs: services.sqs,
+      sts: services.sts,
       stepFunctions: stepFunctions.url,
       jobStateMachineArn: LOCAL_JOB_STATE_MACHINE_ARN,
       sessionStateMachineArn: LOCAL_SESSION_STATE_MACHINE_ARN,

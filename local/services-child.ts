@@ -11,7 +11,14 @@
  */
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { LOCAL_USER_POOL_CLIENT_ID, LOCAL_USER_POOL_ID } from './runtime-config.js';
+import {
+  LOCAL_TENANT_ACCESS_ROLE_ARN,
+  LOCAL_USER_POOL_CLIENT_ID,
+  LOCAL_USER_POOL_ID,
+  PROVIDER_KEY_SECRET_PREFIX,
+} from './runtime-config.js';
+import { startStsStandIn } from './standins/sts.js';
+import { TENANT_MAX_SESSION_SECONDS, TENANT_SECRET_READ, TENANT_SESSION_TAG_KEY } from '../lib/tenant-access-policy.js';
 import { startCognitoStandIn } from './standins/cognito.js';
 import { startSecretsManagerStandIn } from './standins/secrets-manager.js';
 import { startSqsStandIn } from './standins/sqs.js';
@@ -22,6 +29,7 @@ export interface LocalServicesReady {
   readonly secretsManager: string;
   readonly cognito: string;
   readonly sqs: string;
+  readonly sts: string;
   /** Root URL per simulated upstream (provider ids, and `prompts`). */
   readonly simulators: Record<string, string>;
   /** What the gateway needs to call them: `<PROVIDER>_BASE_URL`, keys, PROMPT_SERVICE_URL... */
@@ -30,7 +38,21 @@ export interface LocalServicesReady {
 
 const { dataDir } = JSON.parse(process.argv[2] ?? '{}') as { dataDir: string };
 
-const secrets = await startSecretsManagerStandIn({ dataDir: join(dataDir, 'secrets') });
+const secrets = await startSecretsManagerStandIn({
+  dataDir: join(dataDir, 'secrets'),
+  tenantReads: {
+    namePrefix: PROVIDER_KEY_SECRET_PREFIX,
+    resourceTag: TENANT_SECRET_READ.resourceTag,
+    sessionTag: TENANT_SESSION_TAG_KEY,
+  },
+});
+// `GATEWAY_STS_LATENCY_MS`: each AssumeRole waits as a regional STS call would (the latency bench).
+const sts = await startStsStandIn({
+  roleArn: LOCAL_TENANT_ACCESS_ROLE_ARN,
+  sessionTag: TENANT_SESSION_TAG_KEY,
+  maxSessionSeconds: TENANT_MAX_SESSION_SECONDS,
+  latencyMs: Number(process.env['GATEWAY_STS_LATENCY_MS'] ?? 0) || 0,
+});
 const cognito = await startCognitoStandIn({
   dataDir: join(dataDir, 'cognito'),
   userPoolId: LOCAL_USER_POOL_ID,
@@ -46,6 +68,7 @@ const ready: LocalServicesReady = {
   secretsManager: secrets.url,
   cognito: cognito.url,
   sqs: sqs.url,
+  sts: sts.url,
   simulators: { ...simulators.urls, ...(prompts.url ? { prompts: prompts.url } : {}) },
   environment: { ...simulators.environment, ...prompts.environment },
 };
@@ -58,7 +81,14 @@ async function stop(): Promise<void> {
   setTimeout(() => process.exit(1), 5_000).unref();
   // simulators.close() writes the fakes' pending job state synchronously, before this waits
   // for anything: the timer above cannot cut it short.
-  await Promise.allSettled([secrets.close(), cognito.close(), sqs.close(), simulators.close(), prompts.close()]);
+  await Promise.allSettled([
+    secrets.close(),
+    sts.close(),
+    cognito.close(),
+    sqs.close(),
+    simulators.close(),
+    prompts.close(),
+  ]);
   process.exit(0);
 }
 process.on('SIGTERM', () => void stop());

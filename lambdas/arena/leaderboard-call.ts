@@ -15,6 +15,7 @@ import {
   putLeaderboard,
 } from '../store/arena-leaderboards.js';
 import { accountOf, type AccountCall } from '../http/call.js';
+import { tenantClients } from '../store/tenant-sessions.js';
 import { envelope, type Reply } from '../http/reply.js';
 import { invalidArenaRequest } from './arena-errors.js';
 import { refitLeaderboard, type LeaderboardQuery, type LeaderboardResult } from './leaderboard-refit.js';
@@ -34,14 +35,17 @@ export async function answerLeaderboard(call: AccountCall): Promise<Reply> {
   const families = familiesOf(params['family']);
   const { accountId } = accountOf(call);
   const sk = leaderboardSk(query.from, query.to, query.styleControl);
-  const [stored, ended] = await Promise.all([getLeaderboard(accountId, sk), endedSessions(accountId)]);
+  // The account's own items are read under its tenant session; the claim and the fit's write
+  // stay the function role's (arenaSessions:write).
+  const { dynamo: db } = await tenantClients(accountId);
+  const [stored, ended] = await Promise.all([getLeaderboard(accountId, sk, db), endedSessions(accountId, db)]);
   const fresh = stored?.result !== undefined && (stored.sessionsSeen ?? -1) >= ended;
   if (!fresh) {
     const now = Date.now();
     if (await claimLeaderboard(accountId, sk, now, now + CLAIM_MS))
       call.afterResponse.push(async () => {
         try {
-          await putLeaderboard(accountId, sk, await refitLeaderboard(accountId, query), ended);
+          await putLeaderboard(accountId, sk, await refitLeaderboard(accountId, query, db), ended);
         } catch (error) {
           // The claim lapses; the next request starts the fit again.
           logger.error('arena leaderboard fit failed', { error: (error as Error).stack });

@@ -7,7 +7,7 @@
  * resamples that yield between them, so one fit never holds an event loop for long.
  */
 import { setImmediate as yieldToOthers } from 'node:timers/promises';
-import { arenaSessionsBetween, type ArenaSessionRecord } from '../store/arena-sessions.js';
+import { arenaSessionsBetween, type AccountReads, type ArenaSessionRecord } from '../store/arena-sessions.js';
 import { judgeAgreement } from './judge-agreement.js';
 import { DEFAULT_LEADERBOARD_LIMITS, type LeaderboardBallot } from './leaderboard-ballots.js';
 import {
@@ -40,11 +40,16 @@ export interface LeaderboardResult {
 export const LEADERBOARD_RESAMPLES = 1_000;
 const RESAMPLE_CHUNK = 25;
 
-export async function refitLeaderboard(accountId: string, query: LeaderboardQuery): Promise<LeaderboardResult> {
+/** `db` reads the account's session records: its tenant session, on the route. */
+export async function refitLeaderboard(
+  accountId: string,
+  query: LeaderboardQuery,
+  db: AccountReads,
+): Promise<LeaderboardResult> {
   const ballots: LeaderboardBallot[] = [];
   let sessions = 0;
   let truncated = false;
-  for await (const record of arenaSessionsBetween(accountId, query.from, `${query.to}T23:59:59.999Z`)) {
+  for await (const record of arenaSessionsBetween(accountId, query.from, `${query.to}T23:59:59.999Z`, db)) {
     if (record.mode !== 'fight') continue;
     const more = ballotsOf(record);
     if (ballots.length + more.length > DEFAULT_LEADERBOARD_LIMITS.maxBallots) {

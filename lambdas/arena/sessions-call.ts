@@ -5,6 +5,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { getArenaSession, listArenaSessions, type ArenaSessionRecord } from '../store/arena-sessions.js';
+import { tenantClients } from '../store/tenant-sessions.js';
 import { cancelSession, getSessionMeta, readSessionEvents, type SessionMeta } from '../store/session-log.js';
 import { accountOf, type AccountCall } from '../http/call.js';
 import { envelope, sse, type Reply, type SseFrame } from '../http/reply.js';
@@ -83,7 +84,10 @@ async function* followFrames(
 
 export async function answerSessionGet(call: AccountCall): Promise<Reply> {
   const meta = await ownedSession(call);
-  const record = await getArenaSession(meta.accountId, meta.startedAt, meta.sessionId);
+  // The log (ARENA_SESSION#<id>) is the role's to read, owner checked above; the account's
+  // record is read under the caller's tenant session.
+  const { dynamo: db } = await tenantClients(accountOf(call).accountId);
+  const record = await getArenaSession(meta.accountId, meta.startedAt, meta.sessionId, db);
   return envelope(sessionView(meta, record));
 }
 
@@ -99,7 +103,8 @@ export async function answerSessionsList(call: AccountCall): Promise<Reply> {
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIST)
     throw invalidArenaRequest('limit', `limit: must be a whole number from 1 to ${MAX_LIST}`);
   const after = cursor === undefined ? undefined : cursorSk(cursor);
-  const page = await listArenaSessions(accountOf(call).accountId, limit, after);
+  const { accountId } = accountOf(call);
+  const page = await listArenaSessions(accountId, limit, after, (await tenantClients(accountId)).dynamo);
   return envelope({
     sessions: page.sessions.map((record) => summaryOf(record)),
     ...(page.after ? { nextCursor: Buffer.from(page.after).toString('base64url') } : {}),

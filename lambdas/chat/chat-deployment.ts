@@ -11,12 +11,13 @@ import { LoadBalancer } from './load-balancer.js';
 import { deploymentModerator } from './moderator.js';
 import { endpointsFor } from './provider-credentials.js';
 import { readAnswer, storeAnswer } from './response-cache.js';
+import { tracedUpstream } from './traced-upstream.js';
 
 const made = new WeakMap<GatewayConfiguration, ChatDeps>();
 
 /**
  * The chat core's dependencies in a deployment: the callers' stored provider keys, the real
- * adapters, the usage ledger and its metrics, the shared response cache, the configured
+ * adapters and upstream calls (each with its span), the usage ledger and its metrics, the shared response cache, the configured
  * moderator, prompt service and image describer. Made once per configuration, so once per
  * instance: round-robin positions, latency averages and the prompt cache live as long as it.
  */
@@ -33,7 +34,7 @@ function chatDeps(config: GatewayConfiguration): ChatDeps {
     balancer: new LoadBalancer(),
     sleep: (ms, signal) => sleep(ms, undefined, { signal }),
     now: Date.now,
-    upstream: { complete: completeOnce, stream: streamOnce },
+    upstream: tracedUpstream({ complete: completeOnce, stream: streamOnce }),
     recordUsage: recordUsageBatched,
     observeUsage: publishUsageMetrics,
     readAnswer: (accountId, hash) => readAnswer(accountId, hash),

@@ -4,6 +4,7 @@ import { TtlCache } from '../store/ttl-cache.js';
 import { baseUrlFor, platformEndpoint, type ProviderEndpoint } from '../providers/provider-config.js';
 import { listProviderKeys } from '../store/provider-keys.js';
 import { readProviderKeySecret } from '../store/provider-key-secrets.js';
+import { tenantClients } from '../store/tenant-sessions.js';
 
 /**
  * A caller's stored provider keys replace the platform's for their provider. Resolved keys
@@ -37,14 +38,21 @@ function storedKeys(accountId: string): Promise<Map<ProviderId, string>> {
   return keys;
 }
 
-/** The newest stored key per provider wins. */
+/**
+ * The newest stored key per provider wins. The secrets are read under the account's tenant
+ * session, and only when it has stored keys: an account without any costs no STS call.
+ */
 async function loadStoredKeys(accountId: string): Promise<Map<ProviderId, string>> {
   const records = await listProviderKeys(accountId);
   const newest = new Map<ProviderId, (typeof records)[number]>();
   for (const record of records) newest.set(record.provider, record);
   const keys = new Map<ProviderId, string>();
+  if (newest.size === 0) return keys;
+  const client = await (await tenantClients(accountId)).secretsManager();
   await Promise.all(
-    [...newest.values()].map(async (record) => keys.set(record.provider, await readProviderKeySecret(record.secretId))),
+    [...newest.values()].map(async (record) =>
+      keys.set(record.provider, await readProviderKeySecret(record.secretId, client)),
+    ),
   );
   return keys;
 }

@@ -9,8 +9,8 @@ import { ENV, type EnvName } from './environment.js';
  * demanded where they are used (`required`), naming the variable. What is set must be well
  * formed: every malformed value is reported at once, at the first call, in one error.
  *
- * Left to their owners: Powertools' own `POWERTOOLS_*` variables (the logger, metrics and
- * tracer read them when they load), and the AWS SDK's resolution of region, credentials and
+ * Left to their owners: Powertools' own `POWERTOOLS_*` variables (the logger and metrics read
+ * them when they load), the OpenTelemetry layer's `OTEL_*` (read by the layer, not by this code), and the AWS SDK's resolution of region, credentials and
  * endpoints for the SDK clients (Secrets Manager, Cognito, Step Functions, Bedrock).
  */
 export interface GatewayConfiguration {
@@ -19,7 +19,11 @@ export interface GatewayConfiguration {
   /** The function role's credentials, which Lambda puts in the environment. */
   readonly credentials: AwsCredentials | undefined;
   /** `AWS_ENDPOINT_URL_<SERVICE>`, else `AWS_ENDPOINT_URL`: set locally to reach the stand-ins. */
-  readonly endpoints: { readonly dynamodb: string | undefined; readonly sqs: string | undefined };
+  readonly endpoints: {
+    readonly dynamodb: string | undefined;
+    readonly sqs: string | undefined;
+    readonly sts: string | undefined;
+  };
   readonly tables: {
     readonly identity: string | undefined;
     readonly usage: string | undefined;
@@ -30,6 +34,8 @@ export interface GatewayConfiguration {
   readonly platformKeysSecretId: string | undefined;
   readonly providerKeySecretPrefix: string | undefined;
   readonly providerKeysKmsKeyId: string | undefined;
+  /** The role tenant-scoped reads assume (lambdas/store/tenant-sessions.ts). */
+  readonly tenantAccessRoleArn: string | undefined;
   readonly webhookSecretPrefix: string | undefined;
   readonly webhookSecretsKmsKeyId: string | undefined;
   /** `host:port` origins a webhook URL may name despite the public-URL policy: the local runtime's test receivers only. */
@@ -148,6 +154,7 @@ export function readConfiguration(env: Environment): GatewayConfiguration {
     endpoints: {
       dynamodb: url('AWS_ENDPOINT_URL_DYNAMODB') ?? generalEndpoint,
       sqs: url('AWS_ENDPOINT_URL_SQS') ?? generalEndpoint,
+      sts: url('AWS_ENDPOINT_URL_STS') ?? generalEndpoint,
     },
     tables: {
       identity: text(ENV.identityTable),
@@ -159,6 +166,7 @@ export function readConfiguration(env: Environment): GatewayConfiguration {
     platformKeysSecretId: text(ENV.platformKeysSecretId),
     providerKeySecretPrefix: text(ENV.providerKeySecretPrefix),
     providerKeysKmsKeyId: text(ENV.providerKeysKmsKeyId),
+    tenantAccessRoleArn: text(ENV.tenantAccessRoleArn),
     webhookSecretPrefix: text(ENV.webhookSecretPrefix),
     webhookSecretsKmsKeyId: text(ENV.webhookSecretsKmsKeyId),
     localWebhookReceivers: (text(ENV.localWebhookReceivers) ?? '')

@@ -16,6 +16,12 @@ export const ENV = {
   providerKeySecretPrefix: 'PROVIDER_KEY_SECRET_PREFIX',
   /** KMS key (id or ARN) those secrets are encrypted under. */
   providerKeysKmsKeyId: 'PROVIDER_KEYS_KMS_KEY_ID',
+  /**
+   * The tenant-access role (lib/constructs/tenant-access-role.ts) a function assumes, with the
+   * caller's account as a session tag, to read that account's provider keys, usage and session
+   * records: IAM, not only the code, then keeps it to that account (lambdas/store/tenant-sessions.ts).
+   */
+  tenantAccessRoleArn: 'TENANT_ACCESS_ROLE_ARN',
   /** Name prefix of the per-account webhook signing secrets (lambdas/store/webhook-secrets.ts), e.g. `gateway/webhook-secrets/`. */
   webhookSecretPrefix: 'WEBHOOK_SECRET_PREFIX',
   /** KMS key (id or ARN) those secrets are encrypted under. */

@@ -12,7 +12,7 @@ import { checkQuery, parseJsonBody, validate } from './validation.js';
 import { rateLimit } from './middlewares/rate-limit.js';
 import { requestContext } from './middlewares/request-context.js';
 import { responseWriter } from './middlewares/response-writing.js';
-import { tracing } from './middlewares/tracing.js';
+import { inCallSpan, tracing } from './middlewares/tracing.js';
 import { executionModeStreamedBody } from './streamify-execution.js';
 import { callLogKeys, principalLogKeys } from './middlewares/observability.js';
 import { callOf, requireCall, type GatewayMiddleware, type GatewayMiddyRequest } from './middlewares/state.js';
@@ -62,9 +62,8 @@ export function defineHandler<Body, Schemes extends readonly AuthScheme[]>(
   definition: HandlerDefinition<Body, PrincipalFor<Schemes>>,
 ): GatewayHandler {
   const route = typeof routeOrId === 'string' ? routeById(routeOrId) : routeOrId;
-  const traced = tracing();
   const middlewares: GatewayMiddleware[] = [
-    ...(traced ? [traced] : []),
+    tracing(route),
     requestContext(route),
     ...(definition.headers ? [routeHeaders(definition.headers)] : []),
     callLogKeys(),
@@ -73,7 +72,8 @@ export function defineHandler<Body, Schemes extends readonly AuthScheme[]>(
     principalLogKeys(),
     rateLimit(),
   ];
-  const handle = (_event: LambdaHttpEvent, context: Context) => answer(requireCall({ context }), route, definition);
+  const handle = (_event: LambdaHttpEvent, context: Context) =>
+    inCallSpan({ context }, () => answer(requireCall({ context }), route, definition));
   const plugin = { requestEnd: runAfterResponse as (request: unknown) => Promise<void> };
   const chain = route.streaming ? middy({ ...plugin, executionMode: executionModeStreamedBody }) : middy(plugin);
   const handler = chain.use(middlewares).handler(handle);

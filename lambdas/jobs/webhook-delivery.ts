@@ -2,6 +2,7 @@ import type { LookupAddress, LookupOptions } from 'node:dns';
 import { request as httpRequest, type RequestOptions } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
+import { untraced } from '../observability/tracer.js';
 import { nonPublicReason } from '../schema/public-address.js';
 import { lookupHost, type HostLookup } from '../schema/public-url.js';
 import { checkWebhookUrl, isLocalReceiver } from './webhook-url.js';
@@ -85,11 +86,14 @@ export function deliverWebhook(delivery: DeliveryRequest): Promise<DeliveryAnswe
   const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
   const timeoutMs = delivery.timeoutMs ?? WEBHOOK_TIMEOUT_MS;
   return new Promise((resolve) => {
-    const req = send(url, options, (res) => {
-      clearTimeout(timer);
-      res.resume();
-      resolve({ kind: 'answered', status: res.statusCode ?? 0 });
-    });
+    // Untraced: the caller's URL, query string and all, must not become a span attribute.
+    const req = untraced(() =>
+      send(url, options, (res) => {
+        clearTimeout(timer);
+        res.resume();
+        resolve({ kind: 'answered', status: res.statusCode ?? 0 });
+      }),
+    );
     // One deadline for the whole attempt (a socket timeout would restart with every byte).
     const timer = setTimeout(() => req.destroy(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
     req.on('error', (error) => {

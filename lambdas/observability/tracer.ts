@@ -1,50 +1,39 @@
-import type { Tracer } from '@aws-lambda-powertools/tracer';
+import { context, createContextKey, trace, type Span } from '@opentelemetry/api';
 
 /**
- * X-Ray through Powertools: a subsegment per handler invocation, annotated with the route and
- * account; outgoing HTTP calls (upstream providers, the hot path's DynamoDB client) get
- * subsegments of their own. The stack turns active tracing on for every function
- * (lib/constructs/endpoint-function.ts), so in Lambda it is on.
+ * Tracing through the OpenTelemetry API alone. The SDK, the export to X-Ray and the span of the
+ * Lambda invocation itself come from the AWS Distro for OpenTelemetry layer the stack puts on
+ * every function (lib/constructs/open-telemetry-layer.ts): it registers its tracer provider and
+ * context manager in the API's process-wide global before the handler module loads. Where no
+ * SDK registered one (the local runtime, the benchmarks), the API is a no-op: every span is
+ * non-recording, and the gateway's helpers (call-span.ts, model-call-span.ts) then skip their
+ * attributes and the context switch altogether.
  *
- * Where tracing is off (outside Lambda, or POWERTOOLS_TRACE_ENABLED=false as in the local
- * runtime) the tracer is never loaded: loading the X-Ray SDK installs cls-hooked's async hooks
- * for the whole process, and then every promise pays for destroy tracking (about 15% of the
- * gateway's CPU per request) whether or not anything is traced.
+ * The bundle carries its own copy of the API (the layer bundles the SDK and its API into one
+ * file and provides no `@opentelemetry/api` package to import). Copies meet through that global,
+ * keyed by the API's major version, and a copy uses a provider registered by another only when
+ * its own minor version is not newer: package.json pins the API to the layer's minor, and
+ * test/unit/observability/otel-api-version.test.ts holds the two together.
  */
+export const tracer = trace.getTracer('ai-gateway');
 
-/** The stack sets it from its name (lib/names.ts); locally the default stack's. */
-const SERVICE_NAME = process.env['POWERTOOLS_SERVICE_NAME'] || 'ai-gateway';
-
-/** The variables Powertools' Tracer reads to decide whether it traces. */
-export type TracingEnv = Readonly<Record<string, string | undefined>>;
-
-/**
- * Powertools' own rule (Tracer.setTracingEnabled), read once at start-up: on in a Lambda
- * execution environment unless POWERTOOLS_TRACE_ENABLED is false, off under SAM local and
- * Amplify's mock.
- */
-export function tracingEnabled(env: TracingEnv = process.env): boolean {
-  if ((env['POWERTOOLS_TRACE_ENABLED'] ?? '').toLowerCase() === 'false') return false;
-  const executionEnv = env['AWS_EXECUTION_ENV'] ?? '';
-  if (executionEnv === '' || executionEnv === 'AWS_Lambda_amplify-mock') return false;
-  return (env['AWS_SAM_LOCAL'] ?? '') === '';
+/** Runs `work` with `span` active, so the spans started inside it (and in what it awaits) are its children. */
+export function inSpan<T>(span: Span, work: () => T): T {
+  return context.with(trace.setSpan(context.active(), span), work);
 }
 
-let loaded: Tracer | undefined;
+/**
+ * The SDK's own key for "record nothing here" (@opentelemetry/core's `suppressTracing`; a context
+ * key is `Symbol.for` its description, so the API alone can set it): the SDK then starts only
+ * non-recording spans, and instrumentations, the layer's HTTP client one among them, skip the
+ * work they would have recorded.
+ */
+const SUPPRESS_TRACING = createContextKey('OpenTelemetry SDK Context Key SUPPRESS_TRACING');
 
 /**
- * The tracer, loaded while the function initialises when tracing is on (so HTTP clients are
- * captured from the first call on), or undefined when it is off. Loading starts here rather than
- * at the first request: Lambda's init phase pays for it, not the first caller.
+ * Runs `work` untraced: for requests to a URL a caller chose (a job's webhook), which the HTTP
+ * instrumentation would record whole, query string and any token in it included.
  */
-export const tracerLoading: Promise<Tracer> | undefined = tracingEnabled()
-  ? import('@aws-lambda-powertools/tracer').then(({ Tracer: PowertoolsTracer }) => {
-      loaded = new PowertoolsTracer({ serviceName: SERVICE_NAME });
-      return loaded;
-    })
-  : undefined;
-
-/** Annotates the invocation's trace segment; nothing when tracing is off or not yet loaded. */
-export function annotate(key: string, value: string): void {
-  loaded?.putAnnotation(key, value);
+export function untraced<T>(work: () => T): T {
+  return context.with(context.active().setValue(SUPPRESS_TRACING, true), work);
 }

@@ -1,5 +1,6 @@
 import { conditionHolds, dynamo, fromItem, nowSeconds, tableName, toItem } from './dynamo.js';
 import { accountPk } from './usage-items.js';
+import type { AccountReads } from './arena-sessions.js';
 
 /**
  * An account's arena leaderboards (jobs table, under the account): each fit kept for the range
@@ -26,8 +27,12 @@ export interface StoredLeaderboard {
   readonly computingUntil?: number;
 }
 
-export async function getLeaderboard(accountId: string, sk: string): Promise<StoredLeaderboard | undefined> {
-  const { Item } = await dynamo().getItem({
+export async function getLeaderboard(
+  accountId: string,
+  sk: string,
+  db: AccountReads = dynamo(),
+): Promise<StoredLeaderboard | undefined> {
+  const { Item } = await db.getItem({
     TableName: tableName('jobs'),
     Key: toItem({ pk: accountPk(accountId), sk }),
   });
@@ -84,8 +89,8 @@ export async function countEndedSession(accountId: string): Promise<void> {
   });
 }
 
-export async function endedSessions(accountId: string): Promise<number> {
-  const { Item } = await dynamo().getItem({
+export async function endedSessions(accountId: string, db: AccountReads = dynamo()): Promise<number> {
+  const { Item } = await db.getItem({
     TableName: tableName('jobs'),
     Key: toItem({ pk: accountPk(accountId), sk: STATS_SK }),
   });

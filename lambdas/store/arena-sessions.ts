@@ -1,4 +1,5 @@
 import { dynamo, fromItem, tableName, toItem, type Item } from './dynamo.js';
+import type { DynamoDb } from './dynamodb-client.js';
 import { accountPk } from './usage-items.js';
 
 /**
@@ -72,13 +73,20 @@ export async function saveArenaSession(record: ArenaSessionRecord): Promise<void
 
 const RECORD_PREFIX = 'ARENA#';
 
+/**
+ * Reads of an account's own items (`ACCOUNT#<id>`): the tenant-facing routes pass the account's
+ * tenant session (lambdas/store/tenant-sessions.ts), whose policy reaches only that partition.
+ */
+export type AccountReads = Pick<DynamoDb, 'getItem' | 'query'>;
+
 /** A session's record; its start time is part of its key (the META in the session log holds it). */
 export async function getArenaSession(
   accountId: string,
   startedAt: string,
   sessionId: string,
+  db: AccountReads = dynamo(),
 ): Promise<ArenaSessionRecord | undefined> {
-  const { Item } = await dynamo().getItem({
+  const { Item } = await db.getItem({
     TableName: tableName('jobs'),
     Key: toItem({ pk: accountPk(accountId), sk: arenaSessionSk(startedAt, sessionId) }),
   });
@@ -92,8 +100,13 @@ export interface ArenaSessionPage {
 }
 
 /** The account's sessions, newest first, `limit` at a time, continuing after a sort key. */
-export async function listArenaSessions(accountId: string, limit: number, after?: string): Promise<ArenaSessionPage> {
-  const { Items, LastEvaluatedKey } = await dynamo().query({
+export async function listArenaSessions(
+  accountId: string,
+  limit: number,
+  after?: string,
+  db: AccountReads = dynamo(),
+): Promise<ArenaSessionPage> {
+  const { Items, LastEvaluatedKey } = await db.query({
     TableName: tableName('jobs'),
     KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
     ExpressionAttributeValues: toItem({ ':pk': accountPk(accountId), ':prefix': RECORD_PREFIX }),
@@ -122,10 +135,11 @@ export async function* arenaSessionsBetween(
   accountId: string,
   fromIso: string,
   toIso: string,
+  db: AccountReads = dynamo(),
 ): AsyncGenerator<ArenaSessionRecord> {
   let startKey: Item | undefined;
   do {
-    const page = await dynamo().query({
+    const page = await db.query({
       TableName: tableName('jobs'),
       KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
       ExpressionAttributeValues: toItem({

@@ -1,4 +1,6 @@
+import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { secretsManager } from './secrets-manager-client.js';
+import { SECRET_ACCOUNT_TAG } from './tenant-tags.js';
 import { configuration, required } from '../config/configuration.js';
 import { ENV } from '../config/environment.js';
 
@@ -7,7 +9,10 @@ import { ENV } from '../config/environment.js';
  * no read-modify-write races between keys, and deleting a key is one call.
  */
 
-/** Returns the secret's ARN. */
+/**
+ * Returns the secret's ARN. The account tag is what the tenant session's policy matches
+ * (lambdas/store/tenant-tags.ts): without it no tenant session could read the secret.
+ */
 export async function createProviderKeySecret(accountId: string, id: string, apiKey: string): Promise<string> {
   const { client, CreateSecretCommand } = await secretsManager();
   const { ARN } = await client.send(
@@ -16,14 +21,18 @@ export async function createProviderKeySecret(accountId: string, id: string, api
       SecretString: apiKey,
       KmsKeyId: configuration().providerKeysKmsKeyId,
       Description: 'A caller-supplied model provider API key, stored by the AI gateway',
-      Tags: [{ Key: 'gateway:account', Value: accountId }],
+      Tags: [{ Key: SECRET_ACCOUNT_TAG, Value: accountId }],
     }),
   );
   return ARN!;
 }
 
-export async function readProviderKeySecret(secretId: string): Promise<string> {
-  const { client, GetSecretValueCommand } = await secretsManager();
+/**
+ * Read with the owning account's tenant session (lambdas/store/tenant-sessions.ts): the
+ * function's own role cannot read provider keys, and the session reads only its account's.
+ */
+export async function readProviderKeySecret(secretId: string, client: SecretsManagerClient): Promise<string> {
+  const { GetSecretValueCommand } = await import('@aws-sdk/client-secrets-manager');
   const { SecretString } = await client.send(new GetSecretValueCommand({ SecretId: secretId }));
   return SecretString ?? '';
 }

@@ -1,6 +1,7 @@
 import { configuration } from '../config/configuration.js';
 import { deploymentRetrySender } from './usage-retry-queue.js';
 import { dynamo, tableName } from '../store/dynamo.js';
+import type { DynamoDb } from '../store/dynamodb-client.js';
 import type { UsageEntry } from '../store/usage-items.js';
 import { batchedLedgerWriter } from '../store/usage-ledger-writer.js';
 import { putLedgerEntries } from '../store/usage-ledger-puts.js';
@@ -48,13 +49,15 @@ export function recordUsageBatched(entry: UsageEntry): Promise<void> {
 /**
  * Usage between two instants, both inclusive, from the totals only (day totals for whole days,
  * hour totals for the hours at either edge): callers resolve their period to whole hours first
- * (usage-report.ts), so the cost of a report does not grow with the entries it covers.
+ * (usage-report.ts), so the cost of a report does not grow with the entries it covers. Read
+ * with `db`: the account's tenant session for its own report, the function role for the admin's.
  */
 export function summarizeUsage(
+  db: Pick<DynamoDb, 'query'>,
   accountId: string,
   fromMs: number,
   toMs: number,
   filter: UsageFilter = {},
 ): Promise<UsageSummary> {
-  return summarizeTotals({ db: dynamo(), table: tableName('usage') }, accountId, fromMs, toMs, filter);
+  return summarizeTotals({ db, table: tableName('usage') }, accountId, fromMs, toMs, filter);
 }

@@ -2,6 +2,9 @@ import { invalidUsageQuery } from './usage-errors.js';
 import { parseIsoInstant } from './iso-instant.js';
 import { summarizeUsage, type UsageFilter, type UsageSummary, type UsageTotals } from './usage-ledger.js';
 import { NO_KEY } from '../store/usage-summary.js';
+import { dynamo } from '../store/dynamo.js';
+import type { DynamoDb } from '../store/dynamodb-client.js';
+import { tenantClients } from '../store/tenant-sessions.js';
 
 const DAY_MS = 86_400_000;
 const HOUR_MS = 3_600_000;
@@ -70,8 +73,26 @@ const unpriced = (totals: UsageTotals) => ({ requests: totals.unpricedRequests, 
  * the API key that made it (`none`: no key), and `units` (overall and in each split, only where
  * there was any): the non-token work by unit. With a `keyId` filter, every figure is that key's.
  */
-export async function usageReport(accountId: string, period: Period, filter: UsageFilter = {}) {
-  return reportOf(await summarizeUsage(accountId, period.fromMs, period.toMs, filter), period);
+export async function usageReport(
+  db: Pick<DynamoDb, 'query'>,
+  accountId: string,
+  period: Period,
+  filter: UsageFilter = {},
+) {
+  return reportOf(await summarizeUsage(db, accountId, period.fromMs, period.toMs, filter), period);
+}
+
+/**
+ * The caller's own report, read under its tenant session: the usage route's role holds no read
+ * of the usage table, and the session reads only the caller's partitions.
+ */
+export async function ownUsageReport(accountId: string, period: Period, filter: UsageFilter = {}) {
+  return usageReport((await tenantClients(accountId)).dynamo, accountId, period, filter);
+}
+
+/** An operator's report of any account (the admin route), read with the function's own role. */
+export function accountUsageReport(accountId: string, period: Period, filter: UsageFilter = {}) {
+  return usageReport(dynamo(), accountId, period, filter);
 }
 
 /** The usage record of a summary, however it was added up (the table, or an export of it). */

@@ -8,6 +8,7 @@ import type { Grant } from '../routes.js';
 import type { DashboardUserPool } from './user-pool.js';
 import type { GatewaySecrets } from './secrets.js';
 import type { Tables } from './tables.js';
+import { TENANT_SESSION_ACTIONS } from '../tenant-access-policy.js';
 
 /** The ledger's shard partitions, the only items `usage:append` may write (IAM `dynamodb:LeadingKeys`). */
 export const LEDGER_SHARD_KEYS = 'ACCOUNT#*#L*';
@@ -52,6 +53,11 @@ export interface EndpointResources {
   readonly sessionRunnerArn?: string;
   /** The usage retry queue (lib/constructs/usage-pipeline.ts), for `usage:append`. @default - none: a route with `usage:append` is refused */
   readonly usageRetryQueue?: IQueue;
+  /**
+   * The tenant-access role (lib/constructs/tenant-access-role.ts), for the grants read under a
+   * tenant session. @default - none: a route with such a grant is refused
+   */
+  readonly tenantAccessRoleArn?: string;
 }
 
 /** A cdk-nag finding that the role holding these statements must acknowledge, with why. */
@@ -66,6 +72,11 @@ export interface EndpointAccess {
   readonly environment: Record<string, string>;
   /** Findings on the role's own policy that these statements raise by design (see providerKeys). */
   readonly acknowledgements: NagAcknowledgement[];
+  /**
+   * Whether the function opens tenant sessions: its role must then be trusted by the
+   * tenant-access role (`TenantAccessRole.trust`).
+   */
+  readonly tenantSessions: boolean;
 }
 
 type TableAccess = 'read' | 'write' | 'readWrite';
@@ -86,7 +97,10 @@ const GRANTS: Record<Grant, (acc: Accumulator) => void> = {
   // Sign-in and sign-out write nothing but their session (lambdas/store/sessions.ts): a defect
   // there cannot touch a key or an account record.
   'sessions:write': (acc) => acc.keyedTable('identity', ['dynamodb:PutItem', 'dynamodb:DeleteItem'], ['SESSION#*']),
+  // An operator's reads of any account (the admin usage route): the whole table.
   'usage:read': (acc) => acc.table('usage', TABLE_ACTIONS.read, true),
+  // The caller's own usage, read under its tenant session: the role itself reads no usage at all.
+  'usage:readOwn': (acc) => acc.tenantSession(),
   // The sharded ledger (lambdas/store/usage-ledger-puts.ts): PutItem and nothing else, only on
   // ledger shard partitions (`dynamodb:LeadingKeys`), so such a function cannot touch a total, a
   // checkpoint or the unsharded ledger, nor update or delete any item. IAM cannot demand the
@@ -100,12 +114,17 @@ const GRANTS: Record<Grant, (acc: Accumulator) => void> = {
   // The arena's session log (lambdas/store/session-log.ts: pages put only where none is, the
   // META's lease updated under conditions) and the session records (ballots for audits).
   'arenaSessions:write': (acc) => acc.table('jobs', ['dynamodb:PutItem', 'dynamodb:UpdateItem'], false),
-  // Reading a session back: its META and pages, and the account's session records.
-  'arenaSessions:read': (acc) => acc.table('jobs', ['dynamodb:GetItem', 'dynamodb:Query'], false),
+  // Reading a session's log back (its plan, META and pages), by session id: only the log's
+  // partitions (`ARENA_SESSION#<id>`), not job records nor any account's items. The owner is
+  // checked by the code (the META's account): the log is keyed by the session, not the account.
+  'arenaSessions:read': (acc) => acc.keyedTable('jobs', ['dynamodb:GetItem', 'dynamodb:Query'], ['ARENA_SESSION#*']),
+  // The account's session records and leaderboards (`ACCOUNT#<id>`), read under its tenant session.
+  'arenaSessions:readOwn': (acc) => acc.tenantSession(),
   // The chat modes start a session's runner (execution name = session id); nothing else on it.
   'arenaSessions:run': (acc) => acc.sessionRunner(),
-  // Job records (lambdas/jobs/job-repository.ts): owner-scoped GetItem, owner-index queries.
-  'jobs:read': (acc) => acc.table('jobs', TABLE_ACTIONS.read, true),
+  // Job records (lambdas/jobs/job-repository.ts), read by job id (`JOB#<id>`) and the owner
+  // checked by the code: GetItem on job items only, not session logs nor any account's items.
+  'jobs:read': (acc) => acc.keyedTable('jobs', ['dynamodb:GetItem'], ['JOB#*']),
   // Conditional creates and transitions only; jobs are never deleted here (TTL expires them).
   'jobs:write': (acc) => acc.table('jobs', ['dynamodb:PutItem', 'dynamodb:UpdateItem'], false),
   // Submit routes start the poller (execution name = job id); nothing else on the machine.
@@ -119,9 +138,9 @@ const GRANTS: Record<Grant, (acc: Accumulator) => void> = {
   // Nothing at all without a configured engine (a Bedrock guardrail, or a moderation API and its
   // key secret): the function then moderates with its local rules.
   'guardrails:apply': (acc) => acc.guardrail(),
-  // Callers' own keys, one secret per key created at runtime: Secrets Manager encrypts them under
-  // the stack's key (GenerateDataKey on create, Decrypt on read).
-  'providerKeys:read': (acc) => acc.providerKeys(['secretsmanager:GetSecretValue'], ['kms:Decrypt']),
+  // Callers' own keys, one secret per key created at runtime, read under the caller's tenant
+  // session only (the secret's account tag must be the session's): the role itself reads none.
+  'providerKeys:read': (acc) => acc.tenantSession(),
   // Creating and deleting are separate grants, so neither route can do the other's work. Tags sent
   // with CreateSecret need TagResource as well.
   'providerKeys:create': (acc) =>
@@ -171,6 +190,7 @@ class Accumulator {
   private tableWrites = false;
   private readonly keyedStatements: PolicyStatement[] = [];
   private ledgerAppends = false;
+  private tenantSessions = false;
   private readonly environment: Record<string, string> = {};
 
   constructor(private readonly resources: EndpointResources) {}
@@ -254,6 +274,14 @@ class Accumulator {
       throw new Error('arenaSessions:run needs the session runner state machine (sessionRunnerArn)');
     this.stateMachineArns.add(arn);
     this.environment[ENV.sessionStateMachineArn] = arn;
+  }
+
+  /** Opening tenant sessions: AssumeRole with its session tag, on the tenant-access role only. */
+  tenantSession(): void {
+    const arn = this.resources.tenantAccessRoleArn;
+    if (arn === undefined) throw new Error('a tenant-session grant needs the tenant-access role (tenantAccessRoleArn)');
+    this.tenantSessions = true;
+    this.environment[ENV.tenantAccessRoleArn] = arn;
   }
 
   ledgerAppend(): void {
@@ -393,7 +421,20 @@ class Accumulator {
         new PolicyStatement({ actions: ['states:StartExecution'], resources: [...this.stateMachineArns] }),
       );
     }
-    return { statements, environment: { ...this.environment }, acknowledgements };
+    if (this.tenantSessions) {
+      statements.push(
+        new PolicyStatement({
+          actions: [...TENANT_SESSION_ACTIONS],
+          resources: [this.resources.tenantAccessRoleArn!],
+        }),
+      );
+    }
+    return {
+      statements,
+      environment: { ...this.environment },
+      acknowledgements,
+      tenantSessions: this.tenantSessions,
+    };
   }
 
   /** `arn:<partition>:secretsmanager:<region>:<account>:secret:<prefix>*` */
@@ -411,7 +452,7 @@ class Accumulator {
  * How cdk-nag names a resource in a finding id: the resolved value with `Ref`s written as
  * `<Name>` (e.g. `arn:<AWS::Partition>:...`), so the acknowledgement names exactly this ARN.
  */
-function nagResourceName(stack: Stack, value: string): string {
+export function nagResourceName(stack: Stack, value: string): string {
   const visit = (node: unknown): string => {
     if (typeof node === 'string') return node.replace(/\$\{/g, '<').replace(/\}/g, '>');
     if (node && typeof node === 'object') {

@@ -12,7 +12,7 @@ import {
   type FunctionUrl,
 } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
-import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { ILogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { LAMBDA_BUNDLING } from '../bundling.js';
 import { observabilityNames } from '../names.js';
@@ -20,7 +20,7 @@ import type { RouteSpec } from '../routes.js';
 import type { NagAcknowledgement } from './endpoint-access.js';
 import { retainedLogGroup } from './retained-log-group.js';
 
-/** What active tracing writes. */
+/** What active tracing writes: Lambda's own segments and, through its X-Ray daemon, the functions' spans. */
 const XRAY_WRITES = ['xray:PutTraceSegments', 'xray:PutTelemetryRecords'] as const;
 
 /** The repository root: manifest entries are relative to it, whatever the current directory. */
@@ -42,8 +42,14 @@ export interface EndpointFunctionProps {
    * CloudFormation resource only (not its default policy, not the function).
    */
   readonly acknowledgements?: readonly NagAcknowledgement[];
-  /** @default RetentionDays.ONE_MONTH */
+  /** @default RetentionDays.ONE_MONTH (for the function's own log group, when `logGroup` is not given) */
   readonly logRetention?: RetentionDays;
+  /**
+   * Where the function logs, shared with others: Lambda then names each log stream
+   * `YYYY/MM/DD/<function name>[<version>]<environment id>`, so every line stays traceable to
+   * its function. @default - a log group of its own
+   */
+  readonly logGroup?: ILogGroup;
   /** @default the repository root */
   readonly projectRoot?: string;
   /** @default - none: the function draws on the account's unreserved concurrency */
@@ -54,8 +60,9 @@ export interface EndpointFunctionProps {
 
 /**
  * The defaults every endpoint function shares: Node.js 24 on arm64, minified ESM bundle with
- * source maps, JSON logs in its own log group, X-Ray, and a role holding only what its grants
- * name. Streaming routes also get an IAM-authenticated response-streaming function URL.
+ * source maps, JSON logs in its own log group (or one it is given), X-Ray active tracing (Lambda's segment, and the
+ * X-Ray daemon the OpenTelemetry layer's spans go to: lib/constructs/open-telemetry-layer.ts), and
+ * a role holding only what its grants name. Streaming routes also get an IAM-authenticated response-streaming function URL.
  */
 export class EndpointFunction extends Construct {
   readonly fn: NodejsFunction;
@@ -68,7 +75,7 @@ export class EndpointFunction extends Construct {
     const projectRoot = props.projectRoot ?? PROJECT_ROOT;
     const description = props.description ?? `AI gateway ${route.method} ${route.path}`;
 
-    const logGroup = retainedLogGroup(this, 'Logs', props.logRetention);
+    const logGroup = props.logGroup ?? retainedLogGroup(this, 'Logs', props.logRetention);
 
     // An own role instead of the default one, which attaches the AWS-managed
     // AWSLambdaBasicExecutionRole (log writes to every log group in the account).

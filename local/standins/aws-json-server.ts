@@ -13,7 +13,8 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname } from 'node:path';
-import { signatureRefusal, type StandInCredentials } from './signature-check.js';
+import { signedCaller, type StandInCredentials } from './signature-check.js';
+import { accessDenied, type TenantSession } from './tenant-sessions.mjs';
 import { withLoopbackKeepAlive } from '../loopback-keep-alive.mjs';
 
 /** An error the SDK turns into a named exception (`err.name === type`). */
@@ -29,6 +30,12 @@ export class AwsJsonError extends Error {
 
 export type AwsJsonInput = Record<string, unknown>;
 export type AwsJsonOperation = (input: AwsJsonInput) => unknown;
+/**
+ * What a tenant session may do with an operation: throws AccessDeniedException where its policy
+ * does not allow the call (lib/tenant-access-policy.ts). An operation without one is refused
+ * to every tenant session, as the tenant-access role allows nothing else.
+ */
+export type TenantCheck = (input: AwsJsonInput, tenant: TenantSession) => void;
 
 export interface AwsJsonServerOptions {
   /** The part of `X-Amz-Target` before the dot, e.g. `secretsmanager`. */
@@ -43,6 +50,8 @@ export interface AwsJsonServerOptions {
    * this process: what the AWS SDK clients beside the stand-in sign with.
    */
   readonly credentials?: StandInCredentials;
+  /** Operations a tenant session may call, and on what. @default {} (none) */
+  readonly tenantAccess?: Readonly<Record<string, TenantCheck>>;
 }
 
 export interface AwsJsonServer {
@@ -151,19 +160,30 @@ async function handle(
   const ownTarget = dot >= 0 && target.slice(0, dot) === options.targetPrefix;
   const body = await readBody(req);
   // Before the operation is looked up, as AWS does: an unsigned caller learns nothing more.
+  let tenant: TenantSession | undefined;
   if (!(ownTarget && UNSIGNED_OPERATIONS[options.targetPrefix]?.has(operationName))) {
-    const refusal = await signatureRefusal(
+    const caller = await signedCaller(
       { method: req.method, url: req.url ?? '/', headers: req.headers, body },
       credentials,
       Date.now(),
     );
-    if (refusal) throw new AwsJsonError(refusal.type, refusal.message);
+    if ('type' in caller) throw new AwsJsonError(caller.type, caller.message);
+    tenant = caller.tenant;
   }
   const operation = Object.hasOwn(options.operations, operationName) ? options.operations[operationName] : undefined;
   if (!ownTarget || !operation) {
     throw new AwsJsonError('UnknownOperationException', `unknown operation ${JSON.stringify(target)}`);
   }
   const input = parseBody(body.toString('utf8'));
+  if (tenant) {
+    const check = options.tenantAccess?.[operationName];
+    const action = `${options.targetPrefix}:${operationName}`;
+    if (!check) {
+      const refusal = accessDenied(tenant, action, '*');
+      throw new AwsJsonError(refusal.type, refusal.message);
+    }
+    check(input, tenant);
+  }
   const output = await operation(input);
   send(res, contentType, 200, output ?? {});
 }

@@ -21,7 +21,9 @@ import {
   startAwsJsonServer,
   type AwsJsonInput,
   type AwsJsonServer,
+  type TenantCheck,
 } from './aws-json-server.js';
+import { accessDenied } from './tenant-sessions.mjs';
 import type { StandInCredentials } from './signature-check.js';
 
 export interface SecretsManagerStandInOptions {
@@ -32,6 +34,12 @@ export interface SecretsManagerStandInOptions {
   readonly now?: () => number;
   /** What every call must be signed with. @default the process's AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY */
   readonly credentials?: StandInCredentials;
+  /**
+   * What a tenant session may read (lib/tenant-access-policy.ts): GetSecretValue on secrets
+   * named under `namePrefix` whose `resourceTag` tag is the session's account tag.
+   * @default none: a tenant session may read nothing
+   */
+  readonly tenantReads?: { readonly namePrefix: string; readonly resourceTag: string; readonly sessionTag: string };
 }
 
 interface Tag {
@@ -264,11 +272,31 @@ export async function startSecretsManagerStandIn(options: SecretsManagerStandInO
     },
   };
 
+  const tenantReads = options.tenantReads;
+  /**
+   * The tenant-access role's statement: GetSecretValue on the provider-key name prefix where
+   * `secretsmanager:ResourceTag/<tag>` equals `${aws:PrincipalTag/account}`. A secret that does
+   * not exist has no tag to match, so it is refused the same way (AWS tells such a caller nothing).
+   */
+  const tenantRead: TenantCheck = (input, tenant) => {
+    const id = requireString(input, 'SecretId');
+    const secret = id.startsWith('arn:')
+      ? live().find((s) => s.arn === id || s.arn.slice(0, -7) === id)
+      : live().find((s) => s.name === id);
+    const account = tenantReads ? tenant.tags[tenantReads.sessionTag] : undefined;
+    const tag = secret?.tags.find((t) => t.Key === tenantReads?.resourceTag)?.Value;
+    if (!secret || !tenantReads || !secret.name.startsWith(tenantReads.namePrefix) || !account || tag !== account) {
+      const refusal = accessDenied(tenant, 'secretsmanager:GetSecretValue', secret?.arn ?? id);
+      throw new AwsJsonError(refusal.type, refusal.message);
+    }
+  };
+
   return startAwsJsonServer({
     targetPrefix: 'secretsmanager',
     operations,
     port: options.port,
     credentials: options.credentials,
+    tenantAccess: { GetSecretValue: tenantRead },
   });
 }
 

@@ -9,6 +9,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { Hash } from '@smithy/hash-node';
 import { SignatureV4 } from '@smithy/signature-v4';
+import { openTenantSession, type TenantSession } from './tenant-sessions.mjs';
 
 export interface StandInCredentials {
   readonly accessKeyId: string;
@@ -53,12 +54,34 @@ interface Authorization {
   readonly signature: string;
 }
 
+/**
+ * Who signed a request: the runtime's own credentials (`tenant` undefined), or a tenant session
+ * the STS stand-in issued (local/standins/tenant-sessions.mjs), whose policy the stand-in then
+ * enforces.
+ */
+export interface SignedCaller {
+  readonly tenant?: TenantSession;
+}
+
 /** Why `request` may not be served with `credentials`, or undefined when its signature holds. */
 export async function signatureRefusal(
   request: ReceivedRequest,
   credentials: StandInCredentials,
   now: number,
 ): Promise<SignatureRefusal | undefined> {
+  const caller = await signedCaller(request, credentials, now);
+  return 'type' in caller ? caller : undefined;
+}
+
+/**
+ * The request's signer, or why it may not be served: signed with the runtime's credentials, or
+ * with a tenant session's (its access key, its derived secret, its token sent and valid).
+ */
+export async function signedCaller(
+  request: ReceivedRequest,
+  credentials: StandInCredentials,
+  now: number,
+): Promise<SignatureRefusal | SignedCaller> {
   const header = headerValue(request.headers, 'authorization');
   if (header === undefined || header === '')
     return refuse('MissingAuthenticationTokenException', 'Missing Authentication Token');
@@ -79,16 +102,25 @@ export async function signatureRefusal(
       'InvalidSignatureException',
       `Date in Credential scope does not match YYYYMMDD from ISO-8601 version of date from HTTP: '${authorization.day}' != '${amzDate.slice(0, 8)}', from '${amzDate}'.`,
     );
-  // The stand-ins' credentials are long-term keys: a session token belongs to someone else's.
-  if (authorization.accessKeyId !== credentials.accessKeyId || headerValue(request.headers, 'x-amz-security-token'))
-    return UNRECOGNIZED;
+  // The runtime's credentials are long-term keys, sent without a token; a token must be one of
+  // the STS stand-in's sessions, and the request signed with that session's secret.
+  const token = headerValue(request.headers, 'x-amz-security-token');
+  let signer = credentials;
+  let tenant: TenantSession | undefined;
+  if (token) {
+    const session = openTenantSession(credentials, authorization.accessKeyId, token, now);
+    if ('type' in session) return session;
+    tenant = session;
+    signer = { accessKeyId: session.accessKeyId, secretAccessKey: session.secretAccessKey };
+  } else if (authorization.accessKeyId !== credentials.accessKeyId) return UNRECOGNIZED;
   const payloadHash = createHash('sha256').update(request.body).digest('hex');
   const claimedHash = headerValue(request.headers, 'x-amz-content-sha256');
   // The signer trusts this header for the payload's hash, so it must be the body's.
   if (claimedHash !== undefined && claimedHash !== payloadHash) return MISMATCH;
-  const expected = await expectedSignature(request, authorization, credentials, signedAt);
+  const expected = await expectedSignature(request, authorization, signer, signedAt);
   if (expected === undefined || !SIGNATURE.test(authorization.signature)) return MISMATCH;
-  return timingSafeEqual(Buffer.from(expected), Buffer.from(authorization.signature)) ? undefined : MISMATCH;
+  if (!timingSafeEqual(Buffer.from(expected), Buffer.from(authorization.signature))) return MISMATCH;
+  return tenant ? { tenant } : {};
 }
 
 function parseAuthorization(header: string): Authorization | SignatureRefusal {

@@ -37,6 +37,13 @@ describe('bundling', () => {
       if (bundle.length > 20_000) {
         expect([route.id, bundle.length / bundle.split('\n').length > 500]).toEqual([route.id, true]);
       }
+      // The OpenTelemetry API is inside the bundle, never imported: the layer installs no package
+      // an import could resolve to (lib/bundling.ts), and the bundled copy finds its SDK through the
+      // API's global.
+      expect([route.id, /from\s*"@opentelemetry\//.test(bundle)]).toEqual([route.id, false]);
+      if (route.id !== fixture.id) {
+        expect([route.id, bundle.includes('opentelemetry.js.api.')]).toEqual([route.id, true]);
+      }
     }
 
     // The deployment-time function behind the account role custom resource, bundled the same way; the SDK

@@ -72,8 +72,11 @@ describe('endpoint functions', () => {
       expect(env[ENV.platformKeysSecretId] !== undefined).toBe(has('platformKeys:read'));
       // Only the submit routes are told which machine polls jobs.
       expect(env[ENV.jobStateMachineArn] !== undefined).toBe(has('jobs:start'));
-      // Callers' own provider keys: where their secrets are named, and the key they are encrypted under.
-      const usesProviderKeys = has('providerKeys:read') || has('providerKeys:create') || has('providerKeys:delete');
+      // Callers' own provider keys: where their secrets are named, and the key they are encrypted
+      // under, for the routes that make and delete them; readers read by ARN under a tenant session.
+      const usesProviderKeys = has('providerKeys:create') || has('providerKeys:delete');
+      const opensTenantSessions = has('providerKeys:read') || has('usage:readOwn') || has('arenaSessions:readOwn');
+      expect(env[ENV.tenantAccessRoleArn] !== undefined).toBe(opensTenantSessions);
       expect(env[ENV.providerKeySecretPrefix]).toBe(usesProviderKeys ? PROVIDER_KEY_PREFIX : undefined);
       expect(env[ENV.providerKeysKmsKeyId]).toEqual(
         usesProviderKeys ? { 'Fn::GetAtt': [logicalIdOf(built.stack.encryptionKey), 'Arn'] } : undefined,

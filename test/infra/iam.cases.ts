@@ -46,9 +46,11 @@ const TABLE_ACTIONS: Partial<Record<Grant, [TableName, string[]]>> = {
   ],
   // The session log: conditional puts of pages and records, the META's lease updates.
   'arenaSessions:write': ['jobs', ['dynamodb:PutItem', 'dynamodb:UpdateItem']],
+  // The session log only (`ARENA_SESSION#*`, checked below): the account's records are read
+  // under its tenant session (arenaSessions:readOwn), which gives the role no table action.
   'arenaSessions:read': ['jobs', ['dynamodb:GetItem', 'dynamodb:Query']],
-  // Job records: owner-scoped reads; conditional creates and transitions, never deletes.
-  'jobs:read': ['jobs', READ],
+  // Job records by id only (`JOB#*`, checked below); conditional creates and transitions, never deletes.
+  'jobs:read': ['jobs', ['dynamodb:GetItem']],
   'jobs:write': ['jobs', ['dynamodb:PutItem', 'dynamodb:UpdateItem']],
 };
 const XRAY = ['xray:PutTelemetryRecords', 'xray:PutTraceSegments'];
@@ -81,8 +83,8 @@ const TABLE_WRITES: readonly Grant[] = [
   'jobs:write',
 ];
 // Callers' own provider keys: one secret per key under the name prefix, created at runtime.
+// Reading one is the tenant-access role's alone (providerKeys:read opens a tenant session).
 const PROVIDER_KEY_ACTIONS: Partial<Record<Grant, string[]>> = {
-  'providerKeys:read': ['secretsmanager:GetSecretValue'],
   'providerKeys:create': ['secretsmanager:CreateSecret', 'secretsmanager:TagResource'],
   'providerKeys:delete': ['secretsmanager:DeleteSecret'],
 };
@@ -99,9 +101,14 @@ const SECRET_READS: readonly Grant[] = [
   'adminToken:read',
   'platformKeys:read',
   'promptService:read',
-  'providerKeys:read',
   'providerKeys:create',
 ];
+// Grants read under a tenant session: AssumeRole and TagSession on the tenant-access role, nothing more.
+const TENANT_GRANTS: readonly Grant[] = ['providerKeys:read', 'usage:readOwn', 'arenaSessions:readOwn'];
+/** The tenant role's one statement on the provider-key prefix: read, only where the tag is the session's. */
+const TENANT_SECRET_CONDITION = {
+  StringEquals: { 'secretsmanager:ResourceTag/gateway:account': '${aws:PrincipalTag/account}' },
+};
 // A Bedrock guardrail, as an id (this account and region) or as a full ARN used as given.
 const GUARDRAIL_ID = 'abc123def456';
 const GUARDRAIL_ARN = 'arn:aws:bedrock:us-east-1:111122223333:guardrail/xyz789';
@@ -133,6 +140,7 @@ function expectedServices(route: RouteSpec, props: Partial<GatewayStackProps>): 
   if (has(['userPool:login', 'userPool:admin'])) services.push('cognito-idp');
   if (has(['jobs:start', 'arenaSessions:run'])) services.push('states');
   if (has(['usage:append'])) services.push('sqs');
+  if (has(TENANT_GRANTS)) services.push('sts');
   if (expectedGuardrailArns(route, props).length > 0) services.push('bedrock');
   return [...new Set(services)].sort();
 }
@@ -143,10 +151,12 @@ const EVERY_GRANT: Record<Grant, true> = {
   'identity:write': true,
   'sessions:write': true,
   'usage:read': true,
+  'usage:readOwn': true,
   'usage:append': true,
   'cache:write': true,
   'arenaSessions:write': true,
   'arenaSessions:read': true,
+  'arenaSessions:readOwn': true,
   'arenaSessions:run': true,
   'jobs:read': true,
   'jobs:write': true,
@@ -237,6 +247,12 @@ function unexpectedWildcards(statements: Statement[]): Statement[] {
       .filter((r) => r !== '*' && flatten(r).includes('*'))
       .map(flatten);
     return patterns.some((pattern) => {
+      // The tenant role's read: GetSecretValue alone, and only under the account-tag condition.
+      if (
+        pattern === PROVIDER_KEY_SECRETS_ARN &&
+        JSON.stringify(statement.Condition) === JSON.stringify(TENANT_SECRET_CONDITION)
+      )
+        return actionsOf(statement).some((action) => action !== 'secretsmanager:GetSecretValue');
       const allowed = allowedOn.get(pattern);
       return !allowed || actionsOf(statement).some((action) => !allowed.has(action));
     });
@@ -454,20 +470,52 @@ describe.each<[string, readonly RouteSpec[], Partial<GatewayStackProps>]>([
     expect(unexpectedWildcards(allIamStatements(built))).toEqual([]);
   });
 
-  test('the provider-key prefix appears only on roles of routes with a providerKeys grant', () => {
+  test('the provider-key prefix appears only on roles of routes that create or delete keys, and the tenant role', () => {
     const holders = routes.filter(
       (route) => providerKeyActionsOf(roleStatements(built.template, roleLogicalId(built.stack, route.id))).length > 0,
     );
     expect(holders.map((route) => route.id).sort()).toEqual(
       routes
-        .filter((route) => route.grants.some((grant) => grant.startsWith('providerKeys:')))
+        .filter((route) =>
+          route.grants.some((grant) => grant === 'providerKeys:create' || grant === 'providerKeys:delete'),
+        )
         .map((route) => route.id)
         .sort(),
     );
-    // And the session runner's task (SESSION_TASK_GRANTS): it plays sessions with callers' own keys.
+    // No function reads a provider key with its own role: the tenant-access role's one statement does.
     const everywhere = allIamStatements(built).filter(onProviderKeySecrets);
     expect(everywhere.length).toBe(holders.length + 1);
+    const tenantRole = roleStatements(built.template, logicalIdOf(built.stack.tenantAccess.role));
+    expect(tenantRole.filter(onProviderKeySecrets)).toEqual([
+      expect.objectContaining({ Action: 'secretsmanager:GetSecretValue', Condition: TENANT_SECRET_CONDITION }),
+    ]);
   });
+
+  test.each(routes.map((route) => [route.id, route]))(
+    '%s: a tenant session grant is AssumeRole and TagSession on the tenant role, and only then',
+    (_id, route) => {
+      const statements = roleStatements(built.template, roleLogicalId(built.stack, route.id));
+      const sts = statements.filter((s) => actionsOf(s).some((a) => a.startsWith('sts:')));
+      const opens = route.grants.some((grant) => TENANT_GRANTS.includes(grant));
+      expect(
+        sts.map((s) => ({
+          actions: actionsOf(s).sort(),
+          resources: resourcesOf(s).map(flatten),
+          condition: s.Condition,
+        })),
+      ).toEqual(
+        opens
+          ? [
+              {
+                actions: ['sts:AssumeRole', 'sts:TagSession'],
+                resources: [`arn:${PARTITION}:iam::<AWS::AccountId>:role/Gateway-TenantAccess`],
+                condition: undefined,
+              },
+            ]
+          : [],
+      );
+    },
+  );
 });
 
 describe('provider-key secrets: the create and delete routes each hold only their own action', () => {
@@ -522,7 +570,7 @@ describe('the wildcard checks can fail', () => {
   let prefixStatement: Statement;
   beforeAll(() => {
     const built = build({ routes: manifestRoutes });
-    const found = roleStatements(built.template, roleLogicalId(built.stack, 'chat-completions')).filter(
+    const found = roleStatements(built.template, roleLogicalId(built.stack, 'provider-keys-delete')).filter(
       onProviderKeySecrets,
     );
     expect(found).toHaveLength(1);
@@ -531,15 +579,19 @@ describe('the wildcard checks can fail', () => {
 
   test('the real provider-key statement passes', () => {
     expect(unexpectedWildcards([prefixStatement])).toEqual([]);
-    expect(providerKeyActionsOf([prefixStatement])).toEqual(['secretsmanager:GetSecretValue']);
+    expect(providerKeyActionsOf([prefixStatement])).toEqual(['secretsmanager:DeleteSecret']);
   });
 
   test('another action on the provider-key prefix is reported', () => {
     const broadened = {
       ...prefixStatement,
-      Action: ['secretsmanager:GetSecretValue', 'secretsmanager:PutResourcePolicy'],
+      Action: ['secretsmanager:DeleteSecret', 'secretsmanager:PutResourcePolicy'],
     };
     expect(unexpectedWildcards([broadened])).toEqual([broadened]);
+    // A read without the account-tag condition is reported too: only the tenant role's may read.
+    const read = { ...prefixStatement, Action: 'secretsmanager:GetSecretValue' };
+    expect(unexpectedWildcards([read])).toEqual([read]);
+    expect(unexpectedWildcards([{ ...read, Condition: TENANT_SECRET_CONDITION }])).toEqual([]);
   });
 
   test('a wider secret pattern, or a wildcard action, is reported', () => {

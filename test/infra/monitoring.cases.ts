@@ -5,7 +5,7 @@ import { DefinitionBody, LogLevel, Pass, StateMachine } from 'aws-cdk-lib/aws-st
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { retainedLogGroup } from '../../lib/constructs/retained-log-group.js';
 import { parseAlarmEmail } from '../../lib/context.js';
-import { build, logicalIdOf, manifestRoutes } from './support.js';
+import { actionsOf, build, logicalIdOf, manifestRoutes, roleStatements } from './support.js';
 
 type Resources = Record<string, { Type: string; Properties: Record<string, any> }>;
 
@@ -18,15 +18,41 @@ describe('monitoring', () => {
   const resources = template.toJSON().Resources as Resources;
   const topicId = logicalIdOf(stack.monitoring.topic);
 
-  test('every log group has a retention, and every function logs to its own and traces with X-Ray', () => {
-    const groups = Object.values(resources).filter((resource) => resource.Type === 'AWS::Logs::LogGroup');
-    expect(groups.length).toBeGreaterThan(manifestRoutes.length); // one per function plus access logs
-    for (const group of groups) expect(group.Properties.RetentionInDays).toBeGreaterThan(0);
+  test('every log group has a retention; every function logs to one of them and traces with X-Ray', () => {
+    const groups = Object.entries(resources).filter(([, resource]) => resource.Type === 'AWS::Logs::LogGroup');
+    for (const [, group] of groups) expect(group.Properties.RetentionInDays).toBeGreaterThan(0);
+    const groupIds = new Set(groups.map(([id]) => id));
     const functions = Object.values(resources).filter((resource) => resource.Type === 'AWS::Lambda::Function');
     for (const fn of functions) {
       expect(fn.Properties.TracingConfig).toEqual({ Mode: 'Active' });
-      expect(fn.Properties.LoggingConfig.LogGroup).toBeDefined();
+      expect(groupIds.has(fn.Properties.LoggingConfig.LogGroup.Ref)).toBe(true);
     }
+  });
+
+  test("the routes' functions share one log group (a resource each would crowd the stack); the tasks keep their own", () => {
+    const groupOf = (id: string) => resources[id]!.Properties.LoggingConfig.LogGroup.Ref as string;
+    const routeGroups = new Set([...stack.endpoints.values()].map((endpoint) => groupOf(logicalIdOf(endpoint.fn))));
+    expect(routeGroups.size).toBe(1);
+    const [shared] = routeGroups;
+    for (const endpoint of stack.endpoints.values()) {
+      // Each role may write to that group, and to no other.
+      const logStatements = roleStatements(template, logicalIdOf(endpoint.role)).filter((statement) =>
+        actionsOf(statement).some((action) => action.startsWith('logs:')),
+      );
+      expect(logStatements).toEqual([
+        expect.objectContaining({
+          Action: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+          Resource: { 'Fn::GetAtt': [shared, 'Arn'] },
+        }),
+      ]);
+    }
+    const others = Object.entries(resources).filter(
+      ([id, resource]) =>
+        resource.Type === 'AWS::Lambda::Function' &&
+        ![...stack.endpoints.values()].some((endpoint) => logicalIdOf(endpoint.fn) === id),
+    );
+    expect(others.length).toBeGreaterThan(0);
+    for (const [id] of others) expect(groupOf(id)).not.toBe(shared);
   });
 
   test('the alarm topic is KMS-encrypted and refuses plain HTTP; CloudWatch may use the key', () => {

@@ -24,8 +24,9 @@ const fullProps = {
 };
 const PROVIDER_KEY_FINDING = `AwsSolutions-IAM5[Resource::${PROVIDER_KEY_SECRETS_ARN}]`;
 const WEBHOOK_SECRETS_FINDING = `AwsSolutions-IAM5[Resource::${WEBHOOK_SECRETS_ARN}]`;
+// Reading a key opens a tenant session: only creating and deleting touch the prefix with the role's own.
 const providerKeyRoutes = manifestRoutes.filter((route) =>
-  route.grants.some((grant) => grant.startsWith('providerKeys:')),
+  route.grants.some((grant) => grant === 'providerKeys:create' || grant === 'providerKeys:delete'),
 );
 
 /** Every acknowledgement in the tree, as "<construct path> <rule id>" → reason. */
@@ -191,13 +192,13 @@ describe('cdk-nag AwsSolutions', () => {
     );
     // A function's sits on its role (the X-Ray statement is in the role's inline policy); a machine's on its default policy.
     for (const path of xrayPaths) expect(path).toMatch(/\/Role\/(Resource|DefaultPolicy)$/);
-    // The provider-key prefix acknowledgement sits on the role resource of exactly the routes that hold that grant.
+    // The provider-key prefix acknowledgement sits on the role resource of exactly the routes that
+    // create or delete keys, and on the tenant-access role, whose sessions alone read them.
     expect(providerKeyRoutes.length).toBeGreaterThan(0);
     expect(pathsOf(PROVIDER_KEY_FINDING).sort()).toEqual(
       [
         ...providerKeyRoutes.map((route) => endpointOf(stack, route.id).role.node.defaultChild!.node.path),
-        // The session runner's task plays sessions with callers' own keys too (SESSION_TASK_GRANTS).
-        stack.sessionRunner.run.role.node.defaultChild!.node.path,
+        stack.tenantAccess.role.node.defaultChild!.node.path,
       ].sort(),
     );
     for (const path of pathsOf(PROVIDER_KEY_FINDING)) expect(path).toMatch(/\/Role\/Resource$/);

@@ -3,6 +3,7 @@
 // runs them together because each jest file loads the CDK anew (a few seconds per file, more
 // than most of them take to run).
 import './iam.cases.js';
+import './tenant-access.cases.js';
 import './nag.cases.js';
 import './api.cases.js';
 import './custom-domain.cases.js';

@@ -8,3 +8,4 @@ import './job-poller.cases.js';
 import './feature-flags.cases.js';
 import './context.cases.js';
 import './managed-instances.cases.js';
+import './open-telemetry.cases.js';

@@ -1,6 +1,5 @@
 import type { Context } from 'aws-lambda';
 import { logger } from '../../config/logger.js';
-import { annotate } from '../../observability/tracer.js';
 import { requireCall, type GatewayMiddleware } from './state.js';
 
 /**
@@ -17,7 +16,6 @@ export function callLogKeys(): GatewayMiddleware {
       logger.resetKeys();
       logger.addContext(request.context as Context);
       logger.appendKeys({ requestId: call.requestId, route: call.route.id });
-      annotate('route', call.route.id);
     },
   };
 }
@@ -29,7 +27,6 @@ export function principalLogKeys(): GatewayMiddleware {
       const principal = requireCall(request).principal;
       if (!principal || principal.kind === 'admin') return;
       logger.appendKeys({ accountId: principal.accountId });
-      annotate('accountId', principal.accountId);
     },
   };
 }

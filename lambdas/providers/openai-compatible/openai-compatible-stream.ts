@@ -54,7 +54,7 @@ export class OpenAiStreamTranslator implements StreamTranslator {
     const choices = (Array.isArray(chunk['choices']) ? chunk['choices'] : []).flatMap((raw: unknown) =>
       this.choice(raw),
     );
-    return choices.length > 0 ? [canonicalChunk(choices)] : [];
+    return choices.length > 0 ? [canonicalChunk(choices, text(chunk['model']) ?? '')] : [];
   }
 
   onEnd(): ChatCompletionChunk[] {
@@ -62,7 +62,9 @@ export class OpenAiStreamTranslator implements StreamTranslator {
       throw new UpstreamError({ kind: 'connection', message: `${this.provider} stream ended before [DONE]` });
     if (this.finished) return [];
     // [DONE] without a finish reason: complete, so say how it ended.
-    return [canonicalChunk([{ index: 0, delta: {}, finish_reason: this.toolCalls.size > 0 ? 'tool_calls' : 'stop' }])];
+    return [
+      canonicalChunk([{ index: 0, delta: {}, finish_reason: this.toolCalls.size > 0 ? 'tool_calls' : 'stop' }], ''),
+    ];
   }
 
   usage(): Usage | undefined {
@@ -129,11 +131,14 @@ export class OpenAiStreamTranslator implements StreamTranslator {
   }
 }
 
-/** The gateway stamps id, created and model. */
-const canonicalChunk = (choices: ChunkChoice[]): ChatCompletionChunk => ({
+/**
+ * The gateway stamps id, created and model; the model the upstream named is kept for the model
+ * call's span (gen_ai.response.model), as the other formats keep theirs.
+ */
+const canonicalChunk = (choices: ChunkChoice[], model: string): ChatCompletionChunk => ({
   id: '',
   object: 'chat.completion.chunk',
   created: 0,
-  model: '',
+  model,
   choices,
 });
