@@ -207,9 +207,9 @@ export const routes = [
     rateLimited: true,
     streaming: true,
     timeoutSeconds: 900,
-    // Sized from a 20 s stream's measured CPU and memory (lib/stream-sizing.ts): $50 of compute a
-    // million 20 s streams instead of $267 at 1,024 MB, the first byte about 12 ms later.
-    memoryMb: 192,
+    // Sized from a 20 s stream's measured CPU and memory (lib/stream-sizing.ts): $58 of compute a
+    // million 20 s streams instead of $267 at 1,024 MB, the first byte about 4 to 10 ms later.
+    memoryMb: 224,
     errorStyle: 'openai',
     grants: CHAT_GRANTS,
   }),

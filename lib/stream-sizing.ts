@@ -11,16 +11,19 @@
  * the same request costs 2–3 ms of CPU. The function waits: 20 s of wall time for a tenth of a
  * second of CPU.
  *
- * On-demand Lambda: chat completions gets 192 MB (lib/routes.ts), not 1,024 MB.
- * - Memory: module base and one stream use 44% of it; the rest is room for the largest body API
- *   Gateway lets through (10 MB) while it is parsed.
- * - First byte: Lambda's CPU share at 192 MB is 0.109 vCPU, so the 0.7–1.6 ms before the first
- *   token stretch to 6.5–15 ms, 5–12 ms later than at 1,024 MB, against a model's own first token
- *   of 300 ms to seconds. A cold start stretches the same way if the Init phase gets the same
- *   share: the 0.2–0.4 s import becomes 1.8–3.8 s (0.35–0.7 s at 1,024 MB), once per environment.
- * - Cost: $50.00 of compute a million 20 s streams instead of $266.67; with API Gateway, DynamoDB,
- *   logs, X-Ray and WAF, $57.33 (`npm run cost`). 128 MB would leave too little room (66% used
- *   before any large body); 256 MB would cost $74.
+ * On-demand Lambda: chat completions gets 224 MB (lib/routes.ts), not 1,024 MB.
+ * - Memory: module base and one stream use 38% of it. 192 MB would do for the gateway's own code
+ *   (44%), but every function also loads the OpenTelemetry layer's SDK at init
+ *   (lib/constructs/open-telemetry-layer.ts), which this bench cannot load offline: the 32 MB more
+ *   keep the same margin for it, and room for the largest body API Gateway lets through (10 MB)
+ *   while it is parsed. Check "Max Memory Used" in the function's REPORT lines after a deploy.
+ * - First byte: Lambda's CPU share at 224 MB is 0.127 vCPU, so the 0.7–1.6 ms before the first
+ *   token stretch to 5.5–12.6 ms, 4–10 ms later than at 1,024 MB, against a model's own first
+ *   token of 300 ms to seconds. A cold start stretches the same way if the Init phase gets the
+ *   same share: the 0.2–0.4 s import becomes 1.6–3.2 s (0.35–0.7 s at 1,024 MB), once per
+ *   environment, the layer's own start on top.
+ * - Cost: $58.33 of compute a million 20 s streams instead of $266.67; with API Gateway, DynamoDB,
+ *   logs, X-Ray and WAF, $65.66 (`npm run cost`), under the $70 aimed at. 256 MB would cost $74.
  * The chat modes (battle, fight, the legacy chat) get 512 MB, not 1,024 MB: a blitz fight of one
  * round, eight agents streaming at once for 23–26 s, costs 0.9 s of CPU (12–14 ms before the first
  * token) and 3–6 MiB of memory on an 87 MiB module base. At 512 MB (0.289 vCPU) that is 12–13% of
