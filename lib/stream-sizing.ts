@@ -26,7 +26,7 @@
  *   logs, X-Ray and WAF, $65.66 (`npm run cost`), under the $70 aimed at. 256 MB would cost $74.
  * The chat modes (battle, fight, the legacy chat) get 512 MB, not 1,024 MB: a blitz fight of one
  * round, eight agents streaming at once for 23–26 s, costs 0.9 s of CPU (12–14 ms before the first
- * token) and 3–6 MiB of memory on an 87 MiB module base. At 512 MB (0.289 vCPU) that is 12–13% of
+ * token) and 3–6 MiB of memory on an 87 MiB module base. At 512 MB (0.289 vCPU) that is 12–15% of
  * the function's CPU on average, 18% of its memory, and the first byte 21–24 ms later than at
  * 1,024 MB; every second of a fight costs half. The other streaming routes keep their memory:
  * speech encodes audio, the leaderboard fits its ratings after the answer, and this bench
