@@ -2,7 +2,7 @@ import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { routes } from '../lib/routes.js';
+import { routes, type RouteSpec } from '../lib/routes.js';
 import { LAMBDA_BUNDLING } from '../lib/bundling.js';
 import { fmtBytes, fmtMs, median, table } from './stats.js';
 
@@ -20,22 +20,7 @@ export async function benchBundles(): Promise<void> {
   rmSync(OUT, { recursive: true, force: true });
   const rows: (string | number)[][] = [['function', 'bundle', 'init p50', 'init min']];
   for (const route of routes) {
-    const outfile = join(OUT, route.id, 'index.mjs');
-    mkdirSync(join(OUT, route.id), { recursive: true });
-    await build({
-      entryPoints: [join(ROOT, route.entry)],
-      outfile,
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      target: LAMBDA_BUNDLING.target,
-      minify: LAMBDA_BUNDLING.minify,
-      sourcemap: LAMBDA_BUNDLING.sourceMap,
-      mainFields: [...LAMBDA_BUNDLING.mainFields],
-      external: [...LAMBDA_BUNDLING.externalModules],
-      banner: { js: LAMBDA_BUNDLING.banner },
-      logLevel: 'error',
-    });
+    const outfile = await bundleRoute(route);
     const inits = Array.from({ length: INIT_RUNS }, () => initMs(outfile));
     rows.push([route.id, fmtBytes(statSync(outfile).size), fmtMs(median(inits)), fmtMs(Math.min(...inits))]);
   }
@@ -43,12 +28,33 @@ export async function benchBundles(): Promise<void> {
   console.log(table(rows));
 }
 
+/** Bundles one route's function as the stack does (lib/bundling.ts); returns the bundle's path. */
+export async function bundleRoute(route: RouteSpec): Promise<string> {
+  const outfile = join(OUT, route.id, 'index.mjs');
+  mkdirSync(join(OUT, route.id), { recursive: true });
+  await build({
+    entryPoints: [join(ROOT, route.entry)],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: LAMBDA_BUNDLING.target,
+    minify: LAMBDA_BUNDLING.minify,
+    sourcemap: LAMBDA_BUNDLING.sourceMap,
+    mainFields: [...LAMBDA_BUNDLING.mainFields],
+    external: [...LAMBDA_BUNDLING.externalModules],
+    banner: { js: LAMBDA_BUNDLING.banner },
+    logLevel: 'error',
+  });
+  return outfile;
+}
+
 /**
  * Lambda's Node.js runtime provides the `awslambda` global that response-streaming handlers
  * call at module init (`streamifyResponse`); a bare `node` has none, so the stand-in below is
  * installed before the clock starts, as the runtime installs it before loading the handler.
  */
-const LAMBDA_GLOBALS = 'globalThis.awslambda??={streamifyResponse:(h)=>h,HttpResponseStream:{from:(s)=>s}};';
+export const LAMBDA_GLOBALS = 'globalThis.awslambda??={streamifyResponse:(h)=>h,HttpResponseStream:{from:(s)=>s}};';
 
 function initMs(bundle: string): number {
   const script = `${LAMBDA_GLOBALS}const t=performance.now();await import(${JSON.stringify(bundle)});process.stdout.write(String(performance.now()-t))`;

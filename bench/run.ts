@@ -2,7 +2,9 @@
  * `npm run bench`: prints figures, and PASS/MISS against the targets; it exits 0 either way
  * (not a test verdict). `npm run bench -- latency pinned` runs only the named sections:
  * bundles, models, overhead, arena (a paced fight's orchestration overhead), schema (the
- * schema_validation budget's CPU), latency (DynamoDB at AWS speed, and a tenant session's cold and warm cost), pinned (one vCPU for the servers),
+ * schema_validation budget's CPU), memory (a 20 s stream's CPU time and memory, for sizing the
+ * streaming routes), latency (DynamoDB at AWS speed, and a tenant session's cold and warm cost),
+ * pinned (one vCPU for the servers),
  * scale (the model past one machine: DynamoDB capacity per partition key and AWS limits at scale).
  * `npm run bench -- pinned profile` also profiles the pinned run's servers (`--cpu-prof`) and
  * prints where their CPU goes.
@@ -13,6 +15,7 @@ import { benchDeploymentShaped } from './deployment-shaped.js';
 import { benchGatewayOverhead } from './gateway-overhead.js';
 import { benchModelsLatency } from './models-latency.js';
 import { benchSchemaValidation } from './schema-validation-cost.js';
+import { benchStreamFootprint } from './stream-footprint.js';
 
 const OPTIONS = ['profile'];
 const args = process.argv.slice(2);
@@ -25,6 +28,7 @@ if (wanted('models')) await benchModelsLatency();
 if (wanted('overhead')) await benchGatewayOverhead();
 if (wanted('arena')) await benchArena();
 if (wanted('schema')) await benchSchemaValidation();
+if (wanted('memory')) await benchStreamFootprint();
 if (wanted('scale')) await (await import('./scale.js')).benchScale();
 if (wanted('latency')) await (await import('./tenant-session-cost.js')).benchTenantSessions();
 await benchDeploymentShaped(['latency', 'pinned'].filter(wanted), { profile: args.includes('profile') });

@@ -8,7 +8,8 @@ import { costReport, DEFAULT_ASSUMPTIONS, DEFAULT_REPORT_ASSUMPTIONS, type Templ
 /**
  * `npm run cost [-- --template cdk.out/X.template.json] [--duration-ms 2000] [--requests-per-month 1000000]`:
  * prints the idle cost per month and the infrastructure cost per million gateway requests of
- * the stack, then CloudWatch custom metrics at full activity, media job polling per thousand
+ * the stack, the streaming routes' two compute modes side by side per million 20 s streams (with
+ * the Managed Instances mode's idle cost and the crossover volume), then CloudWatch custom metrics at full activity, media job polling per thousand
  * jobs, and the finance exports per month. With no template it synthesizes one first
  * (`cdk synth`, offline, with this checkout's context).
  *

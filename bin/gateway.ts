@@ -38,6 +38,7 @@ new GatewayStack(app, context.stackName, {
   alarmEmail: context.alarmEmail,
   dashboardMfa: context.dashboardMfa,
   legacyChatSunset: context.legacyChatSunset,
+  streamingCompute: context.streamingCompute,
   openTelemetryLayerArn: context.otelLayerArn,
 });
 

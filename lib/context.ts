@@ -14,6 +14,16 @@ import type { CustomDomainProps } from './constructs/custom-domain.js';
 import { DASHBOARD_MFA_MODES, type DashboardMfa } from './constructs/user-pool.js';
 import type { BedrockGuardrailConfig } from './constructs/endpoint-access.js';
 import { DEFAULT_STAGE_THROTTLE, type StageThrottle } from './constructs/public-api.js';
+import {
+  DEFAULT_MANAGED_INSTANCES_MAX_VCPUS,
+  DEFAULT_MANAGED_INSTANCES_ROUTES,
+  DEFAULT_MANAGED_INSTANCES_TYPE,
+  MIN_MANAGED_INSTANCES_MAX_VCPUS,
+  STREAMING_COMPUTE_MODES,
+  type ManagedInstancesNetwork,
+  type StreamingComputeConfig,
+} from './constructs/streaming-capacity.js';
+import { AWS_PRICES } from './cost/aws-prices.js';
 
 /** The API's own host name: what the CustomDomain construct needs besides the API. */
 export type CustomDomainConfig = Omit<CustomDomainProps, 'api'>;
@@ -59,6 +69,8 @@ export interface GatewayContext {
   readonly dashboardMfa: DashboardMfa;
   /** When the deprecated POST /api/chat is to stop answering (ISO 8601), announced in its `Sunset` header. */
   readonly legacyChatSunset?: string;
+  /** On-demand Lambda, or Lambda Managed Instances, for the streaming routes. */
+  readonly streamingCompute: StreamingComputeConfig;
   /** The OpenTelemetry layer's ARN, `false` for none; undefined: the table's for the region. */
   readonly otelLayerArn?: string | false;
 }
@@ -128,7 +140,128 @@ export function readGatewayContext(node: Node, defaults: ContextDefaults): Gatew
     dashboardMfa: parseDashboardMfa(stringContext(node, 'dashboardMfa')),
     legacyChatSunset: parseLegacyChatSunset(stringContext(node, 'legacyChatSunset')),
     otelLayerArn: parseOtelLayerArn(region, stringContext(node, 'otelLayerArn')),
+    streamingCompute: parseStreamingCompute({
+      mode: stringContext(node, 'streamingCompute'),
+      routes: node.tryGetContext('managedInstancesRoutes'),
+      subnetIds: node.tryGetContext('managedInstancesSubnetIds'),
+      securityGroupIds: node.tryGetContext('managedInstancesSecurityGroupIds'),
+      vpcId: stringContext(node, 'managedInstancesVpcId'),
+      instanceType: stringContext(node, 'managedInstancesInstanceType'),
+      maxVcpus: node.tryGetContext('managedInstancesMaxVcpus'),
+    }),
   };
+}
+
+/** The context keys of the Managed Instances mode, as read from cdk.json or `-c`. */
+export interface StreamingComputeContext {
+  readonly mode?: string;
+  readonly routes?: unknown;
+  readonly subnetIds?: unknown;
+  readonly securityGroupIds?: unknown;
+  readonly vpcId?: string;
+  readonly instanceType?: string;
+  readonly maxVcpus?: unknown;
+}
+
+/**
+ * `streamingCompute`: `lambda` (the default) or `managed-instances`, with the `managedInstances*`
+ * keys that only that mode reads; a key given without the mode is refused rather than ignored.
+ */
+export function parseStreamingCompute(raw: StreamingComputeContext): StreamingComputeConfig {
+  const mode = raw.mode?.trim() ?? 'lambda';
+  if (!(STREAMING_COMPUTE_MODES as readonly string[]).includes(mode)) {
+    throw new Error(
+      `context streamingCompute "${raw.mode}" must be ${STREAMING_COMPUTE_MODES.join(' or ')} ` +
+        '(on-demand functions, or Lambda Managed Instances for the streaming routes)',
+    );
+  }
+  const given = Object.entries({
+    managedInstancesRoutes: raw.routes,
+    managedInstancesSubnetIds: raw.subnetIds,
+    managedInstancesSecurityGroupIds: raw.securityGroupIds,
+    managedInstancesVpcId: raw.vpcId,
+    managedInstancesInstanceType: raw.instanceType,
+    managedInstancesMaxVcpus: raw.maxVcpus,
+  })
+    .filter(([, value]) => value !== undefined && value !== null && value !== '')
+    .map(([key]) => key);
+  if (mode === 'lambda') {
+    if (given.length > 0)
+      throw new Error(`context ${given.join(', ')} only applies with -c streamingCompute=managed-instances`);
+    return { mode: 'lambda' };
+  }
+  const routes = parseList('managedInstancesRoutes', raw.routes);
+  const instanceType = raw.instanceType?.trim() ?? DEFAULT_MANAGED_INSTANCES_TYPE;
+  if (!Object.hasOwn(AWS_PRICES.ec2, instanceType)) {
+    throw new Error(
+      `context managedInstancesInstanceType "${raw.instanceType}" must be one of ${Object.keys(AWS_PRICES.ec2).join(', ')} ` +
+        '(Graviton, as the functions are arm64, and priced by npm run cost)',
+    );
+  }
+  const maxVcpus =
+    raw.maxVcpus === undefined || raw.maxVcpus === null || raw.maxVcpus === ''
+      ? DEFAULT_MANAGED_INSTANCES_MAX_VCPUS
+      : asPositiveInteger(raw.maxVcpus, 'context managedInstancesMaxVcpus');
+  if (maxVcpus < MIN_MANAGED_INSTANCES_MAX_VCPUS) {
+    throw new Error(
+      `context managedInstancesMaxVcpus ${maxVcpus} is below ${MIN_MANAGED_INSTANCES_MAX_VCPUS}, the least a capacity provider allows`,
+    );
+  }
+  return {
+    mode: 'managed-instances',
+    routes:
+      routes === undefined ? DEFAULT_MANAGED_INSTANCES_ROUTES : routes.join() === 'streaming' ? 'streaming' : routes,
+    network: parseManagedInstancesNetwork(raw),
+    instanceType,
+    maxVcpus,
+  };
+}
+
+const SUBNET_ID = /^subnet-[0-9a-f]{8,17}$/;
+const SECURITY_GROUP_ID = /^sg-[0-9a-f]{8,17}$/;
+const VPC_ID = /^vpc-[0-9a-f]{8,17}$/;
+
+/** The operator's subnets (with their security groups or the VPC to make one in), or none: the stack makes a VPC. */
+function parseManagedInstancesNetwork(raw: StreamingComputeContext): ManagedInstancesNetwork {
+  const subnetIds = parseList('managedInstancesSubnetIds', raw.subnetIds);
+  const securityGroupIds = parseList('managedInstancesSecurityGroupIds', raw.securityGroupIds);
+  const vpcId = raw.vpcId?.trim();
+  if (subnetIds === undefined) {
+    if (securityGroupIds !== undefined || vpcId !== undefined)
+      throw new Error(
+        'context managedInstancesSecurityGroupIds and managedInstancesVpcId need managedInstancesSubnetIds: ' +
+          'name the subnets the instances run in, or give none of the three and the stack makes a VPC',
+      );
+    return 'create';
+  }
+  for (const id of subnetIds)
+    if (!SUBNET_ID.test(id))
+      throw new Error(`context managedInstancesSubnetIds: "${id}" is not a subnet id like subnet-0abc1234`);
+  if (subnetIds.length > 16)
+    throw new Error('context managedInstancesSubnetIds: a capacity provider takes at most 16 subnets');
+  for (const id of securityGroupIds ?? [])
+    if (!SECURITY_GROUP_ID.test(id))
+      throw new Error(`context managedInstancesSecurityGroupIds: "${id}" is not a security group id like sg-0abc1234`);
+  if ((securityGroupIds?.length ?? 0) > 5)
+    throw new Error('context managedInstancesSecurityGroupIds: a capacity provider takes at most 5 security groups');
+  if (vpcId !== undefined && !VPC_ID.test(vpcId))
+    throw new Error(`context managedInstancesVpcId "${vpcId}" is not a VPC id like vpc-0abc1234`);
+  if (securityGroupIds === undefined && vpcId === undefined)
+    throw new Error(
+      'context managedInstancesSubnetIds needs managedInstancesSecurityGroupIds (groups that allow HTTPS out) ' +
+        'or managedInstancesVpcId (the stack then makes such a group in that VPC)',
+    );
+  return { subnetIds, ...(securityGroupIds ? { securityGroupIds } : {}), ...(vpcId ? { vpcId } : {}) };
+}
+
+/** A JSON array or a comma-separated list of ids; undefined when not given. */
+function parseList(key: string, raw: unknown): string[] | undefined {
+  if (raw === undefined || raw === null || raw === '') return undefined;
+  const list: unknown = typeof raw === 'string' ? (raw.trim().startsWith('[') ? JSON.parse(raw) : raw.split(',')) : raw;
+  if (!Array.isArray(list)) throw new Error(`context ${key} must be a list (a JSON array or comma-separated)`);
+  const items = list.map((item) => String(item).trim()).filter((item) => item !== '');
+  if (items.length === 0) throw new Error(`context ${key} is an empty list`);
+  return items;
 }
 
 /**

@@ -18,6 +18,8 @@ import { CustomDomain } from './constructs/custom-domain.js';
 import { EncryptionKey } from './constructs/encryption-key.js';
 import { endpointAccess } from './constructs/endpoint-access.js';
 import { EndpointFunction } from './constructs/endpoint-function.js';
+import { StreamingCapacity, type StreamingComputeConfig } from './constructs/streaming-capacity.js';
+import { MANAGED_INSTANCES_SIZING } from './stream-sizing.js';
 import { retainedLogGroup } from './constructs/retained-log-group.js';
 import { Monitoring } from './constructs/monitoring.js';
 import { adotLayerArnFor, OpenTelemetryLayer } from './constructs/open-telemetry-layer.js';
@@ -123,6 +125,11 @@ export interface GatewayStackProps extends StackProps {
    */
   readonly legacyChatSunset?: string;
   /**
+   * Where the streaming routes run: on-demand Lambda, or Lambda Managed Instances
+   * (lib/constructs/streaming-capacity.ts). @default { mode: 'lambda' }
+   */
+  readonly streamingCompute?: StreamingComputeConfig;
+  /**
    * The AWS Distro for OpenTelemetry layer every function traces through
    * (lib/constructs/open-telemetry-layer.ts), or `false` for none (Lambda's own X-Ray segment only).
    * @default - the layer's ARN for the stack's region from the table there
@@ -165,6 +172,8 @@ export class GatewayStack extends Stack {
   readonly sessionRunner: SessionRunner;
   /** The usage aggregator, the ledger's retry queue and its redrive (docs/deployment.md, "Usage pipeline"). */
   readonly usagePipeline: UsagePipeline;
+  /** The Managed Instances of the streaming routes; undefined on on-demand Lambda. */
+  readonly streamingCapacity?: StreamingCapacity;
   /** The role tenant-facing reads assume per account (docs/deployment.md, "Isolation by IAM"). */
   readonly tenantAccess: TenantAccessRole;
 
@@ -177,11 +186,24 @@ export class GatewayStack extends Stack {
     const corsOrigins = props.corsOrigins ?? [];
     assertUniqueRoutes(routes);
     assertKnownRoutes(routes, Object.keys(props.reservedConcurrency ?? {}), 'reservedConcurrency');
-    const reservations = planReservations(routes, {
-      accountConcurrency: props.accountConcurrency ?? DEFAULT_ACCOUNT_CONCURRENCY,
-      partition: props.concurrencyPartition ?? true,
-      explicit: props.reservedConcurrency ?? {},
-    });
+    const compute = props.streamingCompute ?? { mode: 'lambda' };
+    const onInstances = routesOnInstances(routes, compute);
+    const reservedOnInstances = Object.keys(props.reservedConcurrency ?? {}).filter((id) => onInstances.has(id));
+    if (reservedOnInstances.length > 0) {
+      throw new Error(
+        `reservedConcurrency names routes on Managed Instances (${reservedOnInstances.join(', ')}): their ` +
+          "concurrency is the capacity provider's (managedInstancesMaxVcpus), not a Lambda reservation",
+      );
+    }
+    // Routes on the instances draw on the capacity provider, not on the account's Lambda concurrency.
+    const reservations = planReservations(
+      routes.filter((route) => !onInstances.has(route.id)),
+      {
+        accountConcurrency: props.accountConcurrency ?? DEFAULT_ACCOUNT_CONCURRENCY,
+        partition: props.concurrencyPartition ?? true,
+        explicit: props.reservedConcurrency ?? {},
+      },
+    );
     if (props.imageDescriberModel !== undefined && !routes.some((route) => route.id === IMAGE_DESCRIBER_ROUTE)) {
       throw new Error(`imageDescriberModel is set but there is no ${IMAGE_DESCRIBER_ROUTE} route to give it to`);
     }
@@ -271,6 +293,10 @@ export class GatewayStack extends Stack {
       environment: shared,
     }));
     if (sessionTaskAccess.tenantSessions) tenantAccess.trust(sessionRunner.run.role);
+    const capacity = (this.streamingCapacity =
+      compute.mode === 'managed-instances'
+        ? new StreamingCapacity(this, 'StreamingCapacity', { ...compute, logRetention: props.logRetention })
+        : undefined);
     const endpointScope = new Construct(this, 'Endpoints');
     // One log group for every route's function: a group per function cost a stack resource
     // each, and CloudFormation allows 500. Lambda puts the function's name in each stream's name.
@@ -297,7 +323,9 @@ export class GatewayStack extends Stack {
         acknowledgements: access.acknowledgements,
         logGroup: endpointLogs,
         reservedConcurrency: reservations.get(route.id),
+        ...(onInstances.has(route.id) ? { memoryMb: MANAGED_INSTANCES_SIZING.memoryMb } : {}),
       });
+      if (capacity && onInstances.has(route.id)) capacity.addFunction(endpoint.fn);
       if (access.tenantSessions) tenantAccess.trust(endpoint.role);
       this.api.addRoute(route, endpoint.fn);
       endpoints.set(route.id, endpoint);
@@ -380,6 +408,25 @@ function assertUniqueRoutes(routes: readonly RouteSpec[]): void {
       seen.add(key);
     }
   }
+}
+
+/** The ids of the routes the compute mode puts on Managed Instances: streaming routes only. */
+function routesOnInstances(routes: readonly RouteSpec[], compute: StreamingComputeConfig): Set<string> {
+  if (compute.mode === 'lambda') return new Set();
+  if (compute.routes === 'streaming')
+    return new Set(routes.filter((route) => route.streaming).map((route) => route.id));
+  assertKnownRoutes(routes, compute.routes, 'managedInstancesRoutes');
+  const buffered = compute.routes.filter((id) => !routes.find((route) => route.id === id)!.streaming);
+  if (buffered.length > 0) {
+    throw new Error(
+      `managedInstancesRoutes names routes that do not stream: ${buffered.join(', ')}; only streaming routes ` +
+        `(${routes
+          .filter((route) => route.streaming)
+          .map((route) => route.id)
+          .join(', ')}) run on Managed Instances`,
+    );
+  }
+  return new Set(compute.routes);
 }
 
 function assertKnownRoutes(routes: readonly RouteSpec[], ids: readonly string[], setting: string): void {

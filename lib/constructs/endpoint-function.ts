@@ -54,6 +54,8 @@ export interface EndpointFunctionProps {
   readonly projectRoot?: string;
   /** @default - none: the function draws on the account's unreserved concurrency */
   readonly reservedConcurrency?: number;
+  /** @default the route's `memoryMb` (Managed Instances need at least 2,048 MB) */
+  readonly memoryMb?: number;
 }
 
 /**
@@ -114,7 +116,7 @@ export class EndpointFunction extends Construct {
       depsLockFilePath: join(projectRoot, 'package-lock.json'),
       runtime: Runtime.NODEJS_24_X,
       architecture: Architecture.ARM_64,
-      memorySize: route.memoryMb,
+      memorySize: props.memoryMb ?? route.memoryMb,
       timeout: Duration.seconds(route.timeoutSeconds),
       reservedConcurrentExecutions: props.reservedConcurrency,
       description,

@@ -1,3 +1,6 @@
+/** Hours in the month the prices are quoted for (AWS's 730). */
+export const HOURS_PER_MONTH = 730;
+
 /**
  * AWS list prices the cost model uses: us-east-1, on-demand, as published in November 2026.
  * Other regions differ by a few percent to a third; the model's point is the shape of the
@@ -8,7 +11,33 @@ export const AWS_PRICES = Object.freeze({
     perMillionRequests: 0.2,
     /** arm64, per GB-second. */
     perGbSecond: 0.0000133334,
+    /**
+     * Lambda Managed Instances (aws.amazon.com/lambda/pricing, "Lambda Managed Instances"): the
+     * requests at the on-demand rate, no duration charge, the EC2 instances at their own price, and
+     * a management fee of 15% of the instances' on-demand price (Savings Plans lower the EC2 part,
+     * not the fee).
+     */
+    managedInstances: Object.freeze({ perMillionRequests: 0.2, managementFeeShare: 0.15 }),
   }),
+  /**
+   * EC2 on-demand Linux prices of the Graviton types a Managed Instances capacity provider may be
+   * pinned to (aws.amazon.com/ec2/pricing/on-demand, us-east-1, as listed in November 2026), with
+   * their size.
+   */
+  ec2: Object.freeze({
+    'c7g.large': Object.freeze({ vcpus: 2, memoryGiB: 4, perHour: 0.0725 }),
+    'c7g.xlarge': Object.freeze({ vcpus: 4, memoryGiB: 8, perHour: 0.145 }),
+    'c7g.2xlarge': Object.freeze({ vcpus: 8, memoryGiB: 16, perHour: 0.29 }),
+    'm7g.large': Object.freeze({ vcpus: 2, memoryGiB: 8, perHour: 0.0816 }),
+    'm7g.xlarge': Object.freeze({ vcpus: 4, memoryGiB: 16, perHour: 0.1632 }),
+    'm7g.2xlarge': Object.freeze({ vcpus: 8, memoryGiB: 32, perHour: 0.3264 }),
+  } satisfies Record<string, { vcpus: number; memoryGiB: number; perHour: number }>),
+  /**
+   * VPC egress (aws.amazon.com/vpc/pricing): a NAT gateway per hour, and per GB it processes in
+   * either direction; gateway endpoints (DynamoDB, S3) cost nothing; every public IPv4 address
+   * (the NAT gateway's Elastic IP among them) per hour.
+   */
+  vpc: Object.freeze({ natGatewayPerHour: 0.045, natPerGbProcessed: 0.045, publicIpv4PerHour: 0.005 }),
   apiGateway: Object.freeze({
     /** REST API, first 333 million requests a month. */
     perMillionRequests: 3.5,
@@ -27,6 +56,10 @@ export const AWS_PRICES = Object.freeze({
   kms: Object.freeze({ perKeyMonth: 1 }),
   secretsManager: Object.freeze({ perSecretMonth: 0.4 }),
   cloudWatch: Object.freeze({
+    /**
+     * A standard-resolution alarm a month, billed per metric it reads: a metric-math alarm over
+     * three metrics is three alarm-months (aws.amazon.com/cloudwatch/pricing, "Alarms").
+     */
     perStandardAlarmMonth: 0.1,
     /** Beyond the three free dashboards; charged here as if none were free. */
     perDashboardMonth: 3,
@@ -44,6 +77,10 @@ export const AWS_PRICES = Object.freeze({
     ]),
   }),
   xray: Object.freeze({ perMillionTracesRecorded: 5 }),
+  /**
+   * WAF (aws.amazon.com/waf/pricing): per web ACL and per rule a month (a managed rule group is
+   * one rule), and per million requests inspected up to the default body inspection size.
+   */
   waf: Object.freeze({ perWebAclMonth: 5, perRuleMonth: 1, perMillionRequests: 0.6 }),
   stepFunctions: Object.freeze({ perThousandStandardTransitions: 0.025 }),
   /** S3 Standard, first 50 TB; Infrequent Access (after 90 days) is $0.0125. Well-known list prices. */

@@ -3,6 +3,16 @@ import { customMetricsPerMonth, metricReach } from './custom-metrics.js';
 import { DEFAULT_EXPORTS, financeExportsPerMonth, type ExportAssumptions } from './finance-exports.js';
 import { DEFAULT_MEDIA_JOBS, jobPollerOf, perThousandMediaJobs, type MediaJobAssumptions } from './media-job-costs.js';
 import { grid, money, readable, table, total, wrap, type CostLine } from './table-costs.js';
+import {
+  compareStreamCompute,
+  DEFAULT_STREAM_ASSUMPTIONS,
+  managedInstancesIdle,
+  managedInstancesOf,
+  managedInstancesStreamCompute,
+  onDemandStreamCompute,
+  streamComputeReport,
+  type StreamAssumptions,
+} from './streaming-compute-costs.js';
 import { ofType, type Template } from './template.js';
 
 export { total, type CostLine } from './table-costs.js';
@@ -97,6 +107,7 @@ export function idleMonthlyCost(template: Template): CostLine[] {
       'per dashboard-month',
     ),
     ...wafIdle(template),
+    ...(managedInstancesOf(template).deployed ? managedInstancesIdle(managedInstancesOf(template)) : []),
   ];
 }
 
@@ -116,18 +127,35 @@ export function perMillionRequests(
   template: Template,
   assumptions: RequestAssumptions = DEFAULT_ASSUMPTIONS,
 ): CostLine[] {
+  const [gateway, ...shared] = sharedPerMillion(template, assumptions);
+  return [gateway!, ...computePerMillion(template, assumptions.durationMs), ...shared];
+}
+
+/**
+ * The function's own lines for requests of this length: Lambda's requests and GB-seconds, or on
+ * Managed Instances the requests, the instance time and the NAT data the streams take.
+ */
+function computePerMillion(template: Template, durationMs: number): CostLine[] {
+  const seconds = durationMs / 1000;
+  const shape = managedInstancesOf(template);
+  if (!shape.deployed)
+    return onDemandStreamCompute(template, { ...DEFAULT_STREAM_ASSUMPTIONS, streamSeconds: seconds });
+  const { streamSeconds, egressBytesPerStream } = DEFAULT_STREAM_ASSUMPTIONS;
+  return managedInstancesStreamCompute(shape, {
+    ...DEFAULT_STREAM_ASSUMPTIONS,
+    streamSeconds: seconds,
+    // The answer's bytes grow with its length.
+    egressBytesPerStream: (egressBytesPerStream * seconds) / streamSeconds,
+  });
+}
+
+/** Every per-request line but the function's own: API Gateway first, then the rest. */
+function sharedPerMillion(template: Template, assumptions: RequestAssumptions): CostLine[] {
   const p = AWS_PRICES;
-  const memoryMb = representativeMemoryMb(template);
-  const gbSeconds = (memoryMb / 1024) * (assumptions.durationMs / 1000) * 1e6;
+  chatFunctionMemoryCheck(template);
   const logGb = (assumptions.logBytes * 1e6) / 1024 ** 3;
   const lines: CostLine[] = [
     { item: 'API Gateway REST requests', usd: p.apiGateway.perMillionRequests, basis: 'per million requests' },
-    { item: 'Lambda requests', usd: p.lambda.perMillionRequests, basis: 'per million invocations' },
-    {
-      item: 'Lambda compute',
-      usd: gbSeconds * p.lambda.perGbSecond,
-      basis: `${memoryMb} MB × ${assumptions.durationMs} ms, arm64`,
-    },
     {
       item: 'DynamoDB writes',
       usd: assumptions.writeUnits * p.dynamodb.perMillionWriteUnits,
@@ -169,13 +197,11 @@ export function perMillionRequests(
   return lines;
 }
 
-function representativeMemoryMb(template: Template): number {
-  const found = Object.entries(template.Resources).find(
+function chatFunctionMemoryCheck(template: Template): void {
+  const found = Object.entries(template.Resources).some(
     ([id, resource]) => resource.Type === 'AWS::Lambda::Function' && REPRESENTATIVE_FUNCTION.test(id),
   );
   if (!found) throw new Error('the template has no chat completions function (EndpointsChatCompletionsFunction…)');
-  const memory = found[1].Properties?.['MemorySize'];
-  return typeof memory === 'number' ? memory : 128;
 }
 
 function tracingActive(template: Template): boolean {
@@ -188,12 +214,27 @@ function tracingActive(template: Template): boolean {
 export interface ReportAssumptions {
   readonly mediaJobs: MediaJobAssumptions;
   readonly exports: ExportAssumptions;
+  readonly streams: StreamAssumptions;
 }
 
 export const DEFAULT_REPORT_ASSUMPTIONS: ReportAssumptions = Object.freeze({
   mediaJobs: DEFAULT_MEDIA_JOBS,
   exports: DEFAULT_EXPORTS,
+  streams: DEFAULT_STREAM_ASSUMPTIONS,
 });
+
+/** Both compute modes for `a.streamSeconds` streams: the per-request lines they share, at that length. */
+export function streamComparison(
+  template: Template,
+  assumptions: RequestAssumptions = DEFAULT_ASSUMPTIONS,
+  a: StreamAssumptions = DEFAULT_STREAM_ASSUMPTIONS,
+) {
+  return compareStreamCompute(
+    template,
+    sharedPerMillion(template, { ...assumptions, durationMs: a.streamSeconds * 1000 }),
+    a,
+  );
+}
 
 /** The five tables, as `npm run cost` prints them, and what each rests on. */
 export function costReport(
@@ -209,6 +250,8 @@ export function costReport(
       'Infrastructure cost per million gateway requests (chat completions)',
       perMillionRequests(template, assumptions),
     ),
+    '',
+    ...streamComputeReport(streamComparison(template, assumptions, more.streams), more.streams),
     '',
     table(
       'CloudWatch custom metrics per month at full activity (see the note: neither idle nor per request)',
@@ -245,7 +288,21 @@ function notes(template: Template, more: ReportAssumptions): string[] {
   const invocations = poller.pollFunctionsMb.length;
   const kinds = more.mediaJobs.kinds.map((k) => `${k.kind} every ${k.pollIntervalSeconds} s for ${k.typicalSeconds} s`);
   const e = more.exports;
+  const st = more.streams;
+  const mi = managedInstancesOf(template);
   return [
+    `Streams: a ${st.streamSeconds} s streamed chat completion. On-demand Lambda bills the chat function's memory
+    for the whole stream. Managed Instances bill the instances: ${mi.environment.concurrency} streams share an
+    environment of ${mi.environment.memoryMb} MB, environments hold ${st.steadyFill * 100}% of that on average at
+    steady load, ${mi.environmentsPerInstance} fit a ${mi.instanceType} after the vCPU and GiB it keeps for itself,
+    and each stream's ${Math.round(st.egressBytesPerStream / 1000)} KB to and from the upstream pass the NAT gateway
+    (the answer to the caller is counted as leaving by Lambda's invoke path). ${
+      mi.deployed
+        ? 'The mode is deployed: its shape is read from the template, and on-demand is priced at the manifest memory.'
+        : 'The mode is not deployed: it is priced with the defaults of -c streamingCompute=managed-instances.'
+    } Its idle cost is the warm environments (${mi.minEnvironments}, spread over ${mi.zones} zones) and the NAT
+    gateway; the crossover compares the two bills for the streams alone, the warm instances carrying the first
+    streams at no further instance cost.`,
     `Custom metrics: each metric name and set of dimension values the functions publish (EMF) is billed per
     month, prorated by the hour and only for the hours it is published in. An idle month publishes none, and
     at steady traffic the count does not grow with requests, so the table is a bound of its own: every route

@@ -27,6 +27,7 @@ describe('deployment context', () => {
       concurrencyPartition: true,
       apiGatewayAccountRole: 'ifUnset',
       dashboardMfa: 'optional',
+      streamingCompute: { mode: 'lambda' },
     });
   });
 
@@ -236,5 +237,84 @@ describe('deployment context', () => {
 
   test('fails clearly without a region (the tables need one)', () => {
     expect(() => read({}, { region: undefined })).toThrow(/region/);
+  });
+  describe('streamingCompute: on-demand Lambda or Managed Instances for the streaming routes', () => {
+    const managed = (more: Record<string, unknown> = {}) =>
+      read({ streamingCompute: 'managed-instances', ...more }).streamingCompute;
+
+    test('on-demand Lambda unless managed-instances is asked for; any other mode is refused by name', () => {
+      expect(read({ streamingCompute: 'lambda' }).streamingCompute).toEqual({ mode: 'lambda' });
+      for (const bad of ['managed', 'MANAGED-INSTANCES', 'ec2'])
+        expect(() => read({ streamingCompute: bad })).toThrow(
+          /context streamingCompute "[^"]*" must be lambda or managed-instances/,
+        );
+    });
+
+    test('managed-instances: chat completions, a created VPC, c7g.xlarge, 48 vCPUs by default', () => {
+      expect(managed()).toEqual({
+        mode: 'managed-instances',
+        routes: ['chat-completions'],
+        network: 'create',
+        instanceType: 'c7g.xlarge',
+        maxVcpus: 48,
+      });
+    });
+
+    test('routes as a list or all streaming routes; the instance type and the ceiling from context', () => {
+      expect(managed({ managedInstancesRoutes: 'chat-completions,battle' })).toMatchObject({
+        routes: ['chat-completions', 'battle'],
+      });
+      expect(managed({ managedInstancesRoutes: ['fight'] })).toMatchObject({ routes: ['fight'] });
+      expect(managed({ managedInstancesRoutes: 'streaming' })).toMatchObject({ routes: 'streaming' });
+      expect(managed({ managedInstancesInstanceType: 'm7g.large', managedInstancesMaxVcpus: '12' })).toMatchObject({
+        instanceType: 'm7g.large',
+        maxVcpus: 12,
+      });
+    });
+
+    test("the operator's subnets, with security groups or the VPC to make one in", () => {
+      expect(
+        managed({
+          managedInstancesSubnetIds: 'subnet-0abc1234,subnet-0def5678',
+          managedInstancesVpcId: 'vpc-0abc1234',
+        }),
+      ).toMatchObject({ network: { subnetIds: ['subnet-0abc1234', 'subnet-0def5678'], vpcId: 'vpc-0abc1234' } });
+      expect(
+        managed({ managedInstancesSubnetIds: ['subnet-0abc1234'], managedInstancesSecurityGroupIds: 'sg-0abc1234' }),
+      ).toMatchObject({ network: { subnetIds: ['subnet-0abc1234'], securityGroupIds: ['sg-0abc1234'] } });
+    });
+
+    test('each malformed or incomplete value is refused naming its key', () => {
+      const refusals: [Record<string, unknown>, RegExp][] = [
+        [
+          { managedInstancesSubnetIds: 'subnet-0abc1234' },
+          /needs managedInstancesSecurityGroupIds .* or managedInstancesVpcId/,
+        ],
+        [{ managedInstancesVpcId: 'vpc-0abc1234' }, /need managedInstancesSubnetIds/],
+        [{ managedInstancesSubnetIds: 'sub-1', managedInstancesVpcId: 'vpc-0abc1234' }, /"sub-1" is not a subnet id/],
+        [
+          { managedInstancesSubnetIds: 'subnet-0abc1234', managedInstancesSecurityGroupIds: 'group' },
+          /"group" is not a security group id/,
+        ],
+        [{ managedInstancesSubnetIds: 'subnet-0abc1234', managedInstancesVpcId: 'my-vpc' }, /"my-vpc" is not a VPC id/],
+        [
+          { managedInstancesInstanceType: 'c7i.xlarge' },
+          /managedInstancesInstanceType "c7i.xlarge" must be one of c7g.large/,
+        ],
+        [{ managedInstancesMaxVcpus: 8 }, /managedInstancesMaxVcpus 8 is below 12/],
+        [{ managedInstancesMaxVcpus: 'lots' }, /managedInstancesMaxVcpus must be a whole number/],
+        [{ managedInstancesRoutes: ',' }, /managedInstancesRoutes is an empty list/],
+      ];
+      for (const [context, message] of refusals) expect(() => managed(context)).toThrow(message);
+    });
+
+    test('a managedInstances key without the mode is refused rather than ignored', () => {
+      expect(() => read({ managedInstancesSubnetIds: 'subnet-0abc1234' })).toThrow(
+        /context managedInstancesSubnetIds only applies with -c streamingCompute=managed-instances/,
+      );
+      expect(() => read({ streamingCompute: 'lambda', managedInstancesRoutes: 'battle' })).toThrow(
+        /managedInstancesRoutes only applies/,
+      );
+    });
   });
 });

@@ -10,7 +10,20 @@ import { JOB_DRIVERS } from '../../lambdas/jobs/job-driver-registry.js';
 import { METRIC } from '../../lambdas/observability/metric-names.js';
 import { JOB_POLLER_STATES, jobPollerDefinition } from '../../lib/constructs/job-poller-definition.js';
 import { AWS_PRICES } from '../../lib/cost/aws-prices.js';
-import { costReport, idleMonthlyCost, perMillionRequests, total, type Template } from '../../lib/cost/cost-model.js';
+import {
+  costReport,
+  DEFAULT_ASSUMPTIONS,
+  idleMonthlyCost,
+  perMillionRequests,
+  streamComparison,
+  total,
+  type Template,
+} from '../../lib/cost/cost-model.js';
+import {
+  DEFAULT_STREAM_ASSUMPTIONS,
+  managedInstancesOf,
+  monthlyStreamBills,
+} from '../../lib/cost/streaming-compute-costs.js';
 import {
   customMetricSeries,
   customMetricsPerMonth,
@@ -30,7 +43,8 @@ import { build } from './support.js';
 /** The operator's cost model (`npm run cost`) over the stack as synthesized. */
 const template = build().template.toJSON() as Template;
 const count = (type: string) => Object.values(template.Resources).filter((r) => r.Type === type).length;
-const line = (lines: ReturnType<typeof idleMonthlyCost>, item: string) => lines.find((l) => l.item === item);
+const line = (lines: readonly ReturnType<typeof idleMonthlyCost>[number][], item: string) =>
+  lines.find((l) => l.item === item);
 
 test('idle cost counts what the template deploys: keys and secrets at their monthly prices', () => {
   const idle = idleMonthlyCost(template);
@@ -80,8 +94,9 @@ test('the report prints the idle and per-request tables with their totals (and t
   const report = costReport(template);
   expect(report).toContain('Idle cost per month (no traffic)');
   expect(report).toContain('Infrastructure cost per million gateway requests');
-  // Idle, per million requests, custom metrics, finance exports; media jobs have a total per kind instead.
-  expect(report.match(/^ {2}Total +\$\d+\.\d+$/gm)).toHaveLength(4);
+  // Idle, per million requests, Managed Instances idle, custom metrics, finance exports; media jobs
+  // have a total per kind instead, and the two compute modes a total per column.
+  expect(report.match(/^ {2}Total +\$\d+\.\d+$/gm)).toHaveLength(5);
 });
 
 test('a template without the chat completions function is refused with a clear message', () => {
@@ -280,4 +295,128 @@ test('the report prints the three new tables and says why custom metrics are not
   for (const kind of DEFAULT_MEDIA_JOBS.kinds)
     expect(report).toMatch(new RegExp(`^ {2}${kind.kind} +\\d+ +\\d+ +\\$`, 'm'));
   expect(report).toMatch(/An idle month\s+publishes none/);
+});
+
+describe('streams in both compute modes', () => {
+  const STREAM = DEFAULT_STREAM_ASSUMPTIONS;
+  const managed = build({
+    streamingCompute: {
+      mode: 'managed-instances',
+      routes: ['chat-completions'],
+      network: 'create',
+      instanceType: 'c7g.xlarge',
+      maxVcpus: 48,
+    },
+  }).template.toJSON() as Template;
+  const resourcesOf = (t: Template, type: string) => Object.values(t.Resources).filter((r) => r.Type === type);
+  const chatOf = (t: Template) =>
+    Object.entries(t.Resources).find(([id]) => /^EndpointsChatCompletionsFunction[0-9A-F]{8}$/.test(id))![1];
+
+  test('on-demand: a million 20 s streams at the template’s chat memory come to at most $70', () => {
+    const comparison = streamComparison(template);
+    const memoryMb = chatOf(template).Properties!['MemorySize'] as number;
+    expect(line(comparison.onDemand, 'Lambda compute')?.usd).toBeCloseTo(
+      (memoryMb / 1024) * STREAM.streamSeconds * 1e6 * AWS_PRICES.lambda.perGbSecond,
+      6,
+    );
+    // The shared lines are the per-request table's own at the stream's length, Lambda's left out.
+    const perRequest = perMillionRequests(template, {
+      ...DEFAULT_ASSUMPTIONS,
+      durationMs: STREAM.streamSeconds * 1000,
+    });
+    expect(total([...comparison.shared, ...comparison.onDemand])).toBeCloseTo(total(perRequest), 9);
+    expect(total(perRequest)).toBeLessThanOrEqual(70);
+  });
+
+  test('Managed Instances: the shape is read from the template (type, environment, warm minimum, zones, NAT)', () => {
+    const shape = managedInstancesOf(managed);
+    const [provider] = resourcesOf(managed, 'AWS::Lambda::CapacityProvider');
+    const config = (chatOf(managed).Properties!['CapacityProviderConfig'] as any)
+      .LambdaManagedInstancesCapacityProviderConfig;
+    const type = (provider!.Properties!['InstanceRequirements'] as any).AllowedInstanceTypes[0] as string;
+    expect(shape).toMatchObject({
+      deployed: true,
+      instanceType: type,
+      instance: (AWS_PRICES.ec2 as any)[type],
+      environment: {
+        memoryMb: chatOf(managed).Properties!['MemorySize'],
+        memoryGiBPerVcpu: config.ExecutionEnvironmentMemoryGiBPerVCpu,
+        concurrency: config.PerExecutionEnvironmentMaxConcurrency,
+      },
+      minEnvironments: (chatOf(managed).Properties!['FunctionScalingConfig'] as any).MinExecutionEnvironments,
+      zones: (provider!.Properties!['VpcConfig'] as any).SubnetIds.length,
+      natGateways: resourcesOf(managed, 'AWS::EC2::NatGateway').length,
+    });
+    // The default template prices the mode it does not deploy with the documented defaults.
+    expect(managedInstancesOf(template)).toMatchObject({ deployed: false, instanceType: type, natGateways: 1 });
+  });
+
+  test('Managed Instances idle: the warm instances, their fee and the NAT gateway join the idle table', () => {
+    const shape = managedInstancesOf(managed);
+    const instances = Math.max(
+      Math.ceil(shape.minEnvironments / shape.environmentsPerInstance),
+      Math.min(shape.minEnvironments, shape.zones),
+    );
+    const idle = idleMonthlyCost(managed);
+    const ec2 = instances * shape.instance.perHour * 730;
+    expect(line(idle, 'EC2 instances kept warm')?.usd).toBeCloseTo(ec2, 6);
+    expect(line(idle, 'Managed Instances fee')?.usd).toBeCloseTo(0.15 * ec2, 6);
+    expect(line(idle, 'NAT gateway hours')?.usd).toBeCloseTo(
+      shape.natGateways * AWS_PRICES.vpc.natGatewayPerHour * 730,
+      6,
+    );
+    // On-demand has none of it.
+    expect(line(idleMonthlyCost(template), 'EC2 instances kept warm')).toBeUndefined();
+    // The per-request table of the Managed Instances template bills no Lambda duration.
+    expect(line(perMillionRequests(managed), 'Lambda compute')).toBeUndefined();
+    expect(line(perMillionRequests(managed), 'EC2 instance time')).toBeDefined();
+  });
+
+  test('Managed Instances at steady load: instance time for the streams’ slots, plus the fee and the NAT data', () => {
+    const comparison = streamComparison(managed);
+    const { shape } = comparison;
+    const environmentHours = (1e6 * STREAM.streamSeconds) / (shape.environment.concurrency * STREAM.steadyFill) / 3600;
+    const ec2 = (environmentHours / shape.environmentsPerInstance) * shape.instance.perHour;
+    expect(line(comparison.managedInstances, 'EC2 instance time')?.usd).toBeCloseTo(ec2, 6);
+    expect(line(comparison.managedInstances, 'NAT gateway data')?.usd).toBeCloseTo(
+      ((STREAM.egressBytesPerStream * 1e6) / 1024 ** 3) * AWS_PRICES.vpc.natPerGbProcessed,
+      6,
+    );
+    // Far below on-demand per stream: one environment holds many streams.
+    expect(total(comparison.managedInstances)).toBeLessThan(total(comparison.onDemand) / 3);
+  });
+
+  test('the crossover is where the two monthly bills meet: on-demand below it, Managed Instances above', () => {
+    for (const t of [template, managed]) {
+      const comparison = streamComparison(t);
+      const at = comparison.crossoverPerMonth;
+      expect(Number.isFinite(at)).toBe(true);
+      const bills = (streams: number) => monthlyStreamBills(comparison, streams);
+      expect(bills(at).managedInstances).toBeCloseTo(bills(at).onDemand, 6);
+      expect(bills(at / 2).onDemand).toBeLessThan(bills(at / 2).managedInstances);
+      expect(bills(at * 2).managedInstances).toBeLessThan(bills(at * 2).onDemand);
+      // With no traffic, Managed Instances cost their idle; on-demand nothing.
+      expect(bills(0)).toEqual({ onDemand: 0, managedInstances: total(comparison.idle) });
+    }
+  });
+
+  test('the report prints both modes side by side, the mode’s idle cost and the crossover', () => {
+    for (const t of [template, managed]) {
+      const report = costReport(t);
+      expect(report).toMatch(/Per million 20 s chat completion streams, both compute modes/);
+      expect(report).toMatch(/^ {2}item +on-demand Lambda +Managed Instances$/m);
+      expect(report).toMatch(/^ {2}Total +\$\d+\.\d\d +\$\d+\.\d\d$/m);
+      expect(report).toContain('Managed Instances idle cost per month');
+      expect(report).toMatch(/Crossover: Managed Instances cost less above [\d,]+ streams of 20 s a month/);
+    }
+  });
+
+  test('the WAF web ACL is idle cost: per ACL and per rule in the template', () => {
+    const acls = resourcesOf(template, 'AWS::WAFv2::WebACL');
+    expect(acls.length).toBeGreaterThan(0);
+    const rules = acls.reduce((sum, acl) => sum + (acl.Properties!['Rules'] as unknown[]).length, 0);
+    expect(line(idleMonthlyCost(template), 'WAF web ACLs')?.usd).toBe(
+      acls.length * AWS_PRICES.waf.perWebAclMonth + rules * AWS_PRICES.waf.perRuleMonth,
+    );
+  });
 });

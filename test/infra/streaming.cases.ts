@@ -79,7 +79,8 @@ describe('streaming in the real manifest', () => {
       InvokeMode: 'RESPONSE_STREAM',
       TargetFunctionArn: { 'Fn::GetAtt': [fnId, 'Arn'] },
     });
-    expect(built.template.toJSON().Resources[fnId].Properties).toMatchObject({ Timeout: 900, MemorySize: 1024 });
+    // 224 MB: sized from a 20 s stream's measured CPU and memory (lib/stream-sizing.ts).
+    expect(built.template.toJSON().Resources[fnId].Properties).toMatchObject({ Timeout: 900, MemorySize: 224 });
     built.template.hasOutput('ChatCompletionsStreamUrl', { Value: Match.anyValue() });
   });
 

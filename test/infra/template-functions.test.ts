@@ -7,4 +7,5 @@ import './buffered-timeouts.cases.js';
 import './job-poller.cases.js';
 import './feature-flags.cases.js';
 import './context.cases.js';
+import './managed-instances.cases.js';
 import './open-telemetry.cases.js';
