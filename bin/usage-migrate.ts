@@ -1,5 +1,6 @@
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
-import { createDynamoDb, type Credentials } from '../lambdas/store/dynamodb-client.js';
+import { createDynamoDb } from '../lambdas/store/dynamodb-client.js';
+import type { Credentials } from '../lambdas/store/signed-request.js';
 import { migrateLegacyLedger, type MigrationOutcome } from '../lambdas/usage/legacy-ledger-migration.js';
 
 /**

@@ -1,4 +1,4 @@
-import { SigV4Signer, type Credentials } from '../lambdas/store/dynamodb-client.js';
+import { SigV4Signer, type Credentials } from '../lambdas/store/signed-request.js';
 
 /**
  * Signed calls to an AWS JSON-protocol service, for the local runtime's own machinery (the

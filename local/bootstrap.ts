@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { generatePassword } from '../lambdas/identity/user-directory.js';
-import { SigV4Signer } from '../lambdas/store/dynamodb-client.js';
+import { SigV4Signer } from '../lambdas/store/signed-request.js';
 import { ADMIN_TOKEN_SECRET, LOCAL_REGION, PLATFORM_KEYS_SECRET } from './runtime-config.js';
 import type { StandInCredentials } from './standins/signature-check.js';
 

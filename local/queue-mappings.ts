@@ -4,7 +4,7 @@
  * local/queue-poller.ts against the SQS stand-in. Each mapping's queue is made at start (as the
  * stack makes it), so the handlers can send to it before anything was ever received.
  */
-import type { Credentials } from '../lambdas/store/dynamodb-client.js';
+import type { Credentials } from '../lambdas/store/signed-request.js';
 import { awsJsonClient } from './aws-json-client.js';
 import { LOCAL_REGION, LOCAL_USAGE_RETRY_QUEUE, LOCAL_USAGE_RETRY_VISIBILITY_SECONDS } from './runtime-config.js';
 import { QueueMappingError, QueuePoller, type QueueHandler, type QueueMapping } from './queue-poller.js';

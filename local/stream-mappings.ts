@@ -9,7 +9,7 @@
  * mapping settings.
  */
 import { join } from 'node:path';
-import type { Credentials } from '../lambdas/store/dynamodb-client.js';
+import type { Credentials } from '../lambdas/store/signed-request.js';
 import type { TableName } from '../lambdas/store/table-schema.js';
 import { awsJsonClient } from './aws-json-client.js';
 import { LOCAL_REGION } from './runtime-config.js';

@@ -1,6 +1,4 @@
-import { createHmac, createSecretKey, hash, type KeyObject } from 'node:crypto';
-import { Agent as HttpAgent, request as httpRequest } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { signedPost, SigV4Signer, type Credentials } from './signed-request.js';
 import type {
   BatchGetItemCommandInput,
   BatchGetItemCommandOutput,
@@ -40,12 +38,6 @@ export interface DynamoDb {
   transactWriteItems(input: TransactWriteItemsCommandInput): Promise<TransactWriteItemsCommandOutput>;
   /** Any other operation, by its wire name (for tooling: tables, descriptions). */
   request<T>(operation: string, input: unknown): Promise<T>;
-}
-
-export interface Credentials {
-  readonly accessKeyId: string;
-  readonly secretAccessKey: string;
-  readonly sessionToken?: string;
 }
 
 export interface DynamoDbOptions {
@@ -105,8 +97,6 @@ const RETRYABLE = new Set([
   'ServiceUnavailable',
   'LimitExceededException',
 ]);
-const httpAgent = new HttpAgent({ keepAlive: true, maxSockets: 128 });
-const httpsAgent = new HttpsAgent({ keepAlive: true, maxSockets: 128 });
 
 export function createDynamoDb(options: DynamoDbOptions): DynamoDb {
   const url = new URL(options.endpoint);
@@ -137,7 +127,7 @@ export function createDynamoDb(options: DynamoDbOptions): DynamoDb {
   };
 }
 
-function post(
+async function post(
   url: URL,
   operation: string,
   body: string,
@@ -150,46 +140,18 @@ function post(
     host: url.host,
     'x-amz-target': `DynamoDB_20120810.${operation}`,
   };
-  signer.sign('POST', '/', headers, body, credentials);
-  const secure = url.protocol === 'https:';
-  return new Promise((resolve, reject) => {
-    const req = (secure ? httpsRequest : httpRequest)(
-      {
-        hostname: url.hostname,
-        port: url.port,
-        path: '/',
-        method: 'POST',
-        headers,
-        agent: secure ? httpsAgent : httpAgent,
-        timeout: timeoutMs,
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('error', reject);
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          let parsed: Record<string, unknown>;
-          try {
-            parsed = text ? (JSON.parse(text) as Record<string, unknown>) : {};
-          } catch {
-            return reject(
-              new DynamoDbError('InternalServerError', `unreadable DynamoDB answer (${res.statusCode})`, 500),
-            );
-          }
-          const status = res.statusCode ?? 500;
-          if (status < 300) return resolve(parsed);
-          const type = String(parsed['__type'] ?? 'UnknownError')
-            .split('#')
-            .pop()!;
-          reject(errorOf(type, String(parsed['message'] ?? parsed['Message'] ?? type), status, parsed));
-        });
-      },
-    );
-    req.on('timeout', () => req.destroy(new Error(`DynamoDB did not answer within ${timeoutMs} ms`)));
-    req.on('error', reject);
-    req.end(body);
-  });
+  const { status, text } = await signedPost(url, headers, body, signer, credentials, timeoutMs, 'DynamoDB');
+  let parsed: Record<string, unknown>;
+  try {
+    parsed = text ? (JSON.parse(text) as Record<string, unknown>) : {};
+  } catch {
+    throw new DynamoDbError('InternalServerError', `unreadable DynamoDB answer (${status})`, 500);
+  }
+  if (status < 300) return parsed;
+  const type = String(parsed['__type'] ?? 'UnknownError')
+    .split('#')
+    .pop()!;
+  throw errorOf(type, String(parsed['message'] ?? parsed['Message'] ?? type), status, parsed);
 }
 
 function errorOf(type: string, message: string, status: number, answer: Record<string, unknown>): DynamoDbError {
@@ -197,57 +159,3 @@ function errorOf(type: string, message: string, status: number, answer: Record<s
   const reasons = Array.isArray(answer['CancellationReasons']) ? answer['CancellationReasons'] : [];
   return new TransactionCanceledError(message, status, reasons as CancellationReason[]);
 }
-
-/** AWS Signature Version 4 for JSON-protocol POSTs; the signing key is kept per day. */
-export class SigV4Signer {
-  /** A KeyObject, so each signature does not re-import the key. */
-  private key: { scope: string; secret: string; value: KeyObject } | undefined;
-
-  constructor(
-    private readonly region: string,
-    private readonly service: string,
-  ) {}
-
-  sign(
-    method: string,
-    path: string,
-    headers: Record<string, string>,
-    body: string,
-    credentials: Credentials,
-    now = new Date(),
-  ): void {
-    const amzDate = now
-      .toISOString()
-      .replace(/[-:]/g, '')
-      .replace(/\.\d{3}/, '');
-    const day = amzDate.slice(0, 8);
-    headers['x-amz-date'] = amzDate;
-    if (credentials.sessionToken) headers['x-amz-security-token'] = credentials.sessionToken;
-    const names = Object.keys(headers)
-      .map((name) => name.toLowerCase())
-      .sort();
-    const lower: Record<string, string> = {};
-    for (const [name, value] of Object.entries(headers)) lower[name.toLowerCase()] = value.trim();
-    const signedHeaders = names.join(';');
-    const canonical = `${method}\n${path}\n\n${names.map((n) => `${n}:${lower[n]}\n`).join('')}\n${signedHeaders}\n${sha256(body)}`;
-    const scope = `${day}/${this.region}/${this.service}/aws4_request`;
-    const toSign = `AWS4-HMAC-SHA256\n${amzDate}\n${scope}\n${sha256(canonical)}`;
-    const signature = createHmac('sha256', this.signingKey(scope, day, credentials.secretAccessKey))
-      .update(toSign)
-      .digest('hex');
-    headers['authorization'] =
-      `AWS4-HMAC-SHA256 Credential=${credentials.accessKeyId}/${scope}, SignedHeaders=${signedHeaders}, Signature=${signature}`;
-  }
-
-  private signingKey(scope: string, day: string, secret: string): KeyObject {
-    if (this.key?.scope === scope && this.key.secret === secret) return this.key.value;
-    const date = createHmac('sha256', `AWS4${secret}`).update(day).digest();
-    const region = createHmac('sha256', date).update(this.region).digest();
-    const service = createHmac('sha256', region).update(this.service).digest();
-    const value = createSecretKey(createHmac('sha256', service).update('aws4_request').digest());
-    this.key = { scope, secret, value };
-    return value;
-  }
-}
-
-const sha256 = (text: string) => hash('sha256', text, 'hex');

@@ -1,6 +1,4 @@
-import { Agent as HttpAgent, request as httpRequest } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { SigV4Signer, type Credentials } from './dynamodb-client.js';
+import { signedPost, SigV4Signer, type Credentials } from './signed-request.js';
 
 /**
  * STS AssumeRole with session tags, and nothing else: the Query protocol (a form POST, an XML
@@ -44,8 +42,6 @@ export interface StsClientOptions {
   readonly maxAttempts?: number;
 }
 
-const httpAgent = new HttpAgent({ keepAlive: true, maxSockets: 16 });
-const httpsAgent = new HttpsAgent({ keepAlive: true, maxSockets: 16 });
 const RETRYABLE = new Set(['Throttling', 'ThrottlingException', 'RequestLimitExceeded', 'InternalFailure']);
 
 export function createAssumeRole(options: StsClientOptions): AssumeRole {
@@ -81,46 +77,14 @@ function formOf(request: AssumeRoleRequest): string {
   return form.toString();
 }
 
-function post(url: URL, body: string, signer: SigV4Signer, credentials: Credentials, timeoutMs: number) {
+async function post(url: URL, body: string, signer: SigV4Signer, credentials: Credentials, timeoutMs: number) {
   const headers: Record<string, string> = {
     'content-type': 'application/x-www-form-urlencoded; charset=utf-8',
     host: url.host,
   };
-  signer.sign('POST', '/', headers, body, credentials);
-  const secure = url.protocol === 'https:';
-  return new Promise<string>((resolve, reject) => {
-    const req = (secure ? httpsRequest : httpRequest)(
-      {
-        hostname: url.hostname,
-        port: url.port,
-        path: '/',
-        method: 'POST',
-        headers,
-        agent: secure ? httpsAgent : httpAgent,
-        timeout: timeoutMs,
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('error', reject);
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          const status = res.statusCode ?? 500;
-          if (status < 300) return resolve(text);
-          reject(
-            new StsError(
-              field(text, 'Code') ?? 'UnknownError',
-              field(text, 'Message') ?? `STS answered ${status}`,
-              status,
-            ),
-          );
-        });
-      },
-    );
-    req.on('timeout', () => req.destroy(new Error(`STS did not answer within ${timeoutMs} ms`)));
-    req.on('error', reject);
-    req.end(body);
-  });
+  const { status, text } = await signedPost(url, headers, body, signer, credentials, timeoutMs, 'STS');
+  if (status < 300) return text;
+  throw new StsError(field(text, 'Code') ?? 'UnknownError', field(text, 'Message') ?? `STS answered ${status}`, status);
 }
 
 function credentialsOf(xml: string): SessionCredentials {

@@ -1,6 +1,6 @@
 import { required, type GatewayConfiguration } from '../config/configuration.js';
 import { ENV } from '../config/environment.js';
-import { SigV4Signer, type Credentials } from '../store/dynamodb-client.js';
+import { SigV4Signer, type Credentials } from '../store/signed-request.js';
 import type { RetrySender } from '../store/usage-ledger-puts.js';
 import type { UsageEntry } from '../store/usage-items.js';
 import { retryMessageBodies } from './usage-retry-messages.js';

@@ -10,7 +10,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname } from 'node:path';
 import { signedCaller, type StandInCredentials } from './signature-check.js';
@@ -126,24 +126,7 @@ export async function startAwsJsonServer(options: AwsJsonServerOptions): Promise
       send(res, contentType, failure.status, { __type: failure.type, message: failure.message }, failure.type);
     });
   });
-  withLoopbackKeepAlive(server);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.close((err) => (err ? reject(err) : resolve()));
-        // SDK clients keep connections alive; without this close() waits for them to time out.
-        server.closeAllConnections();
-      }),
-  };
+  return listenOnLoopback(server, options.port);
 }
 
 async function handle(
@@ -271,4 +254,31 @@ export function saveJsonState(file: string, state: unknown): void {
   const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   writeFileSync(temp, JSON.stringify(state, null, 2), { mode: 0o600 });
   renameSync(temp, file);
+}
+
+/**
+ * Serves `server` on 127.0.0.1 (`port`, or any free one), keeping connections alive as AWS's
+ * endpoints do; `close` also ends the connections SDK clients keep, or it would wait for them.
+ */
+export async function listenOnLoopback(
+  server: Server,
+  port = 0,
+): Promise<{ readonly url: string; readonly close: () => Promise<void> }> {
+  withLoopbackKeepAlive(server);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port: bound } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${bound}`,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((err) => (err ? reject(err) : resolve()));
+        server.closeAllConnections();
+      }),
+  };
 }

@@ -12,12 +12,10 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { environmentCredentials } from './aws-json-server.js';
+import { environmentCredentials, listenOnLoopback } from './aws-json-server.js';
 import { signedCaller, type StandInCredentials } from './signature-check.js';
 import { issueTenantSession, LOCAL_ACCOUNT } from './tenant-sessions.mjs';
-import { withLoopbackKeepAlive } from '../loopback-keep-alive.mjs';
 
 export interface StsStandInOptions {
   /** The one role that may be assumed. */
@@ -131,23 +129,10 @@ export async function startStsStandIn(options: StsStandInOptions): Promise<StsSt
     );
   }
 
-  withLoopbackKeepAlive(server);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const { port } = server.address() as AddressInfo;
+  const listening = await listenOnLoopback(server, options.port);
   return {
-    url: `http://127.0.0.1:${port}`,
+    ...listening,
     issued: () => issued,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.close((err) => (err ? reject(err) : resolve()));
-        server.closeAllConnections();
-      }),
   };
 }
 

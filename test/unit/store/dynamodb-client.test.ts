@@ -6,10 +6,10 @@ import { join } from 'node:path';
 import {
   createDynamoDb,
   DynamoDbError,
-  SigV4Signer,
   TransactionCanceledError,
   type DynamoDb,
 } from '../../../lambdas/store/dynamodb-client.js';
+import { SigV4Signer } from '../../../lambdas/store/signed-request.js';
 import { startLocalDynamoDb, type LocalDynamoDb } from '../../../local/dynamodb.js';
 
 const credentials = {
