@@ -41,7 +41,7 @@ export type Grant =
   | 'rateLimits:count'
   /** Cached answers and image descriptions: `RESPONSE#` and `IMAGEDESC#` items of the cache table. */
   | 'answers:cache'
-  /** Job submissions' idempotency keys: `IDEMPOTENCY#` items of the cache table. */
+  /** Fashion submissions' idempotency keys (`Idempotency-Key`): `IDEMPOTENCY#` items of the cache table. */
   | 'idempotency:write'
   /** Sign-in state: the throttle's counters and pending authenticator set-ups (`LOGIN#`, `MFASETUP#` items of the cache table). */
   | 'signIns:write'
@@ -175,13 +175,7 @@ const SESSION_READ = {
  * Routes that submit a long upstream job: the platform's provider key, the job record and the
  * poller execution (lambdas/jobs/start-job.ts).
  */
-const JOB_SUBMIT_GRANTS: readonly Grant[] = [
-  ...KEY_READS,
-  'idempotency:write',
-  'platformKeys:read',
-  'jobs:write',
-  'jobs:start',
-];
+const JOB_SUBMIT_GRANTS: readonly Grant[] = [...KEY_READS, 'platformKeys:read', 'jobs:write', 'jobs:start'];
 
 /** Fashion routes: secret keys, a limit of each route's own, `meta` on every JSON answer. */
 const FASHION = {
@@ -369,7 +363,8 @@ export const routes = [
     ...FASHION,
     perKeyLimit: { requests: 30, windowSeconds: 60 },
     timeoutSeconds: 25,
-    grants: [...JOB_SUBMIT_GRANTS],
+    // Idempotency-Key: a repeated submission answers the first one's prediction.
+    grants: [...JOB_SUBMIT_GRANTS, 'idempotency:write'],
   }),
   route({
     id: 'fashion-status',
@@ -390,7 +385,7 @@ export const routes = [
     perKeyLimit: { requests: 30, windowSeconds: 60 },
     streaming: true,
     timeoutSeconds: 180,
-    grants: [...JOB_SUBMIT_GRANTS, 'jobs:read', 'usage:append'],
+    grants: [...JOB_SUBMIT_GRANTS, 'idempotency:write', 'jobs:read', 'usage:append'],
   }),
   // Design systems from the configured theme provider, else the embedded catalog (docs/interface.md §4.5).
   route({
