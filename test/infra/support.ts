@@ -73,7 +73,33 @@ export const CDK_JSON_FEATURE_FLAGS: Readonly<Record<string, unknown>> = Object.
 );
 
 /** Builds the stack as bin/gateway.ts does under cdk.json, cdk-nag included, and synthesizes it. */
+/**
+ * Stacks already built in this jest file, by their props: a synthesis takes seconds, and many
+ * cases read the same stack. Only plain-data props are kept (a construct or function in them,
+ * or a `mutate`, `outdir` or `bundle` option, builds anew); cases only read what they get.
+ */
+const builtStacks = new Map<string, Built>();
+
 export function build(props: GatewayStackProps = {}, options: BuildOptions = {}): Built {
+  const key = plainKey(props, options);
+  const kept = key === undefined ? undefined : builtStacks.get(key);
+  if (kept) return kept;
+  const built = buildAnew(props, options);
+  if (key !== undefined) builtStacks.set(key, built);
+  return built;
+}
+
+function plainKey(props: GatewayStackProps, options: BuildOptions): string | undefined {
+  if (options.mutate || options.outdir || options.bundle) return undefined;
+  let plain = true;
+  const key = JSON.stringify([props, options.keepSubscriberWarning ?? false], (_name, value: unknown) => {
+    if (typeof value === 'function' || (typeof value === 'object' && value !== null && 'node' in value)) plain = false;
+    return value;
+  });
+  return plain ? key : undefined;
+}
+
+function buildAnew(props: GatewayStackProps, options: BuildOptions): Built {
   const app = new App({
     context: { ...CDK_JSON_FEATURE_FLAGS, ...(options.bundle ? {} : { 'aws:cdk:bundling-stacks': [] }) },
     outdir: options.outdir,
