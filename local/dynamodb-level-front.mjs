@@ -14,7 +14,7 @@
 // What stays true: LevelDB remains the store, and a write is answered only once LevelDB holds
 // it, so a restart or a crash loses nothing it would not have lost. Range reads (Query, Scan)
 // go to LevelDB as before. Reads answer a copy, as LevelDB's JSON decoding did, because dynalite
-// changes the items it reads.
+// changes the items it reads; table descriptions, read by every call, are the exception (see #tables).
 //
 // Its memory: every key (the set that makes "absent" exact), read once at start, and the
 // values of the most recently used keys, at most VALUE_ENTRIES of them.
@@ -23,6 +23,9 @@ import { createRequire } from 'node:module';
 const dynaliteRequire = createRequire(createRequire(import.meta.url).resolve('dynalite'));
 // dynalite's own store module, the instance dynalite itself uses (as local/dynamodb-streams.mjs).
 const dynaliteDb = dynaliteRequire('./db');
+
+/** dynalite's sub-level of table descriptions (its getSubDb('table')). */
+const TABLE_PREFIX = 'table~';
 
 /** Values kept in memory by default, the least recently used dropped first; a JSON string each. */
 export const VALUE_ENTRIES = 50_000;
@@ -51,6 +54,11 @@ export class LevelFront {
   #known = new Set();
   /** Key → the value as JSON, least recently used first. */
   #values = new Map();
+  /**
+   * Table descriptions, read by every operation: kept as the objects themselves, not copied.
+   * Only dynalite's table actions change one, and they write it again at once.
+   */
+  #tables = new Map();
   /** Keys with a delete on its way to LevelDB → how many: absent to readers meanwhile. */
   #deleting = new Map();
   #db;
@@ -81,6 +89,8 @@ export class LevelFront {
   #read(key, callback) {
     if (typeof callback !== 'function') return this.#get(key, callback);
     if (!this.#known.has(key)) return setImmediate(callback, null, undefined);
+    const table = this.#tables.get(key);
+    if (table !== undefined) return setImmediate(callback, null, table);
     const json = this.#values.get(key);
     if (json !== undefined) {
       this.#values.delete(key);
@@ -89,14 +99,18 @@ export class LevelFront {
     }
     if (this.#deleting.has(key)) return setImmediate(callback, null, undefined);
     this.#get(key, (err, value) => {
-      if (!err && value !== undefined) this.#keep(key, JSON.stringify(value));
+      if (!err && value !== undefined) {
+        if (key.startsWith(TABLE_PREFIX)) this.#tables.set(key, value);
+        else this.#keep(key, JSON.stringify(value));
+      }
       callback(err, value);
     });
   }
 
   #wrote(key, value) {
     this.#known.add(key);
-    this.#keep(key, JSON.stringify(value));
+    if (key.startsWith(TABLE_PREFIX)) this.#tables.set(key, value);
+    else this.#keep(key, JSON.stringify(value));
   }
 
   #keep(key, json) {
@@ -120,6 +134,7 @@ export class LevelFront {
       keys.push(op.key);
       if (op.type === 'del') {
         this.#values.delete(op.key);
+        this.#tables.delete(op.key);
         deleted.push(op.key);
         this.#deleting.set(op.key, (this.#deleting.get(op.key) ?? 0) + 1);
       } else this.#wrote(op.key, op.value);
@@ -130,7 +145,11 @@ export class LevelFront {
         if (left > 0) this.#deleting.set(key, left);
         else this.#deleting.delete(key);
       }
-      if (err) for (const key of keys) this.#values.delete(key);
+      if (err)
+        for (const key of keys) {
+          this.#values.delete(key);
+          this.#tables.delete(key);
+        }
     };
     const enqueue = (done) => {
       if (this.#queue.length === 0) setImmediate(() => this.#flush());

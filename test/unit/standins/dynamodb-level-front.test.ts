@@ -1,11 +1,13 @@
 import {
   ConditionalCheckFailedException,
   DeleteItemCommand,
+  DescribeTableCommand,
   DynamoDBClient,
   GetItemCommand,
   PutItemCommand,
   QueryCommand,
   UpdateItemCommand,
+  UpdateTableCommand,
 } from '@aws-sdk/client-dynamodb';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -186,6 +188,28 @@ test('after a restart (keys read back from LevelDB, no value cached) the table i
     new PutItemCommand({ TableName: TABLE, Item: { ...key('P0', 'S0'), value: { S: 'back' }, count: { N: '1' } } }),
   );
   expect(await read(ddb, 'P0', 'S0')).toEqual({ value: 'back', count: 1 });
+});
+
+test('a table description changed by UpdateTable is read back changed, before and after a restart', async () => {
+  const describe = async () => (await client!.send(new DescribeTableCommand({ TableName: TABLE }))).Table!;
+  expect((await describe()).BillingModeSummary?.BillingMode ?? 'PAY_PER_REQUEST').toBe('PAY_PER_REQUEST');
+  await client!.send(
+    new UpdateTableCommand({
+      TableName: TABLE,
+      BillingMode: 'PROVISIONED',
+      ProvisionedThroughput: { ReadCapacityUnits: 7, WriteCapacityUnits: 9 },
+    }),
+  );
+  // dynalite marks the table UPDATING, then ACTIVE again on a timer of its own.
+  let table = await describe();
+  while (table.TableStatus !== 'ACTIVE') {
+    await new Promise((done) => setTimeout(done, 20));
+    table = await describe();
+  }
+  expect(table.ProvisionedThroughput).toMatchObject({ ReadCapacityUnits: 7, WriteCapacityUnits: 9 });
+  await stop();
+  await start();
+  expect((await describe()).ProvisionedThroughput).toMatchObject({ ReadCapacityUnits: 7, WriteCapacityUnits: 9 });
 });
 
 /** A callback-style store like dynalite's, whose batches finish only when the test says. */
