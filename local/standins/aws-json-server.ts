@@ -52,6 +52,12 @@ export interface AwsJsonServerOptions {
   readonly credentials?: StandInCredentials;
   /** Operations a tenant session may call, and on what. @default {} (none) */
   readonly tenantAccess?: Readonly<Record<string, TenantCheck>>;
+  /**
+   * The stand-in's own control API for tests, as the simulators and the embedded DynamoDB have
+   * one: `POST /__local/<name>?…` runs `controls[name]` with the query and answers its result as
+   * JSON. Not AWS's: unsigned, and only on loopback. @default {} (none)
+   */
+  readonly controls?: Readonly<Record<string, (query: URLSearchParams) => unknown>>;
 }
 
 export interface AwsJsonServer {
@@ -121,12 +127,34 @@ export async function startAwsJsonServer(options: AwsJsonServerOptions): Promise
   const contentType = `application/x-amz-json-${options.jsonVersion ?? '1.1'}`;
   const credentials = options.credentials ?? environmentCredentials();
   const server = createServer((req, res) => {
+    if (req.url?.startsWith(CONTROL_PREFIX)) {
+      control(options, req, res);
+      return;
+    }
     handle(options, credentials, contentType, req, res).catch((err: unknown) => {
       const failure = err instanceof AwsJsonError ? err : new AwsJsonError('InternalFailure', String(err), 500);
       send(res, contentType, failure.status, { __type: failure.type, message: failure.message }, failure.type);
     });
   });
   return listenOnLoopback(server, options.port);
+}
+
+const CONTROL_PREFIX = '/__local/';
+
+function control(options: AwsJsonServerOptions, req: IncomingMessage, res: ServerResponse): void {
+  const url = new URL(req.url ?? '/', 'http://localhost');
+  const name = url.pathname.slice(CONTROL_PREFIX.length);
+  const run = options.controls && Object.hasOwn(options.controls, name) ? options.controls[name] : undefined;
+  const answer = (status: number, body: unknown): void => {
+    res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+  };
+  if (!run) return answer(404, { error: `no control ${JSON.stringify(name)}` });
+  if (req.method !== 'POST') return answer(405, { error: 'controls take POST' });
+  try {
+    answer(200, run(url.searchParams) ?? {});
+  } catch (err) {
+    answer(400, { error: err instanceof Error ? err.message : String(err) });
+  }
 }
 
 async function handle(

@@ -29,7 +29,7 @@
 import { createHmac, randomBytes, randomInt, randomUUID, scrypt, timingSafeEqual } from 'node:crypto';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { matchTotp, newTotpSecret } from './totp.js';
+import { matchTotp, newTotpSecret, TOTP_STEP_SECONDS } from './totp.js';
 import {
   AwsJsonError,
   epochSeconds,
@@ -84,6 +84,14 @@ export interface CognitoStandInOptions {
   /** Clock in epoch ms, for token expiry and TOTP codes. */
   readonly now?: () => number;
 }
+
+/**
+ * Control `POST /__local/totp-clock?advanceSteps=N` (0 to 10; 0 reads it): moves the clock TOTP
+ * codes are checked against N steps ahead, and answers `{offsetMs}`. A code is good once, so a
+ * test's authenticator would otherwise wait up to 30 s for the next step; it reads the offset
+ * and computes its codes at the same time. Nothing else (tokens, lockouts) moves.
+ */
+export const TOTP_CLOCK_CONTROL = 'totp-clock';
 
 type UserStatus = 'FORCE_CHANGE_PASSWORD' | 'CONFIRMED';
 
@@ -169,6 +177,8 @@ export async function startCognitoStandIn(options: CognitoStandInOptions): Promi
   const challengeTtlMs = options.authSessionValidityMs ?? 3 * 60_000;
   const policy = options.passwordPolicy ?? DEFAULT_PASSWORD_POLICY;
   const now = options.now ?? Date.now;
+  /** How far ahead TOTP codes are checked (TOTP_CLOCK_CONTROL). */
+  let totpClockOffsetMs = 0;
   const file = join(options.dataDir, `cognito-${userPoolId}.json`);
   const state = loadJsonState<State>(file, () => ({
     version: 1,
@@ -318,7 +328,7 @@ export async function startCognitoStandIn(options: CognitoStandInOptions): Promi
     const token = user.totp;
     const secret = token?.[of];
     if (!token || !secret) return false;
-    const step = matchTotp(secret, code, now(), of === 'secret' ? token.lastUsedStep : -1);
+    const step = matchTotp(secret, code, now() + totpClockOffsetMs, of === 'secret' ? token.lastUsedStep : -1);
     if (step === undefined) return false;
     if (of === 'pending') {
       token.secret = secret;
@@ -610,6 +620,14 @@ export async function startCognitoStandIn(options: CognitoStandInOptions): Promi
     targetPrefix: 'AWSCognitoIdentityProviderService',
     operations,
     port: options.port,
+    controls: {
+      [TOTP_CLOCK_CONTROL]: (query) => {
+        const steps = Number(query.get('advanceSteps') ?? '0');
+        if (!Number.isInteger(steps) || steps < 0 || steps > 10) throw new Error('advanceSteps must be 0 to 10');
+        totpClockOffsetMs += steps * TOTP_STEP_SECONDS * 1000;
+        return { offsetMs: totpClockOffsetMs };
+      },
+    },
   });
   issuer = `${server.url}/${userPoolId}`;
   return server;

@@ -1,6 +1,6 @@
 import { bearer, call, type Answer } from './support/http.js';
 import { useGateway } from './support/gateway-fixture.js';
-import { authenticator, codeAt, wrongCode } from '../support/authenticator.js';
+import { authenticator, codeAt, standInTotpClock, wrongCode } from '../support/authenticator.js';
 
 /**
  * A deployment that requires MFA of every dashboard user (DASHBOARD_MFA=required, what the
@@ -34,7 +34,7 @@ test('the first sign-in chooses the password, then sets up the authenticator, th
   const wrong = await signIn({ email, password, totpCode: wrongCode(secret) });
   expect([wrong.status, wrong.body.error.code, wrong.body.error.field]).toEqual([401, 'INVALID_TOTP_CODE', 'totpCode']);
   expect(wrong.headers.get('set-cookie')).toBeNull();
-  const device = authenticator(secret);
+  const device = authenticator(secret, standInTotpClock(local.gateway.aws.cognito));
   const done = await signIn({ email, password, totpCode: await device.next() });
   expect(done.status).toBe(200);
   const cookie = cookieOf(done)!;

@@ -2,9 +2,9 @@ import { call, type Answer } from './support/http.js';
 import { useGateway } from './support/gateway-fixture.js';
 import { login, provisionAccount, type TestAccount } from './support/provisioning.js';
 import { postFrom } from './support/source-address.js';
-import { authenticator, codeAt, wrongCode } from '../support/authenticator.js';
+import { authenticator, codeAt, standInTotpClock, wrongCode } from '../support/authenticator.js';
 
-/** A test whose device may wait for the next 30 s step (a code is good once): a safety net, not a bound. */
+/** A safety net, not a bound: a device moves the stand-in's TOTP clock instead of waiting for the next step. */
 const WITH_WAITS_MS = 120_000;
 
 /**
@@ -23,7 +23,7 @@ async function withAuthenticator(label: string) {
   const account = await provisionAccount(local.gateway, label);
   const begun = await mfa(account, { currentPassword: account.password });
   expect(begun.status).toBe(200);
-  const device = authenticator(begun.body.data.setup.secret);
+  const device = authenticator(begun.body.data.setup.secret, standInTotpClock(local.gateway.aws.cognito));
   const confirmed = await mfa(account, { totpCode: await device.next() });
   expect(confirmed.body).toEqual({ success: true, data: { enabled: true } });
   return { account, device };
@@ -63,7 +63,7 @@ test(
     // Not on until confirmed: sign-in still needs only the password.
     expect(await login(local.gateway, account.email, account.password)).toMatch(/^gw_session=/);
     expectRefused(await mfa(account, { totpCode: wrongCode(secret) }), 401, 'INVALID_TOTP_CODE', 'totpCode');
-    const device = authenticator(secret);
+    const device = authenticator(secret, standInTotpClock(local.gateway.aws.cognito));
     const confirmed = await mfa(account, { totpCode: await device.next() });
     expect(confirmed.body).toEqual({ success: true, data: { enabled: true } });
     // Confirmed once: the set-up is used up.
@@ -170,7 +170,7 @@ test(
     expectRefused(await mfa(account, { currentPassword: account.password }), 401, 'MFA_REQUIRED', 'totpCode');
     const begun = await mfa(account, { currentPassword: account.password, totpCode: await old.next() });
     expect(begun.body.data.enabled).toBe(true);
-    const fresh = authenticator(begun.body.data.setup.secret);
+    const fresh = authenticator(begun.body.data.setup.secret, standInTotpClock(local.gateway.aws.cognito));
     expect((await mfa(account, { totpCode: await fresh.next() })).body.data).toEqual({ enabled: true });
     const credentials = { email: account.email, password: account.password };
     // The old secret's code of now, not spent on the old secret: refused all the same.

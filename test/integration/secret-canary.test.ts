@@ -2,7 +2,7 @@ import { adminKey, createKey, provisionAccount } from './support/provisioning.js
 import { bearer, call } from './support/http.js';
 import { scanAll } from './support/ledger.js';
 import { useGateway } from './support/gateway-fixture.js';
-import { authenticator, wrongCode } from '../support/authenticator.js';
+import { authenticator, standInTotpClock, wrongCode } from '../support/authenticator.js';
 
 const local = useGateway();
 
@@ -77,7 +77,7 @@ test('keys, the admin token, dashboard passwords and authenticator secrets and c
     headers: session,
     body: { currentPassword: changedPassword },
   });
-  const device = authenticator(begun.body.data.setup.secret);
+  const device = authenticator(begun.body.data.setup.secret, standInTotpClock(local.gateway.aws.cognito));
   const codes = [wrongCode(device.secret), await device.next(), await device.next()];
   const mfaCalls = [
     await call(local.gateway.url('/api/v1/auth/mfa'), { headers: session, body: { totpCode: codes[0] } }),

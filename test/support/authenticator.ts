@@ -40,20 +40,59 @@ export function wrongCode(secret: string, at = Date.now()): string {
   return String(candidate).padStart(6, '0');
 }
 
-/** A device holding `secret`: each call the code of a step not used before, from now or the next. */
-export function authenticator(secret: string): { next: () => Promise<string>; secret: string } {
+/**
+ * The clock a stand-in checks codes against, ahead of the real one by what tests moved it
+ * (local/standins/cognito.ts, TOTP_CLOCK_CONTROL): read before every code, moved instead of
+ * waiting for the next step.
+ */
+export interface TotpClock {
+  /** Milliseconds the checking clock is ahead of this one. */
+  offsetMs(): Promise<number>;
+  /** Moves it one step ahead; the new offset. */
+  advance(): Promise<number>;
+}
+
+/** The Cognito stand-in's TOTP clock, through its control API at `cognitoUrl`. */
+export function standInTotpClock(cognitoUrl: string): TotpClock {
+  const move = async (steps: number) => {
+    const response = await fetch(`${cognitoUrl}/__local/totp-clock?advanceSteps=${steps}`, { method: 'POST' });
+    if (!response.ok) throw new Error(`totp-clock control answered ${response.status}`);
+    return ((await response.json()) as { offsetMs: number }).offsetMs;
+  };
+  return { offsetMs: () => move(0), advance: () => move(1) };
+}
+
+/** The real clock, which only time moves: a device waits for the next step. */
+const realClock: TotpClock = {
+  offsetMs: async () => 0,
+  advance: async () => {
+    await new Promise((resolve) => setTimeout(resolve, STEP_MS - (Date.now() % STEP_MS) + 5));
+    return 0;
+  },
+};
+
+/**
+ * A device holding `secret`: each call the code of a step not used before, from now or the
+ * next, on `clock` (the stand-in's, so no test waits; the real one by default).
+ */
+export function authenticator(
+  secret: string,
+  clock: TotpClock = realClock,
+): { next: () => Promise<string>; secret: string } {
   let lastStep = -Infinity;
   return {
     secret,
     async next() {
-      const stepNow = () => Math.floor(Date.now() / STEP_MS);
-      // Never the previous step: the clock may pass the boundary before the server checks it.
-      const step = Math.max(lastStep + 1, stepNow());
-      while (step > stepNow() + 1) {
-        await new Promise((resolve) => setTimeout(resolve, (stepNow() + 1) * STEP_MS - Date.now() + 5));
+      for (;;) {
+        const stepNow = Math.floor((Date.now() + (await clock.offsetMs())) / STEP_MS);
+        // Never the previous step: the clock may pass the boundary before the server checks it.
+        const step = Math.max(lastStep + 1, stepNow);
+        if (step <= stepNow + 1) {
+          lastStep = step;
+          return codeAt(secret, step * STEP_MS);
+        }
+        await clock.advance();
       }
-      lastStep = step;
-      return codeAt(secret, step * STEP_MS);
     },
   };
 }

@@ -260,3 +260,24 @@ test('a pool whose MFA is ON sends a user without it through MFA_SETUP, by sessi
     (await answer(email, 'SOFTWARE_TOKEN_MFA', next.Session, code(associated.SecretCode))).AuthenticationResult,
   ).toBeDefined();
 });
+
+test('the totp-clock control moves only the clock codes are checked against, and refuses what it cannot do', async () => {
+  const email = await newUser();
+  const secret = await enrol(email);
+  const control = (query: string, method = 'POST') =>
+    fetch(`${server!.url}/__local/totp-clock${query}`, { method }).then(async (r) => [r.status, await r.json()]);
+  // Two steps ahead is out of the window, until the checking clock is moved two steps.
+  const ahead = code(secret, now + 60_000);
+  const challenge = await signIn(email);
+  expect((await errorOf(answer(email, 'SOFTWARE_TOKEN_MFA', challenge.Session, ahead))).name).toBe(
+    'CodeMismatchException',
+  );
+  expect(await control('?advanceSteps=0')).toEqual([200, { offsetMs: 0 }]);
+  expect(await control('?advanceSteps=2')).toEqual([200, { offsetMs: 60_000 }]);
+  const moved = await signIn(email);
+  expect((await answer(email, 'SOFTWARE_TOKEN_MFA', moved.Session, ahead)).AuthenticationResult).toBeDefined();
+  expect(await control('?advanceSteps=11')).toEqual([400, { error: 'advanceSteps must be 0 to 10' }]);
+  expect(await control('?advanceSteps=-1')).toEqual([400, { error: 'advanceSteps must be 0 to 10' }]);
+  expect((await control('', 'GET'))[0]).toBe(405);
+  expect((await fetch(`${server!.url}/__local/elsewhere`, { method: 'POST' })).status).toBe(404);
+});
