@@ -47,13 +47,17 @@ export type Grant =
   | 'signIns:write'
   /** The arena's session log and records (jobs table): conditional puts and updates. */
   | 'arenaSessions:write'
-  /** Reading session logs and their META (`ARENA_SESSION#<id>`), by session id. */
+  /** Reading any account's session logs (`ACCOUNT#<id>#ARENA_SESSION#<session>`): the session runner's, which acts for no caller. */
   | 'arenaSessions:read'
-  /** The caller's own session records and leaderboards, read under its tenant session. */
+  /** The caller's own session logs, records and leaderboards, read under its tenant session. */
   | 'arenaSessions:readOwn'
   /** Starting a session's runner execution (lambdas/arena/session-continuation.ts). */
   | 'arenaSessions:run'
+  /** Reading any account's job records (`ACCOUNT#<id>#JOB#<job>`): the job poller's tasks, which act for no caller. */
   | 'jobs:read'
+  /** The caller's own job records, read under its tenant session. */
+  | 'jobs:readOwn'
+  /** Creating and moving job records (`ACCOUNT#<id>#JOB#<job>`): conditional puts and updates. */
   | 'jobs:write'
   | 'jobs:start'
   | 'adminToken:read'
@@ -168,7 +172,7 @@ const CHAT_MODE = {
 const SESSION_READ = {
   auth: ['secretKey', 'publishableKey'],
   rateLimited: true,
-  grants: [...KEY_READS, 'arenaSessions:read'],
+  grants: [...KEY_READS, 'arenaSessions:readOwn'],
 } as const satisfies Partial<RouteSpec>;
 
 /**
@@ -252,14 +256,12 @@ export const routes = [
     method: 'GET',
     path: '/api/v1/sessions/{id}',
     ...SESSION_READ,
-    grants: [...SESSION_READ.grants, 'arenaSessions:readOwn'],
   }),
   route({
     id: 'sessions-list',
     method: 'GET',
     path: '/api/v1/sessions',
     ...SESSION_READ,
-    grants: [...KEY_READS, 'arenaSessions:readOwn'],
   }),
   route({
     id: 'sessions-cancel',
@@ -275,7 +277,7 @@ export const routes = [
     method: 'GET',
     path: '/api/v1/arena/leaderboard',
     ...SESSION_READ,
-    grants: [...KEY_READS, 'arenaSessions:readOwn', 'arenaSessions:write'],
+    grants: [...SESSION_READ.grants, 'arenaSessions:write'],
     streaming: true,
     timeoutSeconds: 900,
     memoryMb: 1024,
@@ -351,7 +353,7 @@ export const routes = [
     auth: API_KEY_AUTH,
     rateLimited: true,
     timeoutSeconds: 15,
-    grants: [...KEY_READS, 'jobs:read', 'jobs:write', 'platformKeys:read'],
+    grants: [...KEY_READS, 'jobs:readOwn', 'jobs:write', 'platformKeys:read'],
   }),
   // Fashion predictions through FASHN, on the same job platform. docs/interface.md §8 gives these routes
   // limits of their own per key (run and subscribe each 30 per 60 s, status 40 per 10 s), and
@@ -373,7 +375,7 @@ export const routes = [
     ...FASHION,
     perKeyLimit: { requests: 40, windowSeconds: 10 },
     timeoutSeconds: 15,
-    grants: [...KEY_READS, 'jobs:read', 'platformKeys:read'],
+    grants: [...KEY_READS, 'jobs:readOwn', 'platformKeys:read'],
   }),
   // Streams the prediction's progress for at most 2 minutes (docs/interface.md §8), then tells the caller to
   // poll; the job poller carries on either way, and meters the prediction once.
@@ -385,7 +387,7 @@ export const routes = [
     perKeyLimit: { requests: 30, windowSeconds: 60 },
     streaming: true,
     timeoutSeconds: 180,
-    grants: [...JOB_SUBMIT_GRANTS, 'idempotency:write', 'jobs:read', 'usage:append'],
+    grants: [...JOB_SUBMIT_GRANTS, 'idempotency:write', 'jobs:readOwn', 'usage:append'],
   }),
   // Design systems from the configured theme provider, else the embedded catalog (docs/interface.md §4.5).
   route({

@@ -20,12 +20,17 @@ export interface TenantTableRead {
 /**
  * The account's partitions only. Usage: its totals (`ACCOUNT#<id>#TOTALS`) and ledger shards
  * (`ACCOUNT#<id>#L<n>`), read by Query. Jobs table: its session records and leaderboards
- * (`ACCOUNT#<id>`), read by GetItem and Query. Account ids hold no `#`, so `ACCOUNT#<id>#*`
- * reaches no other account's partitions.
+ * (`ACCOUNT#<id>`), its job records (`ACCOUNT#<id>#JOB#<job>`) and its arena sessions' logs
+ * (`ACCOUNT#<id>#ARENA_SESSION#<session>`), read by GetItem and Query. Account ids hold no `#`,
+ * so `ACCOUNT#<id>#*` reaches no other account's partitions.
  */
 export const TENANT_TABLE_READS: readonly TenantTableRead[] = [
   { table: 'usage', actions: ['dynamodb:Query'], leadingKeys: [`ACCOUNT#${PRINCIPAL_ACCOUNT}#*`] },
-  { table: 'jobs', actions: ['dynamodb:GetItem', 'dynamodb:Query'], leadingKeys: [`ACCOUNT#${PRINCIPAL_ACCOUNT}`] },
+  {
+    table: 'jobs',
+    actions: ['dynamodb:GetItem', 'dynamodb:Query'],
+    leadingKeys: [`ACCOUNT#${PRINCIPAL_ACCOUNT}`, `ACCOUNT#${PRINCIPAL_ACCOUNT}#*`],
+  },
 ];
 
 /** Provider-key secrets, read only where the secret's account tag is the session's. */
@@ -36,6 +41,12 @@ export const TENANT_SECRET_READ = {
 
 /** The one session tag a tenant session must carry, and may carry alone. */
 export const TENANT_SESSION_TAG_KEY = TENANT_SESSION_TAG;
+
+/**
+ * The tag on the roles of the functions that open tenant sessions, its value the stack's id: the
+ * tenant-access role trusts this account's roles that carry it (lib/constructs/tenant-access-role.ts).
+ */
+export const TENANT_READER_TAG = 'gateway:tenant-reader';
 
 /** What a function's role needs to open a tenant session: both actions, on the tenant-access role only. */
 export const TENANT_SESSION_ACTIONS = ['sts:AssumeRole', 'sts:TagSession'] as const;

@@ -57,7 +57,7 @@ export async function answerArena(call: AccountCall<ArenaRequestBody>, mode: Are
   // The session's items are written side by side: one round trip before the first event.
   const [deps] = await Promise.all([
     deploymentHostDeps(call.config, placement, timing),
-    encodedPlan && putSessionPlan(sessionId, encodedPlan, now),
+    encodedPlan && putSessionPlan({ accountId: owner.accountId, sessionId }, encodedPlan, now),
     saveArenaSession(sessionRecord(state, owner, call.startedAt, call.startedAt)),
     createSessionMeta(
       {
@@ -72,7 +72,9 @@ export async function answerArena(call: AccountCall<ArenaRequestBody>, mode: Are
       now,
     ),
   ]);
-  const supervised = timing.mayHandOn ? superviseSession(call.config, sessionId) : Promise.resolve();
+  const supervised = timing.mayHandOn
+    ? superviseSession(call.config, { accountId: owner.accountId, sessionId })
+    : Promise.resolve();
   const hosted = hostSession({ state, nextId: 1 }, deps);
   call.afterResponse.push(async () => {
     await hosted.outcome;

@@ -25,6 +25,7 @@ import {
   readSessionEvents,
   takeSessionLease,
   type LoggedEvent,
+  type SessionRef,
 } from '../store/session-log.js';
 import type { ArenaEvent } from './arena-events.js';
 import type { ArenaPlan } from './arena-request.js';
@@ -32,7 +33,9 @@ import { deploymentHostDeps, hostTiming } from './session-deployment.js';
 import { hostSession } from './session-host.js';
 import { restoredSession } from './session-resume.js';
 
+/** The session the runner plays on: its log is keyed by its account and id (lambdas/store/session-log.ts). */
 export interface ContinuationInput {
+  readonly accountId: string;
   readonly sessionId: string;
 }
 
@@ -46,10 +49,10 @@ export interface RunnerExecutionInput extends ContinuationInput {
   readonly checkSeconds: number;
 }
 
-export async function superviseSession(config: GatewayConfiguration, sessionId: string): Promise<void> {
+export async function superviseSession(config: GatewayConfiguration, session: SessionRef): Promise<void> {
   const arn = required(config.sessions.runnerArn, ENV.sessionStateMachineArn);
-  const input: RunnerExecutionInput = { sessionId, checkSeconds: config.sessions.leaseSeconds };
-  await startNamedExecution(arn, sessionId, input);
+  const input: RunnerExecutionInput = { ...session, checkSeconds: config.sessions.leaseSeconds };
+  await startNamedExecution(arn, session.sessionId, input);
 }
 
 /** Log reads while restoring: a whole session, in bounded pages. */
@@ -64,18 +67,20 @@ export async function continueSession(
   functionDeadline: number,
   now: () => number = Date.now,
 ): Promise<ContinuationResult> {
-  const { sessionId } = input;
+  const { accountId, sessionId } = input;
   if (typeof sessionId !== 'string' || sessionId === '') throw new TypeError('the runner needs a sessionId');
-  const meta = await getSessionMeta(sessionId, now());
+  if (typeof accountId !== 'string' || accountId === '') throw new TypeError('the runner needs an accountId');
+  const session: SessionRef = { accountId, sessionId };
+  const meta = await getSessionMeta(session, now());
   if (!meta || meta.status !== 'running') return { status: 'ended' };
   if (meta.leaseUntil >= now()) return { status: 'held' };
   const holder = `runner-${randomUUID()}`;
-  const taken = await takeSessionLease(sessionId, holder, config.sessions.leaseSeconds * 1000, now());
+  const taken = await takeSessionLease(session, holder, config.sessions.leaseSeconds * 1000, now());
   if (!taken) return { status: 'held' };
 
-  const logged = await loggedEvents(sessionId);
+  const logged = await loggedEvents(session);
   const lastId = logged.at(-1)?.id ?? 0;
-  const plan = taken.resumable ? ((await getSessionPlan(sessionId)) as ArenaPlan | undefined) : undefined;
+  const plan = taken.resumable ? ((await getSessionPlan(session)) as ArenaPlan | undefined) : undefined;
   if (!plan) {
     // Nothing to play on from: the session ends here, saying so.
     const lost: ArenaEvent = {
@@ -83,8 +88,8 @@ export async function continueSession(
       code: 'session_interrupted',
       error: 'The session stopped and could not be continued',
     };
-    await appendSessionEvents(sessionId, taken.epoch, [{ id: lastId + 1, event: lost }]);
-    await endSessionTenure(sessionId, holder, taken.epoch, 'aborted', lastId + 1);
+    await appendSessionEvents(session, taken.epoch, [{ id: lastId + 1, event: lost }]);
+    await endSessionTenure(session, holder, taken.epoch, 'aborted', lastId + 1);
     return { status: 'ended' };
   }
   const state = restoredSession(
@@ -94,7 +99,7 @@ export async function continueSession(
   );
   if (state.status !== 'running') {
     // The last host logged the end but stopped before it recorded it.
-    await endSessionTenure(sessionId, holder, taken.epoch, state.status, lastId);
+    await endSessionTenure(session, holder, taken.epoch, state.status, lastId);
     return { status: 'ended' };
   }
   const owner = { accountId: taken.accountId, ...(taken.keyId ? { keyId: taken.keyId } : {}), route: taken.route };
@@ -113,10 +118,10 @@ export async function continueSession(
   return { status: outcome.end === 'taken_over' ? 'held' : 'ended' };
 }
 
-async function loggedEvents(sessionId: string): Promise<LoggedEvent[]> {
+async function loggedEvents(session: SessionRef): Promise<LoggedEvent[]> {
   const events: LoggedEvent[] = [];
   for (;;) {
-    const read = await readSessionEvents(sessionId, events.at(-1)?.id ?? 0, RESTORE_PAGE_EVENTS);
+    const read = await readSessionEvents(session, events.at(-1)?.id ?? 0, RESTORE_PAGE_EVENTS);
     events.push(...read.events);
     if (!read.more) return events;
   }

@@ -66,6 +66,7 @@ export async function deploymentHostDeps(
   timing: SessionTiming,
 ): Promise<HostDeps> {
   const { sessionId, holder, epoch, owner } = placement;
+  const session = { accountId: owner.accountId, sessionId };
   const deferred: Promise<void>[] = [];
   const defer = (task: () => Promise<void>) =>
     void deferred.push(
@@ -90,10 +91,10 @@ export async function deploymentHostDeps(
       while (deferred.length > 0) await Promise.all(deferred.splice(0));
     },
     log: {
-      append: (page) => appendSessionEvents(sessionId, epoch, page),
-      renew: () => renewSessionLease(sessionId, holder, epoch, timing.leaseMs),
+      append: (page) => appendSessionEvents(session, epoch, page),
+      renew: () => renewSessionLease(session, holder, epoch, timing.leaseMs),
       end: async (status, lastId) => {
-        const ended = await endSessionTenure(sessionId, holder, epoch, status, lastId);
+        const ended = await endSessionTenure(session, holder, epoch, status, lastId);
         // The leaderboard's fits know they may be missing a session by this count.
         if (ended && status !== 'running') await countEndedSession(owner.accountId);
       },

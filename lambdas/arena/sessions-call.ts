@@ -5,6 +5,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { getArenaSession, listArenaSessions, type ArenaSessionRecord } from '../store/arena-sessions.js';
+import type { DynamoDb } from '../store/dynamodb-client.js';
 import { tenantClients } from '../store/tenant-sessions.js';
 import { cancelSession, getSessionMeta, readSessionEvents, type SessionMeta } from '../store/session-log.js';
 import { accountOf, type AccountCall } from '../http/call.js';
@@ -26,13 +27,22 @@ export const SESSIONS_LIST_QUERY = ['limit', 'cursor'] as const;
 const MAX_LIST = 100;
 const DEFAULT_LIST = 20;
 
-async function ownedSession(call: AccountCall): Promise<SessionMeta> {
+/**
+ * The caller's session and the tenant-session client it is read with: the log is keyed by the
+ * account (lambdas/store/session-log.ts), so another account's session is not found, and the
+ * tenant session could not read it if it were asked to.
+ */
+async function ownedSession(call: AccountCall): Promise<{ meta: SessionMeta; db: DynamoDb }> {
   const sessionId = call.req.pathParams['id'] ?? '';
-  const meta = sessionId.startsWith('arena-') ? await getSessionMeta(sessionId) : undefined;
-  if (!meta || meta.accountId !== accountOf(call).accountId)
-    throw new ArenaError('session_not_found', 'session not found', { field: 'id' });
-  return meta;
+  const { accountId } = accountOf(call);
+  if (!sessionId.startsWith('arena-')) throw sessionNotFound();
+  const { dynamo: db } = await tenantClients(accountId);
+  const meta = await getSessionMeta({ accountId, sessionId }, Date.now(), db);
+  if (!meta || meta.accountId !== accountId) throw sessionNotFound();
+  return { meta, db };
 }
+
+const sessionNotFound = () => new ArenaError('session_not_found', 'session not found', { field: 'id' });
 
 /** The last event id the reader has: the `Last-Event-ID` header (EventSource's), else `lastEventId`. */
 function lastEventIdOf(call: AccountCall): number {
@@ -47,14 +57,14 @@ function lastEventIdOf(call: AccountCall): number {
 
 export async function answerSessionEvents(call: AccountCall): Promise<Reply> {
   const after = lastEventIdOf(call);
-  const meta = await ownedSession(call);
+  const { meta, db } = await ownedSession(call);
   const { sessionId } = meta;
   const deadline = call.deadline ?? Date.now() + FALLBACK_FOLLOW_MS;
   const follow = followSession(
     after,
     {
-      readEvents: (afterId, max) => readSessionEvents(sessionId, afterId, max),
-      readMeta: () => getSessionMeta(sessionId),
+      readEvents: (afterId, max) => readSessionEvents(meta, afterId, max, db),
+      readMeta: () => getSessionMeta(meta, Date.now(), db),
       sleep: (ms, signal) => sleep(ms, undefined, { signal }).catch(() => undefined),
       now: Date.now,
       pollMs: FOLLOW_POLL_MS,
@@ -83,17 +93,15 @@ async function* followFrames(
 }
 
 export async function answerSessionGet(call: AccountCall): Promise<Reply> {
-  const meta = await ownedSession(call);
-  // The log (ARENA_SESSION#<id>) is the role's to read, owner checked above; the account's
-  // record is read under the caller's tenant session.
-  const { dynamo: db } = await tenantClients(accountOf(call).accountId);
+  const { meta, db } = await ownedSession(call);
   const record = await getArenaSession(meta.accountId, meta.startedAt, meta.sessionId, db);
   return envelope(sessionView(meta, record));
 }
 
 export async function answerSessionCancel(call: AccountCall): Promise<Reply> {
-  const meta = await ownedSession(call);
-  const cancelled = meta.status === 'running' && (await cancelSession(meta.sessionId));
+  const { meta } = await ownedSession(call);
+  // The cancellation is a write: the function role's (arenaSessions:write), on the session read above.
+  const cancelled = meta.status === 'running' && (await cancelSession(meta));
   return envelope({ id: meta.sessionId, cancelled, status: cancelled ? 'cancelling' : meta.status }, 202);
 }
 

@@ -3,7 +3,7 @@ import type { GatewayConfiguration } from '../config/configuration.js';
 import type { JobEventView } from '../jobs/notify-step.js';
 import type { FashionStreamEvent } from './subscribe-events.js';
 import { deploymentFashionWatchDeps, watchFashionJob } from './fashion-watch.js';
-import { deploymentMediaJobDeps } from '../jobs/media-job-deps.js';
+import { deploymentMediaJobDeps, taskMediaJobDeps } from '../jobs/media-job-deps.js';
 import type { FashionRequestBody } from './fashion-schema.js';
 import { accountOf, type AccountCall } from '../http/call.js';
 import { envelope, sse, type Reply, type SseFrame } from '../http/reply.js';
@@ -94,7 +94,7 @@ function fashionEventData(prediction: FashionPrediction) {
 export function fashionEventView(config: GatewayConfiguration, signal: AbortSignal): JobEventView {
   return {
     type: 'fashion',
-    data: async (job) => fashionEventData(await predictionFromRecord(job, signal, deploymentMediaJobDeps(config))),
+    data: async (job) => fashionEventData(await predictionFromRecord(job, signal, taskMediaJobDeps(config))),
   };
 }
 

@@ -45,7 +45,7 @@ export interface WatchStore {
   readonly takePollLease: (job: JobRecord, lease: PollLease, now?: Date) => Promise<boolean>;
   readonly recordProgress: (job: JobRecord, progress: JobUnderway, now?: Date) => Promise<boolean>;
   readonly joinWatchers: (job: JobRecord, slot: WatcherSlot, now?: Date) => Promise<WatcherAdmission>;
-  readonly leaveWatchers: (job: Pick<JobRecord, 'jobId'>, watcherId: string) => Promise<void>;
+  readonly leaveWatchers: (job: Pick<JobRecord, 'accountId' | 'jobId'>, watcherId: string) => Promise<void>;
   readonly shared: SharedPolls<PredictionStatus>;
 }
 

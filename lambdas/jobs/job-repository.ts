@@ -1,4 +1,6 @@
 import { conditionHolds, dynamo, fromItem, nowSeconds, tableName, toItem } from '../store/dynamo.js';
+import type { DynamoDb } from '../store/dynamodb-client.js';
+import { tenantClients } from '../store/tenant-sessions.js';
 import { accountPk } from '../store/usage-items.js';
 import type { JobEnd, JobUnderway } from './job-driver.js';
 import { ACTIVE_PHASES, type JobRecord, type JsonObject, type WebhookDelivery } from './job-record.js';
@@ -6,12 +8,18 @@ import type { PollLease } from './poll-lease.js';
 import { jobRecordOf } from './stored-job.js';
 
 /**
- * The jobs table's job items: one item per job under `JOB#<id>`, in the owner index under its
- * account, newest last. Only single-item conditional writes, so it runs on dynalite as on
- * DynamoDB. Every read is owner-scoped: another account's job and an unknown id look the same.
+ * The jobs table's job items: one item per job, its partition led by its account
+ * (`ACCOUNT#<account>#JOB#<id>`), in the owner index under its account, newest last. The key
+ * names the account so that IAM can hold a tenant session to its own jobs (`dynamodb:LeadingKeys`,
+ * lib/tenant-access-policy.ts): a read needs the owner as well as the id, and another account's
+ * job is not missing by a check here but out of the session's reach. Each job keeps a partition
+ * of its own, so a busy account's polls spread over as many partitions as it has jobs. Only
+ * single-item conditional writes, so it runs on dynalite as on DynamoDB.
  */
 
-export const jobKey = (jobId: string) => toItem({ pk: `JOB#${jobId}`, sk: 'JOB' });
+export const jobPk = (accountId: string, jobId: string) => `${accountPk(accountId)}#JOB#${jobId}`;
+export const jobKey = (job: Pick<JobRecord, 'accountId' | 'jobId'>) =>
+  toItem({ pk: jobPk(job.accountId, job.jobId), sk: 'JOB' });
 export const jobOwnerSk = (job: Pick<JobRecord, 'createdAt' | 'jobId'>) => `JOB#${job.createdAt}#${job.jobId}`;
 
 /** The condition every transition shares: the item is this owner's job and has not ended. */
@@ -28,7 +36,7 @@ export async function createJob(job: JobRecord): Promise<boolean> {
     dynamo().putItem({
       TableName: tableName('jobs'),
       Item: toItem({
-        ...fromItem<Record<string, unknown>>(jobKey(job.jobId)),
+        ...fromItem<Record<string, unknown>>(jobKey(job)),
         type: 'job',
         ownerPk: accountPk(job.accountId),
         ownerSk: jobOwnerSk(job),
@@ -41,10 +49,21 @@ export async function createJob(job: JobRecord): Promise<boolean> {
 
 /**
  * The caller's own job, or undefined for an unknown, expired or another account's id. Throws
- * StoredJobError (stored-job.ts) for an item that is not a job record's shape.
+ * StoredJobError (stored-job.ts) for an item that is not a job record's shape. `db` is the
+ * client to read with: the function role's by default (the poller's tasks), the account's tenant
+ * session for a caller's own reads (readOwnJob below).
  */
-export async function getOwnedJob(accountId: string, jobId: string, now = Date.now()): Promise<JobRecord | undefined> {
-  const { Item } = await dynamo().getItem({ TableName: tableName('jobs'), Key: jobKey(jobId), ConsistentRead: true });
+export async function getOwnedJob(
+  accountId: string,
+  jobId: string,
+  now = Date.now(),
+  db: DynamoDb = dynamo(),
+): Promise<JobRecord | undefined> {
+  const { Item } = await db.getItem({
+    TableName: tableName('jobs'),
+    Key: jobKey({ accountId, jobId }),
+    ConsistentRead: true,
+  });
   if (!Item) return undefined;
   const item = fromItem<Record<string, unknown>>(Item);
   // The keys and index attributes are not the record's: jobRecordOf leaves them out.
@@ -52,6 +71,14 @@ export async function getOwnedJob(accountId: string, jobId: string, now = Date.n
   const job = jobRecordOf(jobId, item);
   if (job.accountId !== accountId || job.expiresAt <= nowSeconds(now)) return undefined;
   return job;
+}
+
+/**
+ * A caller's read of its own job, under the account's tenant session (lambdas/store/tenant-sessions.ts):
+ * the status and subscribe routes hold no read of the jobs table of their own.
+ */
+export async function readOwnJob(accountId: string, jobId: string, now = Date.now()): Promise<JobRecord | undefined> {
+  return getOwnedJob(accountId, jobId, now, (await tenantClients(accountId)).dynamo);
 }
 
 /**
@@ -94,7 +121,7 @@ export async function takePollLease(job: JobRecord, lease: PollLease, now = new 
   return conditionHolds(() =>
     dynamo().updateItem({
       TableName: tableName('jobs'),
-      Key: jobKey(job.jobId),
+      Key: jobKey(job),
       UpdateExpression: 'SET pollLeaseUntil = :until, pollLeaseHolder = :holder',
       ConditionExpression: `${STILL_ACTIVE} AND (attribute_not_exists(pollLeaseUntil) OR pollLeaseUntil <= :now OR pollLeaseHolder = :holder)`,
       ExpressionAttributeNames: { '#phase': 'phase' },
@@ -116,7 +143,7 @@ export async function updateJobResult(job: JobRecord, result: JsonObject, now = 
   return conditionHolds(() =>
     dynamo().updateItem({
       TableName: tableName('jobs'),
-      Key: jobKey(job.jobId),
+      Key: jobKey(job),
       UpdateExpression: 'SET #result = :result, updatedAt = :now',
       ConditionExpression: 'attribute_exists(pk) AND accountId = :owner AND #phase = :succeeded',
       ExpressionAttributeNames: { '#phase': 'phase', '#result': 'result' },
@@ -139,7 +166,7 @@ export async function recordWebhookDelivery(job: JobRecord, delivery: WebhookDel
   return conditionHolds(() =>
     dynamo().updateItem({
       TableName: tableName('jobs'),
-      Key: jobKey(job.jobId),
+      Key: jobKey(job),
       UpdateExpression: 'SET webhook = :delivery',
       ConditionExpression:
         'attribute_exists(pk) AND accountId = :owner AND #phase IN (:succeeded, :failed) AND (attribute_not_exists(webhook) OR webhook.#status = :pending)',
@@ -162,7 +189,7 @@ async function conditionalUpdate(
   return conditionHolds(() =>
     dynamo().updateItem({
       TableName: tableName('jobs'),
-      Key: jobKey(job.jobId),
+      Key: jobKey(job),
       UpdateExpression: update.UpdateExpression,
       ConditionExpression: STILL_ACTIVE,
       ExpressionAttributeNames: { '#phase': 'phase', ...update.names },

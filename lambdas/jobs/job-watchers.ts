@@ -1,4 +1,5 @@
 import { conditionHolds, dynamo, fromItem, isConditionFailure, tableName, toItem } from '../store/dynamo.js';
+import { tenantClients } from '../store/tenant-sessions.js';
 import { isEnded, type JobRecord } from './job-record.js';
 import { activeValues, jobKey, STILL_ACTIVE } from './job-repository.js';
 import { watchedJobOf, type WatchedJob } from './stored-job.js';
@@ -53,13 +54,13 @@ export async function joinWatchers(job: WatchedJob, slot: WatcherSlot, now = new
     if (live.length >= cap) {
       // The caller's record may predate a leave: only a read of our own refuses.
       if (readHere) return { kind: 'full', freeAt: Math.min(...live.map(([, until]) => until)) };
-      seen = await readWatched(job.jobId);
+      seen = await readWatched(job);
       readHere = true;
       continue;
     }
     const lapsed = slots.filter(([id, until]) => until <= now.getTime() && id !== slot.watcherId).map(([id]) => id);
     if (await tryJoin(job, slot, { cap, lapsed, fresh: seen.watchers === undefined }, now)) return { kind: 'joined' };
-    seen = await readWatched(job.jobId);
+    seen = await readWatched(job);
     readHere = true;
   }
   // Joins and leaves kept racing this one: as good as full for a moment.
@@ -67,11 +68,11 @@ export async function joinWatchers(job: WatchedJob, slot: WatcherSlot, now = new
 }
 
 /** Gives the slot back; a job that is gone or has no slots is left as it is. */
-export async function leaveWatchers(job: Pick<JobRecord, 'jobId'>, watcherId: string): Promise<void> {
+export async function leaveWatchers(job: Pick<JobRecord, 'accountId' | 'jobId'>, watcherId: string): Promise<void> {
   try {
     await dynamo().updateItem({
       TableName: tableName('jobs'),
-      Key: jobKey(job.jobId),
+      Key: jobKey(job),
       UpdateExpression: 'REMOVE watchers.#me',
       ConditionExpression: 'attribute_exists(watchers)',
       ExpressionAttributeNames: { '#me': watcherId },
@@ -126,7 +127,7 @@ async function tryJoin(
   return conditionHolds(() =>
     dynamo().updateItem({
       TableName: tableName('jobs'),
-      Key: jobKey(job.jobId),
+      Key: jobKey(job),
       UpdateExpression: update.UpdateExpression,
       ConditionExpression: update.ConditionExpression,
       ExpressionAttributeNames: { '#phase': 'phase', ...update.names },
@@ -135,13 +136,15 @@ async function tryJoin(
   );
 }
 
-async function readWatched(jobId: string): Promise<WatchedJob | undefined> {
-  const { Item } = await dynamo().getItem({
+/** The watcher's own re-read, as the caller's: under its account's tenant session. */
+async function readWatched(job: Pick<JobRecord, 'accountId' | 'jobId'>): Promise<WatchedJob | undefined> {
+  const { dynamo: db } = await tenantClients(job.accountId);
+  const { Item } = await db.getItem({
     TableName: tableName('jobs'),
-    Key: jobKey(jobId),
+    Key: jobKey(job),
     ConsistentRead: true,
     ProjectionExpression: 'jobId, accountId, #phase, watchers',
     ExpressionAttributeNames: { '#phase': 'phase' },
   });
-  return Item ? watchedJobOf(jobId, fromItem<Record<string, unknown>>(Item)) : undefined;
+  return Item ? watchedJobOf(job.jobId, fromItem<Record<string, unknown>>(Item)) : undefined;
 }

@@ -14,7 +14,7 @@ import { JOB_DRIVERS, type JobDrivers } from './job-driver-registry.js';
 import type { JobExecutionInput } from './job-execution.js';
 import type { GetOwnedJob } from './job-lookup.js';
 import type { JobRecord, JsonObject } from './job-record.js';
-import { createJob, endJob, getOwnedJob, updateJobResult } from './job-repository.js';
+import { createJob, endJob, getOwnedJob, readOwnJob, updateJobResult } from './job-repository.js';
 import { jobExecutionStarter } from './poller-executions.js';
 
 /**
@@ -59,7 +59,8 @@ export function deploymentMediaJobDeps(config: GatewayConfiguration): MediaJobDe
     fashn: async () => configuredFashion(await platformEndpointOf(MEDIA_PROVIDERS.fashn, config)),
     send,
     drivers: JOB_DRIVERS,
-    jobs: { createJob, getOwnedJob, endJob, updateJobResult },
+    // The routes read a caller's own jobs only, under its tenant session.
+    jobs: { createJob, getOwnedJob: readOwnJob, endJob, updateJobResult },
     startExecution: jobExecutionStarter(config.jobStateMachineArn),
     recordUsage,
     idempotency: dynamoIdempotencyStore,
@@ -67,4 +68,13 @@ export function deploymentMediaJobDeps(config: GatewayConfiguration): MediaJobDe
     publishMetrics,
     webhookReceivers: config.localWebhookReceivers,
   };
+}
+
+/**
+ * The same for the job poller's tasks (the webhook's event view), which act for no caller: they
+ * read the job with the function role, which may read job records (`jobs:read`) and nothing else.
+ */
+export function taskMediaJobDeps(config: GatewayConfiguration): MediaJobDeps {
+  const deps = deploymentMediaJobDeps(config);
+  return { ...deps, jobs: { ...deps.jobs, getOwnedJob } };
 }

@@ -1,6 +1,6 @@
 import type { GatewayConfiguration } from '../config/configuration.js';
 import type { JobEventView } from '../jobs/notify-step.js';
-import { deploymentMediaJobDeps } from '../jobs/media-job-deps.js';
+import { deploymentMediaJobDeps, taskMediaJobDeps } from '../jobs/media-job-deps.js';
 import { submitVideoJob, videoJobStatus, type VideoJob } from './video-jobs.js';
 import type { VideoRequestBody } from './video-request.js';
 import { accountOf, type AccountCall } from '../http/call.js';
@@ -52,6 +52,6 @@ export function videoEventView(config: GatewayConfiguration, signal: AbortSignal
   return {
     type: 'video',
     data: async (job) =>
-      videoEventData(await videoJobStatus(job.accountId, job.jobId, signal, deploymentMediaJobDeps(config))),
+      videoEventData(await videoJobStatus(job.accountId, job.jobId, signal, taskMediaJobDeps(config))),
   };
 }

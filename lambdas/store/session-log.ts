@@ -10,6 +10,8 @@ import {
   toItem,
   type Item,
 } from './dynamo.js';
+import type { DynamoDb } from './dynamodb-client.js';
+import { accountPk } from './usage-items.js';
 
 /**
  * The arena's session log (jobs table): every event a battle or fight session produces, in
@@ -17,7 +19,10 @@ import {
  * truth. A client that lost its stream replays it from here (`Last-Event-ID`), and a session
  * whose host stopped (a stream at its time limit, a crash) is resumed from it by another.
  *
- * Items, all under `ARENA_SESSION#<sessionId>` and kept 7 days (TTL):
+ * Items, all under the session's partition `ACCOUNT#<accountId>#ARENA_SESSION#<sessionId>` and kept
+ * 7 days (TTL). The key leads with the account so that a caller's reads run under its tenant
+ * session (lib/tenant-access-policy.ts): another account's session is out of IAM's reach, not only
+ * refused by a check. Every call names the session by account and id (`SessionRef`):
  * - `META`: the owner, the status, and the lease: which host plays the session now (`holder`,
  *   `leaseUntil`) and its `epoch`, raised by every host that takes the session over. Small:
  *   readers following a live session read it often.
@@ -64,7 +69,13 @@ export interface LoggedEvent {
   readonly event: unknown;
 }
 
-const pk = (sessionId: string) => `ARENA_SESSION#${sessionId}`;
+/** A session as its log is keyed: the owning account and the session's id. */
+export interface SessionRef {
+  readonly accountId: string;
+  readonly sessionId: string;
+}
+
+const pk = (session: SessionRef) => `${accountPk(session.accountId)}#ARENA_SESSION#${session.sessionId}`;
 const META = 'META';
 const PLAN = 'PLAN';
 const PAGE_PREFIX = 'EVENTS#';
@@ -72,7 +83,7 @@ const PAGE_PREFIX = 'EVENTS#';
 const PAGES_END = `${PAGE_PREFIX}~`;
 /** Ten digits: ids sort as strings, and a session never has ten billion events. */
 const pageSk = (firstId: number) => `${PAGE_PREFIX}${String(firstId).padStart(10, '0')}`;
-const metaKey = (sessionId: string) => toItem({ pk: pk(sessionId), sk: META });
+const metaKey = (session: SessionRef) => toItem({ pk: pk(session), sk: META });
 
 /** An item holds 400 KB; this leaves room for the keys and attributes beside the plan. */
 const MAX_PLAN_BYTES = 350 * 1024;
@@ -90,18 +101,18 @@ export function encodeSessionPlan(plan: unknown): EncodedPlan | undefined {
 }
 
 /** Keeps the session's plan for the hosts after the first. */
-export async function putSessionPlan(sessionId: string, plan: EncodedPlan, now = Date.now()): Promise<void> {
+export async function putSessionPlan(session: SessionRef, plan: EncodedPlan, now = Date.now()): Promise<void> {
   await dynamo().putItem({
     TableName: tableName('jobs'),
-    Item: toItem({ pk: pk(sessionId), sk: PLAN, ...plan, expiresAt: nowSeconds(now) + SESSION_LOG_TTL_SECONDS }),
+    Item: toItem({ pk: pk(session), sk: PLAN, ...plan, expiresAt: nowSeconds(now) + SESSION_LOG_TTL_SECONDS }),
     ConditionExpression: 'attribute_not_exists(pk)',
   });
 }
 
-export async function getSessionPlan(sessionId: string): Promise<unknown> {
+export async function getSessionPlan(session: SessionRef): Promise<unknown> {
   const { Item } = await dynamo().getItem({
     TableName: tableName('jobs'),
-    Key: toItem({ pk: pk(sessionId), sk: PLAN }),
+    Key: toItem({ pk: pk(session), sk: PLAN }),
   });
   if (!Item) return undefined;
   const stored = fromItem<{ json?: string; gzip?: Uint8Array }>(Item);
@@ -121,17 +132,25 @@ export async function createSessionMeta(
   };
   await dynamo().putItem({
     TableName: tableName('jobs'),
-    Item: { ...metaKey(meta.sessionId), ...toItem({ type: 'arena_session_meta', ...created }) },
+    Item: { ...metaKey(meta), ...toItem({ type: 'arena_session_meta', ...created }) },
     ConditionExpression: 'attribute_not_exists(pk)',
   });
   return created;
 }
 
-/** The session's META, if it exists and has not expired. Strongly consistent: leases read it. */
-export async function getSessionMeta(sessionId: string, now = Date.now()): Promise<SessionMeta | undefined> {
-  const { Item } = await dynamo().getItem({
+/**
+ * The session's META, if it exists and has not expired. Strongly consistent: leases read it.
+ * `db`: the function role's client by default (the hosts and the runner); a caller's own read
+ * passes its tenant session's.
+ */
+export async function getSessionMeta(
+  session: SessionRef,
+  now = Date.now(),
+  db: DynamoDb = dynamo(),
+): Promise<SessionMeta | undefined> {
+  const { Item } = await db.getItem({
     TableName: tableName('jobs'),
-    Key: metaKey(sessionId),
+    Key: metaKey(session),
     ConsistentRead: true,
   });
   if (!Item) return undefined;
@@ -144,7 +163,7 @@ export async function getSessionMeta(sessionId: string, now = Date.now()): Promi
  * another host wrote there, and this one no longer owns the session.
  */
 export async function appendSessionEvents(
-  sessionId: string,
+  session: SessionRef,
   epoch: number,
   events: readonly LoggedEvent[],
   now = Date.now(),
@@ -156,7 +175,7 @@ export async function appendSessionEvents(
     dynamo().putItem({
       TableName: tableName('jobs'),
       Item: toItem({
-        pk: pk(sessionId),
+        pk: pk(session),
         sk: pageSk(first.id),
         first: first.id,
         last: last.id,
@@ -180,15 +199,19 @@ export interface EventsRead {
  * page holding `afterId + 1` may start before it: the read starts at the last page that does
  * not start after it.
  */
-export async function readSessionEvents(sessionId: string, afterId: number, maxEvents: number): Promise<EventsRead> {
-  const db = dynamo();
+export async function readSessionEvents(
+  session: SessionRef,
+  afterId: number,
+  maxEvents: number,
+  db: DynamoDb = dynamo(),
+): Promise<EventsRead> {
   const table = tableName('jobs');
   let startSk = pageSk(afterId + 1);
   if (afterId > 0) {
     const { Items } = await db.query({
       TableName: table,
       KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-      ExpressionAttributeValues: toItem({ ':pk': pk(sessionId), ':from': PAGE_PREFIX, ':to': pageSk(afterId + 1) }),
+      ExpressionAttributeValues: toItem({ ':pk': pk(session), ':from': PAGE_PREFIX, ':to': pageSk(afterId + 1) }),
       ScanIndexForward: false,
       Limit: 1,
       ConsistentRead: true,
@@ -202,7 +225,7 @@ export async function readSessionEvents(sessionId: string, afterId: number, maxE
     const page = await db.query({
       TableName: table,
       KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-      ExpressionAttributeValues: toItem({ ':pk': pk(sessionId), ':from': startSk, ':to': PAGES_END }),
+      ExpressionAttributeValues: toItem({ ':pk': pk(session), ':from': startSk, ':to': PAGES_END }),
       ExclusiveStartKey: startKey,
       ConsistentRead: true,
       Limit: 50,
@@ -225,12 +248,12 @@ export async function readSessionEvents(sessionId: string, afterId: number, maxE
  * it or the session has ended.
  */
 export async function takeSessionLease(
-  sessionId: string,
+  session: SessionRef,
   holder: string,
   leaseMs: number,
   now = Date.now(),
 ): Promise<SessionMeta | undefined> {
-  return updatedMeta(sessionId, {
+  return updatedMeta(session, {
     UpdateExpression: 'SET holder = :holder, leaseUntil = :until, epoch = epoch + :one',
     ConditionExpression: 'attribute_exists(pk) AND #status = :running AND leaseUntil < :now',
     ExpressionAttributeNames: { '#status': 'status' },
@@ -246,13 +269,13 @@ export async function takeSessionLease(
 
 /** Extends the holder's lease. The META after, or undefined when the holder has lost it. */
 export async function renewSessionLease(
-  sessionId: string,
+  session: SessionRef,
   holder: string,
   epoch: number,
   leaseMs: number,
   now = Date.now(),
 ): Promise<SessionMeta | undefined> {
-  return updatedMeta(sessionId, {
+  return updatedMeta(session, {
     UpdateExpression: 'SET leaseUntil = :until',
     ConditionExpression: 'holder = :holder AND epoch = :epoch',
     ExpressionAttributeValues: toItem({ ':until': now + leaseMs, ':holder': holder, ':epoch': epoch }),
@@ -265,7 +288,7 @@ export async function renewSessionLease(
  * False when the holder had already lost the session.
  */
 export async function endSessionTenure(
-  sessionId: string,
+  session: SessionRef,
   holder: string,
   epoch: number,
   status: SessionStatus,
@@ -274,7 +297,7 @@ export async function endSessionTenure(
   return conditionHolds(() =>
     dynamo().updateItem({
       TableName: tableName('jobs'),
-      Key: metaKey(sessionId),
+      Key: metaKey(session),
       UpdateExpression:
         status === 'running' ? 'SET leaseUntil = :zero' : 'SET leaseUntil = :zero, #status = :status, lastId = :last',
       ConditionExpression: 'holder = :holder AND epoch = :epoch',
@@ -290,11 +313,11 @@ export async function endSessionTenure(
 }
 
 /** Asks a running session to stop; its holder sees it at its next lease renewal. */
-export async function cancelSession(sessionId: string): Promise<boolean> {
+export async function cancelSession(session: SessionRef): Promise<boolean> {
   return conditionHolds(() =>
     dynamo().updateItem({
       TableName: tableName('jobs'),
-      Key: metaKey(sessionId),
+      Key: metaKey(session),
       UpdateExpression: 'SET cancelled = :yes',
       ConditionExpression: 'attribute_exists(pk) AND #status = :running',
       ExpressionAttributeNames: { '#status': 'status' },
@@ -305,7 +328,7 @@ export async function cancelSession(sessionId: string): Promise<boolean> {
 
 /** A conditional update of the META: the META after, or undefined when the condition did not hold. */
 async function updatedMeta(
-  sessionId: string,
+  session: SessionRef,
   update: Pick<
     UpdateItemCommandInput,
     'UpdateExpression' | 'ConditionExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'
@@ -314,7 +337,7 @@ async function updatedMeta(
   try {
     const { Attributes } = await dynamo().updateItem({
       TableName: tableName('jobs'),
-      Key: metaKey(sessionId),
+      Key: metaKey(session),
       ...update,
       ReturnValues: 'ALL_NEW',
     });

@@ -137,19 +137,25 @@ const GRANTS: Record<Grant, (acc: Accumulator) => void> = {
   // The arena's session log (lambdas/store/session-log.ts: pages put only where none is, the
   // META's lease updated under conditions) and the session records (ballots for audits).
   'arenaSessions:write': (acc) => acc.table('jobs', ['dynamodb:PutItem', 'dynamodb:UpdateItem'], false),
-  // Reading a session's log back (its plan, META and pages), by session id: only the log's
-  // partitions (`ARENA_SESSION#<id>`), not job records nor any account's items. The owner is
-  // checked by the code (the META's account): the log is keyed by the session, not the account.
-  'arenaSessions:read': (acc) => acc.keyedTable('jobs', ['dynamodb:GetItem', 'dynamodb:Query'], ['ARENA_SESSION#*']),
-  // The account's session records and leaderboards (`ACCOUNT#<id>`), read under its tenant session.
+  // The session runner reads a session's log back (its plan, META and pages) for no caller: only
+  // the logs' partitions (`ACCOUNT#<id>#ARENA_SESSION#<session>`), not job records nor the
+  // accounts' records.
+  'arenaSessions:read': (acc) =>
+    acc.keyedTable('jobs', ['dynamodb:GetItem', 'dynamodb:Query'], ['ACCOUNT#*#ARENA_SESSION#*']),
+  // The caller's session logs, records and leaderboards (`ACCOUNT#<id>` and `ACCOUNT#<id>#*`),
+  // read under its tenant session: the role itself reads none of them.
   'arenaSessions:readOwn': (acc) => acc.tenantSession(),
   // The chat modes start a session's runner (execution name = session id); nothing else on it.
   'arenaSessions:run': (acc) => acc.sessionRunner(),
-  // Job records (lambdas/jobs/job-repository.ts), read by job id (`JOB#<id>`) and the owner
-  // checked by the code: GetItem on job items only, not session logs nor any account's items.
-  'jobs:read': (acc) => acc.keyedTable('jobs', ['dynamodb:GetItem'], ['JOB#*']),
-  // Conditional creates and transitions only; jobs are never deleted here (TTL expires them).
-  'jobs:write': (acc) => acc.table('jobs', ['dynamodb:PutItem', 'dynamodb:UpdateItem'], false),
+  // Job records (lambdas/jobs/job-repository.ts, `ACCOUNT#<id>#JOB#<job>`) read by the job
+  // poller's tasks, which act for no caller: GetItem on job items only, not session logs nor the
+  // accounts' records.
+  'jobs:read': (acc) => acc.keyedTable('jobs', ['dynamodb:GetItem'], ['ACCOUNT#*#JOB#*']),
+  // A caller's own jobs (status, subscribe), read under its tenant session.
+  'jobs:readOwn': (acc) => acc.tenantSession(),
+  // Conditional creates and transitions only, on job items only; jobs are never deleted here
+  // (TTL expires them).
+  'jobs:write': (acc) => acc.keyedTable('jobs', ['dynamodb:PutItem', 'dynamodb:UpdateItem'], ['ACCOUNT#*#JOB#*']),
   // Submit routes start the poller (execution name = job id); nothing else on the machine.
   'jobs:start': (acc) => acc.jobPoller(),
   'adminToken:read': (acc) => acc.secret(ENV.adminTokenSecretId, 'adminToken'),

@@ -42,7 +42,7 @@ export function sessionRunnerDefinition(
       [S.run]: {
         Type: 'Task',
         Resource: functions.run,
-        Parameters: { 'sessionId.$': '$.sessionId' },
+        Parameters: { 'accountId.$': '$.accountId', 'sessionId.$': '$.sessionId' },
         ResultPath: '$.run',
         TimeoutSeconds: TASK_TIMEOUT_SECONDS,
         Retry: [

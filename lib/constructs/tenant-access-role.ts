@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
-import { ArnFormat, Duration, Stack, Validations } from 'aws-cdk-lib';
+import { ArnFormat, Aws, Duration, Stack, Tags, Validations } from 'aws-cdk-lib';
 import { ArnPrincipal, CfnRole, PolicyDocument, PolicyStatement, Role, type IRole } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { Construct } from 'constructs';
 import {
   PRINCIPAL_ACCOUNT,
   TENANT_MAX_SESSION_SECONDS,
+  TENANT_READER_TAG,
   TENANT_SECRET_READ,
   TENANT_SESSION_ACTIONS,
   TENANT_SESSION_TAG_KEY,
@@ -37,6 +38,11 @@ export function tenantRoleName(stackName: string): string {
  *
  * Trust: only the roles of the functions that need it (`trust`), and only with an `account`
  * session tag, the only tag, never transitive (a session cannot pass its tag on by chaining).
+ * The trust names this account and requires the caller's role to carry the reader tag with this
+ * stack's id: a list of the roles' ARNs would outgrow IAM's 2,048-character trust policy once
+ * twenty functions read under tenant sessions. Both sides hold: a role needs the tag (only this
+ * stack sets it, on exactly the roles `trust` is given; tagging a role is an IAM administrator's
+ * act) and the two actions on this role in its own policy (the same functions' grants).
  */
 export class TenantAccessRole extends Construct {
   readonly role: Role;
@@ -54,7 +60,9 @@ export class TenantAccessRole extends Construct {
     const stack = Stack.of(this);
     this.trustStatement = new PolicyStatement({
       actions: [...TENANT_SESSION_ACTIONS],
+      principals: [new ArnPrincipal(stack.formatArn({ service: 'iam', region: '', resource: 'root' }))],
       conditions: {
+        StringEquals: { [`aws:PrincipalTag/${TENANT_READER_TAG}`]: Aws.STACK_ID },
         StringLike: { [`aws:RequestTag/${TENANT_SESSION_TAG_KEY}`]: '?*' },
         'ForAllValues:StringEquals': { 'aws:TagKeys': [TENANT_SESSION_TAG_KEY] },
         Null: { 'sts:TransitiveTagKeys': 'true' },
@@ -124,9 +132,12 @@ export class TenantAccessRole extends Construct {
     });
   }
 
-  /** Lets `role` open tenant sessions: named in the trust, and given the two actions on this role. */
+  /**
+   * Lets `role` open tenant sessions: it carries the reader tag the trust asks for (its own policy
+   * gets the two actions on this role from its grants).
+   */
   trust(role: IRole): void {
-    this.trustStatement.addPrincipals(new ArnPrincipal(role.roleArn));
+    Tags.of(role).add(TENANT_READER_TAG, Aws.STACK_ID);
     this.trusted++;
   }
 }

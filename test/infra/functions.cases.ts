@@ -78,7 +78,8 @@ describe('endpoint functions', () => {
       // Callers' own provider keys: where their secrets are named, and the key they are encrypted
       // under, for the routes that make and delete them; readers read by ARN under a tenant session.
       const usesProviderKeys = has('providerKeys:create') || has('providerKeys:delete');
-      const opensTenantSessions = has('providerKeys:read') || has('usage:readOwn') || has('arenaSessions:readOwn');
+      const opensTenantSessions =
+        has('providerKeys:read') || has('usage:readOwn') || has('arenaSessions:readOwn') || has('jobs:readOwn');
       expect(env[ENV.tenantAccessRoleArn] !== undefined).toBe(opensTenantSessions);
       expect(env[ENV.providerKeySecretPrefix]).toBe(usesProviderKeys ? PROVIDER_KEY_PREFIX : undefined);
       expect(env[ENV.providerKeysKmsKeyId]).toEqual(

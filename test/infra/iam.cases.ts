@@ -46,10 +46,12 @@ const TABLE_ACTIONS: Partial<Record<Grant, [TableName, string[]]>> = {
   'signIns:write': ['cache', ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']],
   // The session log: conditional puts of pages and records, the META's lease updates.
   'arenaSessions:write': ['jobs', ['dynamodb:PutItem', 'dynamodb:UpdateItem']],
-  // The session log only (`ARENA_SESSION#*`, checked below): the account's records are read
-  // under its tenant session (arenaSessions:readOwn), which gives the role no table action.
+  // The session runner's: session logs only (`ACCOUNT#*#ARENA_SESSION#*`, tenant-access.cases.ts).
+  // A caller's own logs and records are read under its tenant session (arenaSessions:readOwn),
+  // which gives the role no table action.
   'arenaSessions:read': ['jobs', ['dynamodb:GetItem', 'dynamodb:Query']],
-  // Job records by id only (`JOB#*`, checked below); conditional creates and transitions, never deletes.
+  // The job poller's: job records only (`ACCOUNT#*#JOB#*`); a caller's own under its tenant
+  // session (jobs:readOwn). Conditional creates and transitions, never deletes.
   'jobs:read': ['jobs', ['dynamodb:GetItem']],
   'jobs:write': ['jobs', ['dynamodb:PutItem', 'dynamodb:UpdateItem']],
 };
@@ -116,7 +118,7 @@ const SECRET_READS: readonly Grant[] = [
   'providerKeys:create',
 ];
 // Grants read under a tenant session: AssumeRole and TagSession on the tenant-access role, nothing more.
-const TENANT_GRANTS: readonly Grant[] = ['providerKeys:read', 'usage:readOwn', 'arenaSessions:readOwn'];
+const TENANT_GRANTS: readonly Grant[] = ['providerKeys:read', 'usage:readOwn', 'arenaSessions:readOwn', 'jobs:readOwn'];
 /** The tenant role's one statement on the provider-key prefix: read, only where the tag is the session's. */
 const TENANT_SECRET_CONDITION = {
   StringEquals: { 'secretsmanager:ResourceTag/gateway:account': '${aws:PrincipalTag/account}' },
@@ -174,6 +176,7 @@ const EVERY_GRANT: Record<Grant, true> = {
   'arenaSessions:readOwn': true,
   'arenaSessions:run': true,
   'jobs:read': true,
+  'jobs:readOwn': true,
   'jobs:write': true,
   'jobs:start': true,
   'adminToken:read': true,

@@ -1,5 +1,8 @@
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { getOwnedJob } from '../../lambdas/jobs/job-repository.js';
+import { newJobId } from '../../lambdas/jobs/start-job.js';
 import { listArenaSessions } from '../../lambdas/store/arena-sessions.js';
+import { getSessionMeta, readSessionEvents } from '../../lambdas/store/session-log.js';
 import { createDynamoDb } from '../../lambdas/store/dynamodb-client.js';
 import { readProviderKeySecret } from '../../lambdas/store/provider-key-secrets.js';
 import { createAssumeRole } from '../../lambdas/store/sts-client.js';
@@ -85,6 +88,16 @@ test('the routes that read under tenant sessions answer: own keys used, own usag
   expect(sessions.body.data.sessions).toEqual([]);
   const leaderboard = await call(local.gateway.url('/api/v1/arena/leaderboard'), { headers: bearer(local.key) });
   expect([200, 202]).toContain(leaderboard.status);
+  // A job's or a session's status is read under the session too: an unknown one is a 404, not a refusal.
+  const job = newJobId();
+  const fashion = await call(local.gateway.url(`/api/v1/fashion/status/${job}`), { headers: bearer(local.key) });
+  expect([fashion.status, fashion.body.error?.code]).toEqual([404, 'NOT_FOUND']);
+  const video = await call(local.gateway.url(`/api/v1/media/video/status?task_id=${job}`), {
+    headers: bearer(local.key),
+  });
+  expect(video.status).toBe(404);
+  const session = await call(local.gateway.url('/api/v1/sessions/arena-unknown'), { headers: bearer(local.key) });
+  expect(session.status).toBe(404);
 });
 
 test("under A's session the store reads A's own items, and another account's are refused", async () => {
@@ -100,6 +113,18 @@ test("under A's session the store reads A's own items, and another account's are
 
   await expect(listArenaSessions(a, 10, undefined, db)).resolves.toEqual({ sessions: [] });
   await expect(listArenaSessions(b, 10, undefined, db)).rejects.toMatchObject({ name: 'AccessDeniedException' });
+
+  // Job records and session logs are keyed by their account: B's are out of the session's reach.
+  const jobId = newJobId();
+  await expect(getOwnedJob(a, jobId, now, db)).resolves.toBeUndefined();
+  await expect(getOwnedJob(b, jobId, now, db)).rejects.toMatchObject({ name: 'AccessDeniedException' });
+  await expect(getSessionMeta({ accountId: a, sessionId: 'arena-x' }, now, db)).resolves.toBeUndefined();
+  await expect(getSessionMeta({ accountId: b, sessionId: 'arena-x' }, now, db)).rejects.toMatchObject({
+    name: 'AccessDeniedException',
+  });
+  await expect(readSessionEvents({ accountId: b, sessionId: 'arena-x' }, 0, 10, db)).rejects.toMatchObject({
+    name: 'AccessDeniedException',
+  });
 
   await expect(readProviderKeySecret(`${PROVIDER_KEY_SECRET_PREFIX}${a}/${ownKeyId}`, secrets)).resolves.toBe(OWN_KEY);
   await expect(readProviderKeySecret(`${PROVIDER_KEY_SECRET_PREFIX}${b}/${otherKeyId}`, secrets)).rejects.toMatchObject(

@@ -21,6 +21,9 @@ import { dynamo, tableName } from '../../lambdas/store/dynamo.js';
 import { recordUsage } from '../../lambdas/usage/usage-ledger.js';
 import { visitLedgerShards } from '../../lambdas/store/usage-ledger-reads.js';
 import { startLocalDynamoDb, type LocalDynamoDb } from '../../local/dynamodb.js';
+import { LOCAL_TENANT_ACCESS_ROLE_ARN } from '../../local/runtime-config.js';
+import { startStsStandIn } from '../../local/standins/sts.js';
+import { TENANT_MAX_SESSION_SECONDS, TENANT_SESSION_TAG_KEY } from '../../lib/tenant-access-policy.js';
 
 /** One answer of the upstream's status endpoint. */
 export interface UpstreamStep {
@@ -149,11 +152,21 @@ export function notifyDeps(overrides: Partial<JobNotifyDeps> = {}): JobNotifyDep
 export async function startJobTables(prefix: string): Promise<{ stop(): Promise<void> }> {
   const dataDir = mkdtempSync(join(tmpdir(), `${prefix}-`));
   const db: LocalDynamoDb = await startLocalDynamoDb({ dataDir, tablePrefix: prefix });
+  const credentials = { accessKeyId: 'test', secretAccessKey: 'test' };
+  // A caller's own job is read under its tenant session (lambdas/jobs/job-repository.ts readOwnJob).
+  const sts = await startStsStandIn({
+    roleArn: LOCAL_TENANT_ACCESS_ROLE_ARN,
+    sessionTag: TENANT_SESSION_TAG_KEY,
+    maxSessionSeconds: TENANT_MAX_SESSION_SECONDS,
+    credentials,
+  });
   Object.assign(process.env, {
     AWS_REGION: 'us-east-1',
-    AWS_ACCESS_KEY_ID: 'test',
-    AWS_SECRET_ACCESS_KEY: 'test',
+    AWS_ACCESS_KEY_ID: credentials.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey,
     AWS_ENDPOINT_URL_DYNAMODB: db.endpoint,
+    AWS_ENDPOINT_URL_STS: sts.url,
+    TENANT_ACCESS_ROLE_ARN: LOCAL_TENANT_ACCESS_ROLE_ARN,
     JOBS_TABLE: db.tableNames.jobs,
     USAGE_TABLE: db.tableNames.usage,
     CACHE_TABLE: db.tableNames.cache,
@@ -161,7 +174,7 @@ export async function startJobTables(prefix: string): Promise<{ stop(): Promise<
   });
   return {
     stop: async () => {
-      await db.stop();
+      await Promise.all([db.stop(), sts.close()]);
       rmSync(dataDir, { recursive: true, force: true });
     },
   };

@@ -87,7 +87,7 @@ test('an ended job takes no watchers; leaving a job without slots (or an unknown
   await endJob(job, { phase: 'succeeded', upstreamStatus: 'done', result: {} });
   expect(await joinWatchers(job, slot('w'), at(0))).toEqual({ kind: 'ended' });
   await leaveWatchers(job, 'w');
-  await leaveWatchers({ jobId: 'job_unknown' }, 'w');
+  await leaveWatchers({ accountId: job.accountId, jobId: 'job_unknown' }, 'w');
   expect(await slotsOf(job)).toEqual([]);
 });
 

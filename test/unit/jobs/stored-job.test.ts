@@ -1,6 +1,6 @@
 import { fashionJobDriver } from '../../../lambdas/fashion/fashion-job-driver.js';
 import type { JobRecord } from '../../../lambdas/jobs/job-record.js';
-import { createJob, getOwnedJob } from '../../../lambdas/jobs/job-repository.js';
+import { createJob, getOwnedJob, jobPk } from '../../../lambdas/jobs/job-repository.js';
 import { joinWatchers } from '../../../lambdas/jobs/job-watchers.js';
 import { jobRecordOf, StoredJobError, watchedJobOf } from '../../../lambdas/jobs/stored-job.js';
 import { videoJobDriver } from '../../../lambdas/media/video-job-driver.js';
@@ -189,7 +189,7 @@ describe('reads from the jobs table', () => {
     await dynamo().putItem({
       TableName: tableName('jobs'),
       Item: toItem({
-        pk: `JOB#${job.jobId}`,
+        pk: jobPk(job.accountId, job.jobId),
         sk: 'JOB',
         type: 'job',
         ownerPk: accountPk(job.accountId),

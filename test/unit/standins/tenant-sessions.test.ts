@@ -207,13 +207,19 @@ describe("the embedded DynamoDB: a tenant session reads only its account's parti
     }
   });
 
-  test('the jobs table: its own ACCOUNT# items only, and never a job record, a session log or an index', async () => {
+  test("the jobs table: its own account's items, jobs and session logs only, never another's nor an index", async () => {
     const db = dynamoAs(await assume());
     const jobs = dynamodb.tableNames.jobs;
-    await expect(
-      db.getItem({ TableName: jobs, Key: { pk: { S: 'ACCOUNT#acc_a' }, sk: { S: 'ARENA_STATS' } } }),
-    ).resolves.toBeDefined();
-    for (const pk of ['ACCOUNT#acc_b', 'JOB#job_1', 'ARENA_SESSION#arena-1'])
+    for (const pk of ['ACCOUNT#acc_a', 'ACCOUNT#acc_a#JOB#job_1', 'ACCOUNT#acc_a#ARENA_SESSION#arena-1'])
+      await expect(db.getItem({ TableName: jobs, Key: { pk: { S: pk }, sk: { S: 'META' } } })).resolves.toBeDefined();
+    for (const pk of [
+      'ACCOUNT#acc_b',
+      'ACCOUNT#acc_b#JOB#job_1',
+      'ACCOUNT#acc_b#ARENA_SESSION#arena-1',
+      'ACCOUNT#acc_ab#JOB#job_1',
+      'JOB#job_1',
+      'ARENA_SESSION#arena-1',
+    ])
       expect((await failure(db.getItem({ TableName: jobs, Key: { pk: { S: pk }, sk: { S: 'META' } } }))).name).toBe(
         'AccessDeniedException',
       );
