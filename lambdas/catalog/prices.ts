@@ -2,8 +2,16 @@
  * List prices per concrete upstream model id, in integer micro-USD per 1M tokens
  * (1_250_000 = $1.25 per million tokens). Data plus one pure cost function. The figures are
  * the providers' published standard-tier prices at the time of writing and feed the usage
- * endpoint's *estimated* cost: long-context surcharges (e.g. Gemini above 200k prompt tokens),
- * cache-write premiums and batch discounts are not modelled.
+ * endpoint's *estimated* cost.
+ *
+ * A call's prompt is priced in parts (docs/finance.md, "How a call is priced"): tokens read from
+ * the provider's prompt cache at the cached rate, tokens written to it at the cache-write rate
+ * (Anthropic's explicit caching: 1.25x input for the 5-minute cache, 2x for the 1-hour one),
+ * the rest at the input rate. OpenAI's, xAI's and Gemini's implicit caching charge nothing extra
+ * to write, so their prices name no write rate and a write costs input. Reasoning (thinking)
+ * tokens are already inside the completion tokens every adapter reports and cost output once.
+ * Not modelled: long-context surcharges (e.g. Gemini above 200k prompt tokens), the hourly
+ * storage of Gemini's explicit caches, and batch discounts.
  */
 
 export interface ModelPrice {
@@ -13,6 +21,10 @@ export interface ModelPrice {
   readonly outputPerMTok: number;
   /** Prompt tokens served from the provider's cache; when absent they cost `inputPerMTok`. */
   readonly cachedInputPerMTok?: number;
+  /** Prompt tokens written to a 5-minute cache; when absent they cost `inputPerMTok`. */
+  readonly cacheWritePerMTok?: number;
+  /** Prompt tokens written to a 1-hour cache; when absent they cost `cacheWritePerMTok`. */
+  readonly cacheWrite1hPerMTok?: number;
 }
 
 export interface TokenUsage {
@@ -21,6 +33,12 @@ export interface TokenUsage {
   readonly completionTokens: number;
   /** The part of `promptTokens` read from cache; clamped to `[0, promptTokens]`. */
   readonly cachedTokens?: number;
+  /** The part of `promptTokens` written to cache, for any time; clamped to what the reads leave. */
+  readonly cacheWriteTokens?: number;
+  /** The part of `cacheWriteTokens` written to a 1-hour cache; clamped to `[0, cacheWriteTokens]`. */
+  readonly cacheWrite1hTokens?: number;
+  /** The part of `completionTokens` spent reasoning: informational, never priced again. */
+  readonly reasoningTokens?: number;
 }
 
 export interface Cost {
@@ -30,20 +48,32 @@ export interface Cost {
   readonly priced: boolean;
 }
 
-const price = (inputPerMTok: number, outputPerMTok: number, cachedInputPerMTok?: number): ModelPrice =>
-  Object.freeze(
-    cachedInputPerMTok === undefined
-      ? { inputPerMTok, outputPerMTok }
-      : { inputPerMTok, outputPerMTok, cachedInputPerMTok },
-  );
+/** Optional rates: cached reads, and Anthropic's cache writes (5-minute and 1-hour). */
+interface CacheRates {
+  readonly cachedInputPerMTok?: number;
+  readonly cacheWritePerMTok?: number;
+  readonly cacheWrite1hPerMTok?: number;
+}
+
+const price = (inputPerMTok: number, outputPerMTok: number, cache: CacheRates | number = {}): ModelPrice => {
+  const rates = typeof cache === 'number' ? { cachedInputPerMTok: cache } : cache;
+  return Object.freeze({ inputPerMTok, outputPerMTok, ...rates });
+};
+
+/** Anthropic's published multipliers of the input price: reads 0.1x, 5-minute writes 1.25x, 1-hour writes 2x. */
+const anthropicCache = (inputPerMTok: number): CacheRates => ({
+  cachedInputPerMTok: inputPerMTok / 10,
+  cacheWritePerMTok: (inputPerMTok * 5) / 4,
+  cacheWrite1hPerMTok: inputPerMTok * 2,
+});
 
 export const PRICES: Readonly<Record<string, ModelPrice>> = Object.freeze({
   // OpenAI
   'gpt-5': price(1_250_000, 10_000_000, 125_000),
   'openai/gpt-5': price(1_250_000, 10_000_000, 125_000),
-  // Anthropic (cache reads; cache writes are billed as input here)
-  'claude-sonnet-4-5': price(3_000_000, 15_000_000, 300_000),
-  'anthropic/claude-sonnet-4.5': price(3_000_000, 15_000_000, 300_000),
+  // Anthropic: $0.30 cache reads, $3.75 5-minute and $6 1-hour cache writes (OpenRouter passes them on)
+  'claude-sonnet-4-5': price(3_000_000, 15_000_000, anthropicCache(3_000_000)),
+  'anthropic/claude-sonnet-4.5': price(3_000_000, 15_000_000, anthropicCache(3_000_000)),
   // Google (prompts up to 200k tokens)
   'gemini-2.5-pro': price(1_250_000, 10_000_000, 125_000),
   'google/gemini-2.5-pro': price(1_250_000, 10_000_000, 125_000),
@@ -81,18 +111,29 @@ const PER_MILLION = 1_000_000n;
 
 /**
  * Estimated cost of one call in integer micro-USD, rounded half up. Computed exactly in
- * integers: sum(tokens x micro-USD-per-1M) / 1M.
+ * integers: sum(tokens x micro-USD-per-1M) / 1M, over the parts of the prompt (cache reads,
+ * 1-hour and 5-minute cache writes, the rest) and the completion. The parts are clamped so
+ * they never add up to more than the prompt: no token is priced twice.
  */
 export function costMicroUsd(model: string, usage: TokenUsage): Cost {
   const p = priceOf(model);
   if (p === undefined) return { microUsd: 0, priced: false };
   const prompt = tokens(usage.promptTokens);
   const completion = tokens(usage.completionTokens);
-  let cached = tokens(usage.cachedTokens);
-  if (cached > prompt) cached = prompt;
-  const cachedRate = BigInt(p.cachedInputPerMTok ?? p.inputPerMTok);
+  const cached = atMost(tokens(usage.cachedTokens), prompt);
+  const written = atMost(tokens(usage.cacheWriteTokens), prompt - cached);
+  const written1h = atMost(tokens(usage.cacheWrite1hTokens), written);
+  const written5m = written - written1h;
+  const input = BigInt(p.inputPerMTok);
+  const writeRate = BigInt(p.cacheWritePerMTok ?? p.inputPerMTok);
   const scaled =
-    (prompt - cached) * BigInt(p.inputPerMTok) + cached * cachedRate + completion * BigInt(p.outputPerMTok);
+    (prompt - cached - written) * input +
+    cached * BigInt(p.cachedInputPerMTok ?? p.inputPerMTok) +
+    written5m * writeRate +
+    written1h * BigInt(p.cacheWrite1hPerMTok ?? writeRate) +
+    completion * BigInt(p.outputPerMTok);
   const microUsd = (scaled + PER_MILLION / 2n) / PER_MILLION;
   return { microUsd: Number(microUsd), priced: true };
 }
+
+const atMost = (n: bigint, limit: bigint): bigint => (n > limit ? limit : n);
