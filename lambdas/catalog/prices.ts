@@ -102,9 +102,38 @@ export function priceOf(model: string): ModelPrice | undefined {
 }
 
 /** A token count as a non-negative integer (bad input counts as 0). */
-function tokens(n: number | undefined): bigint {
-  if (n === undefined || !Number.isFinite(n) || n <= 0) return 0n;
-  return BigInt(Math.floor(n));
+function tokens(n: number | undefined): number {
+  return n === undefined || !Number.isFinite(n) || n <= 0 ? 0 : Math.floor(n);
+}
+
+/** A TokenUsage's counts as whole, non-negative numbers, each part within its whole. */
+export interface TokenParts {
+  readonly promptTokens: number;
+  readonly completionTokens: number;
+  readonly cachedTokens: number;
+  readonly cacheWriteTokens: number;
+  readonly cacheWrite1hTokens: number;
+  readonly reasoningTokens: number;
+}
+
+/**
+ * The counts a call is priced by: bad counts read as 0, and the parts are clamped so they
+ * never add up to more than their whole (reads first, then writes, then their 1-hour part),
+ * so no token is priced twice.
+ */
+export function tokenParts(usage: TokenUsage): TokenParts {
+  const promptTokens = tokens(usage.promptTokens);
+  const completionTokens = tokens(usage.completionTokens);
+  const cachedTokens = Math.min(tokens(usage.cachedTokens), promptTokens);
+  const cacheWriteTokens = Math.min(tokens(usage.cacheWriteTokens), promptTokens - cachedTokens);
+  return {
+    promptTokens,
+    completionTokens,
+    cachedTokens,
+    cacheWriteTokens,
+    cacheWrite1hTokens: Math.min(tokens(usage.cacheWrite1hTokens), cacheWriteTokens),
+    reasoningTokens: Math.min(tokens(usage.reasoningTokens), completionTokens),
+  };
 }
 
 const PER_MILLION = 1_000_000n;
@@ -112,28 +141,24 @@ const PER_MILLION = 1_000_000n;
 /**
  * Estimated cost of one call in integer micro-USD, rounded half up. Computed exactly in
  * integers: sum(tokens x micro-USD-per-1M) / 1M, over the parts of the prompt (cache reads,
- * 1-hour and 5-minute cache writes, the rest) and the completion. The parts are clamped so
- * they never add up to more than the prompt: no token is priced twice.
+ * 1-hour and 5-minute cache writes, the rest) and the completion (tokenParts).
  */
 export function costMicroUsd(model: string, usage: TokenUsage): Cost {
   const p = priceOf(model);
   if (p === undefined) return { microUsd: 0, priced: false };
-  const prompt = tokens(usage.promptTokens);
-  const completion = tokens(usage.completionTokens);
-  const cached = atMost(tokens(usage.cachedTokens), prompt);
-  const written = atMost(tokens(usage.cacheWriteTokens), prompt - cached);
-  const written1h = atMost(tokens(usage.cacheWrite1hTokens), written);
-  const written5m = written - written1h;
+  const parts = tokenParts(usage);
+  const prompt = BigInt(parts.promptTokens);
+  const cached = BigInt(parts.cachedTokens);
+  const written = BigInt(parts.cacheWriteTokens);
+  const written1h = BigInt(parts.cacheWrite1hTokens);
   const input = BigInt(p.inputPerMTok);
   const writeRate = BigInt(p.cacheWritePerMTok ?? p.inputPerMTok);
   const scaled =
     (prompt - cached - written) * input +
     cached * BigInt(p.cachedInputPerMTok ?? p.inputPerMTok) +
-    written5m * writeRate +
+    (written - written1h) * writeRate +
     written1h * BigInt(p.cacheWrite1hPerMTok ?? writeRate) +
-    completion * BigInt(p.outputPerMTok);
+    BigInt(parts.completionTokens) * BigInt(p.outputPerMTok);
   const microUsd = (scaled + PER_MILLION / 2n) / PER_MILLION;
   return { microUsd: Number(microUsd), priced: true };
 }
-
-const atMost = (n: bigint, limit: bigint): bigint => (n > limit ? limit : n);
