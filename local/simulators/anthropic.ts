@@ -243,6 +243,8 @@ type StreamEvent = [name: string, data: Record<string, unknown>];
 
 /** The whole event sequence of one streamed message; cut after the first delta for stream_error. */
 function streamEvents(message: Message, streamError: string | undefined): StreamEvent[] {
+  // Input and cache counts are known at the start; output (thinking included) runs to message_delta.
+  const { output_tokens_details: thinking, ...startUsage } = message.usage;
   const events: StreamEvent[] = [
     [
       'message_start',
@@ -253,7 +255,7 @@ function streamEvents(message: Message, streamError: string | undefined): Stream
           content: [],
           stop_reason: null,
           stop_sequence: null,
-          usage: { ...message.usage, output_tokens: 1 },
+          usage: { ...startUsage, output_tokens: 1 },
         },
       },
     ],
@@ -280,7 +282,7 @@ function streamEvents(message: Message, streamError: string | undefined): Stream
       {
         type: 'message_delta',
         delta: { stop_reason: message.stop_reason, stop_sequence: message.stop_sequence },
-        usage: { output_tokens: message.usage.output_tokens },
+        usage: { output_tokens: message.usage.output_tokens, ...(thinking ? { output_tokens_details: thinking } : {}) },
       },
     ],
     ['message_stop', { type: 'message_stop' }],
