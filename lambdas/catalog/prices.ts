@@ -1,17 +1,17 @@
 /**
  * List prices per concrete upstream model id, in integer micro-USD per 1M tokens
- * (1_250_000 = $1.25 per million tokens). Data plus one pure cost function. The figures are
+ * (1_250_000 = $1.25 per million tokens). Data plus pure cost functions. The figures are
  * the providers' published standard-tier prices at the time of writing and feed the usage
  * endpoint's *estimated* cost.
  *
- * A call's prompt is priced in parts (docs/finance.md, "How a call is priced"): tokens read from
- * the provider's prompt cache at the cached rate, tokens written to it at the cache-write rate
- * (Anthropic's explicit caching: 1.25x input for the 5-minute cache, 2x for the 1-hour one),
- * the rest at the input rate. OpenAI's, xAI's and Gemini's implicit caching charge nothing extra
- * to write, so their prices name no write rate and a write costs input. Reasoning (thinking)
- * tokens are already inside the completion tokens every adapter reports and cost output once.
- * Not modelled: long-context surcharges (e.g. Gemini above 200k prompt tokens), the hourly
- * storage of Gemini's explicit caches, and batch discounts.
+ * A call's prompt is priced in parts (docs/finance.md, "How a token entry is priced"): tokens
+ * read from the provider's prompt cache at the cached rate, tokens written to it at the
+ * cache-write rate (Anthropic's explicit caching: 1.25x input for the 5-minute cache, 2x for the
+ * 1-hour one), the rest at the input rate. OpenAI's, xAI's and Gemini's implicit caching charge
+ * nothing extra to write, so their prices name no write rate and a write costs input. Reasoning
+ * (thinking) tokens are already inside the completion tokens every adapter reports and cost
+ * output once. Not modelled: long-context surcharges (e.g. Gemini above 200k prompt tokens), the
+ * hourly storage of Gemini's explicit caches, and batch discounts.
  */
 
 export interface ModelPrice {
@@ -23,7 +23,7 @@ export interface ModelPrice {
   readonly cachedInputPerMTok?: number;
   /** Prompt tokens written to a 5-minute cache; when absent they cost `inputPerMTok`. */
   readonly cacheWritePerMTok?: number;
-  /** Prompt tokens written to a 1-hour cache; when absent they cost `cacheWritePerMTok`. */
+  /** Prompt tokens written to a 1-hour cache; when absent they cost `cacheWritePerMTok` (or input). */
   readonly cacheWrite1hPerMTok?: number;
 }
 
