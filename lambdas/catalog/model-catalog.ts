@@ -12,7 +12,16 @@ export {
   type WireFormat,
 } from './providers.js';
 export { FAMILIES, type ModelFamily, type ModelRoute } from './families.js';
-export { PRICES, priceOf, costMicroUsd, type ModelPrice, type TokenUsage, type Cost } from './prices.js';
+export {
+  PRICES,
+  priceOf,
+  costMicroUsd,
+  tokenParts,
+  type ModelPrice,
+  type TokenUsage,
+  type TokenParts,
+  type Cost,
+} from './prices.js';
 export { UNIT_PRICES, unitPriceOf, unitCostMicroUsd, type UnitPrice, type UsageUnit } from './unit-prices.js';
 export { resolveFamily, listFamilies, fightCapableAliases } from './lookup.js';
 export {

@@ -11,11 +11,30 @@ import { dateTime, integer, nullableText, record, ref, text } from './schema-ref
  * (`byRoute`, `unpriced`, `units`, `maskedKey`...) are the gateway's, as README.md describes them.
  */
 
-const usage = record({
-  prompt_tokens: integer(),
-  completion_tokens: integer(),
-  total_tokens: integer(),
-});
+/** docs/interface.md §2.3: OpenAI's usage, with the parts of its counts the provider reported. */
+const usage = {
+  type: 'object',
+  required: ['prompt_tokens', 'completion_tokens', 'total_tokens'],
+  properties: {
+    prompt_tokens: integer('Every input token, cached ones included'),
+    completion_tokens: integer('Every output token, reasoning included'),
+    total_tokens: integer(),
+    prompt_tokens_details: {
+      type: 'object',
+      description: 'The parts of prompt_tokens',
+      properties: {
+        cached_tokens: integer("Read from the provider's prompt cache"),
+        cache_write_tokens: integer("Written to the provider's prompt cache (the gateway's; OpenRouter's name)"),
+        cache_write_1h_tokens: integer('The part of cache_write_tokens written to a 1-hour cache (Anthropic)'),
+      },
+    },
+    completion_tokens_details: {
+      type: 'object',
+      description: 'The parts of completion_tokens',
+      properties: { reasoning_tokens: integer('Spent reasoning (thinking)') },
+    },
+  },
+};
 
 const toolCall = record({
   id: text(),

@@ -67,7 +67,13 @@ export interface Usage {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
-  prompt_tokens_details?: { cached_tokens?: number };
+  /**
+   * The parts of `prompt_tokens`: read from the provider's prompt cache, and written to it (the
+   * gateway's addition, OpenRouter's name: present only when the provider charged for writes;
+   * `cache_write_1h_tokens` is the part of those kept one hour, Anthropic's dearer cache).
+   */
+  prompt_tokens_details?: { cached_tokens?: number; cache_write_tokens?: number; cache_write_1h_tokens?: number };
+  /** The part of `completion_tokens` the model spent reasoning (thinking): billed as output. */
   completion_tokens_details?: { reasoning_tokens?: number };
 }
 

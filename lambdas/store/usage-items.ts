@@ -16,8 +16,19 @@ export interface UsageEntry {
   readonly route: string;
   readonly model: string;
   readonly provider?: string;
+  /** Every input token, cached ones included. */
   readonly promptTokens: number;
+  /** Every output token, reasoning included. */
   readonly completionTokens: number;
+  // The parts of the tokens the cost was priced by (catalog/prices.ts), absent (not 0) when none.
+  /** Prompt tokens read from the provider's prompt cache. */
+  readonly cachedTokens?: number;
+  /** Prompt tokens written to the provider's prompt cache (all of them, whatever their time). */
+  readonly cacheWriteTokens?: number;
+  /** The part of `cacheWriteTokens` written to a 1-hour cache (Anthropic's). */
+  readonly cacheWrite1hTokens?: number;
+  /** Completion tokens spent reasoning (thinking): already in `completionTokens`. */
+  readonly reasoningTokens?: number;
   /** Integer micro-USD: sums stay exact. */
   readonly costMicroUsd: number;
   /** False when the catalog has no price for the model: the cost of 0 is then unknown, not free. */

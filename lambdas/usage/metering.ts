@@ -1,7 +1,7 @@
 import { METRIC } from '../observability/metric-names.js';
 import { publishMetrics } from '../observability/metrics.js';
 import type { AttemptTiming, MeterObserver } from '../observability/usage-metrics.js';
-import { costMicroUsd, unitCostMicroUsd, type Cost } from '../catalog/model-catalog.js';
+import { costMicroUsd, tokenParts, unitCostMicroUsd, type Cost, type TokenUsage } from '../catalog/model-catalog.js';
 import { logger } from '../config/logger.js';
 import type { Usage } from '../providers/chat-types.js';
 import type { UsagePurpose, UsageUnit } from '../store/usage-items.js';
@@ -45,11 +45,12 @@ export interface MeterContext {
   readonly tags?: UsageTags;
 }
 
-/** Tokens as the provider reported them, or an estimate flagged as one. */
-export interface MeteredUsage {
-  readonly promptTokens: number;
-  readonly completionTokens: number;
-  readonly cachedTokens?: number;
+/**
+ * Tokens as the provider reported them, or an estimate flagged as one. The parts are inside the
+ * two counts (catalog/prices.ts's TokenUsage): cache reads and writes in the prompt, reasoning
+ * in the completion.
+ */
+export interface MeteredUsage extends TokenUsage {
   readonly estimated: boolean;
 }
 
@@ -178,13 +179,7 @@ export class Meter {
     const { usage } = item;
     // A model the catalog cannot price is metered at 0, but flagged, so reports can say how
     // much usage has no cost.
-    const cost =
-      item.cost ??
-      costMicroUsd(item.model, {
-        promptTokens: usage.promptTokens,
-        completionTokens: usage.completionTokens,
-        cachedTokens: usage.cachedTokens,
-      });
+    const cost = item.cost ?? costMicroUsd(item.model, usage);
     const entry: UsageEntry = {
       requestId: this.context.requestId,
       sequence: this.entries.length,
@@ -195,6 +190,7 @@ export class Meter {
       provider: item.provider,
       promptTokens: usage.promptTokens,
       completionTokens: usage.completionTokens,
+      ...partsOf(usage),
       costMicroUsd: cost.microUsd,
       priced: cost.priced,
       estimated: usage.estimated,
@@ -222,8 +218,23 @@ function fromProvider(usage: Usage): MeteredUsage {
     promptTokens: usage.prompt_tokens,
     completionTokens: usage.completion_tokens,
     cachedTokens: usage.prompt_tokens_details?.cached_tokens,
+    cacheWriteTokens: usage.prompt_tokens_details?.cache_write_tokens,
+    cacheWrite1hTokens: usage.prompt_tokens_details?.cache_write_1h_tokens,
+    reasoningTokens: usage.completion_tokens_details?.reasoning_tokens,
     estimated: false,
   };
+}
+
+/**
+ * The parts of an entry's tokens as the ledger keeps them: the counts the cost was computed
+ * from (so finance can price an entry again), each absent when there were none.
+ */
+function partsOf(
+  usage: TokenUsage,
+): Pick<UsageEntry, 'cachedTokens' | 'cacheWriteTokens' | 'cacheWrite1hTokens' | 'reasoningTokens'> {
+  const { cachedTokens, cacheWriteTokens, cacheWrite1hTokens, reasoningTokens } = tokenParts(usage);
+  const parts = { cachedTokens, cacheWriteTokens, cacheWrite1hTokens, reasoningTokens };
+  return Object.fromEntries(Object.entries(parts).filter(([, n]) => n > 0));
 }
 
 /** About four characters a token: the estimate used only when a provider reports nothing. */

@@ -31,6 +31,10 @@ export function readUsageEntry(record: Readonly<Record<string, unknown>>): Usage
     provider: text('provider'),
     promptTokens: count('promptTokens', number('promptTokens')),
     completionTokens: count('completionTokens', number('completionTokens')),
+    cachedTokens: part('cachedTokens', number('cachedTokens')),
+    cacheWriteTokens: part('cacheWriteTokens', number('cacheWriteTokens')),
+    cacheWrite1hTokens: part('cacheWrite1hTokens', number('cacheWrite1hTokens')),
+    reasoningTokens: part('reasoningTokens', number('reasoningTokens')),
     costMicroUsd: count('costMicroUsd', number('costMicroUsd')),
     priced: required('priced', flag('priced')),
     estimated: required('estimated', flag('estimated')),
@@ -76,6 +80,11 @@ function count(name: string, value: number | undefined): number {
   if (!Number.isSafeInteger(present) || present < 0)
     throw new MalformedUsageEntryError(`${name}: must be a whole number, not negative`);
   return present;
+}
+
+/** An optional count (a part of the tokens): whole and not negative when present. */
+function part(name: string, value: number | undefined): number | undefined {
+  return value === undefined ? undefined : count(name, value);
 }
 
 function notNegative(name: string, value: number | undefined): number | undefined {

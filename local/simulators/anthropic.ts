@@ -34,8 +34,12 @@ import type { ScriptInput, ScriptTurn } from './script-types.js';
  * - `[sim:stream_error=TYPE]` streaming answers send `event: error` with that error type
  *   (e.g. `overloaded_error`) right after the first content_block_delta, then close without
  *   message_stop; non-streaming answers get the matching error status instead.
- * - `[sim:cache_read=N]`, `[sim:cache_write=N]` report N of the prompt tokens as cache reads /
- *   cache writes (input_tokens + cache_creation + cache_read stays the script's prompt count).
+ * The usage directives (usage-directives.ts) are reported as Anthropic does: cache reads in
+ * `cache_read_input_tokens`, 5-minute and 1-hour writes in `cache_creation_input_tokens` and
+ * its `cache_creation` breakdown, the rest in `input_tokens` (the three add up to the script's
+ * prompt count); `[sim:reasoning=N]` answers with a thinking block, as thinking does, whose N
+ * tokens are in `output_tokens` and `output_tokens_details.thinking_tokens` (its text is a
+ * short summary, as Claude 4 models return theirs).
  */
 
 interface ModelInfo {
@@ -168,7 +172,7 @@ async function createMessage(exchange: SimExchange): Promise<void> {
   const input = toScriptInput(request);
   const directives = directivesOf(input);
   const turn = runScript(input);
-  const message = buildMessage(request, model, input, turn, directives);
+  const message = buildMessage(request, model, input, turn);
   const streamError = directives.get('stream_error');
   if (!request.stream) {
     if (streamError)
@@ -197,26 +201,23 @@ interface Message {
     output_tokens: number;
     cache_creation_input_tokens: number;
     cache_read_input_tokens: number;
+    cache_creation: { ephemeral_5m_input_tokens: number; ephemeral_1h_input_tokens: number };
+    output_tokens_details?: { thinking_tokens: number };
     service_tier: string;
   };
 }
 
-function buildMessage(
-  request: WireRequest,
-  model: string,
-  input: ScriptInput,
-  turn: ScriptTurn,
-  directives: Map<string, string>,
-): Message {
+function buildMessage(request: WireRequest, model: string, input: ScriptInput, turn: ScriptTurn): Message {
   const content: Record<string, unknown>[] = [];
-  const thinking = request.thinking?.type === 'enabled' || request.thinking?.type === 'adaptive';
-  if (thinking) content.push({ type: 'thinking', thinking: THOUGHT, signature: randomBytes(24).toString('base64') });
+  const { cacheRead, cacheWrite5m, cacheWrite1h, reasoning } = turn.parts;
+  const asked = request.thinking?.type === 'enabled' || request.thinking?.type === 'adaptive';
+  const thinkingTokens = reasoning > 0 ? reasoning : asked ? tokensOf(THOUGHT) : 0;
+  if (thinkingTokens > 0)
+    content.push({ type: 'thinking', thinking: THOUGHT, signature: randomBytes(24).toString('base64') });
   if (turn.text !== '') content.push({ type: 'text', text: turn.text });
   for (const call of turn.toolCalls)
     content.push({ type: 'tool_use', id: `toolu_${call.id}`, name: call.name, input: call.arguments });
   const stopSequence = stopSequenceHit(input, turn);
-  const cacheRead = Math.min(count(directives.get('cache_read')), turn.promptTokens);
-  const cacheWrite = Math.min(count(directives.get('cache_write')), turn.promptTokens - cacheRead);
   return {
     id: `msg_01Sim${randomBytes(9).toString('base64url')}`,
     type: 'message',
@@ -226,11 +227,13 @@ function buildMessage(
     stop_reason: stopSequence !== undefined ? 'stop_sequence' : STOP_REASONS[turn.finishReason],
     stop_sequence: stopSequence ?? null,
     usage: {
-      input_tokens: turn.promptTokens - cacheRead - cacheWrite,
+      input_tokens: turn.promptTokens - cacheRead - cacheWrite5m - cacheWrite1h,
       // Thinking is billed as output.
-      output_tokens: turn.completionTokens + (thinking ? tokensOf(THOUGHT) : 0),
-      cache_creation_input_tokens: cacheWrite,
+      output_tokens: turn.completionTokens + thinkingTokens,
+      cache_creation_input_tokens: cacheWrite5m + cacheWrite1h,
       cache_read_input_tokens: cacheRead,
+      cache_creation: { ephemeral_5m_input_tokens: cacheWrite5m, ephemeral_1h_input_tokens: cacheWrite1h },
+      ...(thinkingTokens > 0 ? { output_tokens_details: { thinking_tokens: thinkingTokens } } : {}),
       service_tier: 'standard',
     },
   };
@@ -240,6 +243,8 @@ type StreamEvent = [name: string, data: Record<string, unknown>];
 
 /** The whole event sequence of one streamed message; cut after the first delta for stream_error. */
 function streamEvents(message: Message, streamError: string | undefined): StreamEvent[] {
+  // Input and cache counts are known at the start; output (thinking included) runs to message_delta.
+  const { output_tokens_details: thinking, ...startUsage } = message.usage;
   const events: StreamEvent[] = [
     [
       'message_start',
@@ -250,7 +255,7 @@ function streamEvents(message: Message, streamError: string | undefined): Stream
           content: [],
           stop_reason: null,
           stop_sequence: null,
-          usage: { ...message.usage, output_tokens: 1 },
+          usage: { ...startUsage, output_tokens: 1 },
         },
       },
     ],
@@ -277,7 +282,7 @@ function streamEvents(message: Message, streamError: string | undefined): Stream
       {
         type: 'message_delta',
         delta: { stop_reason: message.stop_reason, stop_sequence: message.stop_sequence },
-        usage: { output_tokens: message.usage.output_tokens },
+        usage: { output_tokens: message.usage.output_tokens, ...(thinking ? { output_tokens_details: thinking } : {}) },
       },
     ],
     ['message_stop', { type: 'message_stop' }],
@@ -422,7 +427,6 @@ function directivesOf(input: ScriptInput): Map<string, string> {
 
 const errorMessage = (type: string): string =>
   Object.values(ERRORS).find(([t]) => t === type)?.[1] ?? 'Internal server error';
-const count = (value: string | undefined): number => Math.max(0, Math.floor(Number(value) || 0));
 const tokensOf = (text: string): number => splitWords(text).length;
 const requestId = (): string => `req_011CSim${randomBytes(12).toString('base64url')}`;
 

@@ -46,11 +46,17 @@ export interface Answer {
 
 export function buildAnswer(turn: ScriptTurn, options: AnswerOptions): Answer {
   const envelope = { modelVersion: options.model, responseId: options.responseId };
+  // Cached content is part of the prompt count; thoughts are not part of the candidates' but of
+  // the total (docs/upstreams.md §3.4). Gemini reports no per-request cache writes.
+  const { cacheRead, reasoning } = turn.parts;
   const fullUsage = {
     promptTokenCount: turn.promptTokens,
     candidatesTokenCount: turn.completionTokens,
-    totalTokenCount: turn.promptTokens + turn.completionTokens,
+    totalTokenCount: turn.promptTokens + turn.completionTokens + reasoning,
+    ...(cacheRead > 0 ? { cachedContentTokenCount: cacheRead } : {}),
     promptTokensDetails: [{ modality: 'TEXT', tokenCount: turn.promptTokens }],
+    ...(cacheRead > 0 ? { cacheTokensDetails: [{ modality: 'TEXT', tokenCount: cacheRead }] } : {}),
+    ...(reasoning > 0 ? { thoughtsTokenCount: reasoning } : {}),
   };
   const partialUsage = { promptTokenCount: turn.promptTokens, totalTokenCount: turn.promptTokens };
 

@@ -56,6 +56,10 @@ import type { ScriptInput } from './script-types.js';
  * - `[sim:block=REASON]` blocks the prompt: 200 with no candidates and `promptFeedback.blockReason`
  *   (default SAFETY).
  * - `[sim:no_call_ids]` functionCall parts carry no `id`, as older models answer.
+ * - The usage directives (usage-directives.ts): `[sim:cache_read=N]` is reported as
+ *   `cachedContentTokenCount` (inside `promptTokenCount`), `[sim:reasoning=N]` as
+ *   `thoughtsTokenCount` (outside `candidatesTokenCount`, inside `totalTokenCount`); cache
+ *   writes are not reported per request.
  * - `[sim:stream_error=STATUS]` (HTTP code or google.rpc status, default 503) streaming answers
  *   send at most one content event, then a `{"error":{…}}` event, and end without finishReason;
  *   non-streaming answers get that error status instead.

@@ -27,6 +27,9 @@ import {
  * - `[sim:midway_error=CODE]` fail after half the answer: in a stream, the upstream's in-band
  *   error event and no `[DONE]`; without a stream, the upstream's in-body error when it has
  *   one (OpenRouter: a choice with `error`), else its HTTP 500
+ * The usage directives (usage-directives.ts) come back in OpenAI's usage: cache reads as
+ * `prompt_tokens_details.cached_tokens`, reasoning inside `completion_tokens` and as
+ * `completion_tokens_details.reasoning_tokens`; OpenRouter adds the writes as `cache_write_tokens`.
  */
 export interface Personality {
   readonly name: string;

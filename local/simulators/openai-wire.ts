@@ -145,14 +145,19 @@ export interface AnswerFrame {
   readonly usage: Record<string, unknown>;
 }
 
+/**
+ * OpenAI's usage: cache reads are part of `prompt_tokens` (writes are not reported: OpenAI's
+ * cache costs nothing extra to write), reasoning part of `completion_tokens`.
+ */
 export function openAiUsage(turn: ScriptTurn): Record<string, unknown> {
+  const completion = turn.completionTokens + turn.parts.reasoning;
   return {
     prompt_tokens: turn.promptTokens,
-    completion_tokens: turn.completionTokens,
-    total_tokens: turn.promptTokens + turn.completionTokens,
-    prompt_tokens_details: { cached_tokens: 0, audio_tokens: 0 },
+    completion_tokens: completion,
+    total_tokens: turn.promptTokens + completion,
+    prompt_tokens_details: { cached_tokens: turn.parts.cacheRead, audio_tokens: 0 },
     completion_tokens_details: {
-      reasoning_tokens: 0,
+      reasoning_tokens: turn.parts.reasoning,
       audio_tokens: 0,
       accepted_prediction_tokens: 0,
       rejected_prediction_tokens: 0,

@@ -4,6 +4,7 @@ import type { SimResponse, SimulatorDefinition } from './harness.js';
 import { catalogModels, defineOpenAiCompatibleSimulator, json, type SimModel } from './openai-compatible-simulator.js';
 import { completionBody, openAiUsage, type AnswerFrame } from './openai-wire.js';
 import { NO_PACING } from './pacing.js';
+import { NO_TOKEN_PARTS } from './usage-directives.js';
 import type { ScriptTurn } from './script-types.js';
 
 /**
@@ -100,17 +101,31 @@ function openRouterError(status: number, variant?: string, model = 'unknown'): S
 const generations = new Map<string, { model: string; turn: ScriptTurn; at: string }>();
 const MAX_GENERATIONS = 1000;
 
-const cost = (model: string, turn: ScriptTurn): number =>
-  costMicroUsd(model.replace(/:[a-z-]+$/, ''), {
-    promptTokens: turn.promptTokens,
-    completionTokens: turn.completionTokens,
-  }).microUsd / 1e6;
+/** What OpenRouter charges: its upstream's list price of every part (cache writes at the write rate). */
+const cost = (model: string, turn: ScriptTurn): number => {
+  const { cacheRead, cacheWrite5m, cacheWrite1h, reasoning } = turn.parts;
+  return (
+    costMicroUsd(model.replace(/:[a-z-]+$/, ''), {
+      promptTokens: turn.promptTokens,
+      completionTokens: turn.completionTokens + reasoning,
+      cachedTokens: cacheRead,
+      cacheWriteTokens: cacheWrite5m + cacheWrite1h,
+      cacheWrite1hTokens: cacheWrite1h,
+    }).microUsd / 1e6
+  );
+};
 
+/** OpenAI's usage plus OpenRouter's: cache writes (one count, whatever their time) and the cost. */
 function usage(model: string, turn: ScriptTurn): Record<string, unknown> {
+  const { cacheRead, cacheWrite5m, cacheWrite1h, reasoning } = turn.parts;
   return {
     ...openAiUsage(turn),
-    prompt_tokens_details: { cached_tokens: 0, cache_write_tokens: 0, audio_tokens: 0 },
-    completion_tokens_details: { reasoning_tokens: 0 },
+    prompt_tokens_details: {
+      cached_tokens: cacheRead,
+      cache_write_tokens: cacheWrite5m + cacheWrite1h,
+      audio_tokens: 0,
+    },
+    completion_tokens_details: { reasoning_tokens: reasoning },
     cost: cost(model, turn),
     is_byok: false,
     cost_details: {
@@ -197,6 +212,7 @@ export const openRouterSimulator: SimulatorDefinition = defineOpenAiCompatibleSi
         promptTokens: 0,
         completionTokens: 0,
         pacing: NO_PACING,
+        parts: NO_TOKEN_PARTS,
       },
       frame,
     );
@@ -243,7 +259,7 @@ export const openRouterSimulator: SimulatorDefinition = defineOpenAiCompatibleSi
               created_at: at,
               provider_name: providerName(model),
               tokens_prompt: turn.promptTokens,
-              tokens_completion: turn.completionTokens,
+              tokens_completion: turn.completionTokens + turn.parts.reasoning,
               total_cost: cost(model, turn),
               finish_reason: turn.finishReason,
             },

@@ -1,4 +1,5 @@
 import type { Pacing } from './pacing.js';
+import type { TokenParts } from './usage-directives.js';
 
 /**
  * The simulated model's vocabulary (script.ts): what each simulator reads its wire request into,
@@ -46,7 +47,10 @@ export interface ScriptTurn {
   readonly toolCalls: readonly ScriptToolCall[];
   readonly finishReason: 'stop' | 'length' | 'tool_calls' | 'content_filter';
   readonly promptTokens: number;
+  /** The answer's own tokens (text or tool calls); reasoning is `parts.reasoning`, beyond these. */
   readonly completionTokens: number;
   /** How fast the answer is written (the pacing directives; none by default). */
   readonly pacing: Pacing;
+  /** The prompt's cached parts and the reasoning (the usage directives; none by default). */
+  readonly parts: TokenParts;
 }

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { pacingOf } from './pacing.js';
+import { tokenPartsOf } from './usage-directives.js';
 import type { ScriptInput, ScriptMessage, ScriptToolCall, ScriptToolChoice, ScriptTurn } from './script-types.js';
 import { pickBy, sampleOf, takeOf } from './sampling.js';
 import { citingReply, webSearchCall } from './web-search-turn.js';
@@ -27,6 +28,8 @@ import { citingReply, webSearchCall } from './web-search-turn.js';
  * - `[sim:bad_vote]` / `[sim:bad_vote=MODEL,MODEL…]` (every model, or only requests for those
  *   upstream model ids) a request that forces a tool call gets a plain-text refusal and no call,
  *   as a voter that answers unusably
+ * - `[sim:cache_read=N]`, `[sim:cache_write=N]`, `[sim:cache_write_1h=N]`, `[sim:reasoning=N]`
+ *   divide the prompt into cached parts and add reasoning to the answer (usage-directives.ts)
  * `tool_choice` `required` or a named function forces a tool call; `none` forbids one.
  * Offered a `web_search` tool, the model searches when asked about recent events or for sources
  * and cites what it was given (web-search-turn.ts: `[sim:search]`, `[sim:search_always]`).
@@ -50,6 +53,7 @@ export function runScript(input: ScriptInput): ScriptTurn {
   const sample = sampleOf(input);
   const abstains = forcesToolCall(input.toolChoice) && badVoteApplies(directives, input.model);
   const pacing = pacingOf(directives);
+  const parts = tokenPartsOf(directives, promptTokens);
 
   const search = abstains ? undefined : webSearchCall(input, directives, last?.role === 'user', questionOf(lastUser));
   const toolCalls = abstains ? [] : search ? [search] : planToolCalls(input, directives, last?.role === 'user', sample);
@@ -58,7 +62,16 @@ export function runScript(input: ScriptInput): ScriptTurn {
       (sum, call) => sum + 1 + Math.ceil(JSON.stringify(call.arguments).length / 4),
       0,
     );
-    return { text: '', pieces: [], toolCalls, finishReason: 'tool_calls', promptTokens, completionTokens, pacing };
+    return {
+      text: '',
+      pieces: [],
+      toolCalls,
+      finishReason: 'tool_calls',
+      promptTokens,
+      completionTokens,
+      pacing,
+      parts,
+    };
   }
 
   let pieces = splitPieces(abstains ? ABSTENTION : replyText(input, directives, sample, lastUser, last));
@@ -79,6 +92,7 @@ export function runScript(input: ScriptInput): ScriptTurn {
     promptTokens,
     completionTokens: pieces.length,
     pacing,
+    parts,
   };
 }
 

@@ -139,6 +139,31 @@ describe('messages.create, not streamed', () => {
     });
   });
 
+  it('reports cache writes by time in cache_creation and thinking in output_tokens, streamed or not', async () => {
+    const params = {
+      model: MODEL,
+      max_tokens: 64,
+      messages: ask('[sim:cache_write=3][sim:cache_write_1h=2][sim:reasoning=6][sim:words=4] Hello.'),
+    };
+    const message = await client.messages.create(params);
+    expect(message.content[0]).toMatchObject({ type: 'thinking' });
+    expect(message.usage).toMatchObject({
+      cache_creation_input_tokens: 5,
+      cache_creation: { ephemeral_5m_input_tokens: 3, ephemeral_1h_input_tokens: 2 },
+      cache_read_input_tokens: 0,
+      output_tokens: 4 + 6,
+    });
+    const { input_tokens: whole } = await client.messages.countTokens({ model: MODEL, messages: params.messages });
+    expect(message.usage.input_tokens + 5).toBe(whole);
+    const { final } = await streamed(params);
+    expect(final.usage).toMatchObject({
+      input_tokens: message.usage.input_tokens,
+      cache_creation_input_tokens: 5,
+      cache_creation: { ephemeral_5m_input_tokens: 3, ephemeral_1h_input_tokens: 2 },
+      output_tokens: 10,
+    });
+  });
+
   it('stops at max_tokens with the reason and the count the SDK reports', async () => {
     const message = await client.messages.create({ model: MODEL, max_tokens: 3, messages: ask('[sim:words=10] go') });
     expect(message.stop_reason).toBe('max_tokens');

@@ -119,6 +119,17 @@ describe('generateContent, not streamed', () => {
     expect(request.headers['x-goog-api-key']).toBe('contract-key');
   });
 
+  it('reports cached content inside the prompt count and thoughts outside the candidates, streamed or not', async () => {
+    const params = { model: MODEL, contents: '[sim:words=4][sim:cache_read=5][sim:reasoning=7] Hello.' };
+    const usage = (await ai.models.generateContent(params)).usageMetadata!;
+    expect(usage).toMatchObject({ candidatesTokenCount: 4, cachedContentTokenCount: 5, thoughtsTokenCount: 7 });
+    expect(usage.totalTokenCount).toBe(usage.promptTokenCount! + 4 + 7);
+    expect(usage.cacheTokensDetails).toEqual([{ modality: 'TEXT', tokenCount: 5 }]);
+    let last;
+    for await (const chunk of await ai.models.generateContentStream(params)) last = chunk.usageMetadata;
+    expect(last).toEqual(usage);
+  });
+
   it('counts the prompt with countTokens the same as generateContent reports it', async () => {
     // (The SDK sends no systemInstruction to countTokens on the Developer API: contents only.)
     const params = { model: MODEL, contents: 'Name three primes.' };

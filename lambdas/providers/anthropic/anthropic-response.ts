@@ -27,21 +27,37 @@ export interface AnthropicUsage {
   output_tokens?: number | null;
   cache_creation_input_tokens?: number | null;
   cache_read_input_tokens?: number | null;
+  /** The cache writes by how long they are kept; together they are `cache_creation_input_tokens`. */
+  cache_creation?: { ephemeral_5m_input_tokens?: number | null; ephemeral_1h_input_tokens?: number | null } | null;
   output_tokens_details?: { thinking_tokens?: number | null } | null;
 }
 
 const count = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) ? value : 0);
 
-/** Input = uncached + cache writes + cache reads; cached = cache reads; output includes thinking. */
+/**
+ * Anthropic's `input_tokens` counts only the uncached input: the prompt is it plus the cache
+ * writes plus the cache reads (docs/upstreams.md §9). Writes are priced by how long they are
+ * kept, so the 1-hour part rides along; output includes thinking.
+ */
 export function toUsage(usage: AnthropicUsage): Usage {
   const cacheRead = count(usage.cache_read_input_tokens);
-  const prompt = count(usage.input_tokens) + count(usage.cache_creation_input_tokens) + cacheRead;
+  const byTtl = usage.cache_creation;
+  const written1h = count(byTtl?.ephemeral_1h_input_tokens);
+  const written =
+    typeof usage.cache_creation_input_tokens === 'number'
+      ? count(usage.cache_creation_input_tokens)
+      : count(byTtl?.ephemeral_5m_input_tokens) + written1h;
+  const prompt = count(usage.input_tokens) + written + cacheRead;
   const completion = count(usage.output_tokens);
   const result: Usage = {
     prompt_tokens: prompt,
     completion_tokens: completion,
     total_tokens: prompt + completion,
-    prompt_tokens_details: { cached_tokens: cacheRead },
+    prompt_tokens_details: {
+      cached_tokens: cacheRead,
+      ...(written > 0 ? { cache_write_tokens: written } : {}),
+      ...(written1h > 0 ? { cache_write_1h_tokens: Math.min(written1h, written) } : {}),
+    },
   };
   const thinking = usage.output_tokens_details?.thinking_tokens;
   if (typeof thinking === 'number') result.completion_tokens_details = { reasoning_tokens: thinking };

@@ -46,10 +46,16 @@ export function mapUsage(raw: unknown): Usage | undefined {
     completion_tokens: completion ?? 0,
     total_tokens: count(raw['total_tokens']) ?? (prompt ?? 0) + (completion ?? 0),
   };
-  const cached = count(
-    isObject(raw['prompt_tokens_details']) ? raw['prompt_tokens_details']['cached_tokens'] : undefined,
-  );
-  if (cached !== undefined) usage.prompt_tokens_details = { cached_tokens: cached };
+  const promptDetails = isObject(raw['prompt_tokens_details']) ? raw['prompt_tokens_details'] : {};
+  const cached = count(promptDetails['cached_tokens']);
+  // OpenRouter's: the prompt tokens its upstream (Anthropic, say) charged a cache write for.
+  const written = count(promptDetails['cache_write_tokens']);
+  if (cached !== undefined || written) {
+    usage.prompt_tokens_details = {
+      ...(cached !== undefined ? { cached_tokens: cached } : {}),
+      ...(written ? { cache_write_tokens: written } : {}),
+    };
+  }
   const reasoning = count(
     isObject(raw['completion_tokens_details']) ? raw['completion_tokens_details']['reasoning_tokens'] : undefined,
   );

@@ -124,10 +124,15 @@ describe('prices', () => {
       for (const r of f.routes) {
         const p = priceOf(r.model);
         expect(p).toBeDefined();
-        for (const v of [p!.inputPerMTok, p!.outputPerMTok, p!.cachedInputPerMTok ?? 0]) {
+        const rates = [p!.cachedInputPerMTok, p!.cacheWritePerMTok, p!.cacheWrite1hPerMTok];
+        for (const v of [p!.inputPerMTok, p!.outputPerMTok, ...rates.map((rate) => rate ?? 0)]) {
           expect(Number.isSafeInteger(v) && v >= 0).toBe(true);
         }
         if (p!.cachedInputPerMTok !== undefined) expect(p!.cachedInputPerMTok).toBeLessThanOrEqual(p!.inputPerMTok);
+        // A cache write costs at least an uncached token, and the 1-hour one at least the 5-minute one.
+        if (p!.cacheWritePerMTok !== undefined) expect(p!.cacheWritePerMTok).toBeGreaterThanOrEqual(p!.inputPerMTok);
+        if (p!.cacheWrite1hPerMTok !== undefined)
+          expect(p!.cacheWrite1hPerMTok).toBeGreaterThanOrEqual(p!.cacheWritePerMTok ?? p!.inputPerMTok);
       }
     }
   });
@@ -157,6 +162,56 @@ describe('prices', () => {
     ).toBe(130);
     // cached tokens beyond the prompt are clamped: 100 x 0.125 = 12.5 -> 13
     expect(costMicroUsd('gpt-5', { promptTokens: 100, completionTokens: 0, cachedTokens: 500 }).microUsd).toBe(13);
+  });
+
+  test("Anthropic's cache reads cost 0.1x input, 5-minute writes 1.25x, 1-hour writes 2x", () => {
+    // The list prices of Claude Sonnet 4.5, per token in micro-USD: input 3, reads 0.3,
+    // 5-minute writes 3.75, 1-hour writes 6, output 15.
+    const usage = {
+      promptTokens: 10_000, // 1000 uncached + 5000 read + 3000 written for 5 min + 1000 for 1 h
+      cachedTokens: 5000,
+      cacheWriteTokens: 4000,
+      cacheWrite1hTokens: 1000,
+      completionTokens: 2000,
+      reasoningTokens: 1500, // part of the completion: not priced again
+    };
+    const expected = 1000 * 3 + 5000 * 0.3 + 3000 * 3.75 + 1000 * 6 + 2000 * 15;
+    expect(expected).toBe(51_750);
+    expect(costMicroUsd('claude-sonnet-4-5', usage)).toEqual({ microUsd: expected, priced: true });
+    expect(costMicroUsd('anthropic/claude-sonnet-4.5', usage).microUsd).toBe(expected);
+    // Without the 1-hour part every write is a 5-minute one.
+    expect(costMicroUsd('claude-sonnet-4-5', { ...usage, cacheWrite1hTokens: undefined }).microUsd).toBe(
+      1000 * 3 + 5000 * 0.3 + 4000 * 3.75 + 2000 * 15,
+    );
+  });
+
+  test('implicit caches have no write premium: a write costs an input token', () => {
+    const written = { promptTokens: 1000, completionTokens: 0, cacheWriteTokens: 600, cacheWrite1hTokens: 100 };
+    expect(costMicroUsd('gpt-5', written).microUsd).toBe(1250); // 1000 x 1.25
+    expect(costMicroUsd('gemini-2.5-pro', written).microUsd).toBe(1250);
+    expect(costMicroUsd('deepseek/deepseek-v3.2', written).microUsd).toBe(280); // 1000 x 0.28
+  });
+
+  test('the parts of a prompt never add up to more than the prompt', () => {
+    // 100 prompt tokens: 60 read (0.3 each), the 40 left written for 1 hour (6 each); the rest of
+    // the claimed writes and the 1-hour part beyond the writes are clamped away.
+    expect(
+      costMicroUsd('claude-sonnet-4-5', {
+        promptTokens: 100,
+        completionTokens: 0,
+        cachedTokens: 60,
+        cacheWriteTokens: 500,
+        cacheWrite1hTokens: 900,
+      }).microUsd,
+    ).toBe(60 * 0.3 + 40 * 6);
+    expect(
+      costMicroUsd('claude-sonnet-4-5', {
+        promptTokens: 100,
+        completionTokens: 0,
+        cacheWriteTokens: -5,
+        cacheWrite1hTokens: Number.NaN,
+      }).microUsd,
+    ).toBe(300);
   });
 
   test('rounds half up', () => {

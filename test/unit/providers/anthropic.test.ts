@@ -1,5 +1,6 @@
 import type { UpstreamTarget } from '../../../lambdas/providers/chat-adapter.js';
 import { anthropicAdapter } from '../../../lambdas/providers/anthropic/anthropic-adapter.js';
+import { toUsage } from '../../../lambdas/providers/anthropic/anthropic-response.js';
 import type { ChatCompletionChunk, ChatRequest, ToolDefinition } from '../../../lambdas/providers/chat-types.js';
 import { completeOnce, streamOnce } from '../../../lambdas/providers/upstream-call.js';
 import { SseParser } from '../../../lambdas/providers/sse-parser.js';
@@ -263,7 +264,45 @@ describe('responses', () => {
       prompt_tokens: plain.usage.prompt_tokens,
       completion_tokens: 2,
       total_tokens: plain.usage.prompt_tokens + 2,
-      prompt_tokens_details: { cached_tokens: 4 },
+      prompt_tokens_details: { cached_tokens: 4, cache_write_tokens: 3 },
+    });
+  });
+
+  it('reads cache writes by time and thinking, whole and streamed alike', async () => {
+    const request = ask(
+      '[sim:words=5] [sim:cache_read=4] [sim:cache_write=3] [sim:cache_write_1h=2] [sim:reasoning=7]',
+    );
+    const whole = await completeOnce(anthropicAdapter, request, target, OPTIONS);
+    // The same prompt with every part 0: the parts divide the prompt, they add nothing to it.
+    const plain = await completeOnce(
+      anthropicAdapter,
+      ask('[sim:words=5] [sim:cache_read=0] [sim:cache_write=0] [sim:cache_write_1h=0] [sim:reasoning=0]'),
+      target,
+      OPTIONS,
+    );
+    expect(whole.usage).toEqual({
+      prompt_tokens: plain.usage.prompt_tokens,
+      completion_tokens: 5 + 7,
+      total_tokens: plain.usage.prompt_tokens + 12,
+      prompt_tokens_details: { cached_tokens: 4, cache_write_tokens: 5, cache_write_1h_tokens: 2 },
+      completion_tokens_details: { reasoning_tokens: 7 },
+    });
+    expect((await collect(request)).usage).toEqual(whole.usage);
+  });
+
+  it('reads the writes from the cache_creation breakdown when the total is absent', () => {
+    expect(
+      toUsage({
+        input_tokens: 10,
+        output_tokens: 4,
+        cache_read_input_tokens: 20,
+        cache_creation: { ephemeral_5m_input_tokens: 30, ephemeral_1h_input_tokens: 40 },
+      }),
+    ).toEqual({
+      prompt_tokens: 100,
+      completion_tokens: 4,
+      total_tokens: 104,
+      prompt_tokens_details: { cached_tokens: 20, cache_write_tokens: 70, cache_write_1h_tokens: 40 },
     });
   });
 

@@ -449,6 +449,26 @@ describe('responses', () => {
     expect(finishOf(chunks)).toEqual(['stop']);
   });
 
+  it('reads cached content and thoughts: thoughts are output beyond the candidates, whole and streamed alike', async () => {
+    const request = ask('[sim:words=4] [sim:cache_read=5] [sim:reasoning=9]');
+    const whole = await completeOnce(geminiAdapter, request, target, OPTIONS);
+    // The same prompt with every part 0: the parts divide the prompt, they add nothing to it.
+    const plain = await completeOnce(
+      geminiAdapter,
+      ask('[sim:words=4] [sim:cache_read=0] [sim:reasoning=0]'),
+      target,
+      OPTIONS,
+    );
+    expect(whole.usage).toEqual({
+      prompt_tokens: plain.usage.prompt_tokens,
+      completion_tokens: 4 + 9,
+      total_tokens: plain.usage.prompt_tokens + 13,
+      prompt_tokens_details: { cached_tokens: 5 },
+      completion_tokens_details: { reasoning_tokens: 9 },
+    });
+    expect((await collect(request)).usage).toEqual(whole.usage);
+  });
+
   it('takes the last usageMetadata of the stream (intermediate events are partial)', async () => {
     const stream = await streamOnce(geminiAdapter, ask('[sim:words=4]'), target, OPTIONS);
     const seen: (number | undefined)[] = [];

@@ -189,6 +189,28 @@ describe.each(CASES)(
         expect(usage!.total_tokens).toBe(usage!.prompt_tokens + usage!.completion_tokens);
       });
 
+      test('cache reads, writes where the upstream reports them, and reasoning inside the completion', async () => {
+        const request = ask(
+          '[sim:words=3] [sim:cache_read=4] [sim:cache_write=2] [sim:cache_write_1h=1] [sim:reasoning=6]',
+        );
+        const whole = await complete(request);
+        // The same prompt with every part 0: the parts divide the prompt, they add nothing to it.
+        const plain = await complete(
+          ask('[sim:words=3] [sim:cache_read=0] [sim:cache_write=0] [sim:cache_write_1h=0] [sim:reasoning=0]'),
+        );
+        // Only OpenRouter reports cache writes (one count, whatever their time); OpenAI's and
+        // xAI's caches cost nothing extra to write.
+        const writes = provider === 'openrouter' ? { cache_write_tokens: 3 } : {};
+        expect(whole.usage).toEqual({
+          prompt_tokens: plain.usage.prompt_tokens,
+          completion_tokens: 3 + 6,
+          total_tokens: plain.usage.prompt_tokens + 9,
+          prompt_tokens_details: { cached_tokens: 4, ...writes },
+          completion_tokens_details: { reasoning_tokens: 6 },
+        });
+        expect((await stream(request)).usage).toEqual(whole.usage);
+      });
+
       test('parallel tool calls: stable indices and ids, first fragment complete, the rest arguments only', async () => {
         const request = ask('[sim:tools=2] weather and time please', { tools: [WEATHER, CLOCK] });
         const whole = await complete(request);

@@ -23,6 +23,52 @@ test('an attempt on a model with a catalog price is priced', () => {
   expect(m.recorded[0]).toMatchObject({ costMicroUsd: 6_250, priced: true });
 });
 
+test('an entry records the parts of its tokens and is priced by them; parts that are none are not there', () => {
+  const m = meter();
+  m.attempt({
+    target: target('anthropic/claude-sonnet-4.5'),
+    durationMs: 1,
+    usage: {
+      prompt_tokens: 1000,
+      completion_tokens: 500,
+      total_tokens: 1500,
+      prompt_tokens_details: { cached_tokens: 400, cache_write_tokens: 300, cache_write_1h_tokens: 100 },
+      completion_tokens_details: { reasoning_tokens: 200 },
+    },
+  });
+  m.attempt({ target: target('anthropic/claude-sonnet-4.5'), durationMs: 1, usage });
+  const [parted, plain] = m.recorded;
+  // Per token, in micro-USD: input 3, cache read 0.3, 5-minute write 3.75, 1-hour write 6, output 15.
+  expect(parted).toMatchObject({
+    promptTokens: 1000,
+    completionTokens: 500,
+    cachedTokens: 400,
+    cacheWriteTokens: 300,
+    cacheWrite1hTokens: 100,
+    reasoningTokens: 200,
+    costMicroUsd: 300 * 3 + 400 * 0.3 + 200 * 3.75 + 100 * 6 + 500 * 15,
+  });
+  expect(plain!.costMicroUsd).toBe(1000 * 3 + 500 * 15);
+  for (const part of ['cachedTokens', 'cacheWriteTokens', 'cacheWrite1hTokens', 'reasoningTokens'])
+    expect(plain).not.toHaveProperty(part);
+});
+
+test('parts beyond their whole are recorded as priced: clamped to it', () => {
+  const m = meter();
+  m.attempt({
+    target: target('openai/gpt-5'),
+    durationMs: 1,
+    usage: {
+      prompt_tokens: 100,
+      completion_tokens: 10,
+      total_tokens: 110,
+      prompt_tokens_details: { cached_tokens: 80, cache_write_tokens: 50 },
+      completion_tokens_details: { reasoning_tokens: 30 },
+    },
+  });
+  expect(m.recorded[0]).toMatchObject({ cachedTokens: 80, cacheWriteTokens: 20, reasoningTokens: 10 });
+});
+
 test('an attempt on a model the catalog cannot price costs 0 and says so', () => {
   const m = meter();
   m.attempt({ target: target('acme/unlisted-model'), durationMs: 1, usage });

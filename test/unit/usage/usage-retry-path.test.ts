@@ -36,7 +36,15 @@ beforeAll(() => {
 describe('retry messages', () => {
   test('entries go out and come back unchanged, in messages that fit SQS', () => {
     const entries = Array.from({ length: 1_000 }, (_, i) =>
-      usageEntry({ requestId: `r-${i}`, sessionId: 'ses_1', round: 2, agent: 'gpt', purpose: 'answer' }),
+      usageEntry({
+        requestId: `r-${i}`,
+        sessionId: 'ses_1',
+        round: 2,
+        agent: 'gpt',
+        purpose: 'answer',
+        // The parts of the tokens travel too (every other entry has none).
+        ...(i % 2 === 0 ? { cachedTokens: 5, cacheWriteTokens: 3, cacheWrite1hTokens: 1, reasoningTokens: 2 } : {}),
+      }),
     );
     const bodies = retryMessageBodies(entries);
     expect(bodies.length).toBeGreaterThan(1);
@@ -73,6 +81,13 @@ describe('retry messages', () => {
     ],
     ['an unknown purpose', { purpose: 'chat' }, 'purpose: must be one of answer, vote, search'],
     ['a negative quantity', { unit: 'songs', quantity: -2 }, 'quantity: must not be negative'],
+    ['a fractional part of the tokens', { cachedTokens: 1.5 }, 'cachedTokens: must be a whole number, not negative'],
+    [
+      'a negative part of the tokens',
+      { cacheWrite1hTokens: -1 },
+      'cacheWrite1hTokens: must be a whole number, not negative',
+    ],
+    ['a part that is not a number', { reasoningTokens: '7' }, 'reasoningTokens: must be a number'],
   ])('an entry with %s cannot be counted', (_name, fields, message) => {
     expect(() => readUsageEntry({ ...usageEntry(), ...fields })).toThrow(message);
   });
