@@ -53,6 +53,10 @@ export type Grant =
   | 'arenaSessions:readOwn'
   /** Starting a session's runner execution (lambdas/arena/session-continuation.ts). */
   | 'arenaSessions:run'
+  /** Budgets' counters (`BUDGET#` items of the identity table): reservations before upstream calls and their settlements. */
+  | 'budgets:reserve'
+  /** Reading budgets' counters (a key list's spend against its budget). */
+  | 'budgets:read'
   /** Reading any account's job records (`ACCOUNT#<id>#JOB#<job>`): the job poller's tasks, which act for no caller. */
   | 'jobs:read'
   /** The caller's own job records, read under its tenant session. */

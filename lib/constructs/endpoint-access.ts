@@ -147,6 +147,10 @@ const GRANTS: Record<Grant, (acc: Accumulator) => void> = {
   'arenaSessions:readOwn': (acc) => acc.tenantSession(),
   // The chat modes start a session's runner (execution name = session id); nothing else on it.
   'arenaSessions:run': (acc) => acc.sessionRunner(),
+  // Budget counters (lambdas/store/budget-counters.ts, `BUDGET#<scope>` items of the identity
+  // table): a reservation and its settlement are each one UpdateItem; nothing else, no other item.
+  'budgets:reserve': (acc) => acc.keyedTable('identity', ['dynamodb:UpdateItem'], ['BUDGET#*']),
+  'budgets:read': (acc) => acc.keyedTable('identity', ['dynamodb:BatchGetItem', 'dynamodb:GetItem'], ['BUDGET#*']),
   // Job records (lambdas/jobs/job-repository.ts, `ACCOUNT#<id>#JOB#<job>`) read by the job
   // poller's tasks, which act for no caller: GetItem on job items only, not session logs nor the
   // accounts' records.

@@ -53,6 +53,9 @@ const TABLE_ACTIONS: Partial<Record<Grant, [TableName, string[]]>> = {
   // The job poller's: job records only (`ACCOUNT#*#JOB#*`); a caller's own under its tenant
   // session (jobs:readOwn). Conditional creates and transitions, never deletes.
   'jobs:read': ['jobs', ['dynamodb:GetItem']],
+  // Budget counters only (`BUDGET#*`, checked below).
+  'budgets:reserve': ['identity', ['dynamodb:UpdateItem']],
+  'budgets:read': ['identity', ['dynamodb:BatchGetItem', 'dynamodb:GetItem']],
   'jobs:write': ['jobs', ['dynamodb:PutItem', 'dynamodb:UpdateItem']],
 };
 /** The cache table's partitions by purpose, as the items' keys are written in lambdas/store. */
@@ -95,6 +98,7 @@ const TABLE_WRITES: readonly Grant[] = [
   'signIns:write',
   'arenaSessions:write',
   'jobs:write',
+  'budgets:reserve',
 ];
 // Callers' own provider keys: one secret per key under the name prefix, created at runtime.
 // Reading one is the tenant-access role's alone (providerKeys:read opens a tenant session).
@@ -177,6 +181,8 @@ const EVERY_GRANT: Record<Grant, true> = {
   'arenaSessions:run': true,
   'jobs:read': true,
   'jobs:readOwn': true,
+  'budgets:reserve': true,
+  'budgets:read': true,
   'jobs:write': true,
   'jobs:start': true,
   'adminToken:read': true,
@@ -349,13 +355,20 @@ describe.each<[string, readonly RouteSpec[], Partial<GatewayStackProps>]>([
     },
   );
 
-  test('a function without identity:write cannot write the identity table, except sessions', () => {
+  test('a function without identity:write cannot write the identity table, except sessions and budget counters', () => {
     const readers = routes.filter((r) => !r.grants.includes('identity:write'));
+    const budgetCounters = { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['BUDGET#*'] } };
     for (const route of readers) {
       const statements = roleStatements(built.template, roleLogicalId(built.stack, route.id));
-      const writes = statementsOn(statements, tableId('identity')).filter((s) =>
+      const allWrites = statementsOn(statements, tableId('identity')).filter((s) =>
         actionsOf(s).some((a) => /Put|Update|Delete|Write/.test(a)),
       );
+      // Budget counters: UpdateItem alone, on `BUDGET#` partitions alone, and only with the grant.
+      const counterWrites = allWrites.filter((s) => JSON.stringify(s.Condition) === JSON.stringify(budgetCounters));
+      expect(counterWrites.map((s) => actionsOf(s).filter((a) => /Put|Update|Delete|Write/.test(a)))).toEqual(
+        route.grants.includes('budgets:reserve') ? [['dynamodb:UpdateItem']] : [],
+      );
+      const writes = allWrites.filter((s) => !counterWrites.includes(s));
       if (!route.grants.includes('sessions:write')) {
         expect(writes).toEqual([]);
         continue;
