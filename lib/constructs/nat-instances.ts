@@ -22,8 +22,7 @@ import type { Construct } from 'constructs';
  * "Compute for the streaming routes", weighs the two).
  */
 export type ManagedInstancesEgress =
-  | { readonly mode: 'nat-instances'; readonly instanceType: string }
-  | { readonly mode: 'nat-gateway' };
+  { readonly mode: 'nat-instances'; readonly instanceType: string } | { readonly mode: 'nat-gateway' };
 
 export const MANAGED_INSTANCES_EGRESS_MODES = ['nat-instances', 'nat-gateway'] as const;
 

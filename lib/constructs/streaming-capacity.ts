@@ -140,7 +140,10 @@ export class StreamingCapacity extends Construct {
       this.subnets = vpc.privateSubnets;
       securityGroups = [this.securityGroup(vpc)];
     } else {
-      if (props.egress) throw new Error("managedInstancesEgress is for the VPC the stack makes: the egress of the operator's subnets is theirs");
+      if (props.egress)
+        throw new Error(
+          "managedInstancesEgress is for the VPC the stack makes: the egress of the operator's subnets is theirs",
+        );
       const { subnetIds, securityGroupIds, vpcId } = props.network;
       this.subnets = subnetIds.map((subnetId, i) => Subnet.fromSubnetId(this, `Subnet${i}`, subnetId));
       if (securityGroupIds && securityGroupIds.length > 0) {
