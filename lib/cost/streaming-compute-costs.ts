@@ -391,7 +391,7 @@ function egressCapacity(shape: ManagedInstancesShape, a: StreamAssumptions): str
   return [
     `Egress: a ${egress.instanceType} NAT instance's ${egress.instance.baselineGbps} Gbps baseline carries about ` +
       `${readable(carried)} streams of ${readable(Math.round(bytesPerSecond / 100) / 10)} KB/s at once; the capacity ` +
-      `provider's ceiling (${shape.maxVcpus} vCPUs) puts at most ${readable(ceiling)} in a zone` +
+      `provider's ceiling (${shape.maxVcpus} vCPUs) puts about ${readable(ceiling)} in each zone` +
       (ceiling > carried ? ': pick a larger managedInstancesNatInstanceType.' : '.'),
   ];
 }

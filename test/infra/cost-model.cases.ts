@@ -461,7 +461,7 @@ describe('streams in both compute modes', () => {
 
   test('a NAT instance’s baseline carries the streams the default ceiling puts in its zone', () => {
     expect(costReport(managed)).toMatch(
-      /Egress: a t4g\.small NAT instance's 0\.128 Gbps baseline carries about 1,523 streams of 10\.5 KB\/s at once; the capacity provider's ceiling \(48 vCPUs\) puts at most 1,152 in a zone\./,
+      /Egress: a t4g\.small NAT instance's 0\.128 Gbps baseline carries about 1,523 streams of 10\.5 KB\/s at once; the capacity provider's ceiling \(48 vCPUs\) puts about 1,152 in each zone\./,
     );
   });
 
