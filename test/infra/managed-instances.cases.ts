@@ -1,3 +1,4 @@
+import { Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { StreamingComputeConfig } from '../../lib/constructs/streaming-capacity.js';
 import { AWS_PRICES } from '../../lib/cost/aws-prices.js';
@@ -193,6 +194,27 @@ describe('Managed Instances for the streaming routes', () => {
   test('the stack stays within the resource budget and has no unacknowledged cdk-nag finding', () => {
     expect(Object.keys(resources(built)).length).toBeLessThanOrEqual(450);
     expect(new AwsSolutionsChecks().validateScope(built.stack).violations).toEqual([]);
+  });
+
+  test('the NAT instances acknowledge only detailed monitoring and termination protection, with reasons', () => {
+    const capacity = built.stack.streamingCapacity!;
+    const acknowledged = capacity.node
+      .findAll()
+      .flatMap((construct) =>
+        construct.node.metadata
+          .filter((entry) => entry.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY)
+          .flatMap((entry) => Object.entries(entry.data as Record<string, string>))
+          .map(([id, reason]) => [construct.node.path, id.replace(/^annotation::/i, ''), reason] as const),
+      )
+      .filter(([path]) => path.includes('NatInstance'));
+    expect(acknowledged.map(([path, id]) => `${path.split('/').at(-3)} ${id}`).sort()).toEqual([
+      'PublicSubnet1 AwsSolutions-EC28',
+      'PublicSubnet1 AwsSolutions-EC29',
+      'PublicSubnet2 AwsSolutions-EC28',
+      'PublicSubnet2 AwsSolutions-EC29',
+    ]);
+    for (const [, id, reason] of acknowledged)
+      expect([id, reason]).toEqual([id, expect.stringMatching(id.endsWith('EC28') ? /status checks/ : /replace/)]);
   });
 });
 
