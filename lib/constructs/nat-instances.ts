@@ -1,4 +1,4 @@
-import { Duration, Stack, Validations } from 'aws-cdk-lib';
+import { Duration, Validations } from 'aws-cdk-lib';
 import { Alarm, ComparisonOperator, Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { Ec2Action, Ec2InstanceAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import {
@@ -99,11 +99,22 @@ export function hardenNatInstances(scope: Construct, provider: NatInstanceProvid
  * addresses and volume) and reboot on a failed instance check (its own OS or network stack).
  */
 function statusAlarms(scope: Construct, instance: Instance, n: number): Alarm[] {
-  const region = Stack.of(scope).region;
   const checks = [
-    { id: 'System', metric: 'StatusCheckFailed_System', action: Ec2InstanceAction.RECOVER, periods: 2 },
+    {
+      id: 'System',
+      metric: 'StatusCheckFailed_System',
+      action: Ec2InstanceAction.RECOVER,
+      periods: 2,
+      doing: 'recovering',
+    },
     // Three minutes: a reboot cuts every stream through the zone, so a passing glitch does not.
-    { id: 'Instance', metric: 'StatusCheckFailed_Instance', action: Ec2InstanceAction.REBOOT, periods: 3 },
+    {
+      id: 'Instance',
+      metric: 'StatusCheckFailed_Instance',
+      action: Ec2InstanceAction.REBOOT,
+      periods: 3,
+      doing: 'rebooting',
+    },
   ] as const;
   return checks.map((check) => {
     const alarm = new Alarm(scope, `NatInstance${n}${check.id}Check`, {
@@ -113,13 +124,12 @@ function statusAlarms(scope: Construct, instance: Instance, n: number): Alarm[] 
         dimensionsMap: { InstanceId: instance.instanceId },
         statistic: 'Maximum',
         period: Duration.minutes(1),
-        region,
       }),
       threshold: 1,
       comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       evaluationPeriods: check.periods,
       treatMissingData: TreatMissingData.MISSING,
-      alarmDescription: `AI gateway: NAT instance ${n} ${check.id.toLowerCase()} status check failed (${check.action === Ec2InstanceAction.RECOVER ? 'recovering it' : 'rebooting it'})`,
+      alarmDescription: `AI gateway: NAT instance ${n} ${check.id.toLowerCase()} status check failed (${check.doing} it)`,
     });
     alarm.addAlarmAction(new Ec2Action(check.action));
     return alarm;
