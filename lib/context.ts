@@ -23,6 +23,11 @@ import {
   type ManagedInstancesNetwork,
   type StreamingComputeConfig,
 } from './constructs/streaming-capacity.js';
+import {
+  DEFAULT_NAT_INSTANCE_TYPE,
+  MANAGED_INSTANCES_EGRESS_MODES,
+  type ManagedInstancesEgress,
+} from './constructs/nat-instances.js';
 import { AWS_PRICES } from './cost/aws-prices.js';
 
 /** The API's own host name: what the CustomDomain construct needs besides the API. */
@@ -148,6 +153,8 @@ export function readGatewayContext(node: Node, defaults: ContextDefaults): Gatew
       vpcId: stringContext(node, 'managedInstancesVpcId'),
       instanceType: stringContext(node, 'managedInstancesInstanceType'),
       maxVcpus: node.tryGetContext('managedInstancesMaxVcpus'),
+      egress: stringContext(node, 'managedInstancesEgress'),
+      natInstanceType: stringContext(node, 'managedInstancesNatInstanceType'),
     }),
   };
 }
@@ -161,6 +168,8 @@ export interface StreamingComputeContext {
   readonly vpcId?: string;
   readonly instanceType?: string;
   readonly maxVcpus?: unknown;
+  readonly egress?: string;
+  readonly natInstanceType?: string;
 }
 
 /**
@@ -182,6 +191,8 @@ export function parseStreamingCompute(raw: StreamingComputeContext): StreamingCo
     managedInstancesVpcId: raw.vpcId,
     managedInstancesInstanceType: raw.instanceType,
     managedInstancesMaxVcpus: raw.maxVcpus,
+    managedInstancesEgress: raw.egress,
+    managedInstancesNatInstanceType: raw.natInstanceType,
   })
     .filter(([, value]) => value !== undefined && value !== null && value !== '')
     .map(([key]) => key);
@@ -207,14 +218,45 @@ export function parseStreamingCompute(raw: StreamingComputeContext): StreamingCo
       `context managedInstancesMaxVcpus ${maxVcpus} is below ${MIN_MANAGED_INSTANCES_MAX_VCPUS}, the least a capacity provider allows`,
     );
   }
+  const network = parseManagedInstancesNetwork(raw);
   return {
     mode: 'managed-instances',
     routes:
       routes === undefined ? DEFAULT_MANAGED_INSTANCES_ROUTES : routes.join() === 'streaming' ? 'streaming' : routes,
-    network: parseManagedInstancesNetwork(raw),
+    network,
+    ...(network === 'create' ? { egress: parseManagedInstancesEgress(raw) } : {}),
     instanceType,
     maxVcpus,
   };
+}
+
+/**
+ * The created VPC's way out: `nat-instances` (the default; `managedInstancesNatInstanceType` picks
+ * their type) or `nat-gateway`. Both keys are refused with the operator's subnets, whose egress is theirs.
+ */
+function parseManagedInstancesEgress(raw: StreamingComputeContext): ManagedInstancesEgress {
+  const mode = raw.egress?.trim() ?? 'nat-instances';
+  if (!(MANAGED_INSTANCES_EGRESS_MODES as readonly string[]).includes(mode)) {
+    throw new Error(
+      `context managedInstancesEgress "${raw.egress}" must be ${MANAGED_INSTANCES_EGRESS_MODES.join(' or ')} ` +
+        '(a NAT instance in each zone of the VPC the stack makes, or one NAT gateway)',
+    );
+  }
+  if (mode === 'nat-gateway') {
+    if (raw.natInstanceType !== undefined)
+      throw new Error(
+        'context managedInstancesNatInstanceType only applies with managedInstancesEgress=nat-instances (the default)',
+      );
+    return { mode: 'nat-gateway' };
+  }
+  const instanceType = raw.natInstanceType?.trim() ?? DEFAULT_NAT_INSTANCE_TYPE;
+  if (!Object.hasOwn(AWS_PRICES.natInstances, instanceType)) {
+    throw new Error(
+      `context managedInstancesNatInstanceType "${raw.natInstanceType}" must be one of ${Object.keys(AWS_PRICES.natInstances).join(', ')} ` +
+        '(Graviton burstable types, whose bandwidth docs/deployment.md lists and npm run cost prices)',
+    );
+  }
+  return { mode: 'nat-instances', instanceType };
 }
 
 const SUBNET_ID = /^subnet-[0-9a-f]{8,17}$/;
@@ -226,6 +268,11 @@ function parseManagedInstancesNetwork(raw: StreamingComputeContext): ManagedInst
   const subnetIds = parseList('managedInstancesSubnetIds', raw.subnetIds);
   const securityGroupIds = parseList('managedInstancesSecurityGroupIds', raw.securityGroupIds);
   const vpcId = raw.vpcId?.trim();
+  if (subnetIds !== undefined && (raw.egress !== undefined || raw.natInstanceType !== undefined))
+    throw new Error(
+      `context ${raw.egress !== undefined ? 'managedInstancesEgress' : 'managedInstancesNatInstanceType'} is for the VPC ` +
+        "the stack makes: with managedInstancesSubnetIds the instances' way out is your subnets' own",
+    );
   if (subnetIds === undefined) {
     if (securityGroupIds !== undefined || vpcId !== undefined)
       throw new Error(

@@ -352,6 +352,8 @@ export class GatewayStack extends Stack {
     }));
     monitoring.monitorAlarm(usageExports.failureAlarm);
     for (const alarm of usagePipeline.alarms) monitoring.monitorAlarm(alarm);
+    // The NAT instances' recovery alarms act on the instance themselves; the topic hears of it too.
+    for (const alarm of capacity?.alarms ?? []) monitoring.monitorAlarm(alarm);
     monitoring.monitorStateMachine('JobPoller', jobPoller.stateMachine);
     monitoring.monitorStateMachine('SessionRunner', sessionRunner.stateMachine);
     // Last, after every construct that attaches alarms (monitorStateMachine, monitorAlarm).

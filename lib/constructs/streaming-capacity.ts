@@ -3,6 +3,7 @@ import {
   FlowLogTrafficType,
   GatewayVpcEndpointAwsService,
   InstanceType,
+  IpAddresses,
   Peer,
   Port,
   SecurityGroup,
@@ -22,16 +23,23 @@ import {
   TargetTrackingScalingPolicy,
   type IFunction,
 } from 'aws-cdk-lib/aws-lambda';
+import type { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { MANAGED_INSTANCES_SIZING } from '../stream-sizing.js';
+import {
+  DEFAULT_MANAGED_INSTANCES_EGRESS,
+  hardenNatInstances,
+  natInstanceProvider,
+  type ManagedInstancesEgress,
+} from './nat-instances.js';
 import { retainedLogGroup } from './retained-log-group.js';
 
 /**
  * Where the capacity provider's instances run: subnets of an existing VPC (their route to the
  * internet is the operator's: a NAT gateway or an egress-only path) with either security groups
  * of the operator's or the VPC's id so that the stack makes one, or `create`: a VPC of the
- * stack's own, two Availability Zones, one NAT gateway.
+ * stack's own, two Availability Zones, with the egress `StreamingCapacityProps.egress` chooses.
  */
 export type ManagedInstancesNetwork =
   | 'create'
@@ -62,6 +70,8 @@ export const DEFAULT_MANAGED_INSTANCES_ROUTES: readonly string[] = ['chat-comple
 export const DEFAULT_MANAGED_INSTANCES_TYPE = 'c7g.xlarge';
 /** The capacity provider's ceiling by default: 12 such instances. */
 export const DEFAULT_MANAGED_INSTANCES_MAX_VCPUS = 48;
+/** The address range of the VPC the stack makes. */
+const CREATED_VPC_CIDR = '10.0.0.0/16';
 /** The capacity provider's smallest allowed ceiling. */
 export const MIN_MANAGED_INSTANCES_MAX_VCPUS = 12;
 
@@ -71,6 +81,11 @@ export interface StreamingCapacityProps {
   readonly instanceType: string;
   /** The provider's ceiling: at most this many vCPUs running, whatever the load (at least 12). */
   readonly maxVcpus: number;
+  /**
+   * The created VPC's way out: a NAT instance a zone (the default) or one NAT gateway. Only with
+   * `network: 'create'`: the egress of the operator's subnets is theirs.
+   */
+  readonly egress?: ManagedInstancesEgress;
   /** Retention of the created VPC's flow log (rejected traffic). */
   readonly logRetention?: RetentionDays;
 }
@@ -80,23 +95,31 @@ export interface StreamingCapacityProps {
  * runs in the stack's account, one execution environment serving many streams at once (they
  * mostly wait on the upstream model). The instances reach the upstreams and AWS's APIs over
  * HTTPS through the VPC's egress; DynamoDB through a gateway endpoint, which costs nothing and
- * keeps the ledger's writes off the NAT gateway's per-GB charge.
+ * keeps the ledger's writes off the NAT (a NAT gateway charges per GB).
  */
 export class StreamingCapacity extends Construct {
   readonly provider: CapacityProvider;
   /** Undefined when the operator's subnets are used. */
   readonly vpc?: Vpc;
   readonly subnets: readonly ISubnet[];
+  /** The NAT instances' recovery alarms; none with a NAT gateway or the operator's subnets. */
+  readonly alarms: readonly Alarm[];
 
   constructor(scope: Construct, id: string, props: StreamingCapacityProps) {
     super(scope, id);
     let securityGroups: ISecurityGroup[];
+    let alarms: Alarm[] = [];
     if (props.network === 'create') {
+      const egress = props.egress ?? DEFAULT_MANAGED_INSTANCES_EGRESS;
+      const natInstances = egress.mode === 'nat-instances' ? natInstanceProvider(egress.instanceType) : undefined;
       const vpc = (this.vpc = new Vpc(this, 'Vpc', {
+        // CDK's default range, written out: the NAT instances' group admits it by value.
+        ipAddresses: IpAddresses.cidr(CREATED_VPC_CIDR),
         maxAzs: 2,
-        // One NAT gateway: the instances' only way out. Its Availability Zone is a single point of
-        // egress; a NAT gateway per zone doubles the idle cost (docs/deployment.md, "Compute").
-        natGateways: 1,
+        // NAT instances: one a zone, each zone's instances leaving through their own (no cross-zone
+        // data, no single zone of egress). A NAT gateway: one, as a gateway a zone doubles its idle
+        // cost (docs/deployment.md, "Compute for the streaming routes").
+        ...(natInstances ? { natGatewayProvider: natInstances } : { natGateways: 1 }),
         subnetConfiguration: [
           { name: 'Public', subnetType: SubnetType.PUBLIC, cidrMask: 24 },
           { name: 'Instances', subnetType: SubnetType.PRIVATE_WITH_EGRESS, cidrMask: 22 },
@@ -113,9 +136,14 @@ export class StreamingCapacity extends Construct {
         // No custom resource to empty the default security group: nothing is placed in it.
         restrictDefaultSecurityGroup: false,
       }));
+      if (natInstances) alarms = hardenNatInstances(this, natInstances, CREATED_VPC_CIDR);
       this.subnets = vpc.privateSubnets;
       securityGroups = [this.securityGroup(vpc)];
     } else {
+      if (props.egress)
+        throw new Error(
+          "managedInstancesEgress is for the VPC the stack makes: the egress of the operator's subnets is theirs",
+        );
       const { subnetIds, securityGroupIds, vpcId } = props.network;
       this.subnets = subnetIds.map((subnetId, i) => Subnet.fromSubnetId(this, `Subnet${i}`, subnetId));
       if (securityGroupIds && securityGroupIds.length > 0) {
@@ -127,6 +155,7 @@ export class StreamingCapacity extends Construct {
         throw new Error('managed instances in existing subnets need security group ids or the VPC id to make one in');
       }
     }
+    this.alarms = alarms;
 
     // The operator role Lambda assumes to launch and end the instances: AWS's managed policy for
     // exactly that, trusted by Lambda for this account only (no confused deputy).

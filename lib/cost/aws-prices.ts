@@ -33,9 +33,28 @@ export const AWS_PRICES = Object.freeze({
     'm7g.2xlarge': Object.freeze({ vcpus: 8, memoryGiB: 32, perHour: 0.3264 }),
   } satisfies Record<string, { vcpus: number; memoryGiB: number; perHour: number }>),
   /**
+   * NAT instances of the VPC the Managed Instances mode makes (`managedInstancesNatInstanceType`):
+   * Graviton burstable types, EC2 on-demand Linux (aws.amazon.com/ec2/pricing/on-demand, us-east-1),
+   * with their baseline network bandwidth in each direction (EC2 User Guide, network performance of
+   * the general purpose types; every size bursts to 5 Gbps while its network credits last).
+   * Well-known list prices, not checked against a current AWS page when added (November 2026).
+   */
+  natInstances: Object.freeze({
+    't4g.micro': Object.freeze({ vcpus: 2, memoryGiB: 1, perHour: 0.0084, baselineGbps: 0.064 }),
+    't4g.small': Object.freeze({ vcpus: 2, memoryGiB: 2, perHour: 0.0168, baselineGbps: 0.128 }),
+    't4g.medium': Object.freeze({ vcpus: 2, memoryGiB: 4, perHour: 0.0336, baselineGbps: 0.256 }),
+    't4g.large': Object.freeze({ vcpus: 2, memoryGiB: 8, perHour: 0.0672, baselineGbps: 0.512 }),
+    't4g.xlarge': Object.freeze({ vcpus: 4, memoryGiB: 16, perHour: 0.1344, baselineGbps: 1.024 }),
+  } satisfies Record<string, { vcpus: number; memoryGiB: number; perHour: number; baselineGbps: number }>),
+  /**
+   * EBS gp3 per GB-month (aws.amazon.com/ebs/pricing), the NAT instances' root volumes. Well-known
+   * list price, not checked against a current AWS page when added (November 2026).
+   */
+  ebs: Object.freeze({ gp3PerGbMonth: 0.08 }),
+  /**
    * VPC egress (aws.amazon.com/vpc/pricing): a NAT gateway per hour, and per GB it processes in
    * either direction; gateway endpoints (DynamoDB, S3) cost nothing; every public IPv4 address
-   * (the NAT gateway's Elastic IP among them) per hour.
+   * (the NAT gateway's Elastic IP and a NAT instance's own address among them) per hour.
    */
   vpc: Object.freeze({ natGatewayPerHour: 0.045, natPerGbProcessed: 0.045, publicIpv4PerHour: 0.005 }),
   apiGateway: Object.freeze({

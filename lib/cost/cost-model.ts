@@ -2,6 +2,7 @@ import { AWS_PRICES } from './aws-prices.js';
 import { customMetricsPerMonth, metricReach } from './custom-metrics.js';
 import { DEFAULT_EXPORTS, financeExportsPerMonth, type ExportAssumptions } from './finance-exports.js';
 import { DEFAULT_MEDIA_JOBS, jobPollerOf, perThousandMediaJobs, type MediaJobAssumptions } from './media-job-costs.js';
+import { egressLabel, NAT_ALARMS_ITEM } from './managed-instances-egress.js';
 import { grid, money, readable, table, total, wrap, type CostLine } from './table-costs.js';
 import {
   compareStreamCompute,
@@ -107,8 +108,15 @@ export function idleMonthlyCost(template: Template): CostLine[] {
       'per dashboard-month',
     ),
     ...wafIdle(template),
-    ...(managedInstancesOf(template).deployed ? managedInstancesIdle(managedInstancesOf(template)) : []),
+    ...managedInstancesDeployedIdle(template),
   ];
+}
+
+/** The mode's idle lines once deployed, but its NAT instances' alarms: the alarm line above counts those. */
+function managedInstancesDeployedIdle(template: Template): CostLine[] {
+  const shape = managedInstancesOf(template);
+  if (!shape.deployed) return [];
+  return managedInstancesIdle(shape).filter((line) => line.item !== NAT_ALARMS_ITEM);
 }
 
 function wafIdle(template: Template): CostLine[] {
@@ -133,7 +141,7 @@ export function perMillionRequests(
 
 /**
  * The function's own lines for requests of this length: Lambda's requests and GB-seconds, or on
- * Managed Instances the requests, the instance time and the NAT data the streams take.
+ * Managed Instances the requests, the instance time and the egress data the streams take.
  */
 function computePerMillion(template: Template, durationMs: number): CostLine[] {
   const seconds = durationMs / 1000;
@@ -295,13 +303,15 @@ function notes(template: Template, more: ReportAssumptions): string[] {
     for the whole stream. Managed Instances bill the instances: ${mi.environment.concurrency} streams share an
     environment of ${mi.environment.memoryMb} MB, environments hold ${st.steadyFill * 100}% of that on average at
     steady load, ${mi.environmentsPerInstance} fit a ${mi.instanceType} after the vCPU and GiB it keeps for itself,
-    and each stream's ${Math.round(st.egressBytesPerStream / 1000)} KB to and from the upstream pass the NAT gateway
-    (the answer to the caller is counted as leaving by Lambda's invoke path). ${
+    and each stream's ${Math.round(st.egressBytesPerStream / 1000)} KB to and from the upstream pass the VPC's NAT:
+    a NAT gateway charges for each GB, a NAT instance nothing (data in from the internet is free; the prompt's
+    few KB out to the internet cost the same through either and, like all data transfer out, are not in the
+    model), and the answer to the caller is counted as leaving by Lambda's invoke path. ${
       mi.deployed
         ? 'The mode is deployed: its shape is read from the template, and on-demand is priced at the manifest memory.'
         : 'The mode is not deployed: it is priced with the defaults of -c streamingCompute=managed-instances.'
-    } Its idle cost is the warm environments (${mi.minEnvironments}, spread over ${mi.zones} zones) and the NAT
-    gateway; the crossover compares the two bills for the streams alone, the warm instances carrying the first
+    } Its idle cost is the warm environments (${mi.minEnvironments}, spread over ${mi.zones} zones) and the
+    egress (${egressLabel(mi.egress)}: their hours, public IPv4 addresses${mi.egress.mode === 'nat-instances' ? ', root volumes and alarms' : ''}); the crossover compares the two bills for the streams alone, the warm instances carrying the first
     streams at no further instance cost.`,
     `Custom metrics: each metric name and set of dimension values the functions publish (EMF) is billed per
     month, prorated by the hour and only for the hours it is published in. An idle month publishes none, and

@@ -1,7 +1,20 @@
-import { DEFAULT_MANAGED_INSTANCES_TYPE } from '../constructs/streaming-capacity.js';
+import {
+  DEFAULT_MANAGED_INSTANCES_MAX_VCPUS,
+  DEFAULT_MANAGED_INSTANCES_TYPE,
+} from '../constructs/streaming-capacity.js';
 import { routes } from '../routes.js';
 import { environmentsPerInstance, MANAGED_INSTANCES_SIZING } from '../stream-sizing.js';
 import { AWS_PRICES, HOURS_PER_MONTH } from './aws-prices.js';
+import {
+  egressIdle,
+  egressLabel,
+  egressOf,
+  egressStreamLine,
+  otherEgress,
+  streamsAtBaseline,
+  withEgress,
+  type EgressShape,
+} from './managed-instances-egress.js';
 import { grid, money, readable, table, total, type CostLine } from './table-costs.js';
 import { numberProperty, ofType, type Resource, type Template } from './template.js';
 
@@ -11,18 +24,22 @@ import { numberProperty, ofType, type Resource, type Template } from './template
  * Instances, what the Managed Instances mode costs while idle, and the monthly volume above
  * which it is the cheaper. Whichever mode the template deploys is read from it; the other is
  * priced as it would be deployed (the manifest's memory on Lambda, the default sizing and a
- * created VPC on Managed Instances), so both columns always print.
+ * created VPC with NAT instances on Managed Instances), so both columns always print. Managed
+ * Instances are priced with the other egress of a created VPC too (NAT gateway or instances).
  */
+
+/** What a million 20 s streams on Managed Instances should cost at most at steady load (issue 20). */
+export const MANAGED_INSTANCES_TARGET_PER_MILLION = 15;
 
 export interface StreamAssumptions {
   /** How long a stream is open: Lambda bills it whole; on Managed Instances it holds a slot that long. */
   readonly streamSeconds: number;
   /**
-   * Bytes a stream sends through the NAT gateway: its request upstream and the upstream's streamed
+   * Bytes a stream sends through the NAT: its request upstream and the upstream's streamed
    * answer, uncompressed. `npm run bench -- memory` measures the answer to the caller at about
    * 208 KB for 1,000 chunks in 20 s, and the upstream's is the same wire format; the prompt adds a
    * few KB. The answer back to the caller is counted as leaving by Lambda's invoke path, not the
-   * VPC's NAT gateway (AWS does not say which; if it were the NAT, this line would double).
+   * VPC's NAT (AWS does not say which; through a NAT gateway, its data line would then double).
    */
   readonly egressBytesPerStream: number;
   /**
@@ -51,7 +68,9 @@ export interface ManagedInstancesShape {
   readonly functions: number;
   /** Availability Zones the instances spread over (one subnet each). */
   readonly zones: number;
-  readonly natGateways: number;
+  /** The capacity provider's ceiling. */
+  readonly maxVcpus: number;
+  readonly egress: EgressShape;
 }
 
 /** The representative function: chat completions carries the long streams. */
@@ -104,6 +123,11 @@ export function managedInstancesOf(template: Template): ManagedInstancesShape {
       )
     : sizing.minExecutionEnvironments;
   const subnets = (provider?.[1].Properties?.['VpcConfig'] as { SubnetIds?: unknown[] } | undefined)?.SubnetIds;
+  // A created VPC has two zones; the operator's subnets are counted as one zone each.
+  const zones = subnets?.length ?? 2;
+  const maxVcpus =
+    (provider?.[1].Properties?.['CapacityProviderScalingConfig'] as { MaxVCpuCount?: number } | undefined)
+      ?.MaxVCpuCount ?? DEFAULT_MANAGED_INSTANCES_MAX_VCPUS;
   return {
     deployed: provider !== undefined,
     instanceType,
@@ -112,13 +136,13 @@ export function managedInstancesOf(template: Template): ManagedInstancesShape {
     environmentsPerInstance: environmentsPerInstance(instance, environment),
     minEnvironments,
     functions: provider ? onInstances.length : 1,
-    // A created VPC has two zones; the operator's subnets are counted as one zone each.
-    zones: subnets?.length ?? 2,
-    natGateways: provider ? ofType(template, 'AWS::EC2::NatGateway').length : 1,
+    zones,
+    maxVcpus,
+    egress: egressOf(template, provider !== undefined, zones),
   };
 }
 
-/** The idle lines that are the warm instances themselves (the rest is the NAT gateway's). */
+/** The idle lines that are the warm instances themselves (the rest is the egress's). */
 const WARM_ITEMS = new Set(['EC2 instances kept warm', 'Managed Instances fee']);
 
 /** Instances kept running with no traffic: the warm environments, spread over the zones. */
@@ -145,16 +169,7 @@ export function managedInstancesIdle(shape: ManagedInstancesShape): CostLine[] {
       usd: ec2 * p.lambda.managedInstances.managementFeeShare,
       basis: `${p.lambda.managedInstances.managementFeeShare * 100}% of the instances' on-demand price`,
     },
-    {
-      item: 'NAT gateway hours',
-      usd: shape.natGateways * p.vpc.natGatewayPerHour * HOURS_PER_MONTH,
-      basis: `${shape.natGateways} × ${money(p.vpc.natGatewayPerHour)} an hour`,
-    },
-    {
-      item: 'NAT gateway public IPv4',
-      usd: shape.natGateways * p.vpc.publicIpv4PerHour * HOURS_PER_MONTH,
-      basis: `${shape.natGateways} × ${money(p.vpc.publicIpv4PerHour)} an hour`,
-    },
+    ...egressIdle(shape.egress),
   ];
 }
 
@@ -181,7 +196,6 @@ export function managedInstancesStreamCompute(shape: ManagedInstancesShape, a: S
   const p = AWS_PRICES;
   const environmentHours = (1e6 * a.streamSeconds) / (shape.environment.concurrency * a.steadyFill) / 3600;
   const ec2 = (environmentHours / shape.environmentsPerInstance) * shape.instance.perHour;
-  const egressGb = (a.egressBytesPerStream * 1e6) / 1024 ** 3;
   return [
     { item: 'Lambda requests', usd: p.lambda.managedInstances.perMillionRequests, basis: 'per million invocations' },
     {
@@ -194,11 +208,7 @@ export function managedInstancesStreamCompute(shape: ManagedInstancesShape, a: S
       usd: ec2 * p.lambda.managedInstances.managementFeeShare,
       basis: `${p.lambda.managedInstances.managementFeeShare * 100}% of the instance time`,
     },
-    {
-      item: 'NAT gateway data',
-      usd: egressGb * p.vpc.natPerGbProcessed,
-      basis: `${readable(a.egressBytesPerStream / 1000)} KB a stream to and from the upstream`,
-    },
+    egressStreamLine(shape.egress, a.egressBytesPerStream),
   ];
 }
 
@@ -211,6 +221,13 @@ export interface StreamComparison {
   readonly idle: readonly CostLine[];
   /** Streams a month above which Managed Instances cost less; Infinity when they never do. */
   readonly crossoverPerMonth: number;
+  /** The same for a created VPC's other egress; none in the operator's subnets. */
+  readonly otherEgress?: {
+    readonly shape: ManagedInstancesShape;
+    readonly managedInstances: readonly CostLine[];
+    readonly idle: readonly CostLine[];
+    readonly crossoverPerMonth: number;
+  };
 }
 
 /**
@@ -226,6 +243,10 @@ export function compareStreamCompute(
   const onDemand = onDemandStreamCompute(template, a);
   const managedInstances = managedInstancesStreamCompute(shape, a);
   const idle = managedInstancesIdle(shape);
+  const other = otherEgress(shape.egress, shape.zones);
+  const otherShape = other && { ...shape, egress: other };
+  const otherLines = otherShape && managedInstancesStreamCompute(otherShape, a);
+  const otherIdle = otherShape && managedInstancesIdle(otherShape);
   return {
     shape,
     shared,
@@ -233,13 +254,24 @@ export function compareStreamCompute(
     managedInstances,
     idle,
     crossoverPerMonth: crossover(onDemand, managedInstances, idle),
+    ...(otherShape &&
+      otherLines &&
+      otherIdle && {
+        otherEgress: {
+          shape: otherShape,
+          managedInstances: otherLines,
+          idle: otherIdle,
+          crossoverPerMonth: crossover(onDemand, otherLines, otherIdle),
+        },
+      }),
   };
 }
 
 /**
  * The monthly volume where the two bills meet. On Managed Instances the warm instances serve the
  * first streams at no extra instance cost: until the load needs more than them, only the requests
- * and the NAT data grow with volume; past that, the instance time per stream too.
+ * and the egress's data grow with volume (its idle cost is fixed); past that, the instance time
+ * per stream too.
  */
 function crossover(onDemand: readonly CostLine[], managed: readonly CostLine[], idle: readonly CostLine[]): number {
   const instanceItems = new Set(['EC2 instance time', 'Managed Instances fee']);
@@ -281,37 +313,85 @@ export function monthlyStreamBills(
   };
 }
 
-/** The side-by-side table, the mode's idle cost and the crossover, as `npm run cost` prints them. */
+/** The side-by-side table, the mode's idle cost, the crossover and the target, as `npm run cost` prints them. */
 export function streamComputeReport(comparison: StreamComparison, a: StreamAssumptions): string[] {
-  const { shape, shared, onDemand, managedInstances, idle } = comparison;
-  const items = [...new Set([...shared, ...onDemand, ...managedInstances].map((line) => line.item))];
+  const { shape, shared, onDemand, managedInstances, idle, otherEgress: other } = comparison;
+  const columns = [
+    { title: 'on-demand Lambda', lines: onDemand },
+    { title: `Managed Instances, ${egressLabel(shape.egress)}`, lines: managedInstances },
+    ...(other
+      ? [{ title: `Managed Instances, ${egressLabel(other.shape.egress)}`, lines: other.managedInstances }]
+      : []),
+  ];
+  const items = [...new Set([...shared, ...columns.flatMap((column) => column.lines)].map((line) => line.item))];
   const cell = (lines: readonly CostLine[], item: string) => {
     const found = lines.find((line) => line.item === item);
     return found ? money(found.usd) : '';
   };
-  const deployed = shape.deployed ? 'Managed Instances' : 'on-demand Lambda';
-  const perMonth = comparison.crossoverPerMonth;
+  const deployed = shape.deployed
+    ? `Managed Instances, ${egressLabel(shape.egress)}`
+    : `on-demand Lambda; Managed Instances as the mode deploys by default, ${egressLabel(shape.egress)}`;
+  const crossoverAt = (perMonth: number) =>
+    Number.isFinite(perMonth)
+      ? `above ${readable(Math.round(perMonth / 1000) * 1000)} streams of ${a.streamSeconds} s a month (${readable(Math.round((perMonth / (HOURS_PER_MONTH * 3600)) * 100) / 100)} a second on average)`
+      : 'at no volume: on-demand Lambda costs less at every volume with these figures';
   return [
     grid(
       `Per million ${a.streamSeconds} s chat completion streams, both compute modes (this template: ${deployed})`,
-      ['item', 'on-demand Lambda', 'Managed Instances'],
+      ['item', ...columns.map((column) => column.title)],
       [
-        ...items.map((item) => [
-          item,
-          cell([...shared, ...onDemand], item),
-          cell([...shared, ...managedInstances], item),
-        ]),
-        ['Total', money(total([...shared, ...onDemand])), money(total([...shared, ...managedInstances]))],
+        ...items.map((item) => [item, ...columns.map((column) => cell([...shared, ...column.lines], item))]),
+        ['Total', ...columns.map((column) => money(total([...shared, ...column.lines])))],
       ],
     ),
     '',
     table(
-      `Managed Instances idle cost per month (the mode's own: ${shape.deployed ? 'in the idle table above' : 'on top of the idle table, were it deployed'})`,
+      `Managed Instances idle cost per month, ${egressLabel(shape.egress)} (the mode's own: ${shape.deployed ? 'in the idle table above' : 'on top of the idle table, were it deployed'})`,
       idle,
     ),
+    ...(other
+      ? [`  ${capitalized(withEgress(other.shape.egress))} instead: ${money(total(other.idle))} a month.`]
+      : []),
     '',
-    Number.isFinite(perMonth)
-      ? `Crossover: Managed Instances cost less above ${readable(Math.round(perMonth / 1000) * 1000)} streams of ${a.streamSeconds} s a month (${readable(Math.round((perMonth / (HOURS_PER_MONTH * 3600)) * 100) / 100)} a second on average).`
-      : 'Crossover: none; on-demand Lambda costs less at every volume with these figures.',
+    `Crossover: Managed Instances (${egressLabel(shape.egress)}) cost less ${crossoverAt(comparison.crossoverPerMonth)}.` +
+      (other ? ` ${capitalized(withEgress(other.shape.egress))}: ${crossoverAt(other.crossoverPerMonth)}.` : ''),
+    ...targetVerdict(comparison),
+    ...egressCapacity(shape, a),
+  ];
+}
+
+const capitalized = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
+
+/** Whether each egress keeps a million streams on Managed Instances within the target. */
+function targetVerdict(comparison: StreamComparison): string[] {
+  const target = MANAGED_INSTANCES_TARGET_PER_MILLION;
+  const verdict = (shape: ManagedInstancesShape, lines: readonly CostLine[]) => {
+    const usd = total([...comparison.shared, ...lines]);
+    return `${egressLabel(shape.egress)} ${money(usd)}, ${usd <= target ? 'within it' : 'above it'}`;
+  };
+  const other = comparison.otherEgress;
+  const verdicts = [
+    verdict(comparison.shape, comparison.managedInstances),
+    ...(other ? [verdict(other.shape, other.managedInstances)] : []),
+  ];
+  return [`Target ≤ ${money(target)} a million on Managed Instances at steady load: ${verdicts.join('; ')}.`];
+}
+
+/**
+ * What a NAT instance's baseline bandwidth carries, against the most streams the capacity
+ * provider's ceiling can put in one zone.
+ */
+function egressCapacity(shape: ManagedInstancesShape, a: StreamAssumptions): string[] {
+  const egress = shape.egress;
+  if (egress.mode !== 'nat-instances') return [];
+  const bytesPerSecond = a.egressBytesPerStream / a.streamSeconds;
+  const carried = streamsAtBaseline(egress.instance, bytesPerSecond);
+  const instances = Math.floor(shape.maxVcpus / shape.instance.vcpus);
+  const ceiling = Math.ceil((instances * shape.environmentsPerInstance * shape.environment.concurrency) / shape.zones);
+  return [
+    `Egress: a ${egress.instanceType} NAT instance's ${egress.instance.baselineGbps} Gbps baseline carries about ` +
+      `${readable(carried)} streams of ${readable(Math.round(bytesPerSecond / 100) / 10)} KB/s at once; the capacity ` +
+      `provider's ceiling (${shape.maxVcpus} vCPUs) puts about ${readable(ceiling)} in each zone` +
+      (ceiling > carried ? ': pick a larger managedInstancesNatInstanceType.' : '.'),
   ];
 }

@@ -250,14 +250,34 @@ describe('deployment context', () => {
         );
     });
 
-    test('managed-instances: chat completions, a created VPC, c7g.xlarge, 48 vCPUs by default', () => {
+    test('managed-instances: chat completions, a created VPC with t4g.small NAT instances, c7g.xlarge, 48 vCPUs by default', () => {
       expect(managed()).toEqual({
         mode: 'managed-instances',
         routes: ['chat-completions'],
         network: 'create',
+        egress: { mode: 'nat-instances', instanceType: 't4g.small' },
         instanceType: 'c7g.xlarge',
         maxVcpus: 48,
       });
+    });
+
+    test("the created VPC's egress: NAT instances of a chosen type, or one NAT gateway", () => {
+      expect(managed({ managedInstancesEgress: 'nat-gateway' })).toMatchObject({
+        network: 'create',
+        egress: { mode: 'nat-gateway' },
+      });
+      expect(
+        managed({ managedInstancesEgress: 'nat-instances', managedInstancesNatInstanceType: 't4g.medium' }),
+      ).toMatchObject({
+        egress: { mode: 'nat-instances', instanceType: 't4g.medium' },
+      });
+      expect(managed({ managedInstancesNatInstanceType: ' t4g.large ' })).toMatchObject({
+        egress: { mode: 'nat-instances', instanceType: 't4g.large' },
+      });
+      // The operator's subnets get no egress of the stack's.
+      expect(
+        managed({ managedInstancesSubnetIds: 'subnet-0abc1234', managedInstancesVpcId: 'vpc-0abc1234' }),
+      ).not.toHaveProperty('egress');
     });
 
     test('routes as a list or all streaming routes; the instance type and the ceiling from context', () => {
@@ -304,6 +324,34 @@ describe('deployment context', () => {
         [{ managedInstancesMaxVcpus: 8 }, /managedInstancesMaxVcpus 8 is below 12/],
         [{ managedInstancesMaxVcpus: 'lots' }, /managedInstancesMaxVcpus must be a whole number/],
         [{ managedInstancesRoutes: ',' }, /managedInstancesRoutes is an empty list/],
+        [
+          { managedInstancesEgress: 'nat' },
+          /context managedInstancesEgress "nat" must be nat-instances or nat-gateway/,
+        ],
+        [
+          { managedInstancesNatInstanceType: 't3.small' },
+          /context managedInstancesNatInstanceType "t3.small" must be one of t4g.micro, t4g.small/,
+        ],
+        [
+          { managedInstancesEgress: 'nat-gateway', managedInstancesNatInstanceType: 't4g.small' },
+          /managedInstancesNatInstanceType only applies with managedInstancesEgress=nat-instances/,
+        ],
+        [
+          {
+            managedInstancesSubnetIds: 'subnet-0abc1234',
+            managedInstancesVpcId: 'vpc-0abc1234',
+            managedInstancesEgress: 'nat-gateway',
+          },
+          /context managedInstancesEgress is for the VPC the stack makes: with managedInstancesSubnetIds/,
+        ],
+        [
+          {
+            managedInstancesSubnetIds: 'subnet-0abc1234',
+            managedInstancesVpcId: 'vpc-0abc1234',
+            managedInstancesNatInstanceType: 't4g.small',
+          },
+          /context managedInstancesNatInstanceType is for the VPC the stack makes/,
+        ],
       ];
       for (const [context, message] of refusals) expect(() => managed(context)).toThrow(message);
     });
@@ -314,6 +362,11 @@ describe('deployment context', () => {
       );
       expect(() => read({ streamingCompute: 'lambda', managedInstancesRoutes: 'battle' })).toThrow(
         /managedInstancesRoutes only applies/,
+      );
+      expect(() =>
+        read({ managedInstancesEgress: 'nat-gateway', managedInstancesNatInstanceType: 't4g.small' }),
+      ).toThrow(
+        /context managedInstancesEgress, managedInstancesNatInstanceType only applies with -c streamingCompute=managed-instances/,
       );
     });
   });

@@ -21,6 +21,7 @@ import {
 } from '../../lib/cost/cost-model.js';
 import {
   DEFAULT_STREAM_ASSUMPTIONS,
+  MANAGED_INSTANCES_TARGET_PER_MILLION,
   managedInstancesOf,
   monthlyStreamBills,
 } from '../../lib/cost/streaming-compute-costs.js';
@@ -299,15 +300,22 @@ test('the report prints the three new tables and says why custom metrics are not
 
 describe('streams in both compute modes', () => {
   const STREAM = DEFAULT_STREAM_ASSUMPTIONS;
-  const managed = build({
-    streamingCompute: {
-      mode: 'managed-instances',
-      routes: ['chat-completions'],
-      network: 'create',
-      instanceType: 'c7g.xlarge',
-      maxVcpus: 48,
-    },
-  }).template.toJSON() as Template;
+  const managedWith = (egress?: { mode: 'nat-gateway' }) =>
+    build({
+      streamingCompute: {
+        mode: 'managed-instances',
+        routes: ['chat-completions'],
+        network: 'create',
+        ...(egress && { egress }),
+        instanceType: 'c7g.xlarge',
+        maxVcpus: 48,
+      },
+    }).template.toJSON() as Template;
+  /** The mode as deployed by default: NAT instances. */
+  const managed = managedWith();
+  const managedNatGateway = managedWith({ mode: 'nat-gateway' });
+  const natInstancesIn = (t: Template) =>
+    resourcesOf(t, 'AWS::EC2::Instance').filter((r) => r.Properties!['SourceDestCheck'] === false);
   const resourcesOf = (t: Template, type: string) => Object.values(t.Resources).filter((r) => r.Type === type);
   const chatOf = (t: Template) =>
     Object.entries(t.Resources).find(([id]) => /^EndpointsChatCompletionsFunction[0-9A-F]{8}$/.test(id))![1];
@@ -345,10 +353,22 @@ describe('streams in both compute modes', () => {
       },
       minEnvironments: (chatOf(managed).Properties!['FunctionScalingConfig'] as any).MinExecutionEnvironments,
       zones: (provider!.Properties!['VpcConfig'] as any).SubnetIds.length,
-      natGateways: resourcesOf(managed, 'AWS::EC2::NatGateway').length,
+      egress: {
+        mode: 'nat-instances',
+        instanceType: natInstancesIn(managed)[0]!.Properties!['InstanceType'],
+        count: natInstancesIn(managed).length,
+      },
+    });
+    expect(managedInstancesOf(managedNatGateway).egress).toEqual({
+      mode: 'nat-gateway',
+      natGateways: resourcesOf(managedNatGateway, 'AWS::EC2::NatGateway').length,
     });
     // The default template prices the mode it does not deploy with the documented defaults.
-    expect(managedInstancesOf(template)).toMatchObject({ deployed: false, instanceType: type, natGateways: 1 });
+    expect(managedInstancesOf(template)).toMatchObject({
+      deployed: false,
+      instanceType: type,
+      egress: { mode: 'nat-instances', instanceType: 't4g.small', count: 2 },
+    });
   });
 
   test('Managed Instances idle: the warm instances, their fee and the NAT gateway join the idle table', () => {
@@ -361,10 +381,22 @@ describe('streams in both compute modes', () => {
     const ec2 = instances * shape.instance.perHour * 730;
     expect(line(idle, 'EC2 instances kept warm')?.usd).toBeCloseTo(ec2, 6);
     expect(line(idle, 'Managed Instances fee')?.usd).toBeCloseTo(0.15 * ec2, 6);
-    expect(line(idle, 'NAT gateway hours')?.usd).toBeCloseTo(
-      shape.natGateways * AWS_PRICES.vpc.natGatewayPerHour * 730,
+    // Each NAT instance's hours and public address; its alarms are in the stack's alarm line.
+    const nats = natInstancesIn(managed);
+    const natPrice = (AWS_PRICES.natInstances as any)[nats[0]!.Properties!['InstanceType'] as string];
+    expect(line(idle, 'NAT instance hours')?.usd).toBeCloseTo(nats.length * natPrice.perHour * 730, 6);
+    expect(line(idle, 'NAT instance public IPv4')?.usd).toBeCloseTo(
+      nats.length * AWS_PRICES.vpc.publicIpv4PerHour * 730,
       6,
     );
+    expect(line(idle, 'NAT instance recovery alarms')).toBeUndefined();
+    expect(line(idle, 'NAT gateway hours')).toBeUndefined();
+    const gatewayIdle = idleMonthlyCost(managedNatGateway);
+    expect(line(gatewayIdle, 'NAT gateway hours')?.usd).toBeCloseTo(
+      resourcesOf(managedNatGateway, 'AWS::EC2::NatGateway').length * AWS_PRICES.vpc.natGatewayPerHour * 730,
+      6,
+    );
+    expect(line(gatewayIdle, 'NAT instance hours')).toBeUndefined();
     // On-demand has none of it.
     expect(line(idleMonthlyCost(template), 'EC2 instances kept warm')).toBeUndefined();
     // The per-request table of the Managed Instances template bills no Lambda duration.
@@ -372,22 +404,69 @@ describe('streams in both compute modes', () => {
     expect(line(perMillionRequests(managed), 'EC2 instance time')).toBeDefined();
   });
 
-  test('Managed Instances at steady load: instance time for the streams’ slots, plus the fee and the NAT data', () => {
-    const comparison = streamComparison(managed);
-    const { shape } = comparison;
-    const environmentHours = (1e6 * STREAM.streamSeconds) / (shape.environment.concurrency * STREAM.steadyFill) / 3600;
-    const ec2 = (environmentHours / shape.environmentsPerInstance) * shape.instance.perHour;
-    expect(line(comparison.managedInstances, 'EC2 instance time')?.usd).toBeCloseTo(ec2, 6);
-    expect(line(comparison.managedInstances, 'NAT gateway data')?.usd).toBeCloseTo(
-      ((STREAM.egressBytesPerStream * 1e6) / 1024 ** 3) * AWS_PRICES.vpc.natPerGbProcessed,
+  test('Managed Instances at steady load: instance time for the streams’ slots, the fee, and the NAT gateway’s data', () => {
+    const natGatewayData = ((STREAM.egressBytesPerStream * 1e6) / 1024 ** 3) * AWS_PRICES.vpc.natPerGbProcessed;
+    for (const t of [managed, managedNatGateway]) {
+      const comparison = streamComparison(t);
+      const { shape } = comparison;
+      const environmentHours =
+        (1e6 * STREAM.streamSeconds) / (shape.environment.concurrency * STREAM.steadyFill) / 3600;
+      const ec2 = (environmentHours / shape.environmentsPerInstance) * shape.instance.perHour;
+      expect(line(comparison.managedInstances, 'EC2 instance time')?.usd).toBeCloseTo(ec2, 6);
+      // Far below on-demand per stream: one environment holds many streams.
+      expect(total(comparison.managedInstances)).toBeLessThan(total(comparison.onDemand) / 3);
+    }
+    // A NAT gateway charges for each GB; a NAT instance for none.
+    expect(line(streamComparison(managedNatGateway).managedInstances, 'NAT gateway data')?.usd).toBeCloseTo(
+      natGatewayData,
       6,
     );
-    // Far below on-demand per stream: one environment holds many streams.
-    expect(total(comparison.managedInstances)).toBeLessThan(total(comparison.onDemand) / 3);
+    expect(line(streamComparison(managed).managedInstances, 'NAT instance data')?.usd).toBe(0);
+    expect(line(streamComparison(managed).managedInstances, 'NAT gateway data')).toBeUndefined();
+    // Each template prices the other egress beside its own, line for line.
+    expect(streamComparison(managed).otherEgress!.managedInstances).toEqual(
+      streamComparison(managedNatGateway).managedInstances,
+    );
+    expect(streamComparison(managedNatGateway).otherEgress!.managedInstances).toEqual(
+      streamComparison(managed).managedInstances,
+    );
+  });
+
+  test('a million 20 s streams on Managed Instances: at most $15 with the default NAT instances, above with a NAT gateway', () => {
+    const perMillion = (t: Template) => {
+      const comparison = streamComparison(t);
+      return total([...comparison.shared, ...comparison.managedInstances]);
+    };
+    expect(MANAGED_INSTANCES_TARGET_PER_MILLION).toBe(15);
+    // Deployed, and as the on-demand template prices the mode it would deploy.
+    expect(perMillion(managed)).toBeLessThanOrEqual(15);
+    expect(perMillion(template)).toBeCloseTo(perMillion(managed), 9);
+    expect(perMillion(managedNatGateway)).toBeGreaterThan(15);
+    expect(costReport(managed)).toMatch(
+      /Target ≤ \$15\.00 a million on Managed Instances at steady load: NAT instances \$1[0-5]\.\d\d, within it; NAT gateway \$\d+\.\d\d, above it\./,
+    );
+    expect(costReport(template)).toMatch(/NAT instances \$1[0-5]\.\d\d, within it/);
+  });
+
+  test('the NAT instances cost less idle than the NAT gateway, and the report says so for either', () => {
+    const natInstances = streamComparison(managed);
+    const natGateway = streamComparison(managedNatGateway);
+    expect(total(natInstances.idle)).toBeLessThan(total(natGateway.idle));
+    expect(total(natInstances.otherEgress!.idle)).toBeCloseTo(total(natGateway.idle), 9);
+    expect(costReport(managed)).toContain(`With a NAT gateway instead: $${total(natGateway.idle).toFixed(2)} a month.`);
+    expect(costReport(managedNatGateway)).toContain(
+      `With NAT instances instead: $${total(natInstances.idle).toFixed(2)} a month.`,
+    );
+  });
+
+  test('a NAT instance’s baseline carries the streams the default ceiling puts in its zone', () => {
+    expect(costReport(managed)).toMatch(
+      /Egress: a t4g\.small NAT instance's 0\.128 Gbps baseline carries about 1,523 streams of 10\.5 KB\/s at once; the capacity provider's ceiling \(48 vCPUs\) puts about 1,152 in each zone\./,
+    );
   });
 
   test('the crossover is where the two monthly bills meet: on-demand below it, Managed Instances above', () => {
-    for (const t of [template, managed]) {
+    for (const t of [template, managed, managedNatGateway]) {
       const comparison = streamComparison(t);
       const at = comparison.crossoverPerMonth;
       expect(Number.isFinite(at)).toBe(true);
@@ -401,13 +480,19 @@ describe('streams in both compute modes', () => {
   });
 
   test('the report prints both modes side by side, the mode’s idle cost and the crossover', () => {
-    for (const t of [template, managed]) {
+    for (const t of [template, managed, managedNatGateway]) {
       const report = costReport(t);
+      const [own, other] =
+        t === managedNatGateway ? ['NAT gateway', 'NAT instances'] : ['NAT instances', 'NAT gateway'];
       expect(report).toMatch(/Per million 20 s chat completion streams, both compute modes/);
-      expect(report).toMatch(/^ {2}item +on-demand Lambda +Managed Instances$/m);
-      expect(report).toMatch(/^ {2}Total +\$\d+\.\d\d +\$\d+\.\d\d$/m);
-      expect(report).toContain('Managed Instances idle cost per month');
-      expect(report).toMatch(/Crossover: Managed Instances cost less above [\d,]+ streams of 20 s a month/);
+      expect(report).toMatch(
+        new RegExp(`^ {2}item +on-demand Lambda +Managed Instances, ${own} +Managed Instances, ${other}$`, 'm'),
+      );
+      expect(report).toMatch(/^ {2}Total +\$\d+\.\d\d +\$\d+\.\d\d +\$\d+\.\d\d$/m);
+      expect(report).toContain(`Managed Instances idle cost per month, ${own}`);
+      expect(report).toMatch(
+        new RegExp(`Crossover: Managed Instances \\(${own}\\) cost less above [\\d,]+ streams of 20 s a month`),
+      );
     }
   });
 
