@@ -18,7 +18,7 @@
  */
 import type { ProviderId } from '../catalog/model-catalog.js';
 import type { ChatAdapter } from '../providers/chat-adapter.js';
-import type { ChatCompletion, ChatCompletionChunk, ChatMessage } from '../providers/chat-types.js';
+import type { ChatCompletion, ChatCompletionChunk, ChatMessage, ChatRequest } from '../providers/chat-types.js';
 import type { ProviderEndpoint } from '../providers/provider-config.js';
 import type { CachedAnswer } from '../store/cached-answers.js';
 import { cacheKey } from './cache-key.js';
@@ -33,6 +33,7 @@ import type { DescribeContext } from './image-descriptions.js';
 import { hasImages } from './image-descriptions.js';
 import type { LoadBalancer } from './load-balancer.js';
 import type { MeterObserver } from '../observability/usage-metrics.js';
+import { BudgetHolds, DYNAMODB_BUDGET_STORE, type BudgetStore, type ScopedBudget } from '../usage/budget-holds.js';
 import { Meter, type UsageSink, type UsageTags } from '../usage/metering.js';
 import { applyPrompt, type ApplyPromptDeps } from './prompts/apply-prompt.js';
 import { cacheVerdict, type CachePolicy } from './response-cache.js';
@@ -50,6 +51,8 @@ import { upstreamRequest } from './upstream-request.js';
 export interface ChatAccount {
   readonly accountId: string;
   readonly keyId?: string;
+  /** The budgets the request falls under (the key's, the account's): each call reserves against them. */
+  readonly budgets?: readonly ScopedBudget[];
 }
 
 export interface ChatInput {
@@ -94,6 +97,8 @@ export interface ChatDeps {
   moderator(): Moderator;
   readonly fetchTemplate: ApplyPromptDeps['fetchTemplate'];
   describeImages(messages: readonly ChatMessage[], context: DescribeContext): Promise<ChatMessage[]>;
+  /** Where budgets' reservations are kept. @default DynamoDB (lambdas/store/budget-counters.ts) */
+  readonly budgetStore?: BudgetStore;
 }
 
 /** What the caller is told about routing: the model that answered, retries, the fallback. */
@@ -152,13 +157,19 @@ async function prepare(input: ChatInput, deps: ChatDeps): Promise<ChatPlan> {
     ? await guardRequest(unguarded, input.guardrails, deps.moderator(), input.signal)
     : { request: unguarded, statuses: [] };
   const request: GatewayChatRequest = { ...input.request, messages: guarded.request.messages };
+  const holds = new BudgetHolds(input.account.budgets ?? [], {
+    store: deps.budgetStore ?? DYNAMODB_BUDGET_STORE,
+    now: () => new Date(deps.now()),
+    defer: input.defer,
+  });
   const meter = new Meter(
     { requestId: input.requestId, accountId, keyId, route: input.route, at: input.startedAt, tags: input.usageTags },
     deps.recordUsage,
     deps.observeUsage,
+    (cost) => holds.settle(cost),
   );
   input.defer(() => meter.flush());
-  const routerDeps = routerDepsOf(deps, accountId, meter);
+  const routerDeps = routerDepsOf(deps, accountId, meter, holds);
   let described: Promise<ChatMessage[]> | undefined;
   const messagesFor = (target: Target) => {
     if (target.family.vision || !hasImages(request.messages)) return request.messages;
@@ -176,9 +187,13 @@ async function prepare(input: ChatInput, deps: ChatDeps): Promise<ChatPlan> {
   return { input, request, meter, deps, routerDeps, routing, requestStatuses: guarded.statuses };
 }
 
-/** The router's view of the chat dependencies for one account, every attempt metered on `meter`. */
-export function routerDepsOf(deps: ChatDeps, accountId: string, meter: Meter): RouterDeps {
+/**
+ * The router's view of the chat dependencies for one account, every attempt metered on `meter`
+ * and, when budgets apply, admitted by `holds` first.
+ */
+export function routerDepsOf(deps: ChatDeps, accountId: string, meter: Meter, holds?: BudgetHolds): RouterDeps {
   return {
+    ...(holds?.active ? { admit: (target: Target, request: ChatRequest) => holds.admit(target.model, request) } : {}),
     endpoint: deps.endpointsFor(accountId),
     adapterFor: deps.adapterFor,
     balancer: deps.balancer,

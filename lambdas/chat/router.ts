@@ -37,6 +37,11 @@ export interface RouterDeps {
   now(): number;
   readonly upstream: UpstreamCaller;
   onAttempt(attempt: Attempt): void;
+  /**
+   * Before each attempt: may refuse it (a budget that cannot hold it throws) or adjust what is
+   * sent (a budget caps the output). @default every attempt goes as planned
+   */
+  admit?(target: Target, request: ChatRequest): Promise<ChatRequest>;
 }
 
 export interface RouteOptions {
@@ -157,7 +162,8 @@ async function route<T>(
     const request = await options.upstreamRequest(target);
     const adapter = deps.adapterFor(target.provider);
     for (let tries = 0; ; tries++) {
-      const result = await attempt(adapter, request, upstream, target);
+      const sent = deps.admit ? await deps.admit(target, request) : request;
+      const result = await attempt(adapter, sent, upstream, target);
       if (result.ok) {
         const fallbackFrom = target === firstTried ? undefined : firstTried.requested;
         return { target, retries, value: result.value, ...(fallbackFrom ? { fallbackFrom } : {}) };

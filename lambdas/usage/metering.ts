@@ -84,10 +84,15 @@ export type UsageSink = (entry: UsageEntry) => Promise<void>;
 export class Meter {
   private readonly entries: UsageEntry[] = [];
 
+  /**
+   * `settleAttempt` hears each upstream attempt's metered cost, once, in order: what a budget
+   * reserved for the call is settled to it (lambdas/usage/budget-holds.ts).
+   */
   constructor(
     private readonly context: MeterContext,
     private readonly sink: UsageSink = recordUsageBatched,
     private readonly observe: MeterObserver = () => {},
+    private readonly settleAttempt: (costMicroUsd: number) => void = () => {},
   ) {}
 
   attempt(attempt: MeteredAttempt, estimate?: () => MeteredUsage): void {
@@ -104,6 +109,7 @@ export class Meter {
       },
       timing,
     );
+    this.settleAttempt(this.entries.at(-1)!.costMicroUsd);
   }
 
   /**

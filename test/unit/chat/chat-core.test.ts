@@ -6,7 +6,11 @@ import { localModerator } from '../../../lambdas/chat/guardrails/moderation.js';
 import { LoadBalancer } from '../../../lambdas/chat/load-balancer.js';
 import type { UpstreamCaller } from '../../../lambdas/chat/router.js';
 import { adapterFor } from '../../../lambdas/providers/chat-adapters.js';
-import type { ChatCompletion, ChatCompletionChunk, Usage } from '../../../lambdas/providers/chat-types.js';
+import type { ChatCompletion, ChatCompletionChunk, ChatRequest, Usage } from '../../../lambdas/providers/chat-types.js';
+import { keyBudgetScope } from '../../../lambdas/store/budget-counters.js';
+import { BudgetError } from '../../../lambdas/usage/budget-errors.js';
+import type { BudgetStore, ScopedBudget } from '../../../lambdas/usage/budget-holds.js';
+import { callCostBoundMicroUsd, OUTPUT_CAP_TOKENS } from '../../../lambdas/usage/call-cost-bound.js';
 import { UpstreamError, type UpstreamFailure } from '../../../lambdas/providers/upstream-failure.js';
 import type { CachedAnswer } from '../../../lambdas/store/cached-answers.js';
 import type { AttemptTiming } from '../../../lambdas/observability/usage-metrics.js';
@@ -28,6 +32,7 @@ const overload: UpstreamFailure = { kind: 'overload', status: 503, message: 'bus
 
 function scriptedUpstream(script: Record<string, Step[]>) {
   const calls: string[] = [];
+  const sent: ChatRequest[] = [];
   const next = (model: string): Step => {
     calls.push(model);
     const step = script[model]?.shift();
@@ -35,20 +40,22 @@ function scriptedUpstream(script: Record<string, Step[]>) {
     return step;
   };
   const caller: UpstreamCaller = {
-    complete: async (_adapter, _request, target) => {
+    complete: async (_adapter, request, target) => {
+      sent.push(request);
       const step = next(target.model);
       if ('fail' in step) throw new UpstreamError(step.fail);
       if (!('answer' in step)) throw new Error('a stream step for a whole request');
       return completion(target.model, step.answer);
     },
-    stream: async (_adapter, _request, target, options) => {
+    stream: async (_adapter, request, target, options) => {
+      sent.push(request);
       const step = next(target.model);
       if ('fail' in step) throw new UpstreamError(step.fail);
       if (!('deltas' in step)) throw new Error('a whole step for a stream');
       return { chunks: scriptedChunks(step, options.signal), usage: () => USAGE };
     },
   };
-  return { calls, caller };
+  return { calls, sent, caller };
 }
 
 async function* scriptedChunks(
@@ -86,6 +93,8 @@ const completion = (model: string, content: string): ChatCompletion => ({
 interface Harness {
   readonly deps: ChatDeps;
   readonly calls: string[];
+  /** The requests the upstream attempts were sent, in order. */
+  readonly sent: ChatRequest[];
   readonly sleeps: number[];
   readonly ledger: UsageEntry[];
   readonly deferred: (() => Promise<void>)[];
@@ -95,8 +104,12 @@ interface Harness {
   settle(): Promise<void>;
 }
 
-function harness(script: Record<string, Step[]>, configured?: readonly ProviderId[]): Harness {
-  const { calls, caller } = scriptedUpstream(script);
+function harness(
+  script: Record<string, Step[]>,
+  configured?: readonly ProviderId[],
+  budgetStore?: BudgetStore,
+): Harness {
+  const { calls, sent, caller } = scriptedUpstream(script);
   const sleeps: number[] = [];
   const ledger: UsageEntry[] = [];
   const deferred: (() => Promise<void>)[] = [];
@@ -126,6 +139,7 @@ function harness(script: Record<string, Step[]>, configured?: readonly ProviderI
     describeImages: async () => {
       throw new Error('no images in these tests');
     },
+    ...(budgetStore ? { budgetStore } : {}),
   };
   let requests = 0;
   const run = (request: Partial<GatewayChatRequest>, overrides: Partial<ChatInput> = {}) =>
@@ -146,7 +160,7 @@ function harness(script: Record<string, Step[]>, configured?: readonly ProviderI
       deps,
     );
   const settle = async () => void (await Promise.all(deferred.splice(0).map((task) => task())));
-  return { deps, calls, sleeps, ledger, deferred, controller, run, settle };
+  return { deps, calls, sent, sleeps, ledger, deferred, controller, run, settle };
 }
 
 async function collect(chunks: AsyncIterable<ChatCompletionChunk>): Promise<ChatCompletionChunk[]> {
@@ -380,5 +394,111 @@ describe('guardrails', () => {
     );
     expect(error).toMatchObject({ kind: 'content_blocked', field: 'messages' });
     expect(h.calls).toEqual([]);
+  });
+});
+
+describe('budgets', () => {
+  /** Counters kept in memory: the oracle the core's reservations and settlements are held to. */
+  function memoryBudgets() {
+    const counters = new Map<string, { committed: number; spent: number }>();
+    const of = (key: string) =>
+      counters.get(key) ?? (counters.set(key, { committed: 0, spent: 0 }), counters.get(key)!);
+    const store: BudgetStore = {
+      reserve: async (ref, limit, amount) => {
+        const counter = of(`${ref.scope}#${ref.periodStart}`);
+        if (counter.committed + amount > limit) return false;
+        counter.committed += amount;
+        return true;
+      },
+      settle: async (ref, reserved, cost) => {
+        const counter = of(`${ref.scope}#${ref.periodStart}`);
+        counter.committed += cost - reserved;
+        counter.spent += cost;
+      },
+    };
+    return { store, counters };
+  }
+  const keyBudget = (limitMicroUsd: number): ScopedBudget => ({
+    owner: 'key',
+    scope: keyBudgetScope('key-1'),
+    budget: { limitMicroUsd, period: 'day' },
+  });
+  const account = (limitMicroUsd: number) => ({
+    accountId: 'acct-1',
+    keyId: 'key-1',
+    budgets: [keyBudget(limitMicroUsd)],
+  });
+  const spentOf = (ledger: readonly UsageEntry[]) => ledger.reduce((sum, e) => sum + e.costMicroUsd, 0);
+
+  test('a call that fits is sent with the output cap, and the budget ends at what the ledger metered', async () => {
+    const budgets = memoryBudgets();
+    const h = harness({ 'gpt-5': [{ answer: 'fine' }] }, undefined, budgets.store);
+    await h.run({}, { account: account(1_000_000) });
+    expect(h.sent.map((r) => r.max_tokens)).toEqual([OUTPUT_CAP_TOKENS]);
+    await h.settle();
+    const spent = spentOf(h.ledger);
+    expect(spent).toBeGreaterThan(0);
+    expect([...budgets.counters.values()]).toEqual([{ committed: spent, spent }]);
+  });
+
+  test('a call the budget cannot hold is refused before any attempt, nothing reserved', async () => {
+    const budgets = memoryBudgets();
+    const h = harness({ 'gpt-5': [{ answer: 'never' }] }, undefined, budgets.store);
+    const bound = callCostBoundMicroUsd('gpt-5', {
+      model: 'gpt-5',
+      messages: [{ role: 'user', content: 'hi' }],
+      max_tokens: 100,
+    });
+    const error = await failureOf(h.run({ max_tokens: 100 }, { account: account(bound - 1) }));
+    expect(error).toBeInstanceOf(BudgetError);
+    expect(h.calls).toEqual([]);
+    await h.settle();
+    expect(h.ledger).toEqual([]);
+    expect([...budgets.counters.values()]).toEqual([{ committed: 0, spent: 0 }]);
+  });
+
+  test('each attempt reserves and settles: a failed attempt gives its reservation back, the fallback is charged', async () => {
+    const budgets = memoryBudgets();
+    const h = harness(
+      { 'gpt-5': [{ fail: overload }], 'claude-sonnet-4-5': [{ answer: 'from claude' }] },
+      undefined,
+      budgets.store,
+    );
+    await h.run({ fallback: ['claude'], retries: 0, max_tokens: 50 }, { account: account(1_000_000) });
+    expect(h.calls).toEqual(['gpt-5', 'claude-sonnet-4-5']);
+    expect(h.sent.map((r) => r.max_tokens)).toEqual([50, 50]);
+    await h.settle();
+    expect(outcomes(h.ledger)).toEqual(['gpt-5:overload', 'claude-sonnet-4-5:ok']);
+    const spent = spentOf(h.ledger);
+    expect([...budgets.counters.values()]).toEqual([{ committed: spent, spent }]);
+  });
+
+  test('a stream the caller cuts settles to what was metered for it', async () => {
+    const budgets = memoryBudgets();
+    const h = harness({ 'gpt-5': [{ deltas: ['first'], hang: true }] }, undefined, budgets.store);
+    const result = await h.run({ stream: true }, { account: account(1_000_000) });
+    if (result.kind !== 'stream') throw new Error('expected a stream');
+    const iterator = result.chunks[Symbol.asyncIterator]();
+    await iterator.next();
+    const pending = iterator.next();
+    h.controller.abort(new Error('client left'));
+    await failureOf(pending);
+    await h.settle();
+    expect(outcomes(h.ledger)).toEqual(['gpt-5:client_closed']);
+    const spent = spentOf(h.ledger);
+    expect(spent).toBeGreaterThan(0);
+    expect([...budgets.counters.values()]).toEqual([{ committed: spent, spent }]);
+  });
+
+  test('a cache hit reserves nothing', async () => {
+    const budgets = memoryBudgets();
+    const h = harness({ 'gpt-5': [{ answer: 'once' }] }, undefined, budgets.store);
+    await h.run({}, { account: account(1_000_000) });
+    await h.settle();
+    const before = [...budgets.counters.values()].map((c) => ({ ...c }));
+    const hit = await h.run({}, { account: account(1) });
+    expect(hit).toMatchObject({ kind: 'whole', cache: 'HIT' });
+    await h.settle();
+    expect([...budgets.counters.values()]).toEqual(before);
   });
 });

@@ -1,0 +1,146 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { logger } from '../config/logger.js';
+import type { ChatRequest } from '../providers/chat-types.js';
+import {
+  budgetCounterRef,
+  reserveBudget,
+  settleBudget,
+  type BudgetCounterRef,
+  type StoredBudget,
+} from '../store/budget-counters.js';
+import { BudgetError } from './budget-errors.js';
+import { callCostBoundMicroUsd, OUTPUT_CAP_TOKENS } from './call-cost-bound.js';
+
+/**
+ * One request's budgets and the reservations it holds against them (docs/interface.md,
+ * "Budgets"). Before each upstream call (`admit`) the call's greatest possible cost
+ * (call-cost-bound.ts) is reserved against every budget the request falls under, the key's and
+ * the account's, each one conditional write that succeeds only if the budget can hold it beside
+ * everything already committed; the call is refused before it is made when one cannot. After
+ * the call its metered cost replaces the reservation (`settle`, once per metered attempt, in
+ * order: a request's attempts run one after another), a failed call's cost 0 releasing it.
+ *
+ * Hence no budget is ever committed past its limit by any number of concurrent requests on any
+ * number of instances, and since no call can cost more than its reservation, no budget is spent
+ * past it either. What a reservation holds meanwhile is not spendable by others: a burst near
+ * the limit is refused a little early, never let through late.
+ */
+
+export interface ScopedBudget {
+  /** Whose budget, as a refusal names it. */
+  readonly owner: 'key' | 'account';
+  /** The counter's scope (store/budget-counters.ts: keyBudgetScope, accountBudgetScope). */
+  readonly scope: string;
+  readonly budget: StoredBudget;
+}
+
+export interface BudgetStore {
+  reserve(ref: BudgetCounterRef, limitMicroUsd: number, amountMicroUsd: number): Promise<boolean>;
+  settle(ref: BudgetCounterRef, reservedMicroUsd: number, costMicroUsd: number): Promise<void>;
+}
+
+export const DYNAMODB_BUDGET_STORE: BudgetStore = { reserve: reserveBudget, settle: settleBudget };
+
+export interface BudgetHoldsDeps {
+  readonly store: BudgetStore;
+  readonly now: () => Date;
+  /** Work the invocation must finish before it ends (the settlements). */
+  readonly defer: (task: () => Promise<void>) => void;
+}
+
+interface HeldPart {
+  readonly budget: ScopedBudget;
+  readonly ref: BudgetCounterRef;
+  readonly amountMicroUsd: number;
+}
+
+/** A settlement DynamoDB refused is tried this many times in all, backing off. */
+const SETTLE_TRIES = 4;
+const SETTLE_BACKOFF_MS = 100;
+
+export class BudgetHolds {
+  private readonly open: HeldPart[][] = [];
+
+  constructor(
+    private readonly budgets: readonly ScopedBudget[],
+    private readonly deps: BudgetHoldsDeps,
+  ) {}
+
+  /** Whether any budget applies: without one, nothing is reserved or written. */
+  get active(): boolean {
+    return this.budgets.length > 0;
+  }
+
+  /**
+   * Reserves the call's greatest cost against every budget, or throws BudgetError (reserving
+   * nothing). Returns the request to send: with `max_tokens` set to OUTPUT_CAP_TOKENS when the
+   * caller gave none, so that what was reserved is truly the most the call can cost.
+   */
+  async admit(model: string, request: ChatRequest): Promise<ChatRequest> {
+    if (!this.active) return request;
+    const sent = request.max_tokens === undefined ? { ...request, max_tokens: OUTPUT_CAP_TOKENS } : request;
+    const amountMicroUsd = callCostBoundMicroUsd(model, sent);
+    const now = this.deps.now();
+    const held: HeldPart[] = [];
+    for (const budget of this.budgets) {
+      const ref = budgetCounterRef(budget.scope, budget.budget.period, now);
+      if (!(await this.deps.store.reserve(ref, budget.budget.limitMicroUsd, amountMicroUsd))) {
+        // The budgets reserved so far give theirs back: the call is not made.
+        for (const part of held) this.write(part, 0);
+        throw exceeded(budget, amountMicroUsd, ref.resetsAt, now);
+      }
+      held.push({ budget, ref, amountMicroUsd });
+    }
+    this.open.push(held);
+    return sent;
+  }
+
+  /** The oldest open reservation becomes `costMicroUsd`, the metered cost of its call. */
+  settle(costMicroUsd: number): void {
+    const held = this.open.shift();
+    for (const part of held ?? []) this.write(part, costMicroUsd);
+  }
+
+  private write(part: HeldPart, costMicroUsd: number): void {
+    const written = settleWithRetries(this.deps.store, part, costMicroUsd);
+    this.deps.defer(() => written);
+  }
+}
+
+/**
+ * A settlement that still fails leaves the reservation committed: the budget then counts more
+ * than was spent (it refuses early), never less. Logged with what it would have moved.
+ */
+async function settleWithRetries(store: BudgetStore, part: HeldPart, costMicroUsd: number): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await store.settle(part.ref, part.amountMicroUsd, costMicroUsd);
+      return;
+    } catch (error) {
+      if (attempt >= SETTLE_TRIES) {
+        logger.error('budget settlement failed; the reservation stays committed', {
+          scope: part.ref.scope,
+          periodStart: part.ref.periodStart,
+          reservedMicroUsd: part.amountMicroUsd,
+          costMicroUsd,
+          error: (error as Error).message,
+        });
+        return;
+      }
+      await sleep(SETTLE_BACKOFF_MS * 2 ** (attempt - 1));
+    }
+  }
+}
+
+const usd = (microUsd: number) => `$${(microUsd / 1e6).toFixed(microUsd % 10_000 === 0 ? 2 : 6)}`;
+
+function exceeded(budget: ScopedBudget, amountMicroUsd: number, resetsAt: Date | undefined, now: Date): BudgetError {
+  const { limitMicroUsd, period } = budget.budget;
+  const whose = budget.owner === 'key' ? "This key's" : "This account's";
+  const when = resetsAt ? `; it resets at ${resetsAt.toISOString()}` : '; it does not reset';
+  return new BudgetError(
+    'exceeded',
+    `${whose} ${period} budget of ${usd(limitMicroUsd)} cannot hold this call (up to ${usd(amountMicroUsd)})${when}`,
+    { field: `budget.${budget.owner}`, ...(resetsAt ? { retryAfterMs: resetsAt.getTime() - now.getTime() } : {}) },
+  );
+}
