@@ -33,7 +33,13 @@ import type { DescribeContext } from './image-descriptions.js';
 import { hasImages } from './image-descriptions.js';
 import type { LoadBalancer } from './load-balancer.js';
 import type { MeterObserver } from '../observability/usage-metrics.js';
-import { BudgetHolds, DYNAMODB_BUDGET_STORE, type BudgetStore, type ScopedBudget } from '../usage/budget-holds.js';
+import {
+  BudgetHolds,
+  DYNAMODB_BUDGET_STORE,
+  type BudgetStore,
+  type BudgetThresholdCrossing,
+  type ScopedBudget,
+} from '../usage/budget-holds.js';
 import { Meter, type UsageSink, type UsageTags } from '../usage/metering.js';
 import { applyPrompt, type ApplyPromptDeps } from './prompts/apply-prompt.js';
 import { cacheVerdict, type CachePolicy } from './response-cache.js';
@@ -99,6 +105,8 @@ export interface ChatDeps {
   describeImages(messages: readonly ChatMessage[], context: DescribeContext): Promise<ChatMessage[]>;
   /** Where budgets' reservations are kept. @default DynamoDB (lambdas/store/budget-counters.ts) */
   readonly budgetStore?: BudgetStore;
+  /** Hears a budget's spend reaching a threshold (a metric and a log line in a deployment). @default none */
+  readonly observeBudget?: (crossing: BudgetThresholdCrossing) => void;
 }
 
 /** What the caller is told about routing: the model that answered, retries, the fallback. */
@@ -161,6 +169,7 @@ async function prepare(input: ChatInput, deps: ChatDeps): Promise<ChatPlan> {
     store: deps.budgetStore ?? DYNAMODB_BUDGET_STORE,
     now: () => new Date(deps.now()),
     defer: input.defer,
+    observe: deps.observeBudget,
   });
   const meter = new Meter(
     { requestId: input.requestId, accountId, keyId, route: input.route, at: input.startedAt, tags: input.usageTags },

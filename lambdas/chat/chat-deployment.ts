@@ -4,6 +4,7 @@ import { adapterFor } from '../providers/chat-adapters.js';
 import { completeOnce, streamOnce } from '../providers/upstream-call.js';
 import { publishUsageMetrics } from '../observability/metrics.js';
 import { createPromptServiceClient } from './prompts/prompt-service-client.js';
+import { announceBudgetCrossing } from '../usage/budget-notices.js';
 import { recordUsageBatched } from '../usage/usage-ledger.js';
 import type { ChatDeps } from './chat-core.js';
 import { imageDescriber } from './image-descriptions.js';
@@ -37,6 +38,7 @@ function chatDeps(config: GatewayConfiguration): ChatDeps {
     upstream: tracedUpstream({ complete: completeOnce, stream: streamOnce }),
     recordUsage: recordUsageBatched,
     observeUsage: publishUsageMetrics,
+    observeBudget: announceBudgetCrossing,
     readAnswer: (accountId, hash) => readAnswer(accountId, hash),
     storeAnswer: (accountId, hash, answer, ttlSeconds) => storeAnswer(accountId, hash, answer, ttlSeconds),
     moderator: () => deploymentModerator(config),

@@ -36,6 +36,8 @@ export const METRIC = {
   authFailures: 'gateway.requests.unauthorized',
   /** Usage entries neither the ledger nor the retry queue took: billing records only the logs hold. */
   usageNotRecorded: 'gateway.usage.not_recorded',
+  /** A budget's settled spend reaching 50, 80 or 100% of its limit in its period: 1 each time. */
+  budgetThresholds: 'gateway.budget.thresholds_crossed',
 } as const;
 
 export const DIMENSION = {
@@ -45,6 +47,10 @@ export const DIMENSION = {
   route: 'route',
   jobKind: 'job.kind',
   jobPhase: 'job.phase',
+  /** Whose budget: `key` or `account`. */
+  budgetOwner: 'budget.owner',
+  /** The share of the limit reached: `50`, `80` or `100`. */
+  budgetThreshold: 'budget.threshold',
 } as const;
 
 /** The CloudWatch namespace; the stack's alarms and dashboard read the same constant. */

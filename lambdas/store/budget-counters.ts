@@ -104,7 +104,8 @@ export async function reserveBudget(
 
 /**
  * Settles a reservation of `reservedMicroUsd` to its metered `costMicroUsd` (0 releases it):
- * the difference leaves (or joins) the committed sum and the cost joins the spend. Not
+ * the difference leaves (or joins) the committed sum and the cost joins the spend. Returns the
+ * counter as the settlement left it. Not
  * conditional: a settlement always applies, even when it takes the counter past the limit (a
  * call that cost more than its reservation), so the counter never under-counts.
  */
@@ -112,13 +113,16 @@ export async function settleBudget(
   ref: BudgetCounterRef,
   reservedMicroUsd: number,
   costMicroUsd: number,
-): Promise<void> {
-  await dynamo().updateItem({
+): Promise<BudgetCounter> {
+  const { Attributes } = await dynamo().updateItem({
     TableName: tableName('identity'),
     Key: counterKey(ref),
     UpdateExpression: 'ADD committed :delta, spent :cost',
     ExpressionAttributeValues: toItem({ ':delta': costMicroUsd - reservedMicroUsd, ':cost': costMicroUsd }),
+    ReturnValues: 'UPDATED_NEW',
   });
+  const after = Attributes ? fromItem<{ committed?: number; spent?: number }>(Attributes) : {};
+  return { committedMicroUsd: after.committed ?? 0, spentMicroUsd: after.spent ?? 0 };
 }
 
 /** The counters of `refs`, in their order; a counter never written reads as zero. */

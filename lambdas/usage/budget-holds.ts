@@ -5,6 +5,7 @@ import {
   budgetCounterRef,
   reserveBudget,
   settleBudget,
+  type BudgetCounter,
   type BudgetCounterRef,
   type StoredBudget,
 } from '../store/budget-counters.js';
@@ -36,7 +37,19 @@ export interface ScopedBudget {
 
 export interface BudgetStore {
   reserve(ref: BudgetCounterRef, limitMicroUsd: number, amountMicroUsd: number): Promise<boolean>;
-  settle(ref: BudgetCounterRef, reservedMicroUsd: number, costMicroUsd: number): Promise<void>;
+  /** The counter after the settlement. */
+  settle(ref: BudgetCounterRef, reservedMicroUsd: number, costMicroUsd: number): Promise<BudgetCounter>;
+}
+
+/** Shares of the limit whose crossing by the settled spend is told (`observe`). */
+export const BUDGET_THRESHOLDS_PERCENT = [50, 80, 100] as const;
+
+/** A budget's settled spend reaching one of BUDGET_THRESHOLDS_PERCENT in a period: told once, by the settlement that crossed it. */
+export interface BudgetThresholdCrossing {
+  readonly budget: ScopedBudget;
+  readonly periodStart: string;
+  readonly thresholdPercent: number;
+  readonly spentMicroUsd: number;
 }
 
 export const DYNAMODB_BUDGET_STORE: BudgetStore = { reserve: reserveBudget, settle: settleBudget };
@@ -46,6 +59,8 @@ export interface BudgetHoldsDeps {
   readonly now: () => Date;
   /** Work the invocation must finish before it ends (the settlements). */
   readonly defer: (task: () => Promise<void>) => void;
+  /** Hears each threshold crossing (a metric and a log line in a deployment). @default none */
+  readonly observe?: (crossing: BudgetThresholdCrossing) => void;
 }
 
 interface HeldPart {
@@ -102,8 +117,25 @@ export class BudgetHolds {
   }
 
   private write(part: HeldPart, costMicroUsd: number): void {
-    const written = settleWithRetries(this.deps.store, part, costMicroUsd);
+    const written = settleWithRetries(this.deps.store, part, costMicroUsd).then((after) => {
+      if (after && costMicroUsd > 0) this.tellCrossings(part, after.spentMicroUsd - costMicroUsd, after.spentMicroUsd);
+    });
     this.deps.defer(() => written);
+  }
+
+  /** Each threshold between the spend before this settlement (exclusive) and after it (inclusive). */
+  private tellCrossings(part: HeldPart, before: number, after: number): void {
+    const { limitMicroUsd } = part.budget.budget;
+    for (const thresholdPercent of BUDGET_THRESHOLDS_PERCENT) {
+      const mark = (limitMicroUsd * thresholdPercent) / 100;
+      if (before < mark && after >= mark)
+        this.deps.observe?.({
+          budget: part.budget,
+          periodStart: part.ref.periodStart,
+          thresholdPercent,
+          spentMicroUsd: after,
+        });
+    }
   }
 }
 
@@ -111,11 +143,14 @@ export class BudgetHolds {
  * A settlement that still fails leaves the reservation committed: the budget then counts more
  * than was spent (it refuses early), never less. Logged with what it would have moved.
  */
-async function settleWithRetries(store: BudgetStore, part: HeldPart, costMicroUsd: number): Promise<void> {
+async function settleWithRetries(
+  store: BudgetStore,
+  part: HeldPart,
+  costMicroUsd: number,
+): Promise<BudgetCounter | undefined> {
   for (let attempt = 1; ; attempt++) {
     try {
-      await store.settle(part.ref, part.amountMicroUsd, costMicroUsd);
-      return;
+      return await store.settle(part.ref, part.amountMicroUsd, costMicroUsd);
     } catch (error) {
       if (attempt >= SETTLE_TRIES) {
         logger.error('budget settlement failed; the reservation stays committed', {
@@ -125,7 +160,7 @@ async function settleWithRetries(store: BudgetStore, part: HeldPart, costMicroUs
           costMicroUsd,
           error: (error as Error).message,
         });
-        return;
+        return undefined;
       }
       await sleep(SETTLE_BACKOFF_MS * 2 ** (attempt - 1));
     }

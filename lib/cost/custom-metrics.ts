@@ -5,6 +5,7 @@ import { JOB_DRIVERS } from '../../lambdas/jobs/job-driver-registry.js';
 import type { JobRecord } from '../../lambdas/jobs/job-record.js';
 import { jobMetrics } from '../../lambdas/jobs/job-metrics.js';
 import type { AttemptTiming } from '../../lambdas/observability/usage-metrics.js';
+import { budgetThresholdMetrics } from '../../lambdas/observability/budget-metrics.js';
 import { callMetrics, routingMetrics } from '../../lambdas/observability/call-metrics.js';
 import { DIMENSION, type MetricRecord } from '../../lambdas/observability/metric-names.js';
 import { usageMetrics } from '../../lambdas/observability/usage-metrics.js';
@@ -155,6 +156,9 @@ const PUBLISHERS: readonly ((reach: MetricReach) => MetricRecord[])[] = [
     reach.mediaTargets.flatMap((target) =>
       usageMetrics(entry('media', target, { promptTokens: 0, completionTokens: 0 })),
     ),
+  // Budgets' thresholds (lambdas/usage/budget-notices.ts): whose budget and which threshold.
+  () =>
+    (['key', 'account'] as const).flatMap((owner) => [50, 80, 100].flatMap((t) => budgetThresholdMetrics(owner, t))),
   // Jobs as they end (lambdas/jobs/settle-job.ts): by kind and outcome, and the cost of each priced model.
   (reach) =>
     reach.jobKinds.flatMap(({ kind, targets }) =>

@@ -414,6 +414,7 @@ describe('budgets', () => {
         const counter = of(`${ref.scope}#${ref.periodStart}`);
         counter.committed += cost - reserved;
         counter.spent += cost;
+        return { committedMicroUsd: counter.committed, spentMicroUsd: counter.spent };
       },
     };
     return { store, counters };

@@ -229,7 +229,7 @@ test('without budgets nothing is reserved, capped or written', async () => {
   const calls: string[] = [];
   const watching: BudgetStore = {
     reserve: async () => (calls.push('reserve'), true),
-    settle: async () => void calls.push('settle'),
+    settle: async () => (calls.push('settle'), { committedMicroUsd: 0, spentMicroUsd: 0 }),
   };
   const { holds, settled } = request([], watching);
   expect(holds.active).toBe(false);
@@ -238,4 +238,37 @@ test('without budgets nothing is reserved, capped or written', async () => {
   holds.settle(5);
   await settled();
   expect(calls).toEqual([]);
+});
+
+test('thresholds: each of 50, 80 and 100% is told once, by the settlement whose spend reaches it', async () => {
+  const budget = fresh({ limitMicroUsd: 100_000, period: 'day' });
+  const told: number[] = [];
+  const settleAt = async (cost: number) => {
+    const deferred: Promise<void>[] = [];
+    const holds = new BudgetHolds([budget], {
+      store: DYNAMODB_BUDGET_STORE,
+      now: () => NOW,
+      defer: (task) => void deferred.push(task()),
+      observe: (crossing) => {
+        expect(crossing).toMatchObject({ budget, periodStart: '2026-11-27' });
+        told.push(crossing.thresholdPercent);
+      },
+    });
+    await holds.admit('gpt-5', ask('x', 1));
+    holds.settle(cost);
+    await Promise.all(deferred);
+  };
+  await settleAt(49_999);
+  expect(told).toEqual([]);
+  await settleAt(1); // exactly 50%
+  expect(told).toEqual([50]);
+  await settleAt(40_000); // 90%: past 80 only
+  expect(told).toEqual([50, 80]);
+  await settleAt(0); // a release tells nothing
+  // Each call reserves 8 + 1 prompt tokens and 1 output: ceil(9 × 1.25 + 10) = 22.
+  await settleAt(9_978);
+  expect(told).toEqual([50, 80]);
+  await settleAt(22); // exactly the limit: 100%
+  expect(told).toEqual([50, 80, 100]);
+  await expect(settleAt(0)).rejects.toBeInstanceOf(BudgetError);
 });
