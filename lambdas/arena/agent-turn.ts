@@ -11,6 +11,7 @@
  */
 import type { ChatResult } from '../chat/chat-core.js';
 import { ChatError } from '../chat/chat-errors.js';
+import { BudgetError } from '../usage/budget-errors.js';
 import type { GatewayChatRequest } from '../chat/chat-request.js';
 import type { ChatMessage, ToolCall, ToolDefinition } from '../providers/chat-types.js';
 import { logger } from '../config/logger.js';
@@ -129,6 +130,9 @@ export async function* agentTurn(
 /** The error event for an agent's failure: the core's own message, or a neutral one for a bug. */
 export function agentError(agent: string, round: number, error: unknown): ArenaEvent {
   if (error instanceof ChatError) return { type: 'error', agent, round, code: error.kind, error: error.message };
+  // The caller's budget could not hold the turn's call, which was never made.
+  if (error instanceof BudgetError)
+    return { type: 'error', agent, round, code: 'budget_exceeded', error: error.message };
   logger.error('arena agent turn failed', {
     agent,
     round,

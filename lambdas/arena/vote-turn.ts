@@ -6,6 +6,7 @@
  */
 import type { GatewayChatRequest } from '../chat/chat-request.js';
 import { ChatError } from '../chat/chat-errors.js';
+import { BudgetError } from '../usage/budget-errors.js';
 import type { ArenaEvent } from './arena-events.js';
 import type { ArenaAgent } from './arena-request.js';
 import type { ArenaChat } from './agent-turn.js';
@@ -62,6 +63,8 @@ async function castVote(
     const content = typeof message?.content === 'string' ? message.content : null;
     return readVote(ballot, { content, toolCalls });
   } catch (error) {
-    return { kind: 'abstain', reason: `voter_failed:${error instanceof ChatError ? error.kind : 'internal_error'}` };
+    const why =
+      error instanceof ChatError ? error.kind : error instanceof BudgetError ? 'budget_exceeded' : 'internal_error';
+    return { kind: 'abstain', reason: `voter_failed:${why}` };
   }
 }

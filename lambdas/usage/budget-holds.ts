@@ -3,6 +3,7 @@ import { logger } from '../config/logger.js';
 import type { ChatRequest } from '../providers/chat-types.js';
 import {
   budgetCounterRef,
+  keyBudgetScope,
   reserveBudget,
   settleBudget,
   type BudgetCounter,
@@ -33,6 +34,11 @@ export interface ScopedBudget {
   /** The counter's scope (store/budget-counters.ts: keyBudgetScope, accountBudgetScope). */
   readonly scope: string;
   readonly budget: StoredBudget;
+}
+
+/** The budgets a key's calls fall under: the key's own, when it has one. */
+export function keyBudgets(keyId: string | undefined, budget: StoredBudget | undefined): ScopedBudget[] {
+  return keyId !== undefined && budget !== undefined ? [{ owner: 'key', scope: keyBudgetScope(keyId), budget }] : [];
 }
 
 export interface BudgetStore {
