@@ -1,5 +1,6 @@
 import type { UpdateItemCommandInput } from '@aws-sdk/client-dynamodb';
-import { conditionHolds, dynamo, fromItem, tableName, toItem, type Item } from './dynamo.js';
+import { BUDGET_PERIODS, type StoredBudget } from './budget-counters.js';
+import { conditionHolds, dynamo, fromItem, isConditionFailure, tableName, toItem, type Item } from './dynamo.js';
 import { ownedItems } from './owner-index.js';
 
 /** A service key as stored: a hash of the key, never the key itself. */
@@ -19,12 +20,16 @@ export interface ApiKeyRecord {
   readonly revoked: boolean;
   readonly allowedOrigins: readonly string[];
   readonly createdAt: string;
+  /** The key's spending limit; absent when it has none. */
+  readonly budget?: StoredBudget;
 }
 
+/** Undefined leaves a field as it is; null removes it (only the budget may be removed). */
 export interface ApiKeyChanges {
   readonly name?: string;
   readonly rateLimit?: number;
   readonly enabled?: boolean;
+  readonly budget?: StoredBudget | null;
 }
 
 const keyKey = (keyId: string) => toItem({ pk: `KEY#${keyId}`, sk: 'KEY' });
@@ -58,26 +63,50 @@ export async function listApiKeys(accountId: string): Promise<ApiKeyRecord[]> {
 }
 
 /**
- * Applies changes to a live key of the given owner. Returns false when there is no such key
- * for that owner: another account's key is indistinguishable from a missing one.
+ * Applies changes to a live key of the given owner and returns the key as changed. Undefined
+ * when there is no such key for that owner: another account's key is indistinguishable from a
+ * missing one.
  */
-export async function updateApiKey(accountId: string, keyId: string, changes: ApiKeyChanges): Promise<boolean> {
-  const sets = Object.entries(changes).filter(([, value]) => value !== undefined);
-  if (sets.length === 0) throw new Error('updateApiKey needs at least one change');
+export async function updateApiKey(
+  accountId: string,
+  keyId: string,
+  changes: ApiKeyChanges,
+): Promise<ApiKeyRecord | undefined> {
+  const given = Object.entries(changes).filter(([, value]) => value !== undefined);
+  if (given.length === 0) throw new Error('updateApiKey needs at least one change');
   const names: Record<string, string> = { '#owner': 'accountId', '#revoked': 'revoked' };
   const values: Record<string, unknown> = { ':owner': accountId, ':false': false };
-  const assignments = sets.map(([field, value], i) => {
+  const sets: string[] = [];
+  const removes: string[] = [];
+  for (const [i, [field, value]] of given.entries()) {
     names[`#f${i}`] = field;
-    values[`:v${i}`] = value;
-    return `#f${i} = :v${i}`;
-  });
-  return conditionalUpdate({
-    Key: keyKey(keyId),
-    UpdateExpression: `SET ${assignments.join(', ')}`,
-    ConditionExpression: 'attribute_exists(pk) AND #owner = :owner AND #revoked = :false',
-    ExpressionAttributeNames: names,
-    ExpressionAttributeValues: toItem(values),
-  });
+    if (value === null) {
+      removes.push(`#f${i}`);
+    } else {
+      values[`:v${i}`] = value;
+      sets.push(`#f${i} = :v${i}`);
+    }
+  }
+  const clauses = [
+    ...(sets.length > 0 ? [`SET ${sets.join(', ')}`] : []),
+    ...(removes.length > 0 ? [`REMOVE ${removes.join(', ')}`] : []),
+  ];
+  try {
+    const { Attributes } = await dynamo().updateItem({
+      TableName: tableName('identity'),
+      Key: keyKey(keyId),
+      UpdateExpression: clauses.join(' '),
+      ConditionExpression: 'attribute_exists(pk) AND #owner = :owner AND #revoked = :false',
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: toItem(values),
+      ReturnValues: 'ALL_NEW',
+    });
+    if (!Attributes) throw new Error('UpdateItem answered no attributes for ALL_NEW');
+    return toRecord(Attributes);
+  } catch (error) {
+    if (isConditionFailure(error)) return undefined;
+    throw error;
+  }
 }
 
 /**
@@ -122,5 +151,21 @@ function toRecord(item: Item): ApiKeyRecord {
     revoked: raw.revoked,
     allowedOrigins: raw.allowedOrigins ?? [],
     createdAt: raw.createdAt,
+    ...(raw.budget === undefined ? {} : { budget: storedBudgetOf(raw.budget, raw.keyId) }),
   };
+}
+
+/**
+ * A stored budget as it was written (lambdas/identity/key-schemas.ts admits nothing else), or an
+ * error. A budget in any other shape is not read as none: that would lift a spending limit
+ * without a word, so the key fails loudly (its calls and its listing answer 500) until the item
+ * is repaired.
+ */
+function storedBudgetOf(value: unknown, keyId: string): StoredBudget {
+  const budget = value as Partial<Record<keyof StoredBudget, unknown>> | null;
+  const limit = budget?.limitMicroUsd;
+  const period = BUDGET_PERIODS.find((known) => known === budget?.period);
+  if (typeof limit !== 'number' || !Number.isSafeInteger(limit) || limit <= 0 || period === undefined)
+    throw new Error(`API key ${keyId}: its stored budget is malformed: ${JSON.stringify(value)}`);
+  return { limitMicroUsd: limit, period };
 }
