@@ -143,10 +143,12 @@ async function authenticateKey(
   schemes: readonly AuthScheme[],
 ): Promise<Principal> {
   const record = await findUsableKey(token);
+  const { accountId, keyId, rateLimit, budget } = record;
+  const ofKey = { accountId, keyId, rateLimit, ...(budget ? { budget } : {}) };
   if (record.type === 'secret') {
     if (!schemes.includes('secretKey'))
       throw notAllowed(`Secret API keys cannot reach this route: it accepts ${accepted(schemes)}`);
-    return { kind: 'secretKey', accountId: record.accountId, keyId: record.keyId, rateLimit: record.rateLimit };
+    return { kind: 'secretKey', ...ofKey };
   }
   if (!schemes.includes('publishableKey')) {
     throw notAllowed('Publishable keys can only reach the chat modes, never key management or usage');
@@ -155,13 +157,7 @@ async function authenticateKey(
   if (!origin || !record.allowedOrigins.includes(origin)) {
     throw notAllowed('This publishable key is not allowed from this origin');
   }
-  return {
-    kind: 'publishableKey',
-    accountId: record.accountId,
-    keyId: record.keyId,
-    rateLimit: record.rateLimit,
-    origin,
-  };
+  return { kind: 'publishableKey', ...ofKey, origin };
 }
 
 async function authenticateSession(

@@ -1,6 +1,7 @@
 import type { JSONSchemaType } from 'ajv';
 import { IdentityError } from './identity-errors.js';
 import type { ApiKeyChanges, KeyType } from '../store/api-keys.js';
+import { BUDGET_PERIODS, type BudgetPeriod, type StoredBudget } from '../store/budget-counters.js';
 
 /** Field rules shared by every endpoint that creates or changes a key. */
 export const KEY_NAME = { type: 'string', minLength: 1, maxLength: 100 } as const;
@@ -15,6 +16,36 @@ export const ALLOWED_ORIGINS = {
   items: { type: 'string', pattern: '^https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?$', maxLength: 200 },
 } as const;
 
+/** The largest budget a key may have, in USD: far above any real spend, well inside safe integers as micro-USD. */
+export const MAX_BUDGET_USD = 1_000_000_000;
+const MICRO_USD_PER_USD = 1_000_000;
+
+/** A spending limit in USD for a UTC calendar day, a UTC calendar month, or the key's whole life. */
+export interface BudgetBody {
+  readonly limitUsd: number;
+  readonly period: BudgetPeriod;
+}
+
+export const BUDGET = {
+  type: 'object',
+  description: 'Extension: a spending limit, checked before each upstream call (docs/interface.md §2.5)',
+  properties: {
+    limitUsd: {
+      type: 'number',
+      exclusiveMinimum: 0,
+      maximum: MAX_BUDGET_USD,
+      description: 'USD, kept in whole micro-USD (at least 0.000001)',
+    },
+    period: {
+      type: 'string',
+      enum: BUDGET_PERIODS,
+      description: 'A UTC calendar `day` or `month`, or `total` (the key’s whole life)',
+    },
+  },
+  required: ['limitUsd', 'period'],
+  additionalProperties: false,
+} as const satisfies JSONSchemaType<BudgetBody>;
+
 /**
  * The bodies as the schemas below admit them. ajv's typed schemas require `nullable` on every
  * optional field, and ajv then lets null through there: the types say so, and everything that
@@ -26,12 +57,16 @@ export interface CreateKeyBody {
   /** Extension: dashboards may also mint publishable keys for their own sites. */
   readonly type?: KeyType | null;
   readonly allowedOrigins?: string[] | null;
+  /** Extension: a spending limit; none when not given (or null). */
+  readonly budget?: BudgetBody | null;
 }
 
 export interface UpdateKeyBody {
   readonly name?: string | null;
   readonly rateLimit?: number | null;
   readonly enabled?: boolean | null;
+  /** Unlike the other fields, null here is a change: it removes the key's budget. */
+  readonly budget?: BudgetBody | null;
 }
 
 export interface AdminCreateKeyBody {
@@ -40,6 +75,7 @@ export interface AdminCreateKeyBody {
   readonly name?: string | null;
   readonly rateLimit?: number | null;
   readonly allowedOrigins?: string[] | null;
+  readonly budget?: BudgetBody | null;
 }
 
 /**
@@ -56,6 +92,7 @@ export const CREATE_KEY_BODY = {
     // `nullable` alone does not get null past `enum`; the document already listed it.
     type: { ...KEY_TYPE, enum: [...KEY_TYPE.enum, null], nullable: true },
     allowedOrigins: { ...ALLOWED_ORIGINS, nullable: true },
+    budget: { ...BUDGET, nullable: true },
   },
   additionalProperties: false,
 } as const satisfies JSONSchemaType<CreateKeyBody>;
@@ -66,6 +103,7 @@ export const UPDATE_KEY_BODY = {
     name: { ...KEY_NAME, nullable: true },
     rateLimit: { ...RATE_LIMIT, nullable: true },
     enabled: { type: 'boolean', nullable: true },
+    budget: { ...BUDGET, nullable: true },
   },
   minProperties: 1,
   additionalProperties: false,
@@ -79,26 +117,44 @@ export const ADMIN_CREATE_KEY_BODY = {
     name: { ...KEY_NAME, nullable: true },
     rateLimit: { ...RATE_LIMIT, nullable: true },
     allowedOrigins: { ...ALLOWED_ORIGINS, nullable: true },
+    budget: { ...BUDGET, nullable: true },
   },
   required: ['accountId', 'type'],
   additionalProperties: false,
 } as const satisfies JSONSchemaType<AdminCreateKeyBody>;
 
 /**
+ * A budget as the key keeps it: integer micro-USD. A limit that rounds to no micro-USD at all
+ * would refuse every call, so it is refused here instead, naming the field.
+ */
+export function storedBudget(body: BudgetBody): StoredBudget {
+  const limitMicroUsd = Math.round(body.limitUsd * MICRO_USD_PER_USD);
+  if (limitMicroUsd <= 0)
+    throw new IdentityError(
+      'invalid_request',
+      'budget.limitUsd: must be at least 0.000001 (one micro-USD; budgets are kept in whole micro-USD)',
+      { field: 'budget.limitUsd' },
+    );
+  return { limitMicroUsd, period: body.period };
+}
+
+/**
  * What a PATCH changes: the fields it gives, null ones left as they are (a stored null would
- * disable the key or void its rate limit). A body of nulls alone changes nothing, which the
- * route refuses as it refuses `{}`.
+ * disable the key or void its rate limit), except `budget`, whose null removes the budget. A
+ * body of nulls alone (the budget's aside) changes nothing, which the route refuses as it
+ * refuses `{}`.
  */
 export function keyChangesOf(body: UpdateKeyBody): ApiKeyChanges {
   const changes = {
     ...(body.name != null ? { name: body.name } : {}),
     ...(body.rateLimit != null ? { rateLimit: body.rateLimit } : {}),
     ...(body.enabled != null ? { enabled: body.enabled } : {}),
+    ...(body.budget !== undefined ? { budget: body.budget && storedBudget(body.budget) } : {}),
   };
   if (Object.keys(changes).length === 0)
     throw new IdentityError(
       'invalid_request',
-      'body: must change at least one of name, rateLimit or enabled (null changes nothing)',
+      'body: must change at least one of name, rateLimit, enabled or budget (a null name, rateLimit or enabled changes nothing)',
       { field: 'body' },
     );
   return changes;

@@ -1,11 +1,24 @@
-/** Who is calling, once authenticated. Every record read or written is scoped by `accountId`. */
+import type { StoredBudget } from '../store/budget-counters.js';
+
+/**
+ * Who is calling, once authenticated. Every record read or written is scoped by `accountId`. A
+ * key's `budget` is its record's as the key directory holds it (absent: none), so a change
+ * reaches every instance within the directory's TTL (lambdas/identity/key-directory.ts).
+ */
 export type Principal =
-  | { readonly kind: 'secretKey'; readonly accountId: string; readonly keyId: string; readonly rateLimit: number }
+  | {
+      readonly kind: 'secretKey';
+      readonly accountId: string;
+      readonly keyId: string;
+      readonly rateLimit: number;
+      readonly budget?: StoredBudget;
+    }
   | {
       readonly kind: 'publishableKey';
       readonly accountId: string;
       readonly keyId: string;
       readonly rateLimit: number;
+      readonly budget?: StoredBudget;
       readonly origin: string;
     }
   | { readonly kind: 'session'; readonly accountId: string; readonly email: string; readonly sessionHash: string }
