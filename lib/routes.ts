@@ -463,14 +463,14 @@ export const routes = [
     method: 'GET',
     path: '/api/v1/keys',
     auth: ['session'],
-    grants: ['adminToken:read', 'identity:read'],
+    grants: ['adminToken:read', 'identity:read', 'budgets:read'],
   }),
   route({
     id: 'keys-update',
     method: 'PATCH',
     path: '/api/v1/keys/{id}',
     auth: ['session'],
-    grants: ['adminToken:read', 'identity:read', 'identity:write'],
+    grants: ['adminToken:read', 'identity:read', 'identity:write', 'budgets:read'],
   }),
   route({
     id: 'keys-delete',

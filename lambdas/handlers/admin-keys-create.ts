@@ -2,7 +2,8 @@ import { defineHandler } from '../http/define-handler.js';
 import { notFound } from '../http/errors.js';
 import { envelope } from '../http/reply.js';
 import { compile } from '../schema/compile.js';
-import { assertOriginsFitType, describeIssuedKey, issueKey } from '../identity/issue-key.js';
+import { assertOriginsFitType, issueKey } from '../identity/issue-key.js';
+import { describeIssuedKey } from '../identity/key-view.js';
 import { ADMIN_CREATE_KEY_BODY, type AdminCreateKeyBody } from '../identity/key-schemas.js';
 import { getAccount } from '../store/accounts.js';
 

@@ -1,7 +1,8 @@
 import { defineHandler } from '../http/define-handler.js';
 import { envelope } from '../http/reply.js';
 import { compile } from '../schema/compile.js';
-import { describeIssuedKey, issueKey } from '../identity/issue-key.js';
+import { issueKey } from '../identity/issue-key.js';
+import { describeIssuedKey } from '../identity/key-view.js';
 import { CREATE_KEY_BODY, type CreateKeyBody } from '../identity/key-schemas.js';
 
 const body = compile<CreateKeyBody>(CREATE_KEY_BODY);

@@ -4,6 +4,7 @@ import { envelope } from '../http/reply.js';
 import { compile } from '../schema/compile.js';
 import { forgetApiKey } from '../identity/key-directory.js';
 import { keyChangesOf, UPDATE_KEY_BODY, type UpdateKeyBody } from '../identity/key-schemas.js';
+import { describeUpdatedKey } from '../identity/key-view.js';
 import { updateApiKey } from '../store/api-keys.js';
 
 const body = compile<UpdateKeyBody>(UPDATE_KEY_BODY);
@@ -12,8 +13,9 @@ export const handler = defineHandler('keys-update', {
   body,
   handle: async ({ body: request, principal, req }) => {
     const keyId = req.pathParams['id'] ?? '';
-    if (!(await updateApiKey(principal.accountId, keyId, keyChangesOf(request)))) throw notFound('API key');
+    const updated = await updateApiKey(principal.accountId, keyId, keyChangesOf(request));
+    if (!updated) throw notFound('API key');
     forgetApiKey(keyId);
-    return envelope({ keyId, updated: true });
+    return envelope(await describeUpdatedKey(updated));
   },
 });

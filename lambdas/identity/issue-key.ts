@@ -1,6 +1,7 @@
 import { IdentityError } from './identity-errors.js';
 import { putApiKey, type ApiKeyRecord } from '../store/api-keys.js';
 import { generateKey } from './api-key-format.js';
+import { storedBudget, type BudgetBody } from './key-schemas.js';
 import type { KeyType } from '../store/api-keys.js';
 
 export const DEFAULT_KEY_NAME = 'Default';
@@ -14,6 +15,7 @@ export interface KeyRequest {
   readonly name?: string | null;
   readonly rateLimit?: number | null;
   readonly allowedOrigins?: readonly string[] | null;
+  readonly budget?: BudgetBody | null;
 }
 
 export interface IssuedKey {
@@ -50,31 +52,8 @@ export async function issueKey(request: KeyRequest, now = new Date()): Promise<I
     revoked: false,
     allowedOrigins: request.type === 'publishable' ? [...(request.allowedOrigins ?? [])] : [],
     createdAt: now.toISOString(),
+    ...(request.budget ? { budget: storedBudget(request.budget) } : {}),
   };
   await putApiKey(record);
   return { record, key: generated.key };
-}
-
-export const KEY_SHOWN_ONCE = 'Store this key now: it is shown only once and cannot be recovered.';
-
-/** How a key appears in listings: metadata and a masked form, never the secret. */
-export function describeKey(record: ApiKeyRecord) {
-  return {
-    id: record.keyId,
-    name: record.name,
-    type: record.type,
-    maskedKey: `${record.type === 'secret' ? 'sk_' : 'pk_'}${record.keyId}_••••`,
-    createdAt: record.createdAt,
-    enabled: record.enabled,
-    rateLimit: record.rateLimit,
-    ...(record.type === 'publishable' ? { allowedOrigins: record.allowedOrigins } : {}),
-  };
-}
-
-/**
- * What key creation answers, from the dashboard and the admin API alike: the listing's fields,
- * the owner, and the full key this once.
- */
-export function describeIssuedKey({ record, key }: IssuedKey) {
-  return { ...describeKey(record), keyId: record.keyId, accountId: record.accountId, key, message: KEY_SHOWN_ONCE };
 }

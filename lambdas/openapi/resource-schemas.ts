@@ -2,6 +2,8 @@ import { PROVIDER_IDS } from '../catalog/model-catalog.js';
 import { FASHION_MODEL_NAMES } from '../fashion/fashion-models.js';
 import { VIDEO_MODEL_IDS } from '../media/video-models.js';
 import { THEME_PLATFORMS } from '../themes/theme-types.js';
+import { MAX_BUDGET_USD } from '../identity/key-schemas.js';
+import { BUDGET_PERIODS } from '../store/budget-counters.js';
 import type { JsonSchema } from './json-schema-2020.js';
 import { dateTime, integer, nullableText, record, ref, text } from './schema-ref.js';
 
@@ -127,10 +129,28 @@ const model = record(
   'docs/interface.md §2.4: one model family, addressed by its id or any of its aliases.',
 );
 
+const keyBudget = record(
+  {
+    limitUsd: { type: 'number', exclusiveMinimum: 0, maximum: MAX_BUDGET_USD, description: 'The limit, USD' },
+    period: { enum: [...BUDGET_PERIODS], description: 'A UTC calendar `day` or `month`, or `total` (no end)' },
+    spentUsd: { type: 'number', description: 'Settled spend of the current period, USD' },
+    reservedUsd: {
+      type: 'number',
+      description: 'Calls under way: reserved against the limit until their cost is settled, USD',
+    },
+    resetsAt: {
+      type: ['string', 'null'],
+      format: 'date-time',
+      description: 'When the current period ends and spend starts again from 0; null for `total`',
+    },
+  },
+  "docs/interface.md §2.5 (an extension): a key's spending limit and its current period's use.",
+);
+
 const apiKey = {
   type: 'object',
   description: 'docs/interface.md §2.5: a service API key as listings show it, never the secret.',
-  required: ['id', 'name', 'type', 'maskedKey', 'createdAt', 'enabled', 'rateLimit'],
+  required: ['id', 'name', 'type', 'maskedKey', 'createdAt', 'enabled', 'rateLimit', 'budget'],
   properties: {
     id: text(),
     name: text(),
@@ -140,6 +160,10 @@ const apiKey = {
     enabled: { type: 'boolean' },
     rateLimit: { ...integer('Requests per minute'), minimum: 1, maximum: 10000 },
     allowedOrigins: { type: 'array', items: text(), description: 'Publishable keys only' },
+    budget: {
+      description: 'The spending limit; null when the key has none',
+      anyOf: [ref('KeyBudget'), { type: 'null' }],
+    },
   },
 };
 
@@ -582,7 +606,11 @@ export const RESOURCE_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
   ApiKey: apiKey,
   IssuedApiKey: issuedApiKey,
   ApiKeyList: record({ keys: { type: 'array', items: ref('ApiKey') } }),
-  ApiKeyUpdate: record({ keyId: text(), updated: { type: 'boolean' } }),
+  KeyBudget: keyBudget,
+  ApiKeyUpdate: {
+    description: 'The key as changed: the listing fields, and the interface’s `keyId` and `updated`.',
+    allOf: [ref('ApiKey'), record({ keyId: text(), updated: { const: true } })],
+  },
   ProviderKey: providerKey,
   WebhookSecret: webhookSecret,
   ProviderKeyList: record({ keys: { type: 'array', items: ref('ProviderKey') } }),

@@ -605,14 +605,20 @@ export const routeDocs: Readonly<Record<string, RouteDoc>> = {
   'keys-list': {
     tag: 'Dashboard',
     summary: 'List service API keys',
-    success: { status: 200, description: 'The keys, masked', json: enveloped(ref('ApiKeyList')) },
+    success: {
+      status: 200,
+      description: 'The keys, masked, each budget with its current period’s spend',
+      json: enveloped(ref('ApiKeyList')),
+    },
   },
   'keys-update': {
     tag: 'Dashboard',
-    summary: 'Rename, re-limit, enable or disable a key',
+    summary: 'Rename, re-limit, budget, enable or disable a key',
+    description:
+      'A null field is left as it is, except `budget`, whose null removes the key’s budget. The answer is the key as changed, its budget with the current period’s spend.',
     request: { name: 'UpdateKeyRequest', schema: UPDATE_KEY_BODY },
     pathParameters: KEY_ID,
-    success: { status: 200, description: 'Updated', json: enveloped(ref('ApiKeyUpdate')) },
+    success: { status: 200, description: 'The key as changed', json: enveloped(ref('ApiKeyUpdate')) },
   },
   'keys-delete': {
     tag: 'Dashboard',
