@@ -60,7 +60,7 @@ test('lifecycle: use, disable → 401, enable → use, delete → 401, and 401 a
 
   const disabled = await patch(keyId, { enabled: false });
   expect(disabled.status).toBe(200);
-  expect(disabled.body).toEqual({ success: true, data: { keyId, updated: true } });
+  expect(disabled.body).toMatchObject({ success: true, data: { keyId, updated: true, enabled: false } });
   const refused = await models(key);
   expect(refused.status).toBe(401);
   expect(refused.body.error.code).toBe('INVALID_API_KEY');
