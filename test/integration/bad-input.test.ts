@@ -26,6 +26,16 @@ const body = (names: string[], plausible: Record<string, fc.Arbitrary<unknown>> 
     fc.string(),
   );
 
+/** Budgets near and past their rules: tiny, huge, negative and non-finite limits, unknown periods. */
+const budget = fc.record(
+  {
+    limitUsd: fc.oneof(fc.double(), fc.double({ min: 0, max: 0.000002 }), fc.integer(), anyValue),
+    period: fc.oneof(fc.constantFrom('day', 'month', 'total', 'week', 'DAY'), anyValue),
+    unexpected: anyValue,
+  },
+  { requiredKeys: [] },
+);
+
 function expectWellFormed(answer: Answer): void {
   expect(answer.status).toBeLessThan(500);
   if (answer.status === 400) {
@@ -48,7 +58,10 @@ const endpoints: {
     method: 'POST',
     path: () => '/api/v1/keys',
     headers: () => local.account.session,
-    body: body(['name', 'rateLimit', 'type', 'allowedOrigins'], { rateLimit: fc.integer({ min: -5, max: 10005 }) }),
+    body: body(['name', 'rateLimit', 'type', 'allowedOrigins', 'budget'], {
+      rateLimit: fc.integer({ min: -5, max: 10005 }),
+      budget,
+    }),
   },
   {
     name: 'PATCH /api/v1/keys/{id}',
@@ -56,7 +69,7 @@ const endpoints: {
     path: () => `/api/v1/keys/${local.keyId}`,
     headers: () => local.account.session,
     // Never disable the key: later runs would still pass, but keep the fixture usable.
-    body: body(['name', 'rateLimit'], { name: fc.string({ maxLength: 120 }) }),
+    body: body(['name', 'rateLimit', 'budget'], { name: fc.string({ maxLength: 120 }), budget }),
   },
   {
     name: 'POST /api/v1/auth/login',
@@ -77,7 +90,8 @@ const endpoints: {
     method: 'POST',
     path: () => '/api/admin/v1/keys',
     headers: () => bearer(local.gateway.info.adminToken),
-    body: body(['accountId', 'type', 'name', 'rateLimit', 'allowedOrigins'], {
+    body: body(['accountId', 'type', 'name', 'rateLimit', 'allowedOrigins', 'budget'], {
+      budget,
       accountId: fc
         .constantFrom('fixture', 'acc_missing')
         .map((id) => (id === 'fixture' ? local.account.accountId : id)),

@@ -117,6 +117,7 @@ test('the dashboard: sign-in (a wrong password is a typed 401), session, MFA, ke
   expect(managed.statuses).toEqual([201, 200, 200, 204]);
   expect(managed.fullKey).toContain(managed.keyId);
   expect(managed.listedIds).toContain(managed.keyId);
+  expect(managed.listedSpend).toBe(0);
   expect(managed.wasUpdated).toBe(true);
   expect(managed.providerKeyStatuses).toEqual([201, 200, 204]);
   expect(managed.webhookSecretStatuses).toEqual([200, 200]);
@@ -125,6 +126,7 @@ test('the dashboard: sign-in (a wrong password is a typed 401), session, MFA, ke
   expect(typeof managed.totalRequests).toBe('number');
   expect(schemas().mismatches(successSchema('/api/v1/keys', 'post', 201), managed.answers.created)).toEqual([]);
   expect(schemas().mismatches(successSchema('/api/v1/keys', 'get', 200), managed.answers.listed)).toEqual([]);
+  expect(schemas().mismatches(successSchema('/api/v1/keys/{id}', 'patch', 200), managed.answers.updated)).toEqual([]);
   expect(schemas().mismatches(successSchema('/api/v1/usage', 'get', 200), managed.answers.usage)).toEqual([]);
   // The check can fail: an answer missing a documented field does not fit.
   expect(schemas().mismatches(successSchema('/api/v1/usage', 'get', 200), { success: true, data: {} })).not.toEqual([]);
@@ -165,7 +167,8 @@ test('the openai SDK lists the models the document describes', async () => {
 
 /** Calls a consumer could get wrong, each of which the generated types must refuse. */
 const MISTAKES: readonly (readonly [string, string, RegExp])[] = [
-  ['rateLimit: 50 }', "rateLimit: 'fast' }", /'string' is not assignable to type 'number/],
+  ['rateLimit: 50,', "rateLimit: 'fast',", /'string' is not assignable to type 'number/],
+  ["period: 'month' }", "period: 'weekly' }", /'"weekly"' is not assignable/],
   ["{ from: '2026-01-01' }", '{ since: 1 }', /since/],
   [
     "{ role: 'tool', tool_call_id: 'call_1', content: 'one white pixel' }",

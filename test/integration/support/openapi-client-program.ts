@@ -268,10 +268,14 @@ export async function manage(create: Create, access: Access) {
   });
   const loggedOut = await signedIn.POST('/api/v1/auth/logout');
 
-  const created = await withSession.POST('/api/v1/keys', { body: { name: 'openapi-client', rateLimit: 50 } });
+  const created = await withSession.POST('/api/v1/keys', {
+    body: { name: 'openapi-client', rateLimit: 50, budget: { limitUsd: 5, period: 'month' } },
+  });
   const keyId: string = created.data?.data.keyId ?? '';
   const listed = await withSession.GET('/api/v1/keys');
   const listedIds: string[] = (listed.data?.data.keys ?? []).map((key) => key.id);
+  const listedBudget = (listed.data?.data.keys ?? []).find((key) => key.id === keyId)?.budget;
+  const listedSpend: number | undefined = listedBudget?.spentUsd;
   const updated = await withSession.PATCH('/api/v1/keys/{id}', {
     params: { path: { id: keyId } },
     body: { name: 'renamed', enabled: false },
@@ -309,13 +313,14 @@ export async function manage(create: Create, access: Access) {
     keyId,
     fullKey: created.data?.data.key,
     listedIds,
+    listedSpend,
     wasUpdated,
     providerKeyStatuses: [stored.response.status, providerKeys.response.status, unstored.response.status],
     maskedKeys,
     webhookSecretStatuses: [webhookSecret.response.status, rotatedSecret.response.status],
     webhookSecretRotated: firstSecret !== '' && previousSecret === firstSecret,
     totalRequests,
-    answers: { created: created.data, listed: listed.data, usage: usage.data },
+    answers: { created: created.data, listed: listed.data, updated: updated.data, usage: usage.data },
   };
 }
 
@@ -416,12 +421,13 @@ export interface ClientProgram {
     fullKey?: string;
     listedIds: string[];
     wasUpdated?: boolean;
+    listedSpend?: number;
     providerKeyStatuses: number[];
     webhookSecretStatuses: number[];
     webhookSecretRotated: boolean;
     maskedKeys: string[];
     totalRequests?: number;
-    answers: Record<'created' | 'listed' | 'usage', unknown>;
+    answers: Record<'created' | 'listed' | 'updated' | 'usage', unknown>;
   }>;
   administer(
     create: typeof createClient,
