@@ -151,6 +151,7 @@ const CHAT_GRANTS: readonly Grant[] = [
   'providerKeys:read',
   'promptService:read',
   'guardrails:apply',
+  'budgets:reserve',
 ];
 
 /**

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { logger } from '../config/logger.js';
+import { callerBudgets } from '../chat/caller-budgets.js';
 import { ArenaError } from './arena-errors.js';
 import type { ArenaEvent } from './arena-events.js';
 import {
@@ -51,6 +52,7 @@ export async function answerArena(call: AccountCall<ArenaRequestBody>, mode: Are
     owner,
     startedAt: call.startedAt,
     resumable,
+    budgets: callerBudgets(call.principal),
   };
   const timing = hostTiming(call.config, placement, call.deadline ?? now + FALLBACK_RUN_MS, now);
   const state = newSession(sessionId, plan);

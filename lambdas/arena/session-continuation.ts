@@ -16,7 +16,9 @@ import { randomUUID } from 'node:crypto';
 import type { GatewayConfiguration } from '../config/configuration.js';
 import { ENV } from '../config/environment.js';
 import { required } from '../config/configuration.js';
+import { getApiKey } from '../store/api-keys.js';
 import { startNamedExecution } from '../store/state-machine-executions.js';
+import { keyBudgets } from '../usage/budget-holds.js';
 import {
   appendSessionEvents,
   endSessionTenure,
@@ -103,6 +105,8 @@ export async function continueSession(
     return { status: 'ended' };
   }
   const owner = { accountId: taken.accountId, ...(taken.keyId ? { keyId: taken.keyId } : {}), route: taken.route };
+  // The key's budget as its record holds it now: a change since the first host applies here too.
+  const budgets = taken.keyId ? keyBudgets(taken.keyId, (await getApiKey(taken.keyId))?.budget) : [];
   const placement = {
     sessionId,
     holder,
@@ -110,6 +114,7 @@ export async function continueSession(
     owner,
     startedAt: new Date(taken.startedAt),
     resumable: true,
+    budgets,
   };
   const timing = hostTiming(config, placement, functionDeadline, now());
   const hosted = hostSession({ state, nextId: lastId + 1 }, await deploymentHostDeps(config, placement, timing));

@@ -10,6 +10,7 @@ import { deploymentSearchDeps } from '../search/search-deployment.js';
 import { countEndedSession } from '../store/arena-leaderboards.js';
 import { saveArenaSession } from '../store/arena-sessions.js';
 import { appendSessionEvents, endSessionTenure, renewSessionLease } from '../store/session-log.js';
+import type { ScopedBudget } from '../usage/budget-holds.js';
 import { arenaChat } from './arena-chat.js';
 import { arenaSearch, searchAvailable } from './arena-search.js';
 import { DEFAULT_MAX_PAGE_BYTES, DEFAULT_PAGE_INTERVAL_MS } from './durable-events.js';
@@ -26,6 +27,8 @@ export interface HostPlacement {
   readonly startedAt: Date;
   /** The plan was kept, so a later host can continue (store/session-log.ts PLAN). */
   readonly resumable: boolean;
+  /** The budgets every agent turn and vote reserves against (the owner's key's). */
+  readonly budgets: readonly ScopedBudget[];
 }
 
 /** After this point no new turn starts: the longest turn still fits before the deadline. */
@@ -74,7 +77,11 @@ export async function deploymentHostDeps(
         logger.error('arena usage write failed', { sessionId, error: (error as Error).message }),
       ),
     );
-  const account = { accountId: owner.accountId, ...(owner.keyId ? { keyId: owner.keyId } : {}) };
+  const account = {
+    accountId: owner.accountId,
+    ...(owner.keyId ? { keyId: owner.keyId } : {}),
+    budgets: placement.budgets,
+  };
   // A turn cut short at a hand-off is metered as one the caller left: what was used is billed.
   const context = { account, sessionId, route: owner.route, deadlineReached: () => false, defer };
   const chatDeps = deploymentChatDeps(config);

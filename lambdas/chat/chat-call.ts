@@ -1,3 +1,4 @@
+import { callerBudgets } from './caller-budgets.js';
 import { chatCompletion } from './chat-core.js';
 import { deploymentChatDeps } from './chat-deployment.js';
 import { checkChatImageHosts } from './chat-request-checks.js';
@@ -17,7 +18,7 @@ export async function answerChat(call: AccountCall<unknown>, request: GatewayCha
   const result = await chatCompletion(
     {
       request,
-      account: accountOf(call),
+      account: { ...accountOf(call), budgets: callerBudgets(call.principal) },
       requestId: call.requestId,
       route: call.route.id,
       startedAt: call.startedAt,

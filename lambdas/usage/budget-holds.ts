@@ -14,8 +14,7 @@ import { BudgetError } from './budget-errors.js';
 import { callCostBoundMicroUsd, OUTPUT_CAP_TOKENS } from './call-cost-bound.js';
 
 /**
- * One request's budgets and the reservations it holds against them (docs/interface.md,
- * "Budgets"). Before each upstream call (`admit`) the call's greatest possible cost
+ * One request's budgets and the reservations it holds against them (docs/interface.md §2.5). Before each upstream call (`admit`) the call's greatest possible cost
  * (call-cost-bound.ts) is reserved against every budget the request falls under, the key's and
  * the account's, each one conditional write that succeeds only if the budget can hold it beside
  * everything already committed; the call is refused before it is made when one cannot. After
@@ -105,7 +104,7 @@ export class BudgetHolds {
     const held: HeldPart[] = [];
     for (const budget of this.budgets) {
       const ref = budgetCounterRef(budget.scope, budget.budget.period, now);
-      if (!(await this.deps.store.reserve(ref, budget.budget.limitMicroUsd, amountMicroUsd))) {
+      if (!(await this.reserve(ref, budget.budget.limitMicroUsd, amountMicroUsd, held))) {
         // The budgets reserved so far give theirs back: the call is not made.
         for (const part of held) this.write(part, 0);
         throw exceeded(budget, amountMicroUsd, ref.resetsAt, now);
@@ -114,6 +113,21 @@ export class BudgetHolds {
     }
     this.open.push(held);
     return sent;
+  }
+
+  /** One reservation; a store failure gives back what `held` took and fails the call unmade. */
+  private async reserve(
+    ref: BudgetCounterRef,
+    limitMicroUsd: number,
+    amountMicroUsd: number,
+    held: readonly HeldPart[],
+  ): Promise<boolean> {
+    try {
+      return await this.deps.store.reserve(ref, limitMicroUsd, amountMicroUsd);
+    } catch (error) {
+      for (const part of held) this.write(part, 0);
+      throw new BudgetError('unavailable', `budget counter ${ref.scope} could not be written`, { cause: error });
+    }
   }
 
   /** The oldest open reservation becomes `costMicroUsd`, the metered cost of its call. */

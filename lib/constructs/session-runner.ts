@@ -26,6 +26,7 @@ export const SESSION_TASK_GRANTS = [
   'guardrails:apply',
   'arenaSessions:write',
   'arenaSessions:read',
+  'budgets:reserve',
 ] as const satisfies readonly Grant[];
 
 export interface SessionRunnerProps {

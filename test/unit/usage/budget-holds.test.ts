@@ -272,3 +272,22 @@ test('thresholds: each of 50, 80 and 100% is told once, by the settlement whose 
   expect(told).toEqual([50, 80, 100]);
   await expect(settleAt(0)).rejects.toBeInstanceOf(BudgetError);
 });
+
+test('a counter DynamoDB cannot write fails the call unmade with 503, and gives back what was reserved', async () => {
+  const key = fresh({ limitMicroUsd: 1_000_000, period: 'day' });
+  const account = fresh({ limitMicroUsd: 1_000_000, period: 'day' }, 'account');
+  const throttled: BudgetStore = {
+    reserve: async (ref, limit, amount) => {
+      if (ref.scope === account.scope) throw new Error('ProvisionedThroughputExceededException');
+      return DYNAMODB_BUDGET_STORE.reserve(ref, limit, amount);
+    },
+    settle: DYNAMODB_BUDGET_STORE.settle,
+  };
+  const { holds, settled } = request([key, account], throttled);
+  const refused = await holds.admit('gpt-5', ask('go', 10)).catch((error: unknown) => error);
+  expect(refused).toBeInstanceOf(BudgetError);
+  const answer = httpErrorOf(refused as BudgetError);
+  expect([answer.status, answer.code, answer.headers['Retry-After']]).toEqual([503, 'SERVICE_UNAVAILABLE', '1']);
+  await settled();
+  expect(await counter(key)).toEqual({ committedMicroUsd: 0, spentMicroUsd: 0 });
+});

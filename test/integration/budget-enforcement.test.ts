@@ -1,0 +1,211 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  budgetCounterRef,
+  keyBudgetScope,
+  readBudgetCounters,
+  type BudgetCounter,
+} from '../../lambdas/store/budget-counters.js';
+import { BudgetHolds, DYNAMODB_BUDGET_STORE, keyBudgets } from '../../lambdas/usage/budget-holds.js';
+import { callCostBoundMicroUsd } from '../../lambdas/usage/call-cost-bound.js';
+import { meteredFor } from '../support/job-upstream.js';
+import { arenaStream, eventsOf } from './support/arena.js';
+import { useGateway } from './support/gateway-fixture.js';
+import { bearer } from './support/http.js';
+import { createKey, provisionAccount, type TestAccount } from './support/provisioning.js';
+import { SimulatorControl } from './support/simulators.js';
+
+/**
+ * A key's budget enforced over HTTP (docs/interface.md §2.5): calls reserve their greatest cost
+ * before they go upstream and settle to what the ledger metered. The ledger, read apart from the
+ * counters, is the oracle: what the budget says was spent is what was metered, and that never
+ * passes the limit, however many calls race for it from however many instances.
+ */
+const local = useGateway({ runtimeTables: true, simulator: 'openai' });
+
+const MAX_TOKENS = 1_000;
+const PROMPT = 'Count to three.';
+
+interface ErrorBody {
+  readonly error: { readonly code: string; readonly param?: string; readonly message: string };
+}
+
+interface Budgeted {
+  readonly account: TestAccount;
+  readonly keyId: string;
+  readonly key: string;
+  readonly limitMicroUsd: number;
+}
+
+/** A fresh account (its ledger is this key's alone) and a key created with a `total` budget. */
+async function budgetedKey(label: string, limitUsd: number): Promise<Budgeted> {
+  const account = await provisionAccount(local.gateway, label);
+  const { keyId, key } = await createKey(local.gateway, account, { budget: { limitUsd, period: 'total' } });
+  return { account, keyId, key, limitMicroUsd: Math.round(limitUsd * 1e6) };
+}
+
+const counterOf = async (keyId: string): Promise<BudgetCounter> =>
+  (await readBudgetCounters([budgetCounterRef(keyBudgetScope(keyId), 'total', new Date())]))[0]!;
+
+/** Waits until every settlement (after-response work) is in: nothing reserved is left open. */
+async function settledCounter(keyId: string): Promise<BudgetCounter> {
+  for (let i = 0; i < 200; i++) {
+    const counter = await counterOf(keyId);
+    if (counter.committedMicroUsd === counter.spentMicroUsd) return counter;
+    await sleep(50);
+  }
+  throw new Error('reservations still open');
+}
+
+/** Waits for the ledger to hold `requests` entries of the account. */
+async function ledgerOf(accountId: string, requests: number) {
+  for (let i = 0; i < 200; i++) {
+    const metered = await meteredFor(accountId);
+    if (metered.requests >= requests) return metered;
+    await sleep(50);
+  }
+  throw new Error(`the ledger never reached ${requests} entries`);
+}
+
+const chat = (key: string, body: Record<string, unknown> = {}, signal?: AbortSignal) =>
+  fetch(local.gateway.url('/api/v1/chat/completions'), {
+    method: 'POST',
+    headers: { ...bearer(key), 'Content-Type': 'application/json', 'X-Cache': 'no-cache' },
+    body: JSON.stringify({
+      model: 'gpt',
+      messages: [{ role: 'user', content: PROMPT }],
+      max_tokens: MAX_TOKENS,
+      ...body,
+    }),
+    signal,
+  });
+
+test('50 calls at once from two instances against a budget that fits about 10: the spend never passes the limit', async () => {
+  // What each call reserves (the chat core sends the request as the caller gave it, plus a temperature).
+  const perCall = callCostBoundMicroUsd('gpt-5', {
+    model: 'gpt-5',
+    messages: [{ role: 'user', content: PROMPT }],
+    max_tokens: MAX_TOKENS,
+  });
+  const budget = await budgetedKey('race', (10.5 * perCall) / 1e6);
+  // Instance one: the runtime, 40 calls over HTTP. Instance two: this process, 10 calls that
+  // reserve through the same production code and are charged their whole reservation.
+  const other = keyBudgets(budget.keyId, { limitMicroUsd: budget.limitMicroUsd, period: 'total' });
+  const [answers, ours] = await Promise.all([
+    Promise.all(
+      Array.from({ length: 40 }, () =>
+        chat(budget.key).then(async (r) => ({ status: r.status, body: (await r.json()) as ErrorBody })),
+      ),
+    ),
+    Promise.all(
+      Array.from({ length: 10 }, async () => {
+        const deferred: Promise<void>[] = [];
+        const holds = new BudgetHolds(other, {
+          store: DYNAMODB_BUDGET_STORE,
+          now: () => new Date(),
+          defer: (task) => void deferred.push(task()),
+        });
+        try {
+          await holds.admit('gpt-5', {
+            model: 'gpt-5',
+            messages: [{ role: 'user', content: PROMPT }],
+            max_tokens: MAX_TOKENS,
+          });
+        } catch {
+          return 0;
+        }
+        holds.settle(perCall);
+        await Promise.all(deferred);
+        return perCall;
+      }),
+    ),
+  ]);
+  const served = answers.filter((a) => a.status === 200);
+  const refused = answers.filter((a) => a.status === 402);
+  expect(served.length + refused.length).toBe(40);
+  for (const answer of refused) {
+    expect(answer.body.error).toMatchObject({ code: 'BUDGET_EXCEEDED', param: 'budget.key' });
+    expect(answer.body.error.message).toMatch(/^This key's total budget of \$[\d.]+ cannot hold this call/);
+  }
+  const oursSpent = ours.reduce((sum, cost) => sum + cost, 0);
+  // At least the ten the limit holds at once were admitted between the two instances.
+  expect(served.length + oursSpent / perCall).toBeGreaterThanOrEqual(10);
+
+  const counter = await settledCounter(budget.keyId);
+  const ledger = await ledgerOf(budget.account.accountId, served.length);
+  // The ledger (the runtime's calls) and this instance's charges are what the budget counts.
+  expect(counter.spentMicroUsd).toBe(ledger.costMicroUsd + oursSpent);
+  expect(counter.spentMicroUsd).toBeLessThanOrEqual(budget.limitMicroUsd);
+});
+
+test('a call the budget cannot hold is refused with 402 before any upstream call', async () => {
+  const budget = await budgetedKey('tiny', 0.001);
+  const simulator = SimulatorControl.of(local.gateway, 'openai');
+  await simulator.reset();
+  const answer = await chat(budget.key);
+  expect(answer.status).toBe(402);
+  expect(answer.headers.get('retry-after')).toBeNull();
+  expect(((await answer.json()) as { error: unknown }).error).toMatchObject({
+    code: 'BUDGET_EXCEEDED',
+    param: 'budget.key',
+  });
+  expect(await simulator.requests()).toEqual([]);
+  expect(await counterOf(budget.keyId)).toEqual({ committedMicroUsd: 0, spentMicroUsd: 0 });
+});
+
+test('a failed upstream call gives its reservation back', async () => {
+  const budget = await budgetedKey('failed', 1);
+  const simulator = SimulatorControl.of(local.gateway, 'openai');
+  await simulator.reset();
+  // A 400 from the upstream is the caller's own mistake: no retry, no other route.
+  await simulator.fault('status:400', 1, 'gpt-5');
+  const answer = await chat(budget.key);
+  expect(answer.status).toBe(400);
+  const ledger = await ledgerOf(budget.account.accountId, 1);
+  expect(ledger.costMicroUsd).toBe(0);
+  expect(await settledCounter(budget.keyId)).toEqual({ committedMicroUsd: 0, spentMicroUsd: 0 });
+});
+
+test('a stream the caller cuts settles its reservation to what was metered for it', async () => {
+  const budget = await budgetedKey('cut', 1);
+  const controller = new AbortController();
+  const answer = await chat(
+    budget.key,
+    {
+      stream: true,
+      messages: [{ role: 'user', content: `${PROMPT} [sim:words=400] [sim:token_ms=20]` }],
+    },
+    controller.signal,
+  );
+  expect(answer.status).toBe(200);
+  const reader = answer.body!.getReader();
+  await reader.read();
+  // Mid-answer, the reservation is open: committed, not yet spent.
+  const open = await counterOf(budget.keyId);
+  expect(open.committedMicroUsd).toBeGreaterThan(0);
+  expect(open.spentMicroUsd).toBe(0);
+  controller.abort();
+  const ledger = await ledgerOf(budget.account.accountId, 1);
+  const counter = await settledCounter(budget.keyId);
+  expect(ledger.costMicroUsd).toBeGreaterThan(0);
+  expect(counter).toEqual({ committedMicroUsd: ledger.costMicroUsd, spentMicroUsd: ledger.costMicroUsd });
+  expect(counter.spentMicroUsd).toBeLessThan(open.committedMicroUsd);
+});
+
+test("a battle reserves per agent turn: the turn the key's budget cannot hold ends in budget_exceeded, the one it can is served", async () => {
+  // $0.006: gpt-5's turn reserves about $0.02 (its output cap at $10 a million), llama's about $0.005.
+  const budget = await budgetedKey('battle', 0.006);
+  const stream = await arenaStream(local.gateway, '/api/v1/battle', budget.key, {
+    message: 'Tell me a fact.',
+    models: ['gpt', 'llama'],
+  });
+  const errors = eventsOf(stream, 'error');
+  expect(errors.map((e) => [e['agent'], e['code']])).toEqual([['gpt', 'budget_exceeded']]);
+  expect(String(errors[0]!['error'])).toMatch(/^This key's total budget of \$0\.006000 cannot hold this call/);
+  expect(eventsOf(stream, 'agent_complete').map((e) => e['agent'])).toEqual(['llama']);
+  // gpt-5 was never asked; llama's turn is charged what the ledger metered for it.
+  const ledger = await ledgerOf(budget.account.accountId, 1);
+  expect(ledger.requests).toBe(1);
+  const counter = await settledCounter(budget.keyId);
+  expect(counter.spentMicroUsd).toBe(ledger.costMicroUsd);
+  expect(counter.spentMicroUsd).toBeLessThanOrEqual(budget.limitMicroUsd);
+});
