@@ -99,7 +99,17 @@ export class BudgetHolds {
   async admit(model: string, request: ChatRequest): Promise<ChatRequest> {
     if (!this.active) return request;
     const sent = request.max_tokens === undefined ? { ...request, max_tokens: OUTPUT_CAP_TOKENS } : request;
-    const amountMicroUsd = callCostBoundMicroUsd(model, sent);
+    await this.hold(callCostBoundMicroUsd(model, sent));
+    return sent;
+  }
+
+  /**
+   * Reserves `amountMicroUsd`, the greatest cost of a call that is not a chat request (an
+   * embedding, a unit-priced call), against every budget, or throws BudgetError (reserving
+   * nothing). The caller settles it like a chat call's, once its cost is metered.
+   */
+  async hold(amountMicroUsd: number): Promise<void> {
+    if (!this.active) return;
     const now = this.deps.now();
     const held: HeldPart[] = [];
     for (const budget of this.budgets) {
@@ -112,7 +122,6 @@ export class BudgetHolds {
       held.push({ budget, ref, amountMicroUsd });
     }
     this.open.push(held);
-    return sent;
   }
 
   /** One reservation; a store failure gives back what `held` took and fails the call unmade. */
