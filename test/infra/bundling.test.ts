@@ -7,15 +7,24 @@ import { PROJECT_ROOT } from '../../lib/constructs/endpoint-function.js';
 import { routes } from '../../lib/routes.js';
 import { build, functionLogicalId, logicalIdOf, syntheticRoute } from './support.js';
 
-// The one test that runs esbuild: every manifest entry that exists on disk, plus the fixture
-// so there is always at least one bundle to check.
-const existing = routes.filter((route) => existsSync(join(PROJECT_ROOT, route.entry)));
+// The one test that runs esbuild through the stack (each function about 0.7 s). Every function is
+// bundled with the same options (LAMBDA_BUNDLING), so a sample shows them: the handlers that pull
+// in the most dependencies (chat, the arena, fashion's jobs), a plain JSON one, one that reads no
+// table. That every handler's own code bundles is shown by every integration test, whose runtime
+// is one esbuild bundle of all of them (local/build-runtime.mjs), and `npm run bench -- bundles`
+// bundles each one as deployed. Plus the fixture, which is also run.
+const SAMPLE = new Set(['chat-completions', 'fight', 'fashion-subscribe', 'usage-get', 'health']);
+const existing = routes.filter((route) => SAMPLE.has(route.id) && existsSync(join(PROJECT_ROOT, route.entry)));
 const fixture = syntheticRoute({ id: 'fixture', path: '/test/fixture', method: 'GET', grants: [] });
 const bundled = [...existing, fixture];
 
 describe('bundling', () => {
   const outdir = mkdtempSync(join(tmpdir(), 'gateway-cdk-'));
   afterAll(() => rmSync(outdir, { recursive: true, force: true }));
+
+  test('the sample is whole: each of its routes is in the manifest', () => {
+    expect(existing.map((route) => route.id).sort()).toEqual([...SAMPLE].sort());
+  });
 
   test('the banner gives ESM bundles a require for CommonJS dependencies', () => {
     expect(LAMBDA_BUNDLING.banner).toMatch(/const require = \w*[cC]reateRequire\w*\(import\.meta\.url\)/);
