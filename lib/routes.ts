@@ -302,7 +302,7 @@ export const routes = [
     auth: API_KEY_AUTH,
     rateLimited: true,
     timeoutSeconds: 25,
-    grants: [...KEY_READS, 'usage:append', 'platformKeys:read'],
+    grants: [...KEY_READS, 'usage:append', 'platformKeys:read', 'budgets:reserve'],
   }),
   // Image analysis (docs/interface.md §4.11): one image described by a vision model through the chat
   // router, so the chat upstreams' keys (the caller's own first), the ledger and the description cache.
@@ -314,7 +314,14 @@ export const routes = [
     rateLimited: true,
     timeoutSeconds: 25,
     memoryMb: 512,
-    grants: [...KEY_READS, 'answers:cache', 'usage:append', 'platformKeys:read', 'providerKeys:read'],
+    grants: [
+      ...KEY_READS,
+      'answers:cache',
+      'usage:append',
+      'platformKeys:read',
+      'providerKeys:read',
+      'budgets:reserve',
+    ],
   }),
   // Speech and music through the platform's MiniMax key (the platform keys secret's `minimax`).
   // Both stream: audio as it is synthesized, and a song's JSON after minutes of generation
@@ -328,7 +335,7 @@ export const routes = [
     streaming: true,
     timeoutSeconds: 900,
     memoryMb: 512,
-    grants: [...KEY_READS, 'usage:append', 'platformKeys:read'],
+    grants: [...KEY_READS, 'usage:append', 'platformKeys:read', 'budgets:reserve'],
   }),
   route({
     id: 'media-music',
@@ -338,7 +345,7 @@ export const routes = [
     rateLimited: true,
     streaming: true,
     timeoutSeconds: 900,
-    grants: [...KEY_READS, 'usage:append', 'platformKeys:read'],
+    grants: [...KEY_READS, 'usage:append', 'platformKeys:read', 'budgets:reserve'],
   }),
   // Video jobs through MiniMax: the submit starts a job poller execution (lambdas/jobs/); the
   // status route reads the job record and hands out a working download link.

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { logger } from '../config/logger.js';
-import { callerBudgets } from '../chat/caller-budgets.js';
 import { ArenaError } from './arena-errors.js';
 import type { ArenaEvent } from './arena-events.js';
 import {
@@ -19,7 +18,7 @@ import { sessionRecord } from './session-record.js';
 import { newSession, type SessionState } from './session-state.js';
 import { saveArenaSession } from '../store/arena-sessions.js';
 import { createSessionMeta, encodeSessionPlan, putSessionPlan } from '../store/session-log.js';
-import { accountOf, type AccountCall } from '../http/call.js';
+import { accountOf, budgetsOf, type AccountCall } from '../http/call.js';
 import { bare, sse, type Reply, type SseFrame } from '../http/reply.js';
 
 /** When the function's deadline is unknown (no Lambda context): the route's own bound. */
@@ -52,7 +51,7 @@ export async function answerArena(call: AccountCall<ArenaRequestBody>, mode: Are
     owner,
     startedAt: call.startedAt,
     resumable,
-    budgets: callerBudgets(call.principal),
+    budgets: budgetsOf(call),
   };
   const timing = hostTiming(call.config, placement, call.deadline ?? now + FALLBACK_RUN_MS, now);
   const state = newSession(sessionId, plan);

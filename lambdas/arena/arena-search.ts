@@ -1,4 +1,5 @@
 import { DEFAULT_SEARCH_PROVIDER } from '../catalog/model-catalog.js';
+import { BudgetHolds, DYNAMODB_BUDGET_STORE } from '../usage/budget-holds.js';
 import { Meter, type UsageSink } from '../usage/metering.js';
 import { search, type SearchDeps } from '../search/web-search.js';
 import type { ArenaCallContext } from './arena-chat.js';
@@ -42,11 +43,25 @@ export function arenaSearch(context: ArenaCallContext, deps: ArenaSearchDeps): A
     );
     const work = settledWork(context.defer);
     work.defer(() => meter.flush());
+    // The session owner's budgets hold each search as they hold each turn (lambdas/usage/budget-holds.ts).
+    const holds = new BudgetHolds(context.account.budgets ?? [], {
+      store: DYNAMODB_BUDGET_STORE,
+      now: () => new Date(deps.now()),
+      defer: work.defer,
+    });
     try {
       return await search(
         query,
         { numResults: TOOL_RESULTS, type: 'auto', includeSummary: true },
-        { signal: turn.signal, timeoutMs: SEARCH_TOOL_TIMEOUT_MS, onAttempt: (attempt) => meter.search(attempt) },
+        {
+          signal: turn.signal,
+          timeoutMs: SEARCH_TOOL_TIMEOUT_MS,
+          admit: (bound) => holds.hold(bound),
+          onAttempt: (attempt) => {
+            meter.search(attempt);
+            holds.settle(attempt.costMicroUsd);
+          },
+        },
         deps.search,
       );
     } finally {

@@ -8,6 +8,7 @@
 import type { ToolCall, ToolDefinition } from '../providers/chat-types.js';
 import { MAX_QUERY_CHARS, type SearchAnswer } from '../search/search-types.js';
 import { SearchError } from '../search/search-errors.js';
+import { BudgetError } from '../usage/budget-errors.js';
 import { exceedsCharacters, leadingCharacters } from '../schema/text-length.js';
 import type { AgentTool, ToolOutcome } from './agent-turn.js';
 import type { ArenaEvent, Citation } from './arena-events.js';
@@ -51,7 +52,12 @@ export function webSearchTool(searchFor: AgentSearch, now: () => number): AgentT
         answer = await searchFor(query, { agent, round, signal });
       } catch (error) {
         if (signal.aborted) throw error;
-        const code = error instanceof SearchError ? `search_${error.kind}` : 'search_failed';
+        const code =
+          error instanceof SearchError
+            ? `search_${error.kind}`
+            : error instanceof BudgetError
+              ? 'search_budget_exceeded'
+              : 'search_failed';
         yield { type: 'error', agent, round, code, error: `Web search failed: ${(error as Error).message}` };
         yield { type: 'search_complete', round, agent, citations: [], timestamp: timestamp() };
         return {

@@ -1,4 +1,3 @@
-import { callerBudgets } from './caller-budgets.js';
 import { chatCompletion } from './chat-core.js';
 import { deploymentChatDeps } from './chat-deployment.js';
 import { checkChatImageHosts } from './chat-request-checks.js';
@@ -7,7 +6,7 @@ import { parseGuardrails } from './guardrails/guardrail-pipeline.js';
 import { cachePolicy } from './response-cache.js';
 import { routingMetrics } from '../observability/call-metrics.js';
 import { publishMetrics } from '../observability/metrics.js';
-import { accountOf, type AccountCall } from '../http/call.js';
+import { accountOf, budgetsOf, type AccountCall } from '../http/call.js';
 import { chatReply } from './chat-reply.js';
 import { endedByTimeout } from '../http/middlewares/request-context.js';
 import type { Reply } from '../http/reply.js';
@@ -18,7 +17,7 @@ export async function answerChat(call: AccountCall<unknown>, request: GatewayCha
   const result = await chatCompletion(
     {
       request,
-      account: { ...accountOf(call), budgets: callerBudgets(call.principal) },
+      account: { ...accountOf(call), budgets: budgetsOf(call) },
       requestId: call.requestId,
       route: call.route.id,
       startedAt: call.startedAt,

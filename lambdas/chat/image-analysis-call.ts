@@ -3,8 +3,9 @@ import { deploymentChatDeps } from './chat-deployment.js';
 import { describeImage, describerModel } from './image-descriptions.js';
 import { checkImageAnalysis, type ImageAnalysisBody } from './image-analysis-request.js';
 import { readsCache } from './response-cache.js';
+import { BudgetHolds, DYNAMODB_BUDGET_STORE } from '../usage/budget-holds.js';
 import { Meter } from '../usage/metering.js';
-import { accountOf, type AccountCall } from '../http/call.js';
+import { accountOf, budgetsOf, type AccountCall } from '../http/call.js';
 import { envelope, type Reply } from '../http/reply.js';
 
 /**
@@ -24,10 +25,18 @@ export async function answerImageAnalysis(call: AccountCall<ImageAnalysisBody>):
   const image = await checkImageAnalysis(call.body);
   const deps = deploymentChatDeps(call.config);
   const account = accountOf(call);
+  // The caller's key budget holds each description call, as it holds chat's.
+  const holds = new BudgetHolds(budgetsOf(call), {
+    store: deps.budgetStore ?? DYNAMODB_BUDGET_STORE,
+    now: () => new Date(deps.now()),
+    defer: (task) => void call.afterResponse.push(task),
+    observe: deps.observeBudget,
+  });
   const meter = new Meter(
     { ...account, requestId: call.requestId, route: call.route.id, at: call.startedAt },
     deps.recordUsage,
     deps.observeUsage,
+    (cost) => holds.settle(cost),
   );
   call.afterResponse.push(() => meter.flush());
   const analysis = await describeImage(
@@ -40,7 +49,7 @@ export async function answerImageAnalysis(call: AccountCall<ImageAnalysisBody>):
       timeoutMs: ANALYSIS_ATTEMPT_TIMEOUT_MS,
     },
     describerModel(call.config.imageDescriberModel),
-    { accountId: account.accountId, deps: routerDepsOf(deps, account.accountId, meter), signal: call.signal },
+    { accountId: account.accountId, deps: routerDepsOf(deps, account.accountId, meter, holds), signal: call.signal },
   );
   if (analysis.cached) meter.cacheHit(analysis.model, analysis.provider, analysis.usage);
   const { description, model, usage, cached } = analysis;

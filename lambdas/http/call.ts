@@ -1,3 +1,4 @@
+import { keyBudgets, type ScopedBudget } from '../store/budget-counters.js';
 import type { RouteSpec } from '../../lib/routes.js';
 import type { GatewayConfiguration } from '../config/configuration.js';
 import type { AccountPrincipal, Principal } from '../identity/principal.js';
@@ -52,6 +53,15 @@ export interface GatewayCall<
 export type AccountCall<Body = undefined> = GatewayCall<Body, AccountPrincipal>;
 
 /** The caller's account as the cores see it: the account, and the key when a key called. */
+/**
+ * The budgets the caller's upstream calls reserve against (lambdas/usage/budget-holds.ts): its
+ * key's, as the key directory holds the record. A dashboard session has no key, so no key budget.
+ */
+export function budgetsOf(call: { readonly principal: AccountPrincipal }): ScopedBudget[] {
+  const { principal } = call;
+  return principal.kind === 'session' ? [] : keyBudgets(principal.keyId, principal.budget);
+}
+
 export function accountOf(call: { readonly principal: AccountPrincipal }): { accountId: string; keyId?: string } {
   const { principal } = call;
   return principal.kind === 'session'

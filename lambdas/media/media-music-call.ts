@@ -6,7 +6,7 @@ import { errorBody } from '../http/error-body.js';
 import { httpErrorOf } from '../http/errors.js';
 import { DomainError } from '../errors/domain-error.js';
 import { jsonKeptAlive, within } from './media-keepalive.js';
-import { mediaMeter } from './media-metering.js';
+import { mediaMetering } from './media-metering.js';
 import { binary, envelope, type Reply } from '../http/reply.js';
 
 /**
@@ -22,7 +22,7 @@ export const MUSIC_KEEPALIVE_MS = 10_000;
 export async function answerMusic(call: AccountCall<MusicRequestBody>): Promise<Reply> {
   const song = composeMusic(
     call.body,
-    { signal: call.signal, onAttempt: mediaMeter(call, 'songs') },
+    { signal: call.signal, ...mediaMetering(call, 'songs') },
     deploymentAudioDeps(call.config),
   ).then(songData);
   const early = await within(

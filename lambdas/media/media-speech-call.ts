@@ -2,7 +2,7 @@ import { deploymentAudioDeps } from './audio-deployment.js';
 import { synthesizeSpeech } from './speech.js';
 import { speechRequestOf, type SpeechRequestBody } from './speech-request.js';
 import type { AccountCall } from '../http/call.js';
-import { mediaMeter } from './media-metering.js';
+import { mediaMetering } from './media-metering.js';
 import { binary, type Reply } from '../http/reply.js';
 
 /**
@@ -12,7 +12,7 @@ import { binary, type Reply } from '../http/reply.js';
 export async function answerSpeech(call: AccountCall<SpeechRequestBody>): Promise<Reply> {
   const speech = await synthesizeSpeech(
     speechRequestOf(call.body),
-    { signal: call.signal, onAttempt: mediaMeter(call, 'characters') },
+    { signal: call.signal, ...mediaMetering(call, 'characters') },
     deploymentAudioDeps(call.config),
   );
   return binary(speech.contentType, speech.audio);

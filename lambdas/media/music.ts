@@ -12,6 +12,8 @@ import { minimaxMusicBody, type MusicRequestBody } from './music-request.js';
 export interface MusicCallOptions {
   readonly signal: AbortSignal;
   readonly onAttempt: (attempt: AudioAttempt) => void;
+  /** Before the upstream call, for its one song: may refuse it (a budget). @default every call goes */
+  readonly admit?: (model: string, songs: number) => Promise<void>;
 }
 
 export interface Song {
@@ -28,6 +30,7 @@ export async function composeMusic(body: MusicRequestBody, options: MusicCallOpt
   const model = upstreamBody['model'] as string;
   const endpoint = await deps.endpoint();
   if (!endpoint) throw new MediaError('not_configured', 'music is not configured on this deployment');
+  await options.admit?.(model, 1);
   try {
     const answer = await callMinimax(
       endpoint,

@@ -15,7 +15,18 @@ import { minimaxSpeechBody, speechContentType, type SpeechRequest } from './spee
 export interface SpeechCallOptions {
   readonly signal: AbortSignal;
   readonly onAttempt: (attempt: AudioAttempt) => void;
+  /**
+   * Before the upstream call, with the characters it may be billed at the most: may refuse it
+   * (a budget that cannot hold it throws). @default every call goes
+   */
+  readonly admit?: (model: string, characters: number) => Promise<void>;
 }
+
+/**
+ * MiniMax bills `usage_characters`, which may count a character twice (its pricing counts a
+ * Chinese character as two): a speech's bound is twice its length in code points.
+ */
+export const billedCharactersBound = (text: string): number => 2 * characterCount(text);
 
 export interface SpeechAudio {
   readonly contentType: string;
@@ -29,6 +40,7 @@ export async function synthesizeSpeech(
 ): Promise<SpeechAudio> {
   const endpoint = await deps.endpoint();
   if (!endpoint) throw new MediaError('not_configured', 'speech is not configured on this deployment');
+  await options.admit?.(request.model, billedCharactersBound(request.text));
   const report = reporter(request, options.onAttempt);
   let pieces: AsyncGenerator<SpeechPiece>;
   let first: IteratorResult<SpeechPiece>;

@@ -1,3 +1,4 @@
+import { BudgetHolds, DYNAMODB_BUDGET_STORE } from '../usage/budget-holds.js';
 import { Meter } from '../usage/metering.js';
 import { publishUsageMetrics } from '../observability/metrics.js';
 import { search } from './web-search.js';
@@ -5,7 +6,7 @@ import { deploymentSearchDeps } from './search-deployment.js';
 import { searchOptionsOf, type SearchRequestBody } from './search-request.js';
 import { recordUsageBatched } from '../usage/usage-ledger.js';
 import type { SearchAnswer } from './search-types.js';
-import { accountOf, type AccountCall } from '../http/call.js';
+import { accountOf, budgetsOf, type AccountCall } from '../http/call.js';
 import { envelope, type Reply } from '../http/reply.js';
 
 /**
@@ -19,10 +20,22 @@ export async function answerSearch(call: AccountCall<SearchRequestBody>): Promis
     publishUsageMetrics,
   );
   call.afterResponse.push(() => meter.flush());
+  const holds = new BudgetHolds(budgetsOf(call), {
+    store: DYNAMODB_BUDGET_STORE,
+    now: () => new Date(),
+    defer: (task) => void call.afterResponse.push(task),
+  });
   const answer = await search(
     call.body.query,
     searchOptionsOf(call.body),
-    { signal: call.signal, onAttempt: (attempt) => meter.search(attempt) },
+    {
+      signal: call.signal,
+      admit: (bound) => holds.hold(bound),
+      onAttempt: (attempt) => {
+        meter.search(attempt);
+        holds.settle(attempt.costMicroUsd);
+      },
+    },
     deploymentSearchDeps(call.config),
   );
   return envelope(searchBody(answer, call.requestId));

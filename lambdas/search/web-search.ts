@@ -37,6 +37,11 @@ export interface SearchContext {
   readonly timeoutMs?: number;
   readonly provider?: SearchProviderId;
   readonly onAttempt?: (attempt: SearchAttempt) => void;
+  /**
+   * Before the upstream call, given the search's greatest cost at list price: may refuse it (a
+   * budget that cannot hold it throws). @default every search goes
+   */
+  readonly admit?: (boundMicroUsd: number) => Promise<void>;
 }
 
 export const DEFAULT_SEARCH_TIMEOUT_MS = 15_000;
@@ -68,6 +73,7 @@ export async function search(
       results,
     });
 
+  await context.admit?.(searchCostBoundMicroUsd(options, provider.price));
   const timeout = AbortSignal.timeout(context.timeoutMs ?? DEFAULT_SEARCH_TIMEOUT_MS);
   const signal = AbortSignal.any([context.signal, timeout]);
   let reply: { status: number; headers: TransportResponse['headers']; body: unknown };
@@ -114,6 +120,16 @@ export async function search(
     costMicroUsd: cost.microUsd,
     ...(answer.requestId ? { providerRequestId: answer.requestId } : {}),
   };
+}
+
+/**
+ * The most a search of `options` costs at list price: every result it may return, each with its
+ * summary when asked. The provider's own stated cost, when it gives one, is what is metered.
+ */
+export function searchCostBoundMicroUsd(options: SearchOptions, price: SearchPrice): number {
+  const extra = Math.max(0, options.numResults - price.includedResults) * price.perExtraResult;
+  const summaries = options.includeSummary ? options.numResults * price.perSummary : 0;
+  return price.perSearch + extra + summaries;
 }
 
 /** The provider's stated cost, else the catalog's list price for what was returned. */

@@ -71,6 +71,20 @@ export function budgetCounterRef(
 export const keyBudgetScope = (keyId: string) => `KEY#${keyId}`;
 export const accountBudgetScope = (accountId: string) => `ACCOUNT#${accountId}`;
 
+/** A budget a call falls under, with the counter it is kept on (lambdas/usage/budget-holds.ts). */
+export interface ScopedBudget {
+  /** Whose budget, as a refusal names it. */
+  readonly owner: 'key' | 'account';
+  /** The counter's scope: keyBudgetScope or accountBudgetScope. */
+  readonly scope: string;
+  readonly budget: StoredBudget;
+}
+
+/** The budgets a key's calls fall under: the key's own, when it has one. */
+export function keyBudgets(keyId: string | undefined, budget: StoredBudget | undefined): ScopedBudget[] {
+  return keyId !== undefined && budget !== undefined ? [{ owner: 'key', scope: keyBudgetScope(keyId), budget }] : [];
+}
+
 const counterKey = (ref: BudgetCounterRef) => toItem({ pk: `BUDGET#${ref.scope}`, sk: ref.periodStart });
 
 /**

@@ -3,12 +3,11 @@ import { logger } from '../config/logger.js';
 import type { ChatRequest } from '../providers/chat-types.js';
 import {
   budgetCounterRef,
-  keyBudgetScope,
   reserveBudget,
   settleBudget,
   type BudgetCounter,
   type BudgetCounterRef,
-  type StoredBudget,
+  type ScopedBudget,
 } from '../store/budget-counters.js';
 import { BudgetError } from './budget-errors.js';
 import { callCostBoundMicroUsd, OUTPUT_CAP_TOKENS } from './call-cost-bound.js';
@@ -27,18 +26,8 @@ import { callCostBoundMicroUsd, OUTPUT_CAP_TOKENS } from './call-cost-bound.js';
  * the limit is refused a little early, never let through late.
  */
 
-export interface ScopedBudget {
-  /** Whose budget, as a refusal names it. */
-  readonly owner: 'key' | 'account';
-  /** The counter's scope (store/budget-counters.ts: keyBudgetScope, accountBudgetScope). */
-  readonly scope: string;
-  readonly budget: StoredBudget;
-}
-
-/** The budgets a key's calls fall under: the key's own, when it has one. */
-export function keyBudgets(keyId: string | undefined, budget: StoredBudget | undefined): ScopedBudget[] {
-  return keyId !== undefined && budget !== undefined ? [{ owner: 'key', scope: keyBudgetScope(keyId), budget }] : [];
-}
+export type { ScopedBudget } from '../store/budget-counters.js';
+export { keyBudgets } from '../store/budget-counters.js';
 
 export interface BudgetStore {
   reserve(ref: BudgetCounterRef, limitMicroUsd: number, amountMicroUsd: number): Promise<boolean>;

@@ -209,3 +209,48 @@ test("a battle reserves per agent turn: the turn the key's budget cannot hold en
   expect(counter.spentMicroUsd).toBe(ledger.costMicroUsd);
   expect(counter.spentMicroUsd).toBeLessThanOrEqual(budget.limitMicroUsd);
 });
+
+describe('every metered call reserves: search, speech, music', () => {
+  const cases: [string, string, string, Record<string, unknown>][] = [
+    ['search', 'exa', '/api/v1/search', { query: 'budgets' }],
+    ['speech', 'minimax', '/api/v1/media/speech', { text: 'Hello there.' }],
+    ['music', 'minimax', '/api/v1/media/music', { prompt: 'a calm tune' }],
+  ];
+
+  test.each(cases)(
+    '%s the budget cannot hold is refused with 402, never sent upstream',
+    async (_name, provider, path, body) => {
+      const budget = await budgetedKey(`tiny-${_name}`, 0.000001);
+      const simulator = SimulatorControl.of(local.gateway, provider);
+      await simulator.reset();
+      const answer = await fetch(local.gateway.url(path), {
+        method: 'POST',
+        headers: { ...bearer(budget.key), 'Content-Type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      expect(answer.status).toBe(402);
+      expect(((await answer.json()) as { error: unknown }).error).toMatchObject({
+        code: 'BUDGET_EXCEEDED',
+        field: 'budget.key',
+      });
+      expect(await simulator.requests()).toEqual([]);
+      expect(await counterOf(budget.keyId)).toEqual({ committedMicroUsd: 0, spentMicroUsd: 0 });
+    },
+  );
+
+  test('a search within the budget is charged what the ledger metered', async () => {
+    const budget = await budgetedKey('search', 1);
+    const answer = await fetch(local.gateway.url('/api/v1/search'), {
+      method: 'POST',
+      headers: { ...bearer(budget.key), 'Content-Type': 'application/json' },
+      body: JSON.stringify({ query: 'budgets' }),
+    });
+    expect(answer.status).toBe(200);
+    const ledger = await ledgerOf(budget.account.accountId, 1);
+    expect(ledger.costMicroUsd).toBeGreaterThan(0);
+    expect(await settledCounter(budget.keyId)).toEqual({
+      committedMicroUsd: ledger.costMicroUsd,
+      spentMicroUsd: ledger.costMicroUsd,
+    });
+  });
+});
