@@ -184,7 +184,15 @@ const SESSION_READ = {
  * Routes that submit a long upstream job: the platform's provider key, the job record and the
  * poller execution (lambdas/jobs/start-job.ts).
  */
-const JOB_SUBMIT_GRANTS: readonly Grant[] = [...KEY_READS, 'platformKeys:read', 'jobs:write', 'jobs:start'];
+const JOB_SUBMIT_GRANTS: readonly Grant[] = [
+  ...KEY_READS,
+  'platformKeys:read',
+  'jobs:write',
+  'jobs:start',
+  // The submission reserves the job's greatest cost against the key's budget (and gives it back
+  // when the upstream refuses); fashion subscribe also settles the jobs it sees end.
+  'budgets:reserve',
+];
 
 /** Fashion routes: secret keys, a limit of each route's own, `meta` on every JSON answer. */
 const FASHION = {

@@ -5,7 +5,7 @@ import type { FashionStreamEvent } from './subscribe-events.js';
 import { deploymentFashionWatchDeps, watchFashionJob } from './fashion-watch.js';
 import { deploymentMediaJobDeps, taskMediaJobDeps } from '../jobs/media-job-deps.js';
 import type { FashionRequestBody } from './fashion-schema.js';
-import { accountOf, type AccountCall } from '../http/call.js';
+import { accountOf, budgetsOf, type AccountCall } from '../http/call.js';
 import { envelope, sse, type Reply, type SseFrame } from '../http/reply.js';
 
 /**
@@ -57,7 +57,7 @@ function submit(call: AccountCall<FashionRequestBody>) {
   return submitFashionJob(
     {
       body: call.body,
-      owner: { ...accountOf(call), requestId: call.requestId, route: call.route.id },
+      owner: { ...accountOf(call), requestId: call.requestId, route: call.route.id, budgets: budgetsOf(call) },
       idempotencyKey: call.req.headers['idempotency-key'],
       signal: call.signal,
     },

@@ -6,10 +6,17 @@ import { checkFashionHosts } from './fashion-images.js';
 import { parseFashionRequest } from './fashion-request.js';
 import { predictionStatus, runPrediction, type PredictionError, type PredictionState } from './fashn-wire.js';
 import { parseIdempotencyKey, requestFingerprint, runIdempotently } from '../store/idempotency.js';
-import { FASHION_JOB_KIND, fashionJobDriver, type FashionJobDetails } from './fashion-job-driver.js';
+import {
+  FASHION_JOB_KIND,
+  FASHION_PRICED_MODEL,
+  fashionJobDriver,
+  type FashionJobDetails,
+} from './fashion-job-driver.js';
 import { ownedJobOfKind, reportedJob } from '../jobs/job-lookup.js';
 import { webhookReportOf, type JobRecord } from '../jobs/job-record.js';
-import type { JobOwner, MediaJobDeps } from '../jobs/media-job-deps.js';
+import { recordedOwner, type JobOwner, type MediaJobDeps } from '../jobs/media-job-deps.js';
+import { submitWithReservation } from '../jobs/job-reservations.js';
+import { unitCostMicroUsd } from '../catalog/unit-prices.js';
 import { startJob } from '../jobs/start-job.js';
 
 /**
@@ -70,12 +77,19 @@ export async function submitFashionJob(input: FashionSubmission, deps: MediaJobD
   const endpoint = await deps.fashn();
   let created: JobRecord | undefined;
   const submit = async (): Promise<Submitted> => {
-    const { predictionId } = await runPrediction(endpoint, request, { send: deps.send, signal: input.signal });
     const details: FashionJobDetails = { expectedCredits: expectedCredits(request) };
+    // The most it is billed: the credits the request implies (FASHN charges no more than it asks).
+    const bound = unitCostMicroUsd(FASHION_PRICED_MODEL, 'credits', details.expectedCredits).microUsd;
+    const { value: predictionId, budgetHolds } = await submitWithReservation(
+      input.owner.budgets ?? [],
+      bound,
+      async () => (await runPrediction(endpoint, request, { send: deps.send, signal: input.signal })).predictionId,
+    );
     const job = await startJob(
       {
         kind: FASHION_JOB_KIND,
-        ...input.owner,
+        ...recordedOwner(input.owner),
+        ...(budgetHolds ? { budgetHolds } : {}),
         provider: MEDIA_PROVIDERS.fashn.id,
         model: request.model.name,
         upstreamJobId: predictionId,

@@ -1,3 +1,4 @@
+import type { HeldBudget } from '../store/budget-counters.js';
 /**
  * One long-running upstream job (a video generation, a fashion prediction) as the gateway
  * keeps it in the jobs table: who asked, what the upstream calls it, and how far it got.
@@ -70,6 +71,11 @@ export interface JobRecord {
   readonly webhookUrl?: string;
   /** The delivery to `webhookUrl` so far (lambdas/jobs/notify-step.ts). */
   readonly webhook?: WebhookDelivery;
+  /**
+   * What the submitting key's budgets reserved for the job before it was submitted, settled to
+   * its metered cost by whichever invocation ends it (settle-job.ts).
+   */
+  readonly budgetHolds?: readonly HeldBudget[];
 }
 
 /**

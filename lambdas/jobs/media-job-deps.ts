@@ -7,6 +7,7 @@ import { configuredFashion } from '../fashion/fashion-deployment.js';
 import { send, type TransportRequest, type TransportResponse } from '../providers/http-transport.js';
 import { platformEndpointOf, type ProviderEndpoint } from '../providers/provider-config.js';
 import { dynamoIdempotencyStore, type IdempotencyStore } from '../store/idempotency.js';
+import type { ScopedBudget } from '../store/budget-counters.js';
 import type { UsageEntry } from '../store/usage-items.js';
 import { recordUsage } from '../usage/usage-ledger.js';
 import type { JobEnd } from './job-driver.js';
@@ -50,7 +51,13 @@ export interface MediaJobDeps {
 }
 
 /** Who submits a job: it is theirs, and metered under their request and route. */
-export type JobOwner = Pick<JobRecord, 'accountId' | 'keyId' | 'requestId' | 'route'>;
+export type JobOwner = Pick<JobRecord, 'accountId' | 'keyId' | 'requestId' | 'route'> & {
+  /** The budgets the submission reserves against (the submitting key's); not kept on the record. */
+  readonly budgets?: readonly ScopedBudget[];
+};
+
+/** The owner as a job record keeps it: everything but the budgets, whose reservation it keeps instead. */
+export const recordedOwner = ({ budgets: _budgets, ...owner }: JobOwner) => owner;
 
 /** The deployment's, for a configuration: the platform's endpoints and the poller it names. */
 export function deploymentMediaJobDeps(config: GatewayConfiguration): MediaJobDeps {

@@ -1,6 +1,8 @@
 import type { MetricRecord } from '../observability/metric-names.js';
 import { jobMetrics } from './job-metrics.js';
+import type { HeldBudget } from '../store/budget-counters.js';
 import type { UsageEntry } from '../store/usage-items.js';
+import { settleHeldBudgets } from '../usage/budget-holds.js';
 import type { JobEnd } from './job-driver.js';
 import type { JobDrivers } from './job-driver-registry.js';
 import type { JobRecord } from './job-record.js';
@@ -20,6 +22,8 @@ export interface SettleDeps {
   readonly now: () => Date;
   /** Publishes the ended job's metrics (jobs/job-metrics.ts). @default none */
   readonly publishMetrics?: (records: readonly MetricRecord[]) => void;
+  /** Settles the job's budget reservations to its cost. @default settleHeldBudgets (DynamoDB) */
+  readonly settleHolds?: (held: readonly HeldBudget[], costMicroUsd: number) => Promise<void>;
 }
 
 /**
@@ -32,6 +36,12 @@ export async function settleJob(job: JobRecord, end: JobEnd, deps: SettleDeps): 
   if (entry) await deps.recordUsage(entry);
   const now = deps.now();
   const ended = await deps.jobs.endJob(job, end, now);
-  if (ended) deps.publishMetrics?.(jobMetrics(job, end, now, entry));
+  if (ended) {
+    deps.publishMetrics?.(jobMetrics(job, end, now, entry));
+    // Only the call that ended the job settles what its budgets reserved: a replay never twice.
+    // A crash before this leaves the reservation committed (the budget refuses early, never late).
+    if (job.budgetHolds?.length)
+      await (deps.settleHolds ?? settleHeldBudgets)(job.budgetHolds, entry?.costMicroUsd ?? 0);
+  }
   return ended;
 }

@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import type { HeldBudget } from '../store/budget-counters.js';
 import { nowSeconds } from '../store/dynamo.js';
+import { settleHeldBudgets } from '../usage/budget-holds.js';
 import type { JobEnd } from './job-driver.js';
 import type { JobDrivers } from './job-driver-registry.js';
 import { jobExecutionInput, type JobExecutionInput } from './job-execution.js';
@@ -19,6 +21,7 @@ export type NewJob = Pick<
   | 'upstreamStatus'
   | 'details'
   | 'webhookUrl'
+  | 'budgetHolds'
 >;
 
 export interface StartJobDeps {
@@ -32,6 +35,8 @@ export interface StartJobDeps {
   readonly now: () => Date;
   /** @default newJobId */
   readonly jobId?: () => string;
+  /** Settles a job's budget reservations to its cost (0 releases them). @default settleHeldBudgets */
+  readonly settleHolds?: (held: readonly HeldBudget[], costMicroUsd: number) => Promise<void>;
 }
 
 /** `job_` + 24 lowercase base32 characters: unguessable, and a valid execution name. */
@@ -69,6 +74,8 @@ export async function startJob(job: NewJob, deps: StartJobDeps): Promise<JobReco
   } catch (error) {
     const message = `the job poller did not start: ${(error as Error).message}`;
     await deps.jobs.endJob(record, { phase: 'failed', error: { name: 'Job.NotStarted', message } });
+    // Nothing will poll it or meter it: what its budgets reserved is given back here.
+    if (record.budgetHolds?.length) await (deps.settleHolds ?? settleHeldBudgets)(record.budgetHolds, 0);
     throw error;
   }
   return record;

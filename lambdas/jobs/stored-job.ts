@@ -1,3 +1,4 @@
+import type { HeldBudget } from '../store/budget-counters.js';
 import {
   JOB_PHASES,
   WEBHOOK_STATES,
@@ -103,6 +104,13 @@ export class StoredAttributes {
     });
   }
 
+  /** A list of objects, each read by its own reader. */
+  list(name: string): StoredAttributes[] {
+    const value = this.fields[name];
+    if (!Array.isArray(value)) throw this.refused(name, 'a list', value);
+    return value.map((member: unknown, i) => StoredAttributes.of(this.jobId, `${this.named(name)}[${i}]`, member));
+  }
+
   /** A map of names to numbers (watcher id → the epoch milliseconds its slot lapses). */
   numbers(name: string): Record<string, number> {
     const map = this.object(name);
@@ -140,6 +148,7 @@ export function jobRecordOf(jobId: string, item: Readonly<Record<string, unknown
   const watchers = stored.has('watchers') ? stored.numbers('watchers') : undefined;
   const webhookUrl = stored.optionalText('webhookUrl');
   const webhook = stored.has('webhook') ? webhookDeliveryOf(stored.object('webhook')) : undefined;
+  const budgetHolds = stored.has('budgetHolds') ? stored.list('budgetHolds').map(heldBudgetOf) : undefined;
   return {
     jobId: stored.text('jobId'),
     kind: stored.text('kind'),
@@ -165,6 +174,17 @@ export function jobRecordOf(jobId: string, item: Readonly<Record<string, unknown
     ...(watchers === undefined ? {} : { watchers }),
     ...(webhookUrl === undefined ? {} : { webhookUrl }),
     ...(webhook === undefined ? {} : { webhook }),
+    ...(budgetHolds === undefined ? {} : { budgetHolds }),
+  };
+}
+
+function heldBudgetOf(held: StoredAttributes): HeldBudget {
+  const expiresAt = held.optionalNumber('expiresAt');
+  return {
+    scope: held.text('scope'),
+    periodStart: held.text('periodStart'),
+    ...(expiresAt === undefined ? {} : { expiresAt }),
+    amountMicroUsd: held.number('amountMicroUsd'),
   };
 }
 

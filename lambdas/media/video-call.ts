@@ -3,7 +3,7 @@ import type { JobEventView } from '../jobs/notify-step.js';
 import { deploymentMediaJobDeps, taskMediaJobDeps } from '../jobs/media-job-deps.js';
 import { submitVideoJob, videoJobStatus, type VideoJob } from './video-jobs.js';
 import type { VideoRequestBody } from './video-request.js';
-import { accountOf, type AccountCall } from '../http/call.js';
+import { accountOf, budgetsOf, type AccountCall } from '../http/call.js';
 import { badRequest } from '../http/errors.js';
 import { envelope, type Reply } from '../http/reply.js';
 
@@ -12,7 +12,7 @@ import { envelope, type Reply } from '../http/reply.js';
  * job's poller has started; status answers the job record, with a working download link.
  */
 export async function answerVideoSubmit(call: AccountCall<VideoRequestBody>): Promise<Reply> {
-  const owner = { ...accountOf(call), requestId: call.requestId, route: call.route.id };
+  const owner = { ...accountOf(call), requestId: call.requestId, route: call.route.id, budgets: budgetsOf(call) };
   const job = await submitVideoJob(call.body, owner, call.signal, deploymentMediaJobDeps(call.config));
   return envelope({ task_id: job.taskId, status: job.status, model: job.model });
 }

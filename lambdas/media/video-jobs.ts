@@ -12,7 +12,10 @@ import { ownedJobOfKind, reportedJob } from '../jobs/job-lookup.js';
 import { webhookReportOf, type JobError, type JobRecord, type JsonObject } from '../jobs/job-record.js';
 
 type WebhookReport = ReturnType<typeof webhookReportOf>;
-import type { JobOwner, MediaJobDeps } from '../jobs/media-job-deps.js';
+import { recordedOwner, type JobOwner, type MediaJobDeps } from '../jobs/media-job-deps.js';
+import { submitWithReservation } from '../jobs/job-reservations.js';
+import { unitCostMicroUsd } from '../catalog/unit-prices.js';
+import { videoWorkOf } from './video-usage.js';
 import { startJob } from '../jobs/start-job.js';
 
 /**
@@ -45,14 +48,20 @@ export async function submitVideoJob(
   const request = parseVideoRequest(body, { webhookReceivers });
   await checkVideoHosts(request, { lookup: deps.lookupHost, webhookReceivers });
   const endpoint = await minimaxEndpoint(deps);
-  const taskId = await submitVideo(endpoint, request, { send: deps.send, signal }).catch((error: unknown) => {
-    throw error instanceof UpstreamError ? mediaErrorOf(error.failure, 'prompt') : error;
-  });
   const details: VideoJobDetails = { model: request.model, duration: request.duration, resolution: request.resolution };
+  // The most it is billed: every second asked for, at the model's and resolution's price.
+  const work = videoWorkOf(details, { status: 'Success' });
+  const bound = unitCostMicroUsd(work.model, work.unit, work.quantity).microUsd;
+  const { value: taskId, budgetHolds } = await submitWithReservation(owner.budgets ?? [], bound, () =>
+    submitVideo(endpoint, request, { send: deps.send, signal }).catch((error: unknown) => {
+      throw error instanceof UpstreamError ? mediaErrorOf(error.failure, 'prompt') : error;
+    }),
+  );
   const job = await startJob(
     {
       kind: VIDEO_JOB_KIND,
-      ...owner,
+      ...recordedOwner(owner),
+      ...(budgetHolds ? { budgetHolds } : {}),
       provider: MEDIA_PROVIDERS.minimax.id,
       model: VIDEO_MODELS[request.model].upstream,
       upstreamJobId: taskId,

@@ -37,6 +37,14 @@ export interface BudgetCounterRef {
   readonly expiresAt?: number;
 }
 
+/**
+ * A reservation as a job record keeps it (lambdas/jobs/job-record.ts): the counter and the amount,
+ * to be settled by whichever invocation ends the job.
+ */
+export interface HeldBudget extends BudgetCounterRef {
+  readonly amountMicroUsd: number;
+}
+
 export interface BudgetCounter {
   /** Settled spend and open reservations, micro-USD. */
   readonly committedMicroUsd: number;

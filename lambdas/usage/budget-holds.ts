@@ -7,6 +7,7 @@ import {
   settleBudget,
   type BudgetCounter,
   type BudgetCounterRef,
+  type HeldBudget,
   type ScopedBudget,
 } from '../store/budget-counters.js';
 import { BudgetError } from './budget-errors.js';
@@ -128,6 +129,19 @@ export class BudgetHolds {
     }
   }
 
+  /**
+   * Takes the latest open reservation out of this request's hands, for a call whose cost is
+   * metered in another invocation (a job, settled when it ends: settleHeldBudgets).
+   */
+  detach(): HeldBudget[] {
+    return (this.open.pop() ?? []).map(({ ref, amountMicroUsd }) => ({
+      scope: ref.scope,
+      periodStart: ref.periodStart,
+      ...(ref.expiresAt === undefined ? {} : { expiresAt: ref.expiresAt }),
+      amountMicroUsd,
+    }));
+  }
+
   /** The oldest open reservation becomes `costMicroUsd`, the metered cost of its call. */
   settle(costMicroUsd: number): void {
     const held = this.open.shift();
@@ -135,7 +149,7 @@ export class BudgetHolds {
   }
 
   private write(part: HeldPart, costMicroUsd: number): void {
-    const written = settleWithRetries(this.deps.store, part, costMicroUsd).then((after) => {
+    const written = settleWithRetries(this.deps.store, part.ref, part.amountMicroUsd, costMicroUsd).then((after) => {
       if (after && costMicroUsd > 0) this.tellCrossings(part, after.spentMicroUsd - costMicroUsd, after.spentMicroUsd);
     });
     this.deps.defer(() => written);
@@ -161,20 +175,33 @@ export class BudgetHolds {
  * A settlement that still fails leaves the reservation committed: the budget then counts more
  * than was spent (it refuses early), never less. Logged with what it would have moved.
  */
+/**
+ * Settles reservations a job record kept (BudgetHolds.detach) to the job's metered cost, each
+ * as a request's are: retried, and a settlement that still fails leaves its reservation.
+ */
+export async function settleHeldBudgets(
+  held: readonly HeldBudget[],
+  costMicroUsd: number,
+  store: BudgetStore = DYNAMODB_BUDGET_STORE,
+): Promise<void> {
+  await Promise.all(held.map((part) => settleWithRetries(store, part, part.amountMicroUsd, costMicroUsd)));
+}
+
 async function settleWithRetries(
   store: BudgetStore,
-  part: HeldPart,
+  ref: BudgetCounterRef,
+  reservedMicroUsd: number,
   costMicroUsd: number,
 ): Promise<BudgetCounter | undefined> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await store.settle(part.ref, part.amountMicroUsd, costMicroUsd);
+      return await store.settle(ref, reservedMicroUsd, costMicroUsd);
     } catch (error) {
       if (attempt >= SETTLE_TRIES) {
         logger.error('budget settlement failed; the reservation stays committed', {
-          scope: part.ref.scope,
-          periodStart: part.ref.periodStart,
-          reservedMicroUsd: part.amountMicroUsd,
+          scope: ref.scope,
+          periodStart: ref.periodStart,
+          reservedMicroUsd,
           costMicroUsd,
           error: (error as Error).message,
         });

@@ -11,8 +11,17 @@ import {
   jobPollerDefinition,
 } from './job-poller-definition.js';
 
-/** What the task functions need: job records, the ledger, and the platform's provider keys. */
-export const JOB_TASK_GRANTS = ['jobs:read', 'jobs:write', 'usage:append', 'platformKeys:read'] as const;
+/**
+ * What the task functions need: job records, the ledger, the platform's provider keys, and the
+ * budget counters (an ended job's reservation is settled: lambdas/jobs/settle-job.ts).
+ */
+export const JOB_TASK_GRANTS = [
+  'jobs:read',
+  'jobs:write',
+  'usage:append',
+  'platformKeys:read',
+  'budgets:reserve',
+] as const;
 
 /**
  * The Notify task's: job records (to read the job and record the delivery), the platform's keys

@@ -20,7 +20,8 @@ import { SimulatorControl } from './support/simulators.js';
  * counters, is the oracle: what the budget says was spent is what was metered, and that never
  * passes the limit, however many calls race for it from however many instances.
  */
-const local = useGateway({ runtimeTables: true, simulator: 'openai' });
+// Jobs poll every 100 ms here rather than every 10 s.
+const local = useGateway({ runtimeTables: true, simulator: 'openai', env: { GATEWAY_JOB_WAIT_MS: '100' } });
 
 const MAX_TOKENS = 1_000;
 const PROMPT = 'Count to three.';
@@ -252,5 +253,66 @@ describe('every metered call reserves: search, speech, music', () => {
       committedMicroUsd: ledger.costMicroUsd,
       spentMicroUsd: ledger.costMicroUsd,
     });
+  });
+});
+
+describe('jobs reserve when submitted and settle when they end', () => {
+  const submitVideo = (key: string, prompt: string) =>
+    fetch(local.gateway.url('/api/v1/media/video'), {
+      method: 'POST',
+      headers: { ...bearer(key), 'Content-Type': 'application/json' },
+      body: JSON.stringify({ prompt, duration: 6 }),
+    });
+  const videoStatus = async (key: string, taskId: string) => {
+    const answer = await fetch(local.gateway.url(`/api/v1/media/video/status?task_id=${taskId}`), {
+      headers: bearer(key),
+    });
+    return ((await answer.json()) as { data: { status: string } }).data.status;
+  };
+  async function ended(key: string, taskId: string): Promise<string> {
+    for (let i = 0; i < 400; i++) {
+      const status = await videoStatus(key, taskId);
+      if (status === 'Success' || status === 'Fail') return status;
+      await sleep(50);
+    }
+    throw new Error('the job never ended');
+  }
+
+  test('a video the budget cannot hold is refused with 402 and never submitted', async () => {
+    const budget = await budgetedKey('video-tiny', 0.01);
+    const minimax = SimulatorControl.of(local.gateway, 'minimax');
+    await minimax.reset();
+    const answer = await submitVideo(budget.key, 'A lighthouse at dusk');
+    expect(answer.status).toBe(402);
+    expect(((await answer.json()) as { error: unknown }).error).toMatchObject({ code: 'BUDGET_EXCEEDED' });
+    expect((await minimax.requests()).filter((r) => r.path === '/v1/video_generation')).toEqual([]);
+    expect(await counterOf(budget.keyId)).toEqual({ committedMicroUsd: 0, spentMicroUsd: 0 });
+  });
+
+  test('a video that succeeds is charged, when it ends, what the ledger metered for it', async () => {
+    const budget = await budgetedKey('video', 100);
+    const answer = await submitVideo(budget.key, 'A lighthouse at dusk');
+    expect(answer.status).toBe(200);
+    const taskId = ((await answer.json()) as { data: { task_id: string } }).data.task_id;
+    // Submitted, not ended: the reservation is held, nothing spent.
+    const held = await counterOf(budget.keyId);
+    expect(held.committedMicroUsd).toBeGreaterThan(0);
+    expect(await ended(budget.key, taskId)).toBe('Success');
+    const ledger = await ledgerOf(budget.account.accountId, 1);
+    expect(ledger.costMicroUsd).toBeGreaterThan(0);
+    expect(await settledCounter(budget.keyId)).toEqual({
+      committedMicroUsd: ledger.costMicroUsd,
+      spentMicroUsd: ledger.costMicroUsd,
+    });
+    expect(ledger.costMicroUsd).toBeLessThanOrEqual(held.committedMicroUsd);
+  });
+
+  test('a video that fails upstream gives its reservation back when it ends', async () => {
+    const budget = await budgetedKey('video-fail', 100);
+    const answer = await submitVideo(budget.key, 'A lighthouse at dusk [sim:fail]');
+    expect(answer.status).toBe(200);
+    const taskId = ((await answer.json()) as { data: { task_id: string } }).data.task_id;
+    expect(await ended(budget.key, taskId)).toBe('Fail');
+    expect(await settledCounter(budget.keyId)).toEqual({ committedMicroUsd: 0, spentMicroUsd: 0 });
   });
 });

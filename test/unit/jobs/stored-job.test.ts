@@ -40,6 +40,10 @@ const FULL: Required<JobRecord> = {
   watchers: { w1: 1_735_689_700_000, 'w-2': 1_735_689_800_000 },
   webhookUrl: 'https://hooks.example.com/jobs',
   webhook: { status: 'pending', attempts: 2, lastStatus: 500 },
+  budgetHolds: [
+    { scope: 'KEY#key-a', periodStart: '2025-01-01', expiresAt: 1_770_000_000, amountMicroUsd: 600_000 },
+    { scope: 'KEY#key-a', periodStart: 'total', amountMicroUsd: 600_000 },
+  ],
 };
 
 const MINIMAL: JobRecord = {

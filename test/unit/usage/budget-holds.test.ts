@@ -8,9 +8,11 @@ import {
   type StoredBudget,
 } from '../../../lambdas/store/budget-counters.js';
 import { BudgetError } from '../../../lambdas/usage/budget-errors.js';
+import { submitWithReservation } from '../../../lambdas/jobs/job-reservations.js';
 import {
   BudgetHolds,
   DYNAMODB_BUDGET_STORE,
+  settleHeldBudgets,
   type BudgetStore,
   type ScopedBudget,
 } from '../../../lambdas/usage/budget-holds.js';
@@ -290,4 +292,31 @@ test('a counter DynamoDB cannot write fails the call unmade with 503, and gives 
   expect([answer.status, answer.code, answer.headers['Retry-After']]).toEqual([503, 'SERVICE_UNAVAILABLE', '1']);
   await settled();
   expect(await counter(key)).toEqual({ committedMicroUsd: 0, spentMicroUsd: 0 });
+});
+
+describe('a job reservation, held across invocations', () => {
+  test('a refused submission gives the reservation back; an accepted one hands it to the job, settled when it ends', async () => {
+    const budget = fresh({ limitMicroUsd: 1_000_000, period: 'day' }, 'key');
+    const refused = submitWithReservation([budget], 400_000, async () => {
+      throw new Error('upstream refused the job');
+    });
+    await expect(refused).rejects.toThrow('upstream refused the job');
+    expect(await counter(budget)).toEqual({ committedMicroUsd: 0, spentMicroUsd: 0 });
+
+    const accepted = await submitWithReservation([budget], 400_000, async () => 'task-1');
+    expect(accepted.value).toBe('task-1');
+    expect(accepted.budgetHolds).toEqual(
+      [{ ...budgetCounterRef(budget.scope, 'day', new Date()), amountMicroUsd: 400_000 }].map(
+        ({ resetsAt: _r, ...held }) => held,
+      ),
+    );
+    expect((await counter(budget, new Date())).committedMicroUsd).toBe(400_000);
+    // Later, in the invocation that ends the job: settled to its metered cost.
+    await settleHeldBudgets(accepted.budgetHolds!, 250_000);
+    expect(await counter(budget, new Date())).toEqual({ committedMicroUsd: 250_000, spentMicroUsd: 250_000 });
+  });
+
+  test('without budgets a submission reserves nothing and hands nothing on', async () => {
+    expect(await submitWithReservation([], 400_000, async () => 'task-2')).toEqual({ value: 'task-2' });
+  });
 });
