@@ -1,3 +1,4 @@
+import { BUDGET_ERROR_ANSWERS } from '../usage/budget-errors.js';
 import { routes as manifest, type RouteSpec } from '../../lib/routes.js';
 import { EVENT_SCHEMAS } from './event-schemas.js';
 import {
@@ -155,7 +156,9 @@ function errorResponses(route: RouteSpec, doc: RouteDoc): Record<string, OpenApi
     ...Object.fromEntries(implied.filter(([, applies]) => applies).map(([status]) => [status, ERROR_MEANINGS[status]])),
     429: `${ERROR_MEANINGS[429]}: ${throttled}`,
   };
-  for (const [status, codes] of raisedCodes(doc.raises ?? [])) {
+  // A route that reserves against budgets may refuse a call its key's budget cannot hold.
+  const raises = [...(doc.raises ?? []), ...(route.grants.includes('budgets:reserve') ? [BUDGET_ERROR_ANSWERS] : [])];
+  for (const [status, codes] of raisedCodes(raises)) {
     const meaning = statuses[status] ?? ERROR_MEANINGS[status];
     const unnamed = codes
       .filter((code) => !meaning?.includes(`\`${code}\``))
@@ -179,11 +182,14 @@ function raisedCodes(tables: readonly ErrorTable[]): Map<number, string[]> {
   return codes;
 }
 
+/** Statuses whose answers may say when to try again: a rate limit, a budget's reset. */
+const RETRY_AFTER_STATUSES = new Set(['402', '429']);
+
 function errorResponse(route: RouteSpec, doc: RouteDoc, status: string, description: string): OpenApiObject {
   const headers =
     status === 'default'
       ? ['X-Request-ID', ...(doc.deprecated ? DEPRECATION_HEADERS : [])]
-      : [...standardHeaders(route, doc, Number(status)), ...(status === '429' ? ['Retry-After'] : [])];
+      : [...standardHeaders(route, doc, Number(status)), ...(RETRY_AFTER_STATUSES.has(status) ? ['Retry-After'] : [])];
   return {
     description,
     headers: headerRefs(headers),

@@ -121,6 +121,7 @@ export const RATE_HEADERS = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-Ra
 export const ERROR_MEANINGS: Readonly<Record<number, string>> = {
   400: 'Invalid input (`BAD_REQUEST`); the message and `param`/`field` name the field and the rule',
   401: 'Missing (`UNAUTHORIZED`) or invalid (`INVALID_API_KEY`) credentials',
+  402: 'The key’s budget cannot hold the call (`BUDGET_EXCEEDED`, naming `budget.key`); `Retry-After` until its period resets, none for a `total` budget',
   403: 'A valid credential this route does not accept, or an origin it does not allow (`FORBIDDEN`)',
   404: 'Not found (`NOT_FOUND`)',
   413: 'The request is too large (`PAYLOAD_TOO_LARGE`)',
