@@ -120,6 +120,19 @@ describe('the document and the manifest', () => {
     ]);
   });
 
+  test('402 BUDGET_EXCEEDED, with Retry-After, exactly on the routes that reserve against budgets', () => {
+    for (const route of routes) {
+      const responses = operationOf(route.id)['responses'] as Record<string, { description: string; headers: object }>;
+      const reserves = route.grants.includes('budgets:reserve');
+      expect([route.id, '402' in responses]).toEqual([route.id, reserves]);
+      if (reserves) {
+        expect(responses['402']!.description).toContain('`BUDGET_EXCEEDED`');
+        expect(Object.keys(responses['402']!.headers)).toContain('Retry-After');
+      }
+    }
+    expect(operationOf('chat-completions')['responses']).toHaveProperty('402');
+  });
+
   test('security follows the manifest’s auth schemes; unauthenticated routes say so', () => {
     expect(operationOf('health')['security']).toEqual([]);
     expect(operationOf('openapi-get')['security']).toEqual([]);
