@@ -30,6 +30,8 @@ import { numberProperty, ofType, type Resource, type Template } from './template
 
 /** What a million 20 s streams on Managed Instances should cost at most at steady load (issue 20). */
 export const MANAGED_INSTANCES_TARGET_PER_MILLION = 15;
+/** A million 20 s streams on on-demand Lambda, right-sized (lib/stream-sizing.ts). */
+export const ON_DEMAND_TARGET_PER_MILLION = 70;
 
 export interface StreamAssumptions {
   /** How long a stream is open: Lambda bills it whole; on Managed Instances it holds a slot that long. */
@@ -362,7 +364,7 @@ export function streamComputeReport(comparison: StreamComparison, a: StreamAssum
 
 const capitalized = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
 
-/** Whether each egress keeps a million streams on Managed Instances within the target. */
+/** Whether on-demand Lambda, and each egress of Managed Instances, keep a million streams within their targets. */
 function targetVerdict(comparison: StreamComparison): string[] {
   const target = MANAGED_INSTANCES_TARGET_PER_MILLION;
   const verdict = (shape: ManagedInstancesShape, lines: readonly CostLine[]) => {
@@ -374,7 +376,12 @@ function targetVerdict(comparison: StreamComparison): string[] {
     verdict(comparison.shape, comparison.managedInstances),
     ...(other ? [verdict(other.shape, other.managedInstances)] : []),
   ];
-  return [`Target ≤ ${money(target)} a million on Managed Instances at steady load: ${verdicts.join('; ')}.`];
+  const onDemand = total([...comparison.shared, ...comparison.onDemand]);
+  return [
+    `Target ≤ ${money(ON_DEMAND_TARGET_PER_MILLION)} a million on on-demand Lambda: ${money(onDemand)}, ` +
+      `${onDemand <= ON_DEMAND_TARGET_PER_MILLION ? 'within it' : 'above it'}.`,
+    `Target ≤ ${money(target)} a million on Managed Instances at steady load: ${verdicts.join('; ')}.`,
+  ];
 }
 
 /**
