@@ -86,6 +86,11 @@ export class LedgerRequestsNewestFirst {
     }));
   }
 
+  /** Whether the range is read to its end: nothing buffered, every shard's Query finished. */
+  get exhausted(): boolean {
+    return this.started && this.shards.every((shard) => shard.done && shard.buffer.length === 0);
+  }
+
   async next(): Promise<LedgerRequest | 'end' | 'budget'> {
     if (!this.started) {
       this.started = true;

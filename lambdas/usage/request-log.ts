@@ -174,7 +174,10 @@ function matches(row: RequestRow, query: RequestLogQuery): boolean {
 
 export interface RequestLogPage {
   readonly requests: RequestRow[];
-  /** Present when the log may hold more: the next page starts after the last request read. */
+  /**
+   * Present when the log may hold more (absent once every shard was read to the range's end):
+   * the next page starts after the last request read.
+   */
   readonly nextCursor?: string;
 }
 
@@ -197,7 +200,8 @@ export async function requestLogPage(
   const rows: RequestRow[] = [];
   let position: string | undefined;
   for (;;) {
-    if (rows.length === query.limit) return { requests: rows, nextCursor: cursorOf(position!) };
+    if (rows.length === query.limit)
+      return requests.exhausted ? { requests: rows } : { requests: rows, nextCursor: cursorOf(position!) };
     const next = await requests.next();
     if (next === 'end') return { requests: rows };
     if (next === 'budget') return { requests: rows, ...(position ? { nextCursor: cursorOf(position) } : {}) };

@@ -145,6 +145,12 @@ describe('pages of requests', () => {
     for (const page of pages) expect(page.queries).toBeLessThanOrEqual(PAGE_QUERY_BUDGET);
   });
 
+  test('a log of whole pages ends on its last full page: no empty page after it', async () => {
+    const accountId = newAccount();
+    await seed(requests(accountId, 100));
+    expect((await everyPage(accountId, { limit: '50' })).map((page) => page.rows.length)).toEqual([50, 50]);
+  });
+
   test("a request's attempts in different shards are one row: the fallback, its tokens, cost and timings", async () => {
     const accountId = newAccount();
     const at = '2026-07-01T12:00:00.000Z';
