@@ -676,7 +676,7 @@ export const routeDocs: Readonly<Record<string, RouteDoc>> = {
     tag: 'Usage',
     summary: 'The request log: one row per request, newest first',
     description:
-      'A gateway extension (docs/interface.md §2.7.1). Read from the ledger a page at a time: a page makes at ' +
+      'A gateway extension (docs/interface.md §4.8.1). Read from the ledger a page at a time: a page makes at ' +
       'most 64 reads, so a filter that matches little can answer fewer rows than `limit` with a `nextCursor`. ' +
       'No prompt or answer is stored.',
     parameters: [

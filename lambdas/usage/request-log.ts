@@ -10,7 +10,7 @@ import { LedgerRequestsNewestFirst, type LedgerRequest } from '../store/usage-le
 import { NO_KEY } from '../store/usage-summary.js';
 
 /**
- * The request log (docs/interface.md §2.7.1): one row per request, newest first, read from the
+ * The request log (docs/interface.md §4.8.1): one row per request, newest first, read from the
  * ledger's entries (lambdas/store/usage-ledger-requests.ts) a page at a time.
  */
 

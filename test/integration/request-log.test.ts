@@ -14,7 +14,7 @@ import { ledgerEntries } from './support/ledger-entries.js';
 import { createKey, provisionAccount } from './support/provisioning.js';
 
 /**
- * The request log over loopback (docs/interface.md §2.7.1): requests made through the gateway
+ * The request log over loopback (docs/interface.md §4.8.1): requests made through the gateway
  * come back one row each, newest first, paged by cursor, to their own account only; and a
  * ledger of 10,000 requests pages at the same bounded number of DynamoDB reads a page.
  */
