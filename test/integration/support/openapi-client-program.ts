@@ -436,7 +436,8 @@ export interface ClientProgram {
     webhookSecretRotated: boolean;
     maskedKeys: string[];
     totalRequests?: number;
-    answers: Record<'created' | 'listed' | 'updated' | 'usage', unknown>;
+    loggedRequests?: number;
+    answers: Record<'created' | 'listed' | 'updated' | 'usage' | 'requestLog', unknown>;
   }>;
   administer(
     create: typeof createClient,
