@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { dynamo, tableName } from '../../lambdas/store/dynamo.js';
 import type { DynamoDb } from '../../lambdas/store/dynamodb-client.js';
 import type { UsageEntry } from '../../lambdas/store/usage-items.js';
@@ -5,6 +6,7 @@ import { putLedgerEntries } from '../../lambdas/store/usage-ledger-puts.js';
 import {
   PAGE_QUERY_BUDGET,
   parseRequestLogQuery,
+  REQUEST_LOG_QUERY,
   requestLogPage,
   type RequestRow,
 } from '../../lambdas/usage/request-log.js';
@@ -164,6 +166,26 @@ describe('requests made through the gateway', () => {
     const answer = await requestLog(query);
     expect(answer.status).toBe(400);
     expect(answer.body.error).toMatchObject({ code: 'BAD_REQUEST', field });
+  });
+
+  test('any query is a 200 or a 400 naming one of its parameters, never a 5xx', async () => {
+    const cursor = (await requestLog('?limit=1')).body.data.nextCursor as string;
+    const value = fc.oneof(
+      fc.string(),
+      fc.constantFrom('', '0', '1', '200', '201', '-1', '1e3', 'none', 'null', '2026-11-27', '2026-13-01', cursor),
+      fc.constantFrom(`${cursor}A`, cursor.slice(1), 'LEDGER#', '%00', '\u00e9', 'x'.repeat(2000)),
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        fc.dictionary(fc.constantFrom(...REQUEST_LOG_QUERY, 'unexpected'), value, { maxKeys: 4 }),
+        async (query) => {
+          const answer = await requestLog(`?${new URLSearchParams(query)}`);
+          expect([200, 400]).toContain(answer.status);
+          if (answer.status === 400) expect(Object.keys(query)).toContain(answer.body.error.field);
+        },
+      ),
+      { numRuns: 60 },
+    );
   });
 
   test('a tampered cursor is a 400 naming it, never a 5xx', async () => {
