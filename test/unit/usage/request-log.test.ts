@@ -1,8 +1,7 @@
 import { createDynamoDb, type DynamoDb } from '../../../lambdas/store/dynamodb-client.js';
 import type { UsageEntry } from '../../../lambdas/store/usage-items.js';
 import { putLedgerEntries } from '../../../lambdas/store/usage-ledger-puts.js';
-import { LedgerRequestsNewestFirst } from '../../../lambdas/store/usage-ledger-requests.js';
-import { ledgerShard, LEDGER_SHARDS } from '../../../lambdas/store/usage-ledger-shards.js';
+import { ledgerShard } from '../../../lambdas/store/usage-ledger-shards.js';
 import {
   cursorOf,
   PAGE_QUERY_BUDGET,
@@ -242,46 +241,5 @@ describe('pages of requests', () => {
     const [mine, theirs] = [newAccount(), newAccount()];
     await seed(requests(theirs, 5));
     expect(await requestLogPage(reader(), mine, parseRequestLogQuery({}))).toEqual({ requests: [] });
-  });
-});
-
-describe('the merge', () => {
-  test('a request larger than the budget is still completed, so a page always moves on', async () => {
-    const accountId = newAccount();
-    const at = '2026-07-01T13:00:00.000Z';
-    await seed([
-      ...Array.from({ length: 3 * LEDGER_SHARDS }, (_, sequence) =>
-        usageEntry({ accountId, requestId: 'arena-long', sequence, at }),
-      ),
-      ...requests(accountId, 2),
-    ]);
-    queries = 0;
-    const merged = new LedgerRequestsNewestFirst(
-      reader(),
-      accountId,
-      { fromSk: 'LEDGER#', toSk: 'LEDGER#\uffff' },
-      { firstQueryEntries: 1, queries: 1 },
-    );
-    const first = await merged.next();
-    expect(first).not.toBe('end');
-    expect(first).not.toBe('budget');
-    const request = first as Exclude<typeof first, string>;
-    expect(request.prefix).toBe(`LEDGER#${at}#arena-long#`);
-    expect(request.items.map((item) => Number(item['sequence']!.N))).toEqual(
-      Array.from({ length: 3 * LEDGER_SHARDS }, (_, i) => i),
-    );
-    expect(await merged.next()).toBe('budget');
-  });
-
-  test('an empty range reads nothing', async () => {
-    queries = 0;
-    const merged = new LedgerRequestsNewestFirst(
-      reader(),
-      newAccount(),
-      { fromSk: 'LEDGER#2026-07-02', toSk: 'LEDGER#2026-07-01' },
-      { firstQueryEntries: 4, queries: PAGE_QUERY_BUDGET },
-    );
-    expect(await merged.next()).toBe('end');
-    expect(queries).toBe(0);
   });
 });
