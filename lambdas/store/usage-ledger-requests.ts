@@ -69,7 +69,7 @@ export class LedgerRequestsNewestFirst {
   private started = false;
   private completed = 0;
   /** Query calls made, the first round's included. */
-  queries = 0;
+  private queries = 0;
 
   constructor(
     private readonly reader: LedgerRequestReader,
