@@ -25,6 +25,11 @@ export type Grant =
   | 'usage:read'
   /** The caller's own usage, read under its tenant session (lib/constructs/tenant-access-role.ts). */
   | 'usage:readOwn'
+  /**
+   * The caller's own request log: its ledger entries, read under its tenant session; the role
+   * holds no read of the usage table, only its name.
+   */
+  | 'requestLog:readOwn'
   /** The ledger's writer: conditional PutItem on ledger shards, SendMessage to the retry queue. */
   | 'usage:append'
   /** The caller's own provider keys, read under its tenant session. */
@@ -542,6 +547,16 @@ export const routes = [
     rateLimited: true,
     timeoutSeconds: 15,
     grants: [...KEY_READS, 'usage:readOwn'],
+  }),
+  // The request log (lambdas/usage/request-log.ts): the caller's ledger, a page at a time.
+  route({
+    id: 'requests-list',
+    method: 'GET',
+    path: '/api/v1/requests',
+    auth: ['secretKey', 'session'],
+    rateLimited: true,
+    timeoutSeconds: 15,
+    grants: [...KEY_READS, 'requestLog:readOwn'],
   }),
   route({
     id: 'admin-accounts-create',

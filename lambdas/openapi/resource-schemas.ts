@@ -388,6 +388,57 @@ const sessionState = {
     cancelled: { type: 'boolean', description: 'Its owner asked it to stop' },
   },
 };
+const nullableInteger = (description: string): JsonSchema => ({ type: ['integer', 'null'], description });
+/** One request of the request log (lambdas/usage/request-log.ts RequestRow). */
+const requestLogRow: JsonSchema = {
+  type: 'object',
+  description: 'One request: its upstream attempts (retries, fallbacks) and cache hit metered together',
+  required: [
+    'id',
+    'time',
+    'route',
+    'keyId',
+    'model',
+    'provider',
+    'fallbackFrom',
+    'attempts',
+    'status',
+    'outcome',
+    'cached',
+    'tokens',
+    'cost',
+    'priced',
+    'latencyMs',
+    'timeToFirstTokenMs',
+  ],
+  properties: {
+    id: text('The request id (`X-Request-ID`)'),
+    time: dateTime('When the request started'),
+    route: text('The route (manifest id) it came through'),
+    keyId: nullableText('The API key that made it; null for a dashboard session'),
+    model: text('The model that answered, or the last one tried'),
+    provider: nullableText('That model’s provider'),
+    fallbackFrom: nullableText('The model first tried, when another answered'),
+    attempts: integer('Upstream attempts and cache hits metered'),
+    status: integer('The last attempt’s upstream status (200 for answers and cache hits; 0 when none came)'),
+    outcome: text('`ok`, `cache_hit`, or the last attempt’s failure class'),
+    cached: { type: 'boolean', description: 'Answered from the response cache' },
+    tokens: record({ prompt: integer(), completion: integer(), total: integer() }),
+    cost: { type: 'number', description: 'Estimated USD, every attempt’s' },
+    priced: { type: 'boolean', description: 'False when some model has no catalog price (counted as 0)' },
+    latencyMs: nullableInteger('The attempts’ upstream time, summed; null when none was timed'),
+    timeToFirstTokenMs: nullableInteger('A streamed answer: until its first chunk of substance'),
+    sessionId: text('The arena session the call belongs to'),
+  },
+};
+const requestLogPage = {
+  type: 'object',
+  required: ['requests'],
+  properties: {
+    requests: { type: 'array', items: ref('RequestLogRow') },
+    nextCursor: text('Pass as `cursor` for the next page; absent when the log holds no more'),
+  },
+};
 const sessionList = {
   type: 'object',
   required: ['sessions'],
@@ -618,6 +669,8 @@ export const RESOURCE_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
   UsageUnits: usageUnits,
   UsageFigures: usageFigures,
   UsageRecord: usageRecord,
+  RequestLogRow: requestLogRow,
+  RequestLogPage: requestLogPage,
   AccountUsageRecord: { allOf: [ref('UsageRecord'), record({ accountId: text() })] },
   Citation: citation,
   SearchResult: searchResult,

@@ -672,6 +672,28 @@ export const routeDocs: Readonly<Record<string, RouteDoc>> = {
       json: enveloped(ref('UsageRecord')),
     },
   },
+  'requests-list': {
+    tag: 'Usage',
+    summary: 'The request log: one row per request, newest first',
+    description:
+      'A gateway extension (docs/interface.md §4.8.1). Read from the ledger a page at a time: a page makes at ' +
+      'most 64 reads, so a filter that matches little can answer fewer rows than `limit` with a `nextCursor`. ' +
+      'No prompt or answer is stored.',
+    parameters: [
+      query('from', 'ISO 8601 date (whole UTC day) or date-time: requests started at or after it'),
+      query('to', 'ISO 8601 date (inclusive) or date-time: requests started at or before it'),
+      query('keyId', 'Only this API key’s requests; `none`: requests made without a key'),
+      query('model', 'Only requests this model answered (or last tried)'),
+      query('route', 'Only requests of this route (manifest id, e.g. `chat-completions`)'),
+      query('status', 'Only requests whose last attempt had this upstream status', {
+        type: 'string',
+        pattern: '^(0|[1-5][0-9]{2})$',
+      }),
+      query('limit', 'Requests per page, 1 to 200 (default 50)', { type: 'string', pattern: '^[0-9]{1,3}$' }),
+      query('cursor', 'The `nextCursor` of the previous page'),
+    ],
+    success: { status: 200, description: 'A page of requests', json: enveloped(ref('RequestLogPage')) },
+  },
   'admin-accounts-create': {
     tag: 'Admin',
     summary: 'Provision an account and its dashboard user',

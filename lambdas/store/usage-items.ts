@@ -58,6 +58,12 @@ export interface UsageEntry {
    */
   readonly unit?: UsageUnit;
   readonly quantity?: number;
+  // Timings of an upstream attempt (absent on cache hits, searches and unit work, and on entries
+  // metered before they were kept): what the request log shows.
+  /** How long the attempt took, in whole milliseconds. */
+  readonly durationMs?: number;
+  /** A stream that answered: milliseconds until its first chunk of substance. */
+  readonly firstTokenMs?: number;
 }
 
 export type UsagePurpose = 'answer' | 'vote' | 'search' | 'synthesis';

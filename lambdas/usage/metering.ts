@@ -206,10 +206,21 @@ export class Meter {
       at: this.context.at.toISOString(),
       ...definedTags(this.context.tags),
       ...item.unit,
+      ...timingsOf(timing),
     };
     this.entries.push(entry);
     this.observe(entry, timing);
   }
+}
+
+/** An attempt's timings as the ledger keeps them (whole milliseconds), absent when not timed. */
+function timingsOf(timing: AttemptTiming | undefined): Pick<UsageEntry, 'durationMs' | 'firstTokenMs'> {
+  if (timing === undefined) return {};
+  const { durationMs, firstTokenMs } = timing;
+  return {
+    durationMs: Math.max(0, Math.round(durationMs)),
+    ...(firstTokenMs !== undefined ? { firstTokenMs: Math.max(0, Math.round(firstTokenMs)) } : {}),
+  };
 }
 
 /** Only the tags that are set: an entry has no attribute at all for a tag that is not. */

@@ -49,6 +49,8 @@ export const ENTRY_ATTRIBUTES = {
   purpose: 'S',
   unit: 'S',
   quantity: 'N',
+  durationMs: 'N',
+  firstTokenMs: 'N',
 } as const satisfies { readonly [K in keyof UsageEntry]-?: AttributeTypeOf<UsageEntry[K]> };
 
 /** What ledgerItem (store/usage-items.ts) writes next to the entry's own fields. */

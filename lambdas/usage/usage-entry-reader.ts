@@ -48,6 +48,8 @@ export function readUsageEntry(record: Readonly<Record<string, unknown>>): Usage
     purpose: oneOf('purpose', text('purpose'), PURPOSES),
     unit: oneOf('unit', text('unit'), USAGE_UNITS),
     quantity: notNegative('quantity', number('quantity')),
+    durationMs: notNegative('durationMs', number('durationMs')),
+    firstTokenMs: notNegative('firstTokenMs', number('firstTokenMs')),
   } satisfies { readonly [K in keyof UsageEntry]-?: unknown };
   return entry;
 }

@@ -101,6 +101,9 @@ const GRANTS: Record<Grant, (acc: Accumulator) => void> = {
   'usage:read': (acc) => acc.table('usage', TABLE_ACTIONS.read, true),
   // The caller's own usage, read under its tenant session: the role itself reads no usage at all.
   'usage:readOwn': (acc) => acc.tenantSession(),
+  // The caller's own ledger entries (the request log), read under its tenant session: the role
+  // is told the table's name and holds no action on it.
+  'requestLog:readOwn': (acc) => acc.tenantTableRead('usage'),
   // The sharded ledger (lambdas/store/usage-ledger-puts.ts): PutItem and nothing else, only on
   // ledger shard partitions (`dynamodb:LeadingKeys`), so such a function cannot touch a total, a
   // checkpoint or the unsharded ledger, nor update or delete any item. IAM cannot demand the
@@ -321,6 +324,13 @@ class Accumulator {
     if (arn === undefined) throw new Error('a tenant-session grant needs the tenant-access role (tenantAccessRoleArn)');
     this.tenantSessions = true;
     this.environment[ENV.tenantAccessRoleArn] = arn;
+  }
+
+  /** A tenant session's reads of a table (lib/tenant-access-policy.ts): its name, no action of the role's own. */
+  tenantTableRead(name: TableName): void {
+    this.tenantSession();
+    const { schema, table } = this.resources.tables.get(name);
+    this.environment[schema.envVar] = table.tableName;
   }
 
   ledgerAppend(): void {

@@ -19,6 +19,8 @@ const TABLE_OF_GRANT: Partial<Record<Grant, TableName>> = {
   'identity:write': 'identity',
   'usage:read': 'usage',
   'usage:append': 'usage',
+  // Read under a tenant session: the role is told the table's name and holds no action on it.
+  'requestLog:readOwn': 'usage',
   'rateLimits:count': 'cache',
   'answers:cache': 'cache',
   'idempotency:write': 'cache',
@@ -79,7 +81,11 @@ describe('endpoint functions', () => {
       // under, for the routes that make and delete them; readers read by ARN under a tenant session.
       const usesProviderKeys = has('providerKeys:create') || has('providerKeys:delete');
       const opensTenantSessions =
-        has('providerKeys:read') || has('usage:readOwn') || has('arenaSessions:readOwn') || has('jobs:readOwn');
+        has('providerKeys:read') ||
+        has('usage:readOwn') ||
+        has('requestLog:readOwn') ||
+        has('arenaSessions:readOwn') ||
+        has('jobs:readOwn');
       expect(env[ENV.tenantAccessRoleArn] !== undefined).toBe(opensTenantSessions);
       expect(env[ENV.providerKeySecretPrefix]).toBe(usesProviderKeys ? PROVIDER_KEY_PREFIX : undefined);
       expect(env[ENV.providerKeysKmsKeyId]).toEqual(

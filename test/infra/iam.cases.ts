@@ -122,7 +122,13 @@ const SECRET_READS: readonly Grant[] = [
   'providerKeys:create',
 ];
 // Grants read under a tenant session: AssumeRole and TagSession on the tenant-access role, nothing more.
-const TENANT_GRANTS: readonly Grant[] = ['providerKeys:read', 'usage:readOwn', 'arenaSessions:readOwn', 'jobs:readOwn'];
+const TENANT_GRANTS: readonly Grant[] = [
+  'providerKeys:read',
+  'usage:readOwn',
+  'requestLog:readOwn',
+  'arenaSessions:readOwn',
+  'jobs:readOwn',
+];
 /** The tenant role's one statement on the provider-key prefix: read, only where the tag is the session's. */
 const TENANT_SECRET_CONDITION = {
   StringEquals: { 'secretsmanager:ResourceTag/gateway:account': '${aws:PrincipalTag/account}' },
@@ -170,6 +176,7 @@ const EVERY_GRANT: Record<Grant, true> = {
   'sessions:write': true,
   'usage:read': true,
   'usage:readOwn': true,
+  'requestLog:readOwn': true,
   'usage:append': true,
   'rateLimits:count': true,
   'answers:cache': true,

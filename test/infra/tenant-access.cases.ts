@@ -19,7 +19,13 @@ import {
  * what its sessions may read, and that the functions reading under it lost those reads.
  * Written out here independently of lib/tenant-access-policy.ts.
  */
-const TENANT_GRANTS: readonly Grant[] = ['providerKeys:read', 'usage:readOwn', 'arenaSessions:readOwn', 'jobs:readOwn'];
+const TENANT_GRANTS: readonly Grant[] = [
+  'providerKeys:read',
+  'usage:readOwn',
+  'requestLog:readOwn',
+  'arenaSessions:readOwn',
+  'jobs:readOwn',
+];
 const ACCOUNT = '${aws:PrincipalTag/account}';
 
 describe('the tenant-access role', () => {

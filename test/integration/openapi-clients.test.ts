@@ -124,10 +124,12 @@ test('the dashboard: sign-in (a wrong password is a typed 401), session, MFA, ke
   expect(managed.webhookSecretRotated).toBe(true);
   expect(managed.maskedKeys).toContain('••••1234');
   expect(typeof managed.totalRequests).toBe('number');
+  expect(typeof managed.loggedRequests).toBe('number');
   expect(schemas().mismatches(successSchema('/api/v1/keys', 'post', 201), managed.answers.created)).toEqual([]);
   expect(schemas().mismatches(successSchema('/api/v1/keys', 'get', 200), managed.answers.listed)).toEqual([]);
   expect(schemas().mismatches(successSchema('/api/v1/keys/{id}', 'patch', 200), managed.answers.updated)).toEqual([]);
   expect(schemas().mismatches(successSchema('/api/v1/usage', 'get', 200), managed.answers.usage)).toEqual([]);
+  expect(schemas().mismatches(successSchema('/api/v1/requests', 'get', 200), managed.answers.requestLog)).toEqual([]);
   // The check can fail: an answer missing a documented field does not fit.
   expect(schemas().mismatches(successSchema('/api/v1/usage', 'get', 200), { success: true, data: {} })).not.toEqual([]);
 });

@@ -293,6 +293,8 @@ export async function manage(create: Create, access: Access) {
 
   const usage = await withKey.GET('/api/v1/usage', { params: { query: { from: '2026-01-01' } } });
   const totalRequests: number | undefined = usage.data?.data.totalRequests;
+  const requestLog = await withKey.GET('/api/v1/requests', { params: { query: { limit: '5' } } });
+  const loggedRequests: number | undefined = requestLog.data?.data.requests.length;
 
   const webhookSecret = await withSession.GET('/api/v1/webhooks/secret');
   const firstSecret: string = webhookSecret.data?.data.secret ?? '';
@@ -320,7 +322,14 @@ export async function manage(create: Create, access: Access) {
     webhookSecretStatuses: [webhookSecret.response.status, rotatedSecret.response.status],
     webhookSecretRotated: firstSecret !== '' && previousSecret === firstSecret,
     totalRequests,
-    answers: { created: created.data, listed: listed.data, updated: updated.data, usage: usage.data },
+    loggedRequests,
+    answers: {
+      created: created.data,
+      listed: listed.data,
+      updated: updated.data,
+      usage: usage.data,
+      requestLog: requestLog.data,
+    },
   };
 }
 
@@ -427,7 +436,8 @@ export interface ClientProgram {
     webhookSecretRotated: boolean;
     maskedKeys: string[];
     totalRequests?: number;
-    answers: Record<'created' | 'listed' | 'updated' | 'usage', unknown>;
+    loggedRequests?: number;
+    answers: Record<'created' | 'listed' | 'updated' | 'usage' | 'requestLog', unknown>;
   }>;
   administer(
     create: typeof createClient,

@@ -159,3 +159,16 @@ test('work the catalog prices in another unit, or not at all, is unpriced; a sta
     [0, true],
   ]);
 });
+
+test("an attempt's entry keeps its timings in whole milliseconds; a cache hit has none", () => {
+  const m = meter();
+  m.attempt({ target: target('openai/gpt-5'), durationMs: 812.6, firstTokenMs: 95.2, usage });
+  m.attempt({ target: target('openai/gpt-5'), durationMs: 40, failure: { status: 429, kind: 'rate_limit' } });
+  m.cacheHit('openai/gpt-5', 'openrouter', usage);
+  const [streamed, failed, hit] = m.recorded;
+  expect(streamed).toMatchObject({ durationMs: 813, firstTokenMs: 95 });
+  expect(failed).toMatchObject({ durationMs: 40 });
+  expect(failed).not.toHaveProperty('firstTokenMs');
+  expect(hit).not.toHaveProperty('durationMs');
+  expect(hit).not.toHaveProperty('firstTokenMs');
+});
