@@ -100,7 +100,7 @@ const GRANTS: Record<Grant, (acc: Accumulator) => void> = {
   // An operator's reads of any account (the admin usage route): the whole table.
   'usage:read': (acc) => acc.table('usage', TABLE_ACTIONS.read, true),
   // The caller's own usage, read under its tenant session: the role itself reads no usage at all.
-  'usage:readOwn': (acc) => acc.tenantSession(),
+  'usage:readOwn': (acc) => acc.tenantTableRead('usage'),
   // The caller's own ledger entries (the request log), read under its tenant session: the role
   // is told the table's name and holds no action on it.
   'requestLog:readOwn': (acc) => acc.tenantTableRead('usage'),
@@ -147,7 +147,7 @@ const GRANTS: Record<Grant, (acc: Accumulator) => void> = {
     acc.keyedTable('jobs', ['dynamodb:GetItem', 'dynamodb:Query'], ['ACCOUNT#*#ARENA_SESSION#*']),
   // The caller's session logs, records and leaderboards (`ACCOUNT#<id>` and `ACCOUNT#<id>#*`),
   // read under its tenant session: the role itself reads none of them.
-  'arenaSessions:readOwn': (acc) => acc.tenantSession(),
+  'arenaSessions:readOwn': (acc) => acc.tenantTableRead('jobs'),
   // The chat modes start a session's runner (execution name = session id); nothing else on it.
   'arenaSessions:run': (acc) => acc.sessionRunner(),
   // Budget counters (lambdas/store/budget-counters.ts, `BUDGET#<scope>` items of the identity
@@ -159,7 +159,7 @@ const GRANTS: Record<Grant, (acc: Accumulator) => void> = {
   // accounts' records.
   'jobs:read': (acc) => acc.keyedTable('jobs', ['dynamodb:GetItem'], ['ACCOUNT#*#JOB#*']),
   // A caller's own jobs (status, subscribe), read under its tenant session.
-  'jobs:readOwn': (acc) => acc.tenantSession(),
+  'jobs:readOwn': (acc) => acc.tenantTableRead('jobs'),
   // Conditional creates and transitions only, on job items only; jobs are never deleted here
   // (TTL expires them).
   'jobs:write': (acc) => acc.keyedTable('jobs', ['dynamodb:PutItem', 'dynamodb:UpdateItem'], ['ACCOUNT#*#JOB#*']),

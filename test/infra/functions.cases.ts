@@ -21,6 +21,11 @@ const TABLE_OF_GRANT: Partial<Record<Grant, TableName>> = {
   'usage:append': 'usage',
   // Read under a tenant session: the role is told the table's name and holds no action on it.
   'requestLog:readOwn': 'usage',
+  'usage:readOwn': 'usage',
+  'arenaSessions:readOwn': 'jobs',
+  'jobs:readOwn': 'jobs',
+  'budgets:reserve': 'identity',
+  'budgets:read': 'identity',
   'rateLimits:count': 'cache',
   'answers:cache': 'cache',
   'idempotency:write': 'cache',
