@@ -306,7 +306,14 @@ export const routes = [
     timeoutSeconds: 25,
     memoryMb: 1024,
     errorStyle: 'openai',
-    grants: [...KEY_READS, 'answers:cache', 'usage:append', 'platformKeys:read', 'providerKeys:read', 'budgets:reserve'],
+    grants: [
+      ...KEY_READS,
+      'answers:cache',
+      'usage:append',
+      'platformKeys:read',
+      'providerKeys:read',
+      'budgets:reserve',
+    ],
   }),
   // Web search through the platform's search provider key (the platform keys secret's `exa`).
   route({

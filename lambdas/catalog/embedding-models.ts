@@ -104,11 +104,15 @@ export function resolveEmbeddingModel(name: string): EmbeddingModel | undefined 
 }
 
 /** Each route's model id and the model's own id, priced at the model's input rate. */
-export const EMBEDDING_PRICES: Readonly<Record<string, { readonly inputPerMTok: number; readonly outputPerMTok: number }>> =
-  Object.freeze(
-    Object.fromEntries(
-      EMBEDDING_MODELS.flatMap((m) =>
-        [m.id, ...m.routes.map((r) => r.model)].map((id) => [id, Object.freeze({ inputPerMTok: m.inputPerMTok, outputPerMTok: 0 })]),
-      ),
+export const EMBEDDING_PRICES: Readonly<
+  Record<string, { readonly inputPerMTok: number; readonly outputPerMTok: number }>
+> = Object.freeze(
+  Object.fromEntries(
+    EMBEDDING_MODELS.flatMap((m) =>
+      [m.id, ...m.routes.map((r) => r.model)].map((id) => [
+        id,
+        Object.freeze({ inputPerMTok: m.inputPerMTok, outputPerMTok: 0 }),
+      ]),
     ),
-  );
+  ),
+);

@@ -4,7 +4,11 @@ import type { EncodingFormat } from './embeddings-request.js';
 /** OpenAI's `CreateEmbeddingResponse`, as the official SDKs parse it. */
 export interface EmbeddingList {
   readonly object: 'list';
-  readonly data: readonly { readonly object: 'embedding'; readonly index: number; readonly embedding: number[] | string }[];
+  readonly data: readonly {
+    readonly object: 'embedding';
+    readonly index: number;
+    readonly embedding: number[] | string;
+  }[];
   readonly model: string;
   readonly usage: { readonly prompt_tokens: number; readonly total_tokens: number };
 }

@@ -303,7 +303,11 @@ class RouteCaller {
     if (response.status < 200 || response.status >= 300)
       throw new UpstreamError(adapter.classifyError(response.status, response.headers, text, target.provider));
     const batch = adapter.read(parseJsonObject(text), texts.length, this.job.dimensions);
-    if (!batch) throw malformed(response.status, `${target.provider} answered something that is not ${texts.length} embeddings of ${this.job.dimensions} values`);
+    if (!batch)
+      throw malformed(
+        response.status,
+        `${target.provider} answered something that is not ${texts.length} embeddings of ${this.job.dimensions} values`,
+      );
     return batch;
   }
 }

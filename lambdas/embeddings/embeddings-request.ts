@@ -64,12 +64,14 @@ export const embeddingsRequestSchema = {
       type: 'string',
       minLength: 1,
       maxLength: 200,
-      description: 'An embedding model (docs/interface.md §4.12): `text-embedding-3-small`, `text-embedding-3-large`, `gemini-embedding-001`, or a route’s id such as `openai/text-embedding-3-small`',
+      description:
+        'An embedding model (docs/interface.md §4.12): `text-embedding-3-small`, `text-embedding-3-large`, `gemini-embedding-001`, or a route’s id such as `openai/text-embedding-3-small`',
     },
     input: {
       ...textInput,
       type: ['string', 'array'],
-      description: 'The text to embed, or a list of texts (one embedding each, in order). Token arrays are not accepted.',
+      description:
+        'The text to embed, or a list of texts (one embedding each, in order). Token arrays are not accepted.',
       items: textInput,
       minItems: 1,
       maxItems: MAX_INPUTS,

@@ -43,7 +43,8 @@ export const geminiEmbeddingsAdapter: EmbeddingAdapter = {
     };
   },
 
-  classifyError: (status, headers, body, provider) => adapterFor(provider).classifyError(status, headers, body, provider),
+  classifyError: (status, headers, body, provider) =>
+    adapterFor(provider).classifyError(status, headers, body, provider),
 };
 
 function unitLength(values: readonly number[]): number[] {

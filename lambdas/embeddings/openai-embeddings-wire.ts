@@ -42,7 +42,8 @@ export const openAiEmbeddingsAdapter: EmbeddingAdapter = {
     };
   },
 
-  classifyError: (status, headers, body, provider) => adapterFor(provider).classifyError(status, headers, body, provider),
+  classifyError: (status, headers, body, provider) =>
+    adapterFor(provider).classifyError(status, headers, body, provider),
 };
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
