@@ -3,6 +3,7 @@ import { bearer, call, type Answer } from './support/http.js';
 import { ledgerEntries } from './support/ledger-entries.js';
 import { useGateway } from './support/gateway-fixture.js';
 import { adminKey } from './support/provisioning.js';
+import { until } from './support/poll.js';
 import { SimulatorControl } from './support/simulators.js';
 
 /**
@@ -145,6 +146,44 @@ describe('metering and the cache', () => {
       (await embed({ model: 'text-embedding-3-small', input }, { 'X-Cache': 'no-cache' })).headers.get('x-cache'),
     ).toBe('MISS');
     expect(await local.simulator.requests()).toHaveLength(4);
+  });
+});
+
+describe('budgets', () => {
+  it('a key budget refuses a request whose greatest cost it cannot hold, before any upstream call, and settles one it can', async () => {
+    const created = await call(local.gateway.url('/api/v1/keys'), {
+      headers: local.account.session,
+      body: { name: 'embed budget', budget: { limitUsd: 0.01, period: 'day' } },
+    });
+    expect(created.status).toBe(201);
+    const { key, keyId } = created.body.data;
+    const send = (body: unknown) => call(local.gateway.url('/api/v1/embeddings'), { headers: bearer(key), body });
+
+    // 1,020,000 bytes of text on the large model may cost up to as many tokens at $0.13 per million: $0.1326.
+    const refused = await send({
+      model: 'text-embedding-3-large',
+      input: Array(17).fill(textOf('b', 60_000)),
+      encoding_format: 'base64',
+    });
+    expect(refused.status).toBe(402);
+    expect(refused.body.error.code).toBe('BUDGET_EXCEEDED');
+    expect(await local.simulator.requests()).toHaveLength(0);
+
+    // 4,000 bytes reserve $0.00052 and cost 1,000 tokens at $0.13 per million: $0.00013.
+    const paid = await send({
+      model: 'text-embedding-3-large',
+      input: textOf('paid', 4000),
+      encoding_format: 'base64',
+    });
+    expect(paid.status).toBe(200);
+    const budget = await until(
+      async () => {
+        const keys = await call(local.gateway.url('/api/v1/keys'), { headers: { Cookie: local.account.cookie } });
+        return keys.body.data.keys.find((k: { id: string }) => k.id === keyId).budget;
+      },
+      (b) => b.reservedUsd === 0 && b.spentUsd > 0,
+    );
+    expect(budget).toMatchObject({ spentUsd: 0.00013, reservedUsd: 0 });
   });
 });
 
