@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import OpenAI from 'openai';
 import { bearer, call, type Answer } from './support/http.js';
 import { ledgerEntries } from './support/ledger-entries.js';
@@ -324,3 +325,44 @@ describe('bad input is a 400 naming the field, and nothing reaches an upstream',
     expect(await local.simulator.requests()).toHaveLength(0);
   });
 });
+
+it('no body yields a 5xx, and every 400 names its field as param and in the message', async () => {
+  const anyValue = fc.oneof(fc.jsonValue(), fc.constantFrom(0, -1, 1e308, '', ' ', null, true, [], {}));
+  const text = fc.oneof(fc.string({ maxLength: 30 }), fc.string({ unit: 'grapheme', maxLength: 10 }));
+  const body = fc.oneof(
+    fc
+      .record(
+        {
+          model: fc.oneof(
+            fc.constantFrom('text-embedding-3-small', 'gemini-embedding-001', 'models/gpt', 'gpt'),
+            anyValue,
+          ),
+          input: fc.oneof(text, fc.array(text, { maxLength: 4 }), fc.array(fc.integer(), { maxLength: 4 }), anyValue),
+          encoding_format: fc.oneof(fc.constantFrom('float', 'base64'), anyValue),
+          dimensions: fc.oneof(fc.integer({ min: -5, max: 4000 }), anyValue),
+          user: anyValue,
+          unexpected: anyValue,
+        },
+        { requiredKeys: [] },
+      )
+      .map((value) => JSON.stringify(value)),
+    fc.jsonValue().map((value) => JSON.stringify(value)),
+    fc.string(),
+  );
+  await fc.assert(
+    fc.asyncProperty(body, async (raw) => {
+      const answer = await call(local.gateway.url('/api/v1/embeddings'), {
+        headers: { ...bearer(local.key), 'Content-Type': 'application/json' },
+        rawBody: raw,
+      });
+      expect(answer.status).toBeLessThan(500);
+      if (answer.status === 400) {
+        expect(typeof answer.body.error.param).toBe('string');
+        expect(answer.body.error.message).toContain(answer.body.error.param);
+      } else {
+        expect(answer.status).toBe(200);
+      }
+    }),
+    { numRuns: 80 },
+  );
+}, 60_000);
