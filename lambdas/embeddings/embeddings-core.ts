@@ -226,6 +226,7 @@ class RouteCaller {
         if (!('failure' in result)) return { route, vectors: result.vectors, promptTokens: result.promptTokens };
         const { failure } = result;
         failures.push(failure);
+        if (routeLacksModel(failure)) break;
         if (failure.kind === 'bad_request' || failure.kind === 'content_filter')
           throw invalidEmbeddings('input', `input: ${route.provider} refused it: ${failure.message.slice(0, 300)}`);
         const wait = backoffMs(attempt, failure.retryAfterMs, this.deps.random);
@@ -233,7 +234,8 @@ class RouteCaller {
         this.retries++;
         await this.deps.sleep(wait, this.input.signal);
       }
-      if (!allowsFallback(failures.at(-1)!)) break;
+      const last = failures.at(-1)!;
+      if (!allowsFallback(last) && !routeLacksModel(last)) break;
     }
     throw exhausted(failures, this.model);
   }
@@ -311,6 +313,13 @@ class RouteCaller {
     return batch;
   }
 }
+
+/**
+ * The route's provider does not serve the model (404, OpenAI's and OpenRouter's `model_not_found`):
+ * the catalog's route is wrong, not the caller's input, so the next route is tried.
+ */
+const routeLacksModel = (failure: UpstreamFailure): boolean =>
+  failure.status === 404 || failure.providerCode === 'model_not_found';
 
 /** A value as an upstream may write it at the longest: a float in indented JSON (Gemini indents). */
 const MAX_WIRE_BYTES_PER_VALUE = 48;

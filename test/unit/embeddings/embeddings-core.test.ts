@@ -223,6 +223,22 @@ it('an upstream’s refusal of the input is a 400 naming input, not retried or f
   expect(h.sent).toHaveLength(1);
 });
 
+it('a route whose provider lacks the model is passed over for the next, not blamed on the input', async () => {
+  const h = harness([
+    {
+      status: 404,
+      body: { error: { message: 'The model does not exist', type: 'invalid_request_error', code: 'model_not_found' } },
+    },
+    { status: 200, body: openAiAnswer([vector(1536)], 1) },
+  ]);
+  const result = await h.run({ model: 'text-embedding-3-small', input: 'x' });
+  expect(result).toMatchObject({ servedBy: 'openai/text-embedding-3-small', retries: 0 });
+  expect(h.entries.map((e) => [e.provider, e.status])).toEqual([
+    ['openai', 404],
+    ['openrouter', 200],
+  ]);
+});
+
 it('without a configured provider, the request is unavailable and nothing is sent', async () => {
   const h = harness([], { providers: [] });
   const error = await failure(() => h.run({ model: 'gemini-embedding-001', input: 'x' }));
