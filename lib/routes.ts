@@ -307,6 +307,27 @@ export const routes = [
     path: '/api/chat',
     ...CHAT_MODE,
   }),
+  // Embeddings (docs/interface.md §4.12): secret keys only (a browser's key could spend the budget on
+  // bulk work); the chat upstreams' keys (the caller's own first), the answers cache, the ledger and
+  // the key's budget. Buffered: the answer is bounded to fit Lambda's 6 MB.
+  route({
+    id: 'embeddings',
+    method: 'POST',
+    path: '/api/v1/embeddings',
+    auth: API_KEY_AUTH,
+    rateLimited: true,
+    timeoutSeconds: 25,
+    memoryMb: 1024,
+    errorStyle: 'openai',
+    grants: [
+      ...KEY_READS,
+      'answers:cache',
+      'usage:append',
+      'platformKeys:read',
+      'providerKeys:read',
+      'budgets:reserve',
+    ],
+  }),
   // Web search through the platform's search provider key (the platform keys secret's `exa`).
   route({
     id: 'search',

@@ -23,6 +23,12 @@ export {
   type Cost,
 } from './prices.js';
 export { UNIT_PRICES, unitPriceOf, unitCostMicroUsd, type UnitPrice, type UsageUnit } from './unit-prices.js';
+export {
+  EMBEDDING_MODELS,
+  resolveEmbeddingModel,
+  type EmbeddingModel,
+  type EmbeddingRoute,
+} from './embedding-models.js';
 export { resolveFamily, listFamilies, fightCapableAliases } from './lookup.js';
 export {
   SEARCH_PROVIDER_IDS,

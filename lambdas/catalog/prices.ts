@@ -14,6 +14,8 @@
  * hourly storage of Gemini's explicit caches, and batch discounts.
  */
 
+import { EMBEDDING_PRICES } from './embedding-models.js';
+
 export interface ModelPrice {
   /** Uncached prompt tokens, micro-USD per 1M. */
   readonly inputPerMTok: number;
@@ -86,6 +88,8 @@ export const PRICES: Readonly<Record<string, ModelPrice>> = Object.freeze({
   'mistralai/mistral-medium-3.1': price(400_000, 2_000_000),
   'moonshotai/kimi-k2-0905': price(600_000, 2_500_000, 150_000),
   'meta-llama/llama-4-scout': price(80_000, 300_000),
+  // Embedding models, input only (embedding-models.ts)
+  ...EMBEDDING_PRICES,
 });
 
 /** Dated snapshot suffixes upstreams echo back: `-2025-08-07` (OpenAI) or `-20250929` (Anthropic). */

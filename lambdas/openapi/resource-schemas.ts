@@ -271,6 +271,26 @@ const searchAnswer = record({
   request_id: text("The provider's id for the search, else the gateway's"),
 });
 
+const embeddingList = record(
+  {
+    object: { const: 'list' },
+    data: {
+      type: 'array',
+      items: record({
+        object: { const: 'embedding' },
+        index: integer(),
+        embedding: {
+          description: 'JSON numbers (`float`), or the base64 of the little-endian float32 values (`base64`)',
+          oneOf: [{ type: 'array', items: { type: 'number' } }, { type: 'string' }],
+        },
+      }),
+    },
+    model: text('The embedding model’s id'),
+    usage: record({ prompt_tokens: integer(), total_tokens: integer() }),
+  },
+  'docs/interface.md §4.12: OpenAI’s embeddings answer, one embedding per input in order.',
+);
+
 const imageAnalysis = record(
   {
     description: text('What the model saw, or its answer to the prompt'),
@@ -675,6 +695,7 @@ export const RESOURCE_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
   Citation: citation,
   SearchResult: searchResult,
   SearchAnswer: searchAnswer,
+  EmbeddingList: embeddingList,
   ImageAnalysis: imageAnalysis,
   BattleResponse: battleResponse,
   SessionSummary: sessionSummary,

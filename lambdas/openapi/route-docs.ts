@@ -23,6 +23,8 @@ import { FASHION_ERROR_ANSWERS } from '../fashion/fashion-errors.js';
 import { fashionRequestSchema } from '../fashion/fashion-schema.js';
 import { EMAIL_TAKEN_ANSWERS } from '../store/accounts.js';
 import { IDEMPOTENCY_ERROR_ANSWERS, MAX_IDEMPOTENCY_KEY_CHARS } from '../store/idempotency.js';
+import { EMBEDDINGS_ERROR_ANSWERS } from '../embeddings/embeddings-errors.js';
+import { embeddingsRequestSchema } from '../embeddings/embeddings-request.js';
 import { SEARCH_ERROR_ANSWERS } from '../search/search-errors.js';
 import { searchRequestSchema } from '../search/search-request.js';
 import { THEME_ERROR_ANSWERS } from '../themes/theme-errors.js';
@@ -102,7 +104,7 @@ export type ErrorTable = Readonly<Record<string, { readonly status: number; read
 export const TAGS: Readonly<Record<string, string>> = {
   Health: 'Service status, unauthenticated',
   Documentation: 'This document',
-  Gateway: 'OpenAI-compatible chat completions and the model list',
+  Gateway: 'OpenAI-compatible chat completions, embeddings and the model list',
   'Chat modes': 'Battle, fight and multi-instance sessions (docs/interface.md §4.3)',
   Search: 'Web search through the platform’s search provider',
   Images: 'Image analysis by a vision model (docs/interface.md §4.11)',
@@ -352,6 +354,27 @@ export const routeDocs: Readonly<Record<string, RouteDoc>> = {
     errors: {
       500: 'The deployment has no search provider (`INTERNAL_ERROR`)',
       503: 'The search provider failed or did not answer (`SERVICE_UNAVAILABLE`)',
+    },
+  },
+  embeddings: {
+    tag: 'Gateway',
+    summary: 'Embeddings',
+    description:
+      'docs/interface.md §4.12 (a gateway extension): OpenAI’s embeddings request for `text-embedding-3-small`, ' +
+      '`text-embedding-3-large` and `gemini-embedding-001`, through the caller’s own provider keys first, with ' +
+      'retries and failover, metered per upstream call and cached per account as chat completions are.',
+    request: { name: 'EmbeddingsRequest', schema: embeddingsRequestSchema },
+    parameters: CHAT_HEADERS.slice(0, 2),
+    success: {
+      status: 200,
+      description: 'The embeddings, in the order of the inputs',
+      json: ref('EmbeddingList'),
+      headers: ['X-Model-Used', 'X-Retry-Count', 'X-Fallback-From', 'X-Cache'],
+    },
+    raises: [EMBEDDINGS_ERROR_ANSWERS],
+    errors: {
+      402: 'The key’s budget cannot hold the request’s greatest cost (`BUDGET_EXCEEDED`)',
+      503: 'No provider of the model answered, or none is configured (`SERVICE_UNAVAILABLE`)',
     },
   },
   'images-analyze': {

@@ -67,4 +67,17 @@ function messageBound(message: ChatMessage): number {
   return tokens;
 }
 
+/**
+ * The cost of embedding `texts` on `model` at the most, in micro-USD (rounded up): every text's
+ * UTF-8 bytes as prompt tokens (bytes bound tokens, as above) at the model's input rate; an
+ * embedding has no output. 0 for an unpriced model.
+ */
+export function embeddingCostBoundMicroUsd(model: string, texts: readonly string[]): number {
+  const price = priceOf(model);
+  if (!price) return 0;
+  let tokens = 0;
+  for (const text of texts) tokens += bytes(text);
+  return Math.ceil((tokens * price.inputPerMTok) / PER_MILLION);
+}
+
 const bytes = (text: string) => Buffer.byteLength(text, 'utf8');

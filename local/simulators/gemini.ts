@@ -14,6 +14,7 @@ import {
   jsonArray,
   type Json,
 } from './gemini-output.js';
+import { batchEmbed, embedContent } from './gemini-embeddings.js';
 import type { SimExchange, SimResponse, SimulatorDefinition } from './harness.js';
 import type { RequestFaults } from './faults.js';
 import { isPaced, wholeAnswerMs } from './pacing.js';
@@ -30,6 +31,8 @@ import type { ScriptInput } from './script-types.js';
  *   and the full counts), no `[DONE]`, events separated by `\r\n\r\n`; without `alt=sse` one
  *   JSON array of those responses. functionCall parts come whole, in one event, with object
  *   `args`, an `id` and (first call) a `thoughtSignature`.
+ * - `POST …:batchEmbedContents` and `:embedContent` (faultable; gemini-embeddings.ts): deterministic
+ *   vectors for `gemini-embedding-001` and `text-embedding-004`.
  * - `POST …:countTokens`, `GET /v1beta/models` (`pageSize`, `pageToken` → `nextPageToken`),
  *   `GET /v1beta/models/{model}`.
  * - Key via `x-goog-api-key` or `?key=`: missing → 403 PERMISSION_DENIED (unregistered caller);
@@ -134,6 +137,18 @@ export const geminiSimulator: SimulatorDefinition = {
       path: new RegExp(`^/v1beta/models/${MODEL_PATH}:streamGenerateContent$`),
       faultable: true,
       handle: (ex) => generate(ex, ex.url.searchParams.get('alt') === 'sse' ? 'sse' : 'array'),
+    },
+    {
+      method: 'POST',
+      path: new RegExp(`^/v1beta/models/${MODEL_PATH}:batchEmbedContents$`),
+      faultable: true,
+      handle: (ex) => batchEmbed(ex, modelParam(ex.params)!),
+    },
+    {
+      method: 'POST',
+      path: new RegExp(`^/v1beta/models/${MODEL_PATH}:embedContent$`),
+      faultable: true,
+      handle: (ex) => embedContent(ex, modelParam(ex.params)!),
     },
     {
       method: 'POST',

@@ -7,12 +7,14 @@ import {
   openAiModel,
   type SimModel,
 } from './openai-compatible-simulator.js';
+import { embeddingsRoute } from './openai-embeddings.js';
 import { moderationsRoute } from './openai-moderations.js';
 import { openAiUsage, randomId, type WireRequest } from './openai-wire.js';
 
 /**
  * The OpenAI fake (docs/upstreams.md §1 and its Simulator checklist): `/v1/chat/completions`,
- * `/v1/models`, `/v1/moderations` (openai-moderations.ts: flagging by `[sim:flag]`), OpenAI's
+ * `/v1/models`, `/v1/embeddings` (openai-embeddings.ts: deterministic vectors), `/v1/moderations`
+ * (openai-moderations.ts: flagging by `[sim:flag]`), OpenAI's
  * `{error:{message,type,param,code}}` envelope, `x-request-id`, `openai-processing-ms` and the
  * six `x-ratelimit-*` headers with counters that go down.
  *
@@ -229,6 +231,17 @@ export const openAiSimulator: SimulatorDefinition = defineOpenAiCompatibleSimula
         ),
   check,
   extraRoutes: [
+    embeddingsRoute({
+      prefix: '/v1',
+      models: [
+        { id: 'text-embedding-3-small', dimensions: 1536, shortens: true },
+        { id: 'text-embedding-3-large', dimensions: 3072, shortens: true },
+        { id: 'text-embedding-ada-002', dimensions: 1536, shortens: false },
+      ],
+      invalid,
+      unknownModel: (model) => openAiError(404, undefined, model),
+      headers: requestHeaders,
+    }),
     moderationsRoute({
       prefix: '/v1',
       invalid,

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { costMicroUsd, priceOf } from '../../lambdas/catalog/model-catalog.js';
 import type { SimResponse, SimulatorDefinition } from './harness.js';
 import { catalogModels, defineOpenAiCompatibleSimulator, json, type SimModel } from './openai-compatible-simulator.js';
+import { embeddingsRoute } from './openai-embeddings.js';
 import { completionBody, openAiUsage, type AnswerFrame } from './openai-wire.js';
 import { NO_PACING } from './pacing.js';
 import { NO_TOKEN_PARTS } from './usage-directives.js';
@@ -11,7 +12,8 @@ import type { ScriptTurn } from './script-types.js';
  * The OpenRouter fake (docs/upstreams.md §4.1 and its Simulator checklist): the OpenAI skin at
  * `/api/v1`, `vendor/model[:variant]` ids, usage always (with `cost`), `provider` and
  * `native_finish_reason`, `: OPENROUTER PROCESSING` before the first event, `X-Generation-Id`,
- * errors `{error:{code,message,metadata?}}`, and the `/key` and `/generation` lookups.
+ * errors `{error:{code,message,metadata?}}`, the `/key` and `/generation` lookups, and
+ * `/api/v1/embeddings` for the catalog's embedding routes (openai-embeddings.ts).
  *
  * `[sim:error=429:upstream]` is a 429 passed on from the upstream provider: no X-RateLimit-*.
  * `[sim:midway_error=502]` (numeric code) or `[sim:midway_error=server_error]` (string code).
@@ -178,22 +180,8 @@ export const openRouterSimulator: SimulatorDefinition = defineOpenAiCompatibleSi
   },
   modelsBody: (models) => ({ data: models.map(modelBody) }),
   error: openRouterError,
-  invalid: (problem) =>
-    json(400, { error: { code: 400, message: problem.message, metadata: { error_type: 'invalid_request' } } }),
-  unknownModel: (model) =>
-    json(400, {
-      error: {
-        code: 400,
-        message: `${model} is not a valid model ID`,
-        metadata: { error_type: 'invalid_request' },
-        availability: {
-          code: 'model_not_found',
-          retryable: false,
-          requested_models: [model],
-          docs_url: 'https://openrouter.ai/models',
-        },
-      },
-    }),
+  invalid: (problem) => invalidRequest(problem.message),
+  unknownModel: (model) => unknownModel(model),
   authError: (key) =>
     json(401, { error: { code: 401, message: key ? 'User not found.' : 'No auth credentials found' } }),
   streamError: (code, frame) => ({
@@ -223,6 +211,17 @@ export const openRouterSimulator: SimulatorDefinition = defineOpenAiCompatibleSi
     };
   },
   extraRoutes: [
+    embeddingsRoute({
+      prefix: '/api/v1',
+      models: [
+        { id: 'openai/text-embedding-3-small', dimensions: 1536, shortens: true },
+        { id: 'openai/text-embedding-3-large', dimensions: 3072, shortens: true },
+        { id: 'google/gemini-embedding-001', dimensions: 3072, shortens: true },
+      ],
+      invalid: (message) => invalidRequest(message),
+      unknownModel: (model) => unknownModel(model),
+      headers: () => ({}),
+    }),
     {
       method: 'GET',
       path: /^\/api\/v1\/key$/,
@@ -290,6 +289,26 @@ function modelBody(model: SimModel) {
       'seed',
     ],
   };
+}
+
+function invalidRequest(message: string): SimResponse {
+  return json(400, { error: { code: 400, message, metadata: { error_type: 'invalid_request' } } });
+}
+
+function unknownModel(model: string): SimResponse {
+  return json(400, {
+    error: {
+      code: 400,
+      message: `${model} is not a valid model ID`,
+      metadata: { error_type: 'invalid_request' },
+      availability: {
+        code: 'model_not_found',
+        retryable: false,
+        requested_models: [model],
+        docs_url: 'https://openrouter.ai/models',
+      },
+    },
+  });
 }
 
 /** Dollars per token, as strings, the way OpenRouter lists prices. */

@@ -88,6 +88,8 @@ test('search, themes (and a theme that is not there), speech, music, a video wit
   const looked = await program.look(recording, access);
   expect(looked.resultUrls.length).toBeGreaterThan(0);
   expect(typeof looked.description).toBe('string');
+  expect(looked.vectors.map((vector) => vector.length)).toEqual([8, 8]);
+  expect(looked.embeddingTokens).toBeGreaterThan(0);
   expect(looked.themeName).toBe('Neon Arcade');
   expect([looked.noThemeStatus, looked.noThemeCode]).toEqual([404, 'NOT_FOUND']);
   expect(looked.audioBytes).toBeGreaterThan(0);

@@ -184,13 +184,19 @@ export async function converse(create: Create, access: Access) {
   };
 }
 
-/** Search, themes (one by id, and one that is not there), speech, music and video. */
+/** Search, image analysis, embeddings, themes (one by id, and one that is not there), speech, music and video. */
 export async function look(create: Create, access: Access) {
   const { withKey } = clients(create, access);
   const search = await withKey.POST('/api/v1/search', { body: { query: 'why are there tides', num_results: 3 } });
   const resultUrls: string[] = (search.data?.data.results ?? []).map((result) => result.url);
   const analysis = await withKey.POST('/api/v1/images/analyze', { body: { image: PIXEL, prompt: 'What colour?' } });
   const description: string | undefined = analysis.data?.data.description;
+  const embedded = await withKey.POST('/api/v1/embeddings', {
+    body: { model: 'text-embedding-3-small', input: ['tides', 'moon'], dimensions: 8 },
+  });
+  const vectors = (embedded.data?.data ?? []).map((item) => item.embedding);
+  type Vector = Expect<Same<(typeof vectors)[number], number[] | string>>;
+  const embeddingTokens: number | undefined = embedded.data?.usage.prompt_tokens;
 
   const theme = await withKey.GET('/api/v1/themes', { params: { query: { id: 'neon-arcade' } } });
   const themeName: string | undefined = theme.data?.data.name;
@@ -212,7 +218,7 @@ export async function look(create: Create, access: Access) {
   const jobStatus = job.data?.data.status;
   type JobStatus = Expect<Same<typeof jobStatus, 'Queueing' | 'Processing' | 'Success' | 'Fail' | undefined>>;
 
-  return { resultUrls, description, themeName, noThemeStatus: noTheme.response.status, noThemeCode, audioBytes, songSeconds, taskId, jobStatus };
+  return { resultUrls, description, vectors, embeddingTokens, themeName, noThemeStatus: noTheme.response.status, noThemeCode, audioBytes, songSeconds, taskId, jobStatus };
 }
 
 /** Fashion: run (with an Idempotency-Key), its status, and a subscribed stream. */
@@ -400,6 +406,8 @@ export interface ClientProgram {
   look: Section<{
     resultUrls: string[];
     description?: string;
+    vectors: (number[] | string)[];
+    embeddingTokens?: number;
     themeName?: string;
     noThemeStatus: number;
     noThemeCode?: string;
