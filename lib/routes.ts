@@ -160,6 +160,19 @@ const CHAT_GRANTS: readonly Grant[] = [
 ];
 
 /**
+ * Routes that call the chat upstreams outside the chat core (embeddings, image analysis): the
+ * caller's own provider keys first, else the platform's; the answers cache; the ledger; budgets.
+ */
+const MODEL_CALL_GRANTS: readonly Grant[] = [
+  ...KEY_READS,
+  'answers:cache',
+  'usage:append',
+  'platformKeys:read',
+  'providerKeys:read',
+  'budgets:reserve',
+];
+
+/**
  * Battle, fight and the legacy route: long streams of up to eight agents over ten rounds, so
  * the longest timeout API Gateway's streaming integration allows, and CPU for eight streams.
  * Errors in the envelope (docs/interface.md §7's codes; battle and fight bodies are not OpenAI-shaped).
@@ -319,14 +332,7 @@ export const routes = [
     timeoutSeconds: 25,
     memoryMb: 1024,
     errorStyle: 'openai',
-    grants: [
-      ...KEY_READS,
-      'answers:cache',
-      'usage:append',
-      'platformKeys:read',
-      'providerKeys:read',
-      'budgets:reserve',
-    ],
+    grants: MODEL_CALL_GRANTS,
   }),
   // Web search through the platform's search provider key (the platform keys secret's `exa`).
   route({
@@ -348,14 +354,7 @@ export const routes = [
     rateLimited: true,
     timeoutSeconds: 25,
     memoryMb: 512,
-    grants: [
-      ...KEY_READS,
-      'answers:cache',
-      'usage:append',
-      'platformKeys:read',
-      'providerKeys:read',
-      'budgets:reserve',
-    ],
+    grants: MODEL_CALL_GRANTS,
   }),
   // Speech and music through the platform's MiniMax key (the platform keys secret's `minimax`).
   // Both stream: audio as it is synthesized, and a song's JSON after minutes of generation

@@ -1,6 +1,5 @@
-import { callerBudgets } from '../chat/caller-budgets.js';
 import { cachePolicy } from '../chat/response-cache.js';
-import { accountOf, type AccountCall } from '../http/call.js';
+import { accountOf, budgetsOf, type AccountCall } from '../http/call.js';
 import { bare, type Reply } from '../http/reply.js';
 import { createEmbeddings } from './embeddings-core.js';
 import { deploymentEmbeddingsDeps } from './embeddings-deployment.js';
@@ -15,7 +14,7 @@ export async function answerEmbeddings(call: AccountCall<EmbeddingsRequestBody>)
   const result = await createEmbeddings(
     {
       body: call.body,
-      account: { ...accountOf(call), budgets: callerBudgets(call.principal) },
+      account: { ...accountOf(call), budgets: budgetsOf(call) },
       requestId: call.requestId,
       route: call.route.id,
       startedAt: call.startedAt,
