@@ -92,7 +92,12 @@ export function build(props: GatewayStackProps = {}, options: BuildOptions = {})
 function plainKey(props: GatewayStackProps, options: BuildOptions): string | undefined {
   if (options.mutate || options.outdir || options.bundle) return undefined;
   let plain = true;
-  const key = JSON.stringify([props, options.keepSubscriberWarning ?? false], (_name, value: unknown) => {
+  // The manifest's routes are the default: a stack given them is the stack given nothing. Keys
+  // in one order, so that props written in another order find the same stack.
+  const { routes, ...rest } = props;
+  const given = routes === undefined || routes === manifestRoutes ? rest : props;
+  const sorted = Object.fromEntries(Object.entries(given).sort(([a], [b]) => a.localeCompare(b)));
+  const key = JSON.stringify([sorted, options.keepSubscriberWarning ?? false], (_name, value: unknown) => {
     if (typeof value === 'function' || (typeof value === 'object' && value !== null && 'node' in value)) plain = false;
     return value;
   });

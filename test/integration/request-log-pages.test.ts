@@ -250,28 +250,37 @@ describe('a ledger of 10,000 requests', () => {
     };
     const perPage: number[] = [];
     const ids: string[] = [];
+    const pages = REQUESTS / LIMIT;
+    // Every page over HTTP; the first two, one in the middle and the last two also read here,
+    // through a client that counts its calls: what the route read for them.
+    const recounted = new Set([0, 1, Math.floor(pages / 2), pages - 2, pages - 1]);
     let cursor: string | undefined;
+    let n = 0;
     do {
       const query = { limit: String(LIMIT), ...(cursor ? { cursor } : {}) };
       const answer = await requestLog(`?${new URLSearchParams(query)}`, bearer(key));
       expect(answer.status).toBe(200);
-      // The same page read here, through a client that counts its calls: what the route read.
-      queries = 0;
-      const page = await requestLogPage(
-        { db: counted, table: tableName('usage') },
-        accountId,
-        parseRequestLogQuery(query),
-      );
-      perPage.push(queries);
-      expect(page).toEqual(answer.body.data);
+      const page = answer.body.data as { requests: { id: string }[]; nextCursor?: string };
+      if (recounted.has(n)) {
+        queries = 0;
+        const read = await requestLogPage(
+          { db: counted, table: tableName('usage') },
+          accountId,
+          parseRequestLogQuery(query),
+        );
+        perPage.push(queries);
+        expect(read).toEqual(page);
+      }
       ids.push(...page.requests.map((row) => row.id));
       cursor = page.nextCursor;
+      n++;
     } while (cursor);
 
     expect(ids).toEqual(
       Array.from({ length: REQUESTS }, (_, i) => `seeded-${String(REQUESTS - 1 - i).padStart(5, '0')}`),
     );
-    expect(perPage).toHaveLength(REQUESTS / LIMIT);
+    expect(n).toBe(pages);
+    expect(perPage).toHaveLength(recounted.size);
     // Constant per page: the deepest page costs what the first did, one Query a shard (the seeded
     // ids spread evenly enough that no shard runs dry before a page is full), within the budget.
     expect(new Set(perPage)).toEqual(new Set([LEDGER_SHARDS]));
