@@ -143,11 +143,11 @@ test('no body yields a 5xx or a stall, and every 400 names one of its fields', a
       if (reply.events.length > 0 && (mode === 'battle' || mode === 'fight'))
         expect(validateArenaStream(reply.events, mode)).toEqual([]);
     }),
-    { numRuns: 300 },
+    { numRuns: 150 },
   );
   // Both the refusals and the sessions behind them are reached.
-  expect(statuses.get(400) ?? 0).toBeGreaterThan(60);
-  expect(statuses.get(200) ?? 0).toBeGreaterThan(60);
+  expect(statuses.get(400) ?? 0).toBeGreaterThan(30);
+  expect(statuses.get(200) ?? 0).toBeGreaterThan(30);
 }, 60_000);
 
 test('valid bodies stream (200) a whole, valid session on every route', async () => {
