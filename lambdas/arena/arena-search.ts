@@ -1,5 +1,5 @@
 import { DEFAULT_SEARCH_PROVIDER } from '../catalog/model-catalog.js';
-import { BudgetHolds, DYNAMODB_BUDGET_STORE } from '../usage/budget-holds.js';
+import { BudgetHolds } from '../usage/budget-holds.js';
 import { Meter, type UsageSink } from '../usage/metering.js';
 import { search, type SearchDeps } from '../search/web-search.js';
 import type { ArenaCallContext } from './arena-chat.js';
@@ -45,7 +45,6 @@ export function arenaSearch(context: ArenaCallContext, deps: ArenaSearchDeps): A
     work.defer(() => meter.flush());
     // The session owner's budgets hold each search as they hold each turn (lambdas/usage/budget-holds.ts).
     const holds = new BudgetHolds(context.account.budgets ?? [], {
-      store: DYNAMODB_BUDGET_STORE,
       now: () => new Date(deps.now()),
       defer: work.defer,
     });

@@ -35,7 +35,6 @@ import type { LoadBalancer } from './load-balancer.js';
 import type { MeterObserver } from '../observability/usage-metrics.js';
 import {
   BudgetHolds,
-  DYNAMODB_BUDGET_STORE,
   type BudgetStore,
   type BudgetThresholdCrossing,
   type ScopedBudget,
@@ -166,7 +165,7 @@ async function prepare(input: ChatInput, deps: ChatDeps): Promise<ChatPlan> {
     : { request: unguarded, statuses: [] };
   const request: GatewayChatRequest = { ...input.request, messages: guarded.request.messages };
   const holds = new BudgetHolds(input.account.budgets ?? [], {
-    store: deps.budgetStore ?? DYNAMODB_BUDGET_STORE,
+    store: deps.budgetStore,
     now: () => new Date(deps.now()),
     defer: input.defer,
     observe: deps.observeBudget,

@@ -3,7 +3,7 @@ import { deploymentChatDeps } from './chat-deployment.js';
 import { describeImage, describerModel } from './image-descriptions.js';
 import { checkImageAnalysis, type ImageAnalysisBody } from './image-analysis-request.js';
 import { readsCache } from './response-cache.js';
-import { BudgetHolds, DYNAMODB_BUDGET_STORE } from '../usage/budget-holds.js';
+import { BudgetHolds } from '../usage/budget-holds.js';
 import { Meter } from '../usage/metering.js';
 import { accountOf, budgetsOf, type AccountCall } from '../http/call.js';
 import { envelope, type Reply } from '../http/reply.js';
@@ -27,7 +27,7 @@ export async function answerImageAnalysis(call: AccountCall<ImageAnalysisBody>):
   const account = accountOf(call);
   // The caller's key budget holds each description call, as it holds chat's.
   const holds = new BudgetHolds(budgetsOf(call), {
-    store: deps.budgetStore ?? DYNAMODB_BUDGET_STORE,
+    store: deps.budgetStore,
     now: () => new Date(deps.now()),
     defer: (task) => void call.afterResponse.push(task),
     observe: deps.observeBudget,

@@ -1,5 +1,5 @@
 import type { HeldBudget, ScopedBudget } from '../store/budget-counters.js';
-import { BudgetHolds, DYNAMODB_BUDGET_STORE } from '../usage/budget-holds.js';
+import { BudgetHolds } from '../usage/budget-holds.js';
 
 /**
  * A job's budget reservation (docs/interface.md §2.5): its greatest cost is reserved before it is
@@ -15,11 +15,7 @@ export async function submitWithReservation<T>(
 ): Promise<{ readonly value: T; readonly budgetHolds?: HeldBudget[] }> {
   if (budgets.length === 0) return { value: await submit() };
   const settling: Promise<void>[] = [];
-  const holds = new BudgetHolds(budgets, {
-    store: DYNAMODB_BUDGET_STORE,
-    now: () => new Date(),
-    defer: (task) => void settling.push(task()),
-  });
+  const holds = new BudgetHolds(budgets, { defer: (task) => void settling.push(task()) });
   await holds.hold(boundMicroUsd);
   try {
     const value = await submit();

@@ -1,5 +1,5 @@
 import { unitCostMicroUsd, type UsageUnit } from '../catalog/unit-prices.js';
-import { BudgetHolds, DYNAMODB_BUDGET_STORE } from '../usage/budget-holds.js';
+import { BudgetHolds } from '../usage/budget-holds.js';
 import { Meter } from '../usage/metering.js';
 import { publishUsageMetrics } from '../observability/metrics.js';
 import type { AudioAttempt } from './audio-deployment.js';
@@ -27,11 +27,7 @@ export function mediaMetering(call: AccountCall<unknown>, unit: UsageUnit): Medi
     publishUsageMetrics,
   );
   call.afterResponse.push(() => meter.flush());
-  const holds = new BudgetHolds(budgetsOf(call), {
-    store: DYNAMODB_BUDGET_STORE,
-    now: () => new Date(),
-    defer: (task) => void call.afterResponse.push(task),
-  });
+  const holds = new BudgetHolds(budgetsOf(call), { defer: (task) => void call.afterResponse.push(task) });
   return {
     admit: (model, quantity) => holds.hold(unitCostMicroUsd(`minimax/${model}`, unit, quantity).microUsd),
     onAttempt: (attempt) => {

@@ -1,4 +1,4 @@
-import { BudgetHolds, DYNAMODB_BUDGET_STORE } from '../usage/budget-holds.js';
+import { BudgetHolds } from '../usage/budget-holds.js';
 import { Meter } from '../usage/metering.js';
 import { publishUsageMetrics } from '../observability/metrics.js';
 import { search } from './web-search.js';
@@ -20,11 +20,7 @@ export async function answerSearch(call: AccountCall<SearchRequestBody>): Promis
     publishUsageMetrics,
   );
   call.afterResponse.push(() => meter.flush());
-  const holds = new BudgetHolds(budgetsOf(call), {
-    store: DYNAMODB_BUDGET_STORE,
-    now: () => new Date(),
-    defer: (task) => void call.afterResponse.push(task),
-  });
+  const holds = new BudgetHolds(budgetsOf(call), { defer: (task) => void call.afterResponse.push(task) });
   const answer = await search(
     call.body.query,
     searchOptionsOf(call.body),

@@ -11,6 +11,7 @@ import {
   type ScopedBudget,
 } from '../store/budget-counters.js';
 import { BudgetError } from './budget-errors.js';
+import { announceBudgetCrossing, type BudgetThresholdCrossing } from './budget-notices.js';
 import { callCostBoundMicroUsd, OUTPUT_CAP_TOKENS } from './call-cost-bound.js';
 
 /**
@@ -39,22 +40,20 @@ export interface BudgetStore {
 /** Shares of the limit whose crossing by the settled spend is told (`observe`). */
 export const BUDGET_THRESHOLDS_PERCENT = [50, 80, 100] as const;
 
-/** A budget's settled spend reaching one of BUDGET_THRESHOLDS_PERCENT in a period: told once, by the settlement that crossed it. */
-export interface BudgetThresholdCrossing {
-  readonly budget: ScopedBudget;
-  readonly periodStart: string;
-  readonly thresholdPercent: number;
-  readonly spentMicroUsd: number;
-}
+export type { BudgetThresholdCrossing } from './budget-notices.js';
 
 export const DYNAMODB_BUDGET_STORE: BudgetStore = { reserve: reserveBudget, settle: settleBudget };
 
+const systemNow = () => new Date();
+
 export interface BudgetHoldsDeps {
-  readonly store: BudgetStore;
-  readonly now: () => Date;
+  /** @default DYNAMODB_BUDGET_STORE */
+  readonly store?: BudgetStore;
+  /** @default the system clock */
+  readonly now?: () => Date;
   /** Work the invocation must finish before it ends (the settlements). */
   readonly defer: (task: () => Promise<void>) => void;
-  /** Hears each threshold crossing (a metric and a log line in a deployment). @default none */
+  /** Hears each threshold crossing. @default announceBudgetCrossing (a metric and a log line) */
   readonly observe?: (crossing: BudgetThresholdCrossing) => void;
 }
 
@@ -100,7 +99,7 @@ export class BudgetHolds {
    */
   async hold(amountMicroUsd: number): Promise<void> {
     if (!this.active) return;
-    const now = this.deps.now();
+    const now = (this.deps.now ?? systemNow)();
     const held: HeldPart[] = [];
     for (const budget of this.budgets) {
       const ref = budgetCounterRef(budget.scope, budget.budget.period, now);
@@ -122,7 +121,7 @@ export class BudgetHolds {
     held: readonly HeldPart[],
   ): Promise<boolean> {
     try {
-      return await this.deps.store.reserve(ref, limitMicroUsd, amountMicroUsd);
+      return await (this.deps.store ?? DYNAMODB_BUDGET_STORE).reserve(ref, limitMicroUsd, amountMicroUsd);
     } catch (error) {
       for (const part of held) this.write(part, 0);
       throw new BudgetError('unavailable', `budget counter ${ref.scope} could not be written`, { cause: error });
@@ -149,7 +148,12 @@ export class BudgetHolds {
   }
 
   private write(part: HeldPart, costMicroUsd: number): void {
-    const written = settleWithRetries(this.deps.store, part.ref, part.amountMicroUsd, costMicroUsd).then((after) => {
+    const written = settleWithRetries(
+      this.deps.store ?? DYNAMODB_BUDGET_STORE,
+      part.ref,
+      part.amountMicroUsd,
+      costMicroUsd,
+    ).then((after) => {
       if (after && costMicroUsd > 0) this.tellCrossings(part, after.spentMicroUsd - costMicroUsd, after.spentMicroUsd);
     });
     this.deps.defer(() => written);
@@ -161,7 +165,7 @@ export class BudgetHolds {
     for (const thresholdPercent of BUDGET_THRESHOLDS_PERCENT) {
       const mark = (limitMicroUsd * thresholdPercent) / 100;
       if (before < mark && after >= mark)
-        this.deps.observe?.({
+        (this.deps.observe ?? announceBudgetCrossing)({
           budget: part.budget,
           periodStart: part.ref.periodStart,
           thresholdPercent,

@@ -1,7 +1,15 @@
 import { logger } from '../config/logger.js';
 import { budgetThresholdMetrics } from '../observability/budget-metrics.js';
 import { publishMetrics } from '../observability/metrics.js';
-import type { BudgetThresholdCrossing } from './budget-holds.js';
+import type { ScopedBudget } from '../store/budget-counters.js';
+
+/** A budget's settled spend reaching a threshold (50, 80, 100%) in a period: told once, by the settlement that crossed it. */
+export interface BudgetThresholdCrossing {
+  readonly budget: ScopedBudget;
+  readonly periodStart: string;
+  readonly thresholdPercent: number;
+  readonly spentMicroUsd: number;
+}
 
 /**
  * A deployment's word that a budget's spend reached a threshold: the metric (by whose budget and
