@@ -151,8 +151,12 @@ const GRANTS: Record<Grant, (acc: Accumulator) => void> = {
   // The chat modes start a session's runner (execution name = session id); nothing else on it.
   'arenaSessions:run': (acc) => acc.sessionRunner(),
   // Budget counters (lambdas/store/budget-counters.ts, `BUDGET#<scope>` items of the identity
-  // table): a reservation and its settlement are each one UpdateItem; nothing else, no other item.
-  'budgets:reserve': (acc) => acc.keyedTable('identity', ['dynamodb:UpdateItem'], ['BUDGET#*']),
+  // table): a reservation and its settlement are each one UpdateItem; an account's budget on
+  // shards (budget-shards.ts) also reads its shards to borrow between them (a transaction of
+  // UpdateItems, which IAM checks action by action) and to find its thresholds' crossings.
+  // Nothing else, no other item.
+  'budgets:reserve': (acc) =>
+    acc.keyedTable('identity', ['dynamodb:UpdateItem', 'dynamodb:BatchGetItem', 'dynamodb:GetItem'], ['BUDGET#*']),
   'budgets:read': (acc) => acc.keyedTable('identity', ['dynamodb:BatchGetItem', 'dynamodb:GetItem'], ['BUDGET#*']),
   // Job records (lambdas/jobs/job-repository.ts, `ACCOUNT#<id>#JOB#<job>`) read by the job
   // poller's tasks, which act for no caller: GetItem on job items only, not session logs nor the

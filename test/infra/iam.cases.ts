@@ -53,8 +53,8 @@ const TABLE_ACTIONS: Partial<Record<Grant, [TableName, string[]]>> = {
   // The job poller's: job records only (`ACCOUNT#*#JOB#*`); a caller's own under its tenant
   // session (jobs:readOwn). Conditional creates and transitions, never deletes.
   'jobs:read': ['jobs', ['dynamodb:GetItem']],
-  // Budget counters only (`BUDGET#*`, checked below).
-  'budgets:reserve': ['identity', ['dynamodb:UpdateItem']],
+  // Budget counters only (`BUDGET#*`, checked below): reserving on an account's shards reads them.
+  'budgets:reserve': ['identity', ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem']],
   'budgets:read': ['identity', ['dynamodb:BatchGetItem', 'dynamodb:GetItem']],
   'jobs:write': ['jobs', ['dynamodb:PutItem', 'dynamodb:UpdateItem']],
 };
