@@ -559,6 +559,22 @@ export const routes = [
     timeoutSeconds: 15,
     grants: ['identity:read', 'webhookSecrets:read', 'webhookSecrets:create', 'webhookSecrets:rotate'],
   }),
+  // The account's budget over all its keys and sessions (lambdas/identity/account-budget.ts).
+  route({
+    id: 'account-budget-get',
+    method: 'GET',
+    path: '/api/v1/budget',
+    auth: ['secretKey', 'session'],
+    rateLimited: true,
+    grants: [...KEY_READS, 'budgets:read'],
+  }),
+  route({
+    id: 'account-budget-set',
+    method: 'PATCH',
+    path: '/api/v1/budget',
+    auth: ['session'],
+    grants: ['adminToken:read', 'identity:read', 'identity:write', 'budgets:read'],
+  }),
   route({
     id: 'usage-get',
     method: 'GET',
@@ -585,6 +601,13 @@ export const routes = [
     auth: ['admin'],
     timeoutSeconds: 15,
     grants: ['adminToken:read', 'identity:read', 'identity:write', 'userPool:admin'],
+  }),
+  route({
+    id: 'admin-accounts-update',
+    method: 'PATCH',
+    path: '/api/admin/v1/accounts/{id}',
+    auth: ['admin'],
+    grants: ['adminToken:read', 'identity:read', 'identity:write', 'budgets:read'],
   }),
   route({
     id: 'admin-keys-create',

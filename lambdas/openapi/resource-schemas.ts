@@ -678,6 +678,12 @@ export const RESOURCE_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
   IssuedApiKey: issuedApiKey,
   ApiKeyList: record({ keys: { type: 'array', items: ref('ApiKey') } }),
   KeyBudget: keyBudget,
+  AccountBudget: record({
+    budget: {
+      description: 'The account’s spending limit over all its keys and sessions; null when it has none',
+      anyOf: [ref('KeyBudget'), { type: 'null' }],
+    },
+  }),
   ApiKeyUpdate: {
     description: 'The key as changed: the listing fields, and the interface’s `keyId` and `updated`.',
     allOf: [ref('ApiKey'), record({ keyId: text(), updated: { const: true } })],
