@@ -75,6 +75,12 @@ export type Grant =
   | 'themesProvider:read'
   | 'guardrails:apply'
   /**
+   * Calling Amazon Bedrock's models with the function's role (the `bedrock` chat provider):
+   * InvokeModel and InvokeModelWithResponseStream on foundation models and this account's
+   * inference profiles in the stack's region.
+   */
+  | 'bedrock:invoke'
+  /**
    * Password sign-in by the admin flow (IAM-signed) and answering its challenges (new password,
    * authenticator code, authenticator set-up).
    */
@@ -157,6 +163,7 @@ const CHAT_GRANTS: readonly Grant[] = [
   'promptService:read',
   'guardrails:apply',
   'budgets:reserve',
+  'bedrock:invoke',
 ];
 
 /**
@@ -354,7 +361,7 @@ export const routes = [
     rateLimited: true,
     timeoutSeconds: 25,
     memoryMb: 512,
-    grants: MODEL_CALL_GRANTS,
+    grants: [...MODEL_CALL_GRANTS, 'bedrock:invoke'],
   }),
   // Speech and music through the platform's MiniMax key (the platform keys secret's `minimax`).
   // Both stream: audio as it is synthesized, and a song's JSON after minutes of generation

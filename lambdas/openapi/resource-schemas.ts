@@ -1,4 +1,4 @@
-import { PROVIDER_IDS } from '../catalog/model-catalog.js';
+import { KEYED_PROVIDER_IDS } from '../catalog/model-catalog.js';
 import { FASHION_MODEL_NAMES } from '../fashion/fashion-models.js';
 import { VIDEO_MODEL_IDS } from '../media/video-models.js';
 import { THEME_PLATFORMS } from '../themes/theme-types.js';
@@ -183,7 +183,7 @@ const issuedApiKey = {
 const providerKey = record(
   {
     id: text(),
-    provider: { enum: [...PROVIDER_IDS] },
+    provider: { enum: [...KEYED_PROVIDER_IDS] },
     slug: text(),
     displayName: { type: ['string', 'null'] },
     apiKey: text('Masked: `••••` and the last four characters'),
