@@ -178,9 +178,7 @@ export class Meter {
 
   async flush(): Promise<void> {
     const annotation = definedTags(this.annotation?.() ?? {});
-    await Promise.all(
-      this.entries.splice(0).map((entry) => writeEntry({ ...entry, ...annotation }, this.sink)),
-    );
+    await Promise.all(this.entries.splice(0).map((entry) => writeEntry({ ...entry, ...annotation }, this.sink)));
   }
 
   private add(
