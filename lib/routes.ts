@@ -36,6 +36,10 @@ export type Grant =
   | 'providerKeys:read'
   | 'providerKeys:create'
   | 'providerKeys:delete'
+  /** Keeping requests' content for keys that opted in (`ACCOUNT#<id>#REQUEST#<request>` items of the jobs table). */
+  | 'requestContent:write'
+  /** A caller's own requests' content, read under its tenant session. */
+  | 'requestContent:readOwn'
   /** Reading an account's webhook signing secrets (lambdas/store/webhook-secrets.ts). */
   | 'webhookSecrets:read'
   /** Making an account's first webhook secret. */
@@ -156,6 +160,7 @@ const route = <const Fields extends RouteFields>(fields: Fields): RouteSpec & Pi
 /** What the chat upstream calls need: keys, the ledger, prompts and guardrails (legacy chat mode). */
 const CHAT_GRANTS: readonly Grant[] = [
   ...KEY_READS,
+  'requestContent:write',
   'answers:cache',
   'usage:append',
   'platformKeys:read',
@@ -600,6 +605,15 @@ export const routes = [
     rateLimited: true,
     timeoutSeconds: 15,
     grants: [...KEY_READS, 'requestLog:readOwn'],
+  }),
+  // A request's prompt and answer, kept for keys that opted in (lambdas/store/request-contents.ts).
+  route({
+    id: 'requests-get',
+    method: 'GET',
+    path: '/api/v1/requests/{id}',
+    auth: ['secretKey', 'session'],
+    rateLimited: true,
+    grants: [...KEY_READS, 'requestContent:readOwn'],
   }),
   route({
     id: 'admin-accounts-create',

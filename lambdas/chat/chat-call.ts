@@ -26,6 +26,9 @@ export async function answerChat(call: AccountCall<unknown>, request: GatewayCha
       signal: call.signal,
       deadlineReached: () => endedByTimeout(call.signal),
       defer: (task) => void call.afterResponse.push(task),
+      ...(call.principal.kind !== 'session' && call.principal.contentLog
+        ? { contentLog: call.principal.contentLog }
+        : {}),
     },
     deploymentChatDeps(call.config),
   );

@@ -21,6 +21,7 @@ import type { ChatAdapter } from '../providers/chat-adapter.js';
 import type { ChatCompletion, ChatCompletionChunk, ChatMessage, ChatRequest } from '../providers/chat-types.js';
 import type { ProviderEndpoint } from '../providers/provider-config.js';
 import type { CachedAnswer } from '../store/cached-answers.js';
+import { putRequestContent, type RequestContent } from '../store/request-contents.js';
 import { cacheKey } from './cache-key.js';
 import { checkChatRequest } from './chat-request-checks.js';
 import { DEFAULT_RETRIES, DEFAULT_TIMEOUT_MS, type GatewayChatRequest } from './chat-request.js';
@@ -78,6 +79,8 @@ export interface ChatInput {
   readonly deadlineReached: () => boolean;
   /** Work that runs after the answer went out (the caller decides when and how). */
   readonly defer: (task: () => Promise<void>) => void;
+  /** The key's opt-in to keeping the request's prompt and answer (absent: nothing is kept). */
+  readonly contentLog?: { readonly retentionDays: number };
 }
 
 export interface ChatDeps {
@@ -107,6 +110,8 @@ export interface ChatDeps {
   readonly budgetStore?: BudgetStore;
   /** Hears a budget's spend reaching a threshold (a metric and a log line in a deployment). @default none */
   readonly observeBudget?: (crossing: BudgetThresholdCrossing) => void;
+  /** Keeps a request's content for a key that opted in. @default putRequestContent (lambdas/store/request-contents.ts) */
+  readonly keepContent?: (accountId: string, content: RequestContent, retentionDays: number) => Promise<unknown>;
 }
 
 /** What the caller is told about routing: the model that answered, retries, the fallback. */
@@ -239,6 +244,7 @@ async function streamed(plan: ChatPlan): Promise<ChatResult> {
     },
     plan.meter,
   );
+  keepContent(plan, () => chunks.deliveredContent.map((content) => ({ role: 'assistant', content })));
   return { kind: 'stream', chunks, routing: routingOf(routed), guardrailStatus: statusHeader(plan.requestStatuses) };
 }
 
@@ -254,6 +260,7 @@ async function whole(plan: ChatPlan): Promise<ChatResult> {
       const cached = JSON.parse(hit.body) as ChatCompletion;
       plan.meter.cacheHit(hit.model, hit.provider, cached.usage);
       if (hit.guardrailStatus) plan.meter.annotate(() => ({ guardrails: hit.guardrailStatus }));
+      keepContent(plan, () => cached.choices.map((choice) => choice.message));
       return {
         kind: 'whole',
         completion: { ...cached, id },
@@ -284,6 +291,8 @@ async function whole(plan: ChatPlan): Promise<ChatResult> {
     statuses = guarded.statuses;
     plan.meter.annotate(() => ({ guardrails: statusHeader(statuses) }));
   }
+  const answered = completion;
+  keepContent(plan, () => answered.choices.map((choice) => choice.message));
   const verdict = cacheVerdict(completion, input.cache);
   if (verdict.store) {
     const stored = {
@@ -304,6 +313,40 @@ async function whole(plan: ChatPlan): Promise<ChatResult> {
 }
 
 const completionId = (input: ChatInput) => `chatcmpl-${input.requestId}`;
+
+/**
+ * For a key that opted in, the request's content is kept after the answer went out: the
+ * messages as they went upstream (guardrails applied, images' bytes left out) and the answer
+ * as the caller received it (`answer` is read then: a stream's text is whole by that time).
+ */
+function keepContent(plan: ChatPlan, answer: () => unknown): void {
+  const { input, request, deps } = plan;
+  const retention = input.contentLog?.retentionDays;
+  if (retention === undefined) return;
+  input.defer(async () => {
+    const content: RequestContent = {
+      requestId: input.requestId,
+      at: input.startedAt.toISOString(),
+      ...(input.account.keyId ? { keyId: input.account.keyId } : {}),
+      route: input.route,
+      messages: request.messages.map(withoutImageBytes),
+      answer: answer(),
+      truncated: false,
+    };
+    await (deps.keepContent ?? putRequestContent)(input.account.accountId, content, retention);
+  });
+}
+
+/** A message with its inline images' bytes replaced by a note of their size: the log keeps words. */
+function withoutImageBytes(message: ChatMessage): ChatMessage {
+  if (!Array.isArray(message.content)) return message;
+  const content = message.content.map((part) =>
+    part.type === 'image_url' && part.image_url.url.startsWith('data:')
+      ? { ...part, image_url: { ...part.image_url, url: `data:… (${part.image_url.url.length} characters left out)` } }
+      : part,
+  );
+  return { ...message, content } as ChatMessage;
+}
 
 /** Which guardrail an error of theirs stands for, as the ledger records a stopped answer. */
 const BLOCKING: Readonly<Partial<Record<string, string>>> = {

@@ -63,6 +63,7 @@ export class StreamAttempt implements AsyncIterableIterator<ChatCompletionChunk>
   #settled: StreamOutcome | undefined;
   /** What went out (redacted), for the estimate when the provider reports no usage. */
   #streamedText = '';
+  #delivered: string[] = [];
   #headAt = 0;
   /** A finishing chunk whose choices' held-back text went out first; it follows on the next pull. */
   #finishing: ChatCompletionChunk | undefined;
@@ -237,10 +238,17 @@ export class StreamAttempt implements AsyncIterableIterator<ChatCompletionChunk>
   }
 
   /** waiting → streaming with the first chunk out, which carries the assistant's role. */
+  /** The text each choice delivered to the caller (after the guard), by choice index: a request's kept content. */
+  get deliveredContent(): readonly string[] {
+    return Array.from(this.#delivered, (text) => text ?? '');
+  }
+
   #out(chunk: ChatCompletionChunk): IteratorResult<ChatCompletionChunk> {
     const first = this.#state === 'waiting';
     if (first) this.#state = 'streaming';
     const choices = chunk.choices.map((choice) => {
+      if (choice.delta.content)
+        this.#delivered[choice.index] = (this.#delivered[choice.index] ?? '') + choice.delta.content;
       this.#streamedText +=
         (choice.delta.content ?? '') +
         (choice.delta.tool_calls?.map((t) => t.function?.arguments ?? '').join('') ?? '');

@@ -143,8 +143,8 @@ async function authenticateKey(
   schemes: readonly AuthScheme[],
 ): Promise<Principal> {
   const record = await findUsableKey(token);
-  const { accountId, keyId, rateLimit, budget } = record;
-  const ofKey = { accountId, keyId, rateLimit, ...(budget ? { budget } : {}) };
+  const { accountId, keyId, rateLimit, budget, contentLog } = record;
+  const ofKey = { accountId, keyId, rateLimit, ...(budget ? { budget } : {}), ...(contentLog ? { contentLog } : {}) };
   if (record.type === 'secret') {
     if (!schemes.includes('secretKey'))
       throw notAllowed(`Secret API keys cannot reach this route: it accepts ${accepted(schemes)}`);

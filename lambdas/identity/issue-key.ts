@@ -1,7 +1,7 @@
 import { IdentityError } from './identity-errors.js';
 import { putApiKey, type ApiKeyRecord } from '../store/api-keys.js';
 import { generateKey } from './api-key-format.js';
-import { storedBudget, type BudgetBody } from './key-schemas.js';
+import { storedBudget, type BudgetBody, type ContentLogBody } from './key-schemas.js';
 import type { KeyType } from '../store/api-keys.js';
 
 export const DEFAULT_KEY_NAME = 'Default';
@@ -16,6 +16,7 @@ export interface KeyRequest {
   readonly rateLimit?: number | null;
   readonly allowedOrigins?: readonly string[] | null;
   readonly budget?: BudgetBody | null;
+  readonly contentLog?: ContentLogBody | null;
 }
 
 export interface IssuedKey {
@@ -53,6 +54,7 @@ export async function issueKey(request: KeyRequest, now = new Date()): Promise<I
     allowedOrigins: request.type === 'publishable' ? [...(request.allowedOrigins ?? [])] : [],
     createdAt: now.toISOString(),
     ...(request.budget ? { budget: storedBudget(request.budget) } : {}),
+    ...(request.contentLog ? { contentLog: { retentionDays: request.contentLog.retentionDays } } : {}),
   };
   await putApiKey(record);
   return { record, key: generated.key };

@@ -26,6 +26,26 @@ export interface BudgetBody {
   readonly period: BudgetPeriod;
 }
 
+/** The longest a key may keep its requests' content, in days. */
+export const MAX_CONTENT_RETENTION_DAYS = 90;
+
+/** A key's opt-in to keeping its requests' prompts and answers, and for how long. */
+export interface ContentLogBody {
+  readonly retentionDays: number;
+}
+
+export const CONTENT_LOG = {
+  type: 'object',
+  description:
+    'Extension: keep this key’s chat requests’ prompts and answers in the request log for `retentionDays` ' +
+    '(docs/interface.md §4.8.1); none are kept otherwise',
+  properties: {
+    retentionDays: { type: 'integer', minimum: 1, maximum: MAX_CONTENT_RETENTION_DAYS, description: 'Days kept' },
+  },
+  required: ['retentionDays'],
+  additionalProperties: false,
+} as const satisfies JSONSchemaType<ContentLogBody>;
+
 export const BUDGET = {
   type: 'object',
   description: 'Extension: a spending limit, checked before each upstream call (docs/interface.md §2.5)',
@@ -59,6 +79,8 @@ export interface CreateKeyBody {
   readonly allowedOrigins?: string[] | null;
   /** Extension: a spending limit; none when not given (or null). */
   readonly budget?: BudgetBody | null;
+  /** Extension: keep the key's requests' content; not kept when not given (or null). */
+  readonly contentLog?: ContentLogBody | null;
 }
 
 export interface UpdateKeyBody {
@@ -67,6 +89,8 @@ export interface UpdateKeyBody {
   readonly enabled?: boolean | null;
   /** Unlike the other fields, null here is a change: it removes the key's budget. */
   readonly budget?: BudgetBody | null;
+  /** Null here is a change too: the key's requests' content is no longer kept. */
+  readonly contentLog?: ContentLogBody | null;
 }
 
 export interface AdminCreateKeyBody {
@@ -76,6 +100,7 @@ export interface AdminCreateKeyBody {
   readonly rateLimit?: number | null;
   readonly allowedOrigins?: string[] | null;
   readonly budget?: BudgetBody | null;
+  readonly contentLog?: ContentLogBody | null;
 }
 
 /**
@@ -93,6 +118,7 @@ export const CREATE_KEY_BODY = {
     type: { ...KEY_TYPE, enum: [...KEY_TYPE.enum, null], nullable: true },
     allowedOrigins: { ...ALLOWED_ORIGINS, nullable: true },
     budget: { ...BUDGET, nullable: true },
+    contentLog: { ...CONTENT_LOG, nullable: true },
   },
   additionalProperties: false,
 } as const satisfies JSONSchemaType<CreateKeyBody>;
@@ -104,6 +130,7 @@ export const UPDATE_KEY_BODY = {
     rateLimit: { ...RATE_LIMIT, nullable: true },
     enabled: { type: 'boolean', nullable: true },
     budget: { ...BUDGET, nullable: true },
+    contentLog: { ...CONTENT_LOG, nullable: true },
   },
   minProperties: 1,
   additionalProperties: false,
@@ -118,6 +145,7 @@ export const ADMIN_CREATE_KEY_BODY = {
     rateLimit: { ...RATE_LIMIT, nullable: true },
     allowedOrigins: { ...ALLOWED_ORIGINS, nullable: true },
     budget: { ...BUDGET, nullable: true },
+    contentLog: { ...CONTENT_LOG, nullable: true },
   },
   required: ['accountId', 'type'],
   additionalProperties: false,
@@ -150,11 +178,14 @@ export function keyChangesOf(body: UpdateKeyBody): ApiKeyChanges {
     ...(body.rateLimit != null ? { rateLimit: body.rateLimit } : {}),
     ...(body.enabled != null ? { enabled: body.enabled } : {}),
     ...(body.budget !== undefined ? { budget: body.budget && storedBudget(body.budget) } : {}),
+    ...(body.contentLog !== undefined
+      ? { contentLog: body.contentLog && { retentionDays: body.contentLog.retentionDays } }
+      : {}),
   };
   if (Object.keys(changes).length === 0)
     throw new IdentityError(
       'invalid_request',
-      'body: must change at least one of name, rateLimit, enabled or budget (a null name, rateLimit or enabled changes nothing)',
+      'body: must change at least one of name, rateLimit, enabled, budget or contentLog (a null name, rateLimit or enabled changes nothing)',
       { field: 'body' },
     );
   return changes;

@@ -23,6 +23,7 @@ function describeKey(record: ApiKeyRecord, budget: BudgetView | null) {
     rateLimit: record.rateLimit,
     ...(record.type === 'publishable' ? { allowedOrigins: record.allowedOrigins } : {}),
     budget,
+    contentLog: record.contentLog ?? null,
   };
 }
 

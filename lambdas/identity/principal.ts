@@ -1,3 +1,4 @@
+import type { ContentLog } from '../store/api-keys.js';
 import type { StoredBudget } from '../store/budget-counters.js';
 
 /**
@@ -15,6 +16,8 @@ export type Principal =
       readonly rateLimit: number;
       readonly budget?: StoredBudget;
       readonly accountBudget?: StoredBudget;
+      /** The key's opt-in to keeping its requests' content (absent: not kept). */
+      readonly contentLog?: ContentLog;
     }
   | {
       readonly kind: 'publishableKey';
@@ -23,6 +26,8 @@ export type Principal =
       readonly rateLimit: number;
       readonly budget?: StoredBudget;
       readonly accountBudget?: StoredBudget;
+      /** The key's opt-in to keeping its requests' content (absent: not kept). */
+      readonly contentLog?: ContentLog;
       readonly origin: string;
     }
   | {

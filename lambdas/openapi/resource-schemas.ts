@@ -164,6 +164,10 @@ const apiKey = {
       description: 'The spending limit; null when the key has none',
       anyOf: [ref('KeyBudget'), { type: 'null' }],
     },
+    contentLog: {
+      description: 'Whether its chat requests’ prompts and answers are kept, and how long; null: never',
+      anyOf: [record({ retentionDays: integer('Days kept') }), { type: 'null' }],
+    },
   },
 };
 
@@ -705,6 +709,19 @@ export const RESOURCE_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
   UsageRecord: usageRecord,
   RequestLogRow: requestLogRow,
   RequestLogPage: requestLogPage,
+  RequestContent: {
+    type: 'object',
+    required: ['requestId', 'at', 'route', 'messages', 'answer', 'truncated'],
+    properties: {
+      requestId: text('The request id'),
+      at: dateTime('When the request started'),
+      keyId: text('The key that made it'),
+      route: text('The route (manifest id)'),
+      messages: { type: 'array', description: 'The chat messages as they went upstream', items: {} },
+      answer: { description: 'The answer’s messages, one per choice, as the caller received them' },
+      truncated: { type: 'boolean', description: 'True when the oldest messages were left out to fit' },
+    },
+  },
   AccountUsageRecord: { allOf: [ref('UsageRecord'), record({ accountId: text() })] },
   Citation: citation,
   SearchResult: searchResult,

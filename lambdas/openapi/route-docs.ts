@@ -739,6 +739,17 @@ export const routeDocs: Readonly<Record<string, RouteDoc>> = {
     ],
     success: { status: 200, description: 'A page of requests', json: enveloped(ref('RequestLogPage')) },
   },
+  'requests-get': {
+    tag: 'Usage',
+    summary: 'A request’s kept prompt and answer',
+    description:
+      'A gateway extension (docs/interface.md §4.8.1): kept only for chat requests of keys that opted in ' +
+      '(`contentLog` on the key), for the key’s retention. The messages are as they went upstream (guardrails ' +
+      'applied, inline images left out); the answer as the caller received it. 404 when none is kept.',
+    pathParameters: { id: 'The request id (`X-Request-ID`, the log row’s `id`)' },
+    success: { status: 200, description: 'The request’s content', json: enveloped(ref('RequestContent')) },
+    errors: { 404: 'No content is kept for this request (`NOT_FOUND`)' },
+  },
   'admin-accounts-create': {
     tag: 'Admin',
     summary: 'Provision an account and its dashboard user',

@@ -22,14 +22,23 @@ export interface ApiKeyRecord {
   readonly createdAt: string;
   /** The key's spending limit; absent when it has none. */
   readonly budget?: StoredBudget;
+  /** Whether its requests' prompts and answers are kept, and how long; absent: never. */
+  readonly contentLog?: ContentLog;
 }
 
-/** Undefined leaves a field as it is; null removes it (only the budget may be removed). */
+/** A key's opt-in to keeping its requests' content in the request log (docs/interface.md §4.8.1). */
+export interface ContentLog {
+  /** Days a request's content is kept before it expires (TTL). */
+  readonly retentionDays: number;
+}
+
+/** Undefined leaves a field as it is; null removes it (only the budget and the content log may be removed). */
 export interface ApiKeyChanges {
   readonly name?: string;
   readonly rateLimit?: number;
   readonly enabled?: boolean;
   readonly budget?: StoredBudget | null;
+  readonly contentLog?: ContentLog | null;
 }
 
 const keyKey = (keyId: string) => toItem({ pk: `KEY#${keyId}`, sk: 'KEY' });
@@ -152,5 +161,6 @@ function toRecord(item: Item): ApiKeyRecord {
     allowedOrigins: raw.allowedOrigins ?? [],
     createdAt: raw.createdAt,
     ...(raw.budget === undefined ? {} : { budget: storedBudgetOf(raw.budget, `API key ${raw.keyId}`) }),
+    ...(raw.contentLog === undefined ? {} : { contentLog: { retentionDays: raw.contentLog.retentionDays } }),
   };
 }

@@ -103,7 +103,7 @@ export function createDynamoDb(options: DynamoDbOptions): DynamoDb {
   const signer = new SigV4Signer(options.region, 'dynamodb');
   const maxAttempts = options.maxAttempts ?? 3;
   const call = async <T>(operation: string, input: unknown): Promise<T> => {
-    const body = JSON.stringify(input);
+    const body = wireJson(input);
     for (let attempt = 1; ; attempt++) {
       try {
         return (await post(url, operation, body, signer, options.credentials(), options.timeoutMs ?? 5_000)) as T;
@@ -143,7 +143,7 @@ async function post(
   const { status, text } = await signedPost(url, headers, body, signer, credentials, timeoutMs, 'DynamoDB');
   let parsed: Record<string, unknown>;
   try {
-    parsed = text ? (JSON.parse(text) as Record<string, unknown>) : {};
+    parsed = text ? (JSON.parse(text, hasBinary(text) ? binaryFromWire : undefined) as Record<string, unknown>) : {};
   } catch {
     throw new DynamoDbError('InternalServerError', `unreadable DynamoDB answer (${status})`, 500);
   }
@@ -158,4 +158,37 @@ function errorOf(type: string, message: string, status: number, answer: Record<s
   if (type !== 'TransactionCanceledException') return new DynamoDbError(type, message, status);
   const reasons = Array.isArray(answer['CancellationReasons']) ? answer['CancellationReasons'] : [];
   return new TransactionCanceledError(message, status, reasons as CancellationReason[]);
+}
+
+/**
+ * Binary attributes (`B`, `BS`) travel as base64 in DynamoDB's JSON protocol. JSON.stringify
+ * would write a Buffer as `{"type":"Buffer","data":[...]}` (a map, which DynamoDB refuses), so
+ * a request holding one is written again with its bytes as base64; the others, almost all, are
+ * stringified once, with no replacer on the hot path.
+ */
+function wireJson(input: unknown): string {
+  const body = JSON.stringify(input);
+  if (!body.includes('"type":"Buffer"')) return body;
+  return JSON.stringify(input, (key, value: unknown) => {
+    if (key === 'B' && isSerializedBuffer(value)) return Buffer.from(value.data).toString('base64');
+    if (key === 'BS' && Array.isArray(value))
+      return value.map((item: unknown) =>
+        isSerializedBuffer(item) ? Buffer.from(item.data).toString('base64') : item,
+      );
+    return value;
+  });
+}
+
+const isSerializedBuffer = (value: unknown): value is { type: 'Buffer'; data: number[] } =>
+  typeof value === 'object' && value !== null && (value as { type?: unknown }).type === 'Buffer';
+
+/** Whether an answer holds binary attributes at all (a substring test before any reviver). */
+const hasBinary = (text: string) => text.includes('"B":"') || text.includes('"BS":[');
+
+/** In an answer, a string under `B` (or strings under `BS`) is always an attribute's bytes, in base64. */
+function binaryFromWire(key: string, value: unknown): unknown {
+  if (key === 'B' && typeof value === 'string') return Buffer.from(value, 'base64');
+  if (key === 'BS' && Array.isArray(value) && value.every((item) => typeof item === 'string'))
+    return value.map((item: string) => Buffer.from(item, 'base64'));
+  return value;
 }

@@ -3,6 +3,7 @@ import { invalidUsageQuery } from './usage-errors.js';
 import { parseIsoInstant } from './iso-instant.js';
 import { fromItem, tableName, type Item } from '../store/dynamo.js';
 import type { DynamoDb } from '../store/dynamodb-client.js';
+import { getRequestContent, type RequestContent } from '../store/request-contents.js';
 import { tenantClients } from '../store/tenant-sessions.js';
 import type { UsageEntry } from '../store/usage-items.js';
 import { LEDGER_SHARDS } from '../store/usage-ledger-shards.js';
@@ -234,4 +235,18 @@ const entriesOf = (request: LedgerRequest): UsageEntry[] =>
 export async function ownRequestLog(accountId: string, query: RequestLogQuery): Promise<RequestLogPage> {
   const db = (await tenantClients(accountId)).dynamo;
   return requestLogPage({ db, table: tableName('usage') }, accountId, query);
+}
+
+/** A request id as the ledger keys it (`X-Request-ID`: visible ASCII, no `#`). */
+const REQUEST_ID = /^[\x21\x22\x24-\x7e]{1,300}$/;
+
+/**
+ * A request's kept content (prompt and answer), read under the caller's tenant session:
+ * undefined when none is kept (its key did not opt in, its retention ended, or it is not the
+ * caller's). An id that cannot be a request's is refused, naming `id`.
+ */
+export async function ownRequestContent(accountId: string, requestId: string): Promise<RequestContent | undefined> {
+  if (!REQUEST_ID.test(requestId)) throw invalidUsageQuery('id', 'id: must be a request id (X-Request-ID)');
+  const db = (await tenantClients(accountId)).dynamo;
+  return getRequestContent(db, accountId, requestId);
 }

@@ -110,6 +110,11 @@ const GRANTS: Record<Grant, (acc: Accumulator) => void> = {
   // puts' attribute_not_exists condition; the code sends it, and the stream shows any overwrite
   // as a MODIFY. Puts DynamoDB refuses go to the retry queue: SendMessage on that queue only.
   'usage:append': (acc) => acc.ledgerAppend(),
+  // Requests' content for keys that opted in (lambdas/store/request-contents.ts): PutItem on
+  // `ACCOUNT#<id>#REQUEST#<request>` items of the jobs table only, never a job or a session log.
+  'requestContent:write': (acc) => acc.keyedTable('jobs', ['dynamodb:PutItem'], ['ACCOUNT#*#REQUEST#*']),
+  // The caller's own, read under its tenant session: the role itself reads none.
+  'requestContent:readOwn': (acc) => acc.tenantTableRead('jobs'),
   // Cached answers are read and written in calls shared with concurrent requests
   // (BatchGetItem / BatchWriteItem: lambdas/store/batch-reads.ts, batch-writes.ts).
   // The cache table by purpose, each on its own items (`dynamodb:LeadingKeys`), so a read-only

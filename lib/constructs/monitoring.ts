@@ -168,17 +168,27 @@ export class Monitoring extends Construct {
       1,
       'usage entries neither the ledger nor the retry queue took: recover them from the "usage entry not written" log lines',
     );
-    for (const [name, table] of props.tables ?? []) {
+    // Every table's throttled reads and writes in one alarm (an alarm's metric math takes ten
+    // metrics, the four tables eight): an alarm per table would cost a stack resource each, and
+    // the dashboard's throttle graph tells which table.
+    const tables = [...(props.tables ?? [])];
+    if (tables.length > 0) {
+      const usingMetrics = Object.fromEntries(
+        tables.flatMap(([, table], i) => [
+          [`r${i}`, table.metric('ReadThrottleEvents', { period: PERIOD, statistic: 'Sum' })],
+          [`w${i}`, table.metric('WriteThrottleEvents', { period: PERIOD, statistic: 'Sum' })],
+        ]),
+      );
       const throttled = new MathExpression({
-        expression: 'reads + writes',
-        usingMetrics: {
-          reads: table.metric('ReadThrottleEvents', { period: PERIOD, statistic: 'Sum' }),
-          writes: table.metric('WriteThrottleEvents', { period: PERIOD, statistic: 'Sum' }),
-        },
+        expression: `SUM([${Object.keys(usingMetrics)
+          .map((name) => `FILL(${name}, 0)`)
+          .join(', ')}])`,
+        usingMetrics,
         period: PERIOD,
-        label: `${name} throttled requests`,
+        label: 'throttled table requests',
       });
-      this.alarm(`TableThrottles${pascal(name)}`, throttled, thresholds.tableThrottles, `${name} table throttled`);
+      const names = tables.map(([name]) => name).join(', ');
+      this.alarm('TableThrottles', throttled, thresholds.tableThrottles, `tables throttled (${names})`);
     }
     if (props.accountConcurrency !== undefined) {
       const concurrency = new Metric({
@@ -267,23 +277,24 @@ export class Monitoring extends Construct {
 
   /** Failed, timed-out or aborted executions of a job state machine raise an alarm. */
   monitorStateMachine(id: string, machine: IStateMachine): Alarm {
+    // Failures and throttled transitions in one alarm: one stack resource per machine, not two.
     const failures = new MathExpression({
-      expression: 'failed + timedOut + aborted',
+      expression: 'FILL(failed, 0) + FILL(timedOut, 0) + FILL(aborted, 0) + FILL(throttled, 0)',
       usingMetrics: {
         failed: machine.metricFailed({ period: PERIOD, statistic: 'Sum' }),
         timedOut: machine.metricTimedOut({ period: PERIOD, statistic: 'Sum' }),
         aborted: machine.metricAborted({ period: PERIOD, statistic: 'Sum' }),
+        throttled: machine.metric('ExecutionThrottled', { period: PERIOD, statistic: 'Sum' }),
       },
       period: PERIOD,
-      label: `${id} failed executions`,
+      label: `${id} failed executions and throttled transitions`,
     });
-    this.alarm(
-      `ThrottledExecutions${pascal(id)}`,
-      machine.metric('ExecutionThrottled', { period: PERIOD, statistic: 'Sum' }),
+    return this.alarm(
+      `FailedExecutions${pascal(id)}`,
+      failures,
       1,
-      `${id}: Step Functions throttled state transitions`,
+      `${id}: failed job executions or Step Functions throttled state transitions`,
     );
-    return this.alarm(`FailedExecutions${pascal(id)}`, failures, 1, `${id}: failed job executions`);
   }
 
   /** An alarm made elsewhere (e.g. the usage export's) notifies the same topic. */

@@ -3,16 +3,16 @@ import {
   AccessLogField,
   AccessLogFormat,
   AuthorizationType,
+  AwsIntegration,
   EndpointType,
   type IResource,
-  LambdaIntegration,
   LogGroupLogDestination,
   MethodLoggingLevel,
   ResponseTransferMode,
   ResponseType,
   RestApi,
 } from 'aws-cdk-lib/aws-apigateway';
-import type { Role } from 'aws-cdk-lib/aws-iam';
+import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { type LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
@@ -123,6 +123,12 @@ export class PublicApi extends Construct {
   readonly executionLogs: LogGroup;
   /** With the `ifUnset` account role mode: the role and the custom resource that may set it. */
   readonly accountRoleClaim?: UnsetAccountRoleClaim;
+  /**
+   * The role API Gateway invokes the route functions with: InvokeFunction on each of them, by
+   * ARN. One role for all, instead of a resource-based permission on each function (a stack
+   * resource per route: CloudFormation allows 500 per stack).
+   */
+  readonly invokeRole: Role;
   private readonly preflights: PreflightPolicy;
 
   constructor(scope: Construct, id: string, props: PublicApiProps = {}) {
@@ -154,6 +160,10 @@ export class PublicApi extends Construct {
     // Preflights are added resource by resource (not as the API's default, which every resource
     // would inherit): publishable-key resources need their own, and a resource takes one OPTIONS.
     this.preflights = { corsOrigins, publishableKeyResources: publishableKeyResources(props.routes ?? []) };
+    this.invokeRole = new Role(this, 'InvokeRole', {
+      assumedBy: new ServicePrincipal('apigateway.amazonaws.com'),
+      description: 'API Gateway invoking the AI gateway route functions',
+    });
     addPreflight(this.api.root, this.preflights);
 
     const cors = gatewayResponseCors(corsOrigins.length > 0, this.preflights.publishableKeyResources.size > 0);
@@ -235,15 +245,25 @@ export class PublicApi extends Construct {
           `the work goes on; at most ${MAX_BUFFERED_FUNCTION_TIMEOUT_SECONDS} s, or make the route streaming`,
       );
     }
-    // No permission for the console's test-invoke stage: one Lambda permission per route instead
-    // of two keeps the stack well under CloudFormation's 500 resources as routes are added.
-    const integration = route.streaming
-      ? new LambdaIntegration(handler, {
-          responseTransferMode: ResponseTransferMode.STREAM,
-          timeout: Duration.minutes(15),
-          allowTestInvoke: false,
-        })
-      : new LambdaIntegration(handler, { allowTestInvoke: false });
+    // A Lambda proxy integration that API Gateway calls with the invoke role (credentialsRole),
+    // not through a resource-based permission per function: no stack resource per route.
+    this.invokeRole.addToPrincipalPolicy(
+      new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [handler.functionArn] }),
+    );
+    const integration = new AwsIntegration({
+      proxy: true,
+      service: 'lambda',
+      // The versions and paths Lambda's API has for each (streaming's is 2021-11-15).
+      path: route.streaming
+        ? `2021-11-15/functions/${handler.functionArn}/response-streaming-invocations`
+        : `2015-03-31/functions/${handler.functionArn}/invocations`,
+      options: {
+        credentialsRole: this.invokeRole,
+        ...(route.streaming
+          ? { responseTransferMode: ResponseTransferMode.STREAM, timeout: Duration.minutes(15) }
+          : {}),
+      },
+    });
     if (acceptsPublishableKey(route) && !this.preflights.publishableKeyResources.has(route.path)) {
       throw new Error(`route ${route.id} accepts publishable keys but was not among the PublicApi's routes`);
     }

@@ -33,10 +33,16 @@ function stageOf(built: Built): Resources[string] {
   return stages[0]![1];
 }
 
-/** Roles API Gateway itself may assume: the one the account setting would name. */
+/**
+ * Roles API Gateway itself may assume for the account setting: the CloudWatch logging role, not
+ * the invoke role its integrations call the functions with (lib/constructs/public-api.ts).
+ */
 function apiGatewayRoles(built: Built): [string, Resources[string]][] {
-  return resourcesOfType(built, 'AWS::IAM::Role').filter(([, role]) =>
-    JSON.stringify(role.Properties.AssumeRolePolicyDocument).includes('apigateway.amazonaws.com'),
+  const invokeRole = logicalIdOf(built.stack.api.invokeRole);
+  return resourcesOfType(built, 'AWS::IAM::Role').filter(
+    ([id, role]) =>
+      id !== invokeRole &&
+      JSON.stringify(role.Properties.AssumeRolePolicyDocument).includes('apigateway.amazonaws.com'),
   );
 }
 

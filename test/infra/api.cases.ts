@@ -40,8 +40,31 @@ describe('public API from the route manifest', () => {
       // Streaming routes: see test/infra/streaming.cases.ts.
       expect(props.Integration.ResponseTransferMode === 'STREAM').toBe(route.streaming);
       expect(JSON.stringify(props.Integration.Uri).includes('/response-streaming-invocations')).toBe(route.streaming);
+      // Called with the API's invoke role, not through a permission on the function.
+      expect(props.Integration.Credentials).toEqual({
+        'Fn::GetAtt': [logicalIdOf(built.stack.api.invokeRole), 'Arn'],
+      });
     },
   );
+
+  test('the invoke role may invoke exactly the route functions, and no function holds a permission of its own', () => {
+    const resources = built.template.toJSON().Resources as Resources;
+    expect(Object.values(resources).filter((r) => r.Type === 'AWS::Lambda::Permission')).toEqual([]);
+    const roleId = logicalIdOf(built.stack.api.invokeRole);
+    expect(JSON.stringify(resources[roleId]!.Properties.AssumeRolePolicyDocument)).toContain(
+      'apigateway.amazonaws.com',
+    );
+    const statements = Object.values(resources)
+      .filter((r) => r.Type === 'AWS::IAM::Policy' && r.Properties.Roles.some((ref: any) => ref.Ref === roleId))
+      .flatMap((policy) => policy.Properties.PolicyDocument.Statement as any[]);
+    expect(new Set(statements.flatMap((st) => [st.Action].flat()))).toEqual(new Set(['lambda:InvokeFunction']));
+    const invoked = statements.flatMap((st) => [st.Resource].flat()).map((arn: any) => arn['Fn::GetAtt'][0]);
+    expect(invoked.sort()).toEqual(routes.map((route) => functionLogicalId(built.stack, route.id)).sort());
+    // IAM holds a role's inline policies to 10,240 characters: each ARN at its longest
+    // (a 64-character function name in the longest region's name) with its quotes and comma.
+    const longestArn = 'arn:aws-us-gov:lambda:ap-southeast-5:123456789012:function:'.length + 64 + 3;
+    expect(invoked.length * longestArn + 200).toBeLessThanOrEqual(10_240);
+  });
 
   // CloudFormation refuses a stack of more than 500 resources. A route costs about seven; a
   // deployment's context adds a few (a custom domain, WAF logging). Past this budget, endpoints

@@ -21,6 +21,8 @@ const TABLE_OF_GRANT: Partial<Record<Grant, TableName>> = {
   'usage:append': 'usage',
   // Read under a tenant session: the role is told the table's name and holds no action on it.
   'requestLog:readOwn': 'usage',
+  'requestContent:write': 'jobs',
+  'requestContent:readOwn': 'jobs',
   'usage:readOwn': 'usage',
   'arenaSessions:readOwn': 'jobs',
   'jobs:readOwn': 'jobs',
@@ -89,6 +91,7 @@ describe('endpoint functions', () => {
         has('providerKeys:read') ||
         has('usage:readOwn') ||
         has('requestLog:readOwn') ||
+        has('requestContent:readOwn') ||
         has('arenaSessions:readOwn') ||
         has('jobs:readOwn');
       expect(env[ENV.tenantAccessRoleArn] !== undefined).toBe(opensTenantSessions);

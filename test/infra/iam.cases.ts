@@ -60,6 +60,8 @@ const TABLE_ACTIONS: Partial<Record<Grant, [TableName, string[]]>> = {
   'budgets:reserve': ['identity', ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem']],
   'budgets:read': ['identity', ['dynamodb:BatchGetItem', 'dynamodb:GetItem']],
   'jobs:write': ['jobs', ['dynamodb:PutItem', 'dynamodb:UpdateItem']],
+  // Requests' content for keys that opted in: puts on `ACCOUNT#*#REQUEST#*` items alone.
+  'requestContent:write': ['jobs', ['dynamodb:PutItem']],
 };
 /** The cache table's partitions by purpose, as the items' keys are written in lambdas/store. */
 const CACHE_PURPOSES: readonly [Grant, string[]][] = [
@@ -102,6 +104,7 @@ const TABLE_WRITES: readonly Grant[] = [
   'arenaSessions:write',
   'jobs:write',
   'budgets:reserve',
+  'requestContent:write',
 ];
 // Callers' own provider keys: one secret per key under the name prefix, created at runtime.
 // Reading one is the tenant-access role's alone (providerKeys:read opens a tenant session).
@@ -129,6 +132,7 @@ const TENANT_GRANTS: readonly Grant[] = [
   'providerKeys:read',
   'usage:readOwn',
   'requestLog:readOwn',
+  'requestContent:readOwn',
   'arenaSessions:readOwn',
   'jobs:readOwn',
 ];
@@ -180,6 +184,8 @@ const EVERY_GRANT: Record<Grant, true> = {
   'usage:read': true,
   'usage:readOwn': true,
   'requestLog:readOwn': true,
+  'requestContent:write': true,
+  'requestContent:readOwn': true,
   'usage:append': true,
   'rateLimits:count': true,
   'answers:cache': true,

@@ -145,17 +145,22 @@ describe('monitoring', () => {
     ) as any;
     const namespace = chat.Properties.Environment.Variables.POWERTOOLS_METRICS_NAMESPACE;
     expect([streams, unrecorded].map((alarm) => alarm!.Properties.Namespace)).toEqual([namespace, namespace]);
+    // One alarm over every table's throttled reads and writes.
+    const throttledTables = byDescription('tables throttled');
+    expect(throttledTables).toHaveLength(1);
+    const tableMetrics = (throttledTables[0]!.Properties.Metrics as any[]).filter((query) => query.MetricStat);
+    expect(tableMetrics.length).toBeLessThanOrEqual(10);
     for (const table of ['identity', 'usage', 'cache', 'jobs']) {
-      const [throttled] = byDescription(`${table} table throttled`);
-      const metrics = (throttled!.Properties.Metrics as any[]).filter((query) => query.MetricStat);
-      expect(metrics.map((query) => query.MetricStat.Metric.MetricName).sort()).toEqual([
-        'ReadThrottleEvents',
-        'WriteThrottleEvents',
-      ]);
-      expect(metrics[0].MetricStat.Metric.Dimensions).toEqual([
-        { Name: 'TableName', Value: { Ref: logicalIdOf(stack.tables.get(table as never).table) } },
+      const dimensions = [{ Name: 'TableName', Value: { Ref: logicalIdOf(stack.tables.get(table as never).table) } }];
+      const ofTable = tableMetrics.filter(
+        (query) => JSON.stringify(query.MetricStat.Metric.Dimensions) === JSON.stringify(dimensions),
+      );
+      expect([table, ofTable.map((query) => query.MetricStat.Metric.MetricName).sort()]).toEqual([
+        table,
+        ['ReadThrottleEvents', 'WriteThrottleEvents'],
       ]);
     }
+    expect(throttledTables[0]!.Properties.Threshold).toBe(50);
     const [concurrency] = byDescription('Lambda concurrency at 80%');
     expect(concurrency!.Properties).toMatchObject({
       Namespace: 'AWS/Lambda',
@@ -171,8 +176,16 @@ describe('monitoring', () => {
     expect(new Set(failedMetrics.map((query) => query.MetricStat.Metric.MetricName))).toEqual(
       new Set(['Errors', 'Throttles']),
     );
-    const [transitions] = byDescription('JobPoller: Step Functions throttled state transitions');
-    expect(transitions!.Properties).toMatchObject({ Namespace: 'AWS/States', MetricName: 'ExecutionThrottled' });
+    const [transitions] = byDescription(
+      'JobPoller: failed job executions or Step Functions throttled state transitions',
+    );
+    const machineMetrics = (transitions!.Properties.Metrics as any[]).filter((query) => query.MetricStat);
+    expect(machineMetrics.map((query) => query.MetricStat.Metric.MetricName).sort()).toEqual([
+      'ExecutionThrottled',
+      'ExecutionsAborted',
+      'ExecutionsFailed',
+      'ExecutionsTimedOut',
+    ]);
   });
 
   test('without alarmEmail, synth warns that the alarm topic has no subscriber', () => {
@@ -239,7 +252,9 @@ describe('monitoring', () => {
     const alarms = alarmsOf(attached.template.toJSON().Resources as Resources);
     const topic = { Ref: logicalIdOf(attached.stack.monitoring.topic) };
     const jobs = alarms.find(
-      (alarm) => alarm.Properties.AlarmDescription === 'AI gateway: video-jobs: failed job executions',
+      (alarm) =>
+        alarm.Properties.AlarmDescription ===
+        'AI gateway: video-jobs: failed job executions or Step Functions throttled state transitions',
     );
     expect(jobs?.Properties.AlarmActions).toEqual([topic]);
     const exported = alarms.find((alarm) => alarm.Properties.MetricName === 'ExportFailures');

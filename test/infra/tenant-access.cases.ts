@@ -23,6 +23,7 @@ const TENANT_GRANTS: readonly Grant[] = [
   'providerKeys:read',
   'usage:readOwn',
   'requestLog:readOwn',
+  'requestContent:readOwn',
   'arenaSessions:readOwn',
   'jobs:readOwn',
 ];

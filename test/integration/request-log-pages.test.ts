@@ -205,6 +205,78 @@ describe('requests made through the gateway', () => {
   });
 });
 
+describe("a key that opted in to keeping its requests' content", () => {
+  const keyUrl = () => local.gateway.url('/api/v1/keys');
+  const contentOf = (id: string, key: string) =>
+    call(local.gateway.url(`/api/v1/requests/${encodeURIComponent(id)}`), { headers: bearer(key) });
+
+  test('keeps the prompt as it went upstream and the answer as it was received, whole or streamed; others keep none', async () => {
+    const created = await call(keyUrl(), {
+      headers: local.account.session,
+      body: { name: 'kept', contentLog: { retentionDays: 7 } },
+    });
+    expect(created.status).toBe(201);
+    expect(created.body.data.contentLog).toEqual({ retentionDays: 7 });
+    const key: string = created.body.data.key;
+    const ask = (content: string, extra: Record<string, unknown> = {}) =>
+      call(local.gateway.url('/api/v1/chat/completions'), {
+        headers: { ...bearer(key), 'X-Cache': 'no-cache' },
+        body: { model: 'deepseek', messages: [{ role: 'user', content }], ...extra },
+      });
+
+    const whole = await ask('Mail jane@example.com about the [sim:reply=kept answer]', {
+      guardrails: { enabled: ['pii'] },
+    });
+    expect(whole.status).toBe(200);
+    const streamed = await ask('[sim:reply=streamed answer]', { stream: true });
+    expect(streamed.status).toBe(200);
+
+    const read = async (id: string) => {
+      for (let i = 0; i < 200; i++) {
+        const answer = await contentOf(id, key);
+        if (answer.status !== 404) return answer;
+        await new Promise((done) => setTimeout(done, 50));
+      }
+      return contentOf(id, key);
+    };
+    const wholeContent = await read(whole.headers.get('x-request-id')!);
+    expect(wholeContent.status).toBe(200);
+    expect(wholeContent.body.data).toMatchObject({
+      requestId: whole.headers.get('x-request-id'),
+      route: 'chat-completions',
+      truncated: false,
+      answer: [{ role: 'assistant', content: whole.body.choices[0].message.content }],
+    });
+    // The prompt as it went upstream: redacted, never the address itself.
+    expect(JSON.stringify(wholeContent.body.data.messages)).toContain('[REDACTED_EMAIL]');
+    expect(JSON.stringify(wholeContent.body.data)).not.toContain('jane@example.com');
+
+    const streamedContent = await read(streamed.headers.get('x-request-id')!);
+    expect(streamedContent.status).toBe(200);
+    expect(streamedContent.body.data.answer).toEqual([{ role: 'assistant', content: 'streamed answer' }]);
+
+    // A key that did not opt in keeps nothing; another account reads nothing of this one's.
+    const plain = await chat('[sim:reply=not kept]');
+    expect(plain.status).toBe(200);
+    expect((await contentOf(plain.headers.get('x-request-id')!, local.key)).status).toBe(404);
+    const other = await provisionAccount(local.gateway, 'content-other');
+    const { key: otherKey } = await createKey(local.gateway, other);
+    const foreign = await contentOf(whole.headers.get('x-request-id')!, otherKey);
+    expect([foreign.status, foreign.body.error.code]).toEqual([404, 'NOT_FOUND']);
+  });
+
+  test('a retention out of range is refused naming it; an id that cannot be a request is refused naming it', async () => {
+    const refused = await call(keyUrl(), {
+      headers: local.account.session,
+      body: { contentLog: { retentionDays: 0 } },
+    });
+    expect([refused.status, refused.body.error.code]).toEqual([400, 'BAD_REQUEST']);
+    expect(JSON.stringify(refused.body.error)).toContain('contentLog');
+    const badId = await contentOf('a#b', local.key);
+    expect([badId.status, badId.body.error.field]).toEqual([400, 'id']);
+  });
+});
+
 describe('a ledger of 10,000 requests', () => {
   const REQUESTS = 10_000;
   const LIMIT = 200;

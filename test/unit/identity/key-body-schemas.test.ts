@@ -89,7 +89,7 @@ test('a PATCH of nulls alone changes nothing and is a 400 naming the body', () =
   const refused = badRequestOf(() => keyChangesOf(validate(updateKey, { name: null, enabled: null })));
   expect(refused.status).toBe(400);
   expect(refused.param).toBe('body');
-  expect(refused.message).toMatch(/name, rateLimit, enabled or budget/);
+  expect(refused.message).toMatch(/name, rateLimit, enabled, budget or contentLog/);
 });
 
 const BUDGET_BODIES = [
