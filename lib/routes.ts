@@ -56,6 +56,12 @@ export type Grant =
   | 'arenaSessions:read'
   /** The caller's own session logs, records and leaderboards, read under its tenant session. */
   | 'arenaSessions:readOwn'
+  /** Stored Responses (`ACCOUNT#<id>#RESPONSE#<response>` items of the jobs table): conditional puts. */
+  | 'responses:write'
+  /** The caller's own stored Responses, read under its tenant session. */
+  | 'responses:readOwn'
+  /** Deleting stored Responses (`ACCOUNT#<id>#RESPONSE#<response>` items only); the key names the caller's account. */
+  | 'responses:delete'
   /** Starting a session's runner execution (lambdas/arena/session-continuation.ts). */
   | 'arenaSessions:run'
   /** Budgets' counters (`BUDGET#` items of the identity table): reservations before upstream calls and their settlements. */
@@ -258,6 +264,38 @@ export const routes = [
     memoryMb: 224,
     errorStyle: 'openai',
     grants: CHAT_GRANTS,
+  }),
+  // OpenAI's Responses API over the chat core (docs/interface.md §2.16): chat completions' sizing and
+  // grants, plus the stored responses (written by the role, read back under the tenant session).
+  route({
+    id: 'responses-create',
+    method: 'POST',
+    path: '/api/v1/responses',
+    auth: API_KEY_AUTH,
+    rateLimited: true,
+    streaming: true,
+    timeoutSeconds: 900,
+    memoryMb: 224,
+    errorStyle: 'openai',
+    grants: [...CHAT_GRANTS, 'responses:write', 'responses:readOwn'],
+  }),
+  route({
+    id: 'responses-get',
+    method: 'GET',
+    path: '/api/v1/responses/{id}',
+    auth: API_KEY_AUTH,
+    rateLimited: true,
+    errorStyle: 'openai',
+    grants: [...KEY_READS, 'responses:readOwn'],
+  }),
+  route({
+    id: 'responses-delete',
+    method: 'DELETE',
+    path: '/api/v1/responses/{id}',
+    auth: API_KEY_AUTH,
+    rateLimited: true,
+    errorStyle: 'openai',
+    grants: [...KEY_READS, 'responses:delete'],
   }),
   // The chat modes: secret keys, and publishable keys from their allowed origins (browsers).
   route({

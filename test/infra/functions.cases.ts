@@ -34,6 +34,9 @@ const TABLE_OF_GRANT: Partial<Record<Grant, TableName>> = {
   'arenaSessions:read': 'jobs',
   'jobs:read': 'jobs',
   'jobs:write': 'jobs',
+  'responses:write': 'jobs',
+  'responses:readOwn': 'jobs',
+  'responses:delete': 'jobs',
 };
 
 describe('endpoint functions', () => {
@@ -90,7 +93,8 @@ describe('endpoint functions', () => {
         has('usage:readOwn') ||
         has('requestLog:readOwn') ||
         has('arenaSessions:readOwn') ||
-        has('jobs:readOwn');
+        has('jobs:readOwn') ||
+        has('responses:readOwn');
       expect(env[ENV.tenantAccessRoleArn] !== undefined).toBe(opensTenantSessions);
       expect(env[ENV.providerKeySecretPrefix]).toBe(usesProviderKeys ? PROVIDER_KEY_PREFIX : undefined);
       expect(env[ENV.providerKeysKmsKeyId]).toEqual(

@@ -25,6 +25,7 @@ const TENANT_GRANTS: readonly Grant[] = [
   'requestLog:readOwn',
   'arenaSessions:readOwn',
   'jobs:readOwn',
+  'responses:readOwn',
 ];
 const ACCOUNT = '${aws:PrincipalTag/account}';
 
@@ -177,6 +178,9 @@ describe('the tenant-access role', () => {
       'fashion-status',
       'fashion-subscribe',
       'media-video-status',
+      'responses-create',
+      'responses-get',
+      'responses-delete',
     ]) {
       expect([id, reads(roleLogicalId(built.stack, id))]).toEqual([id, []]);
     }
