@@ -178,6 +178,21 @@ const toolOutputPart = {
   oneOf: [inputText, inputImage, inputFile],
 };
 
+/**
+ * Text, or a list of `items`: one schema whose keywords apply by the value's type (`maxLength`
+ * to the text, `items` to the list) rather than an `anyOf`, so that a fault deep in a list is
+ * reported where it is (`input[3].content[0].image_url`), not as "input matches no alternative".
+ */
+function textOrList(items: object, what: string) {
+  return {
+    type: ['string', 'array'],
+    maxLength: MAX_TEXT_CHARS,
+    maxItems: MAX_CONTENT_PARTS,
+    items,
+    'x-message': { type: `must be a string or an array of ${what}` },
+  };
+}
+
 const messageItem = {
   type: 'object',
   required: ['role', 'content'],
@@ -185,10 +200,7 @@ const messageItem = {
     type: { const: 'message' },
     id: itemId,
     role: { enum: ['user', 'assistant', 'system', 'developer'] },
-    content: {
-      anyOf: [text, { type: 'array', maxItems: MAX_CONTENT_PARTS, items: messagePart }],
-      'x-message': { anyOf: 'must be a string or an array of content parts' },
-    },
+    content: textOrList(messagePart, 'content parts'),
     status,
   },
 };
@@ -211,10 +223,7 @@ const functionCallOutputItem = {
     type: { const: 'function_call_output' },
     id: itemId,
     call_id: itemId,
-    output: {
-      anyOf: [text, { type: 'array', maxItems: MAX_CONTENT_PARTS, items: toolOutputPart }],
-      'x-message': { anyOf: 'must be a string or an array of input_text parts' },
-    },
+    output: textOrList(toolOutputPart, 'input_text parts'),
     status,
   },
 };
@@ -316,8 +325,15 @@ export const responsesRequestSchema = {
   properties: {
     model: gateway.model,
     input: {
-      anyOf: [nonBlank, { type: 'array', minItems: 1, maxItems: MAX_INPUT_ITEMS, items: inputItem }],
-      'x-message': { anyOf: 'must be text or an array of input items' },
+      ...textOrList(inputItem, 'input items'),
+      pattern: '\\S',
+      minItems: 1,
+      maxItems: MAX_INPUT_ITEMS,
+      'x-message': {
+        type: 'must be text or an array of input items',
+        pattern: 'must be text that is not empty or blank',
+        minItems: 'must hold at least one item',
+      },
     },
     instructions: { type: ['string', 'null'], maxLength: MAX_TEXT_CHARS },
     tools: { type: 'array', maxItems: MAX_TOOLS, items: functionTool },
