@@ -194,12 +194,12 @@ const response = {
     user: { type: ['string', 'null'] },
     metadata: { type: 'object', additionalProperties: { type: 'string' } },
   }),
-  description: 'docs/interface.md §2.16: OpenAI’s Response object.',
+  description: 'docs/interface.md §4.13: OpenAI’s Response object.',
 };
 const responseEvent = {
   type: 'object',
   description:
-    'One event of a Responses stream (docs/interface.md §2.16): `response.created`, `response.in_progress`, ' +
+    'One event of a Responses stream (docs/interface.md §4.13): `response.created`, `response.in_progress`, ' +
     '`response.output_item.added`, `response.content_part.added`, `response.output_text.delta`, ' +
     '`response.output_text.done`, `response.content_part.done`, `response.function_call_arguments.delta`, ' +
     '`response.function_call_arguments.done`, `response.output_item.done`, then one of `response.completed`, ' +
@@ -210,7 +210,6 @@ const responseEvent = {
     sequence_number: integer('0, 1, 2… within the stream'),
     response: ref('Response'),
   },
-  additionalProperties: true,
 };
 
 const model = record(

@@ -236,7 +236,7 @@ export const routeDocs: Readonly<Record<string, RouteDoc>> = {
     tag: 'Gateway',
     summary: 'Create a response (OpenAI’s Responses API)',
     description:
-      'docs/interface.md §2.16: OpenAI’s Responses request, run by the chat core as chat completions are ' +
+      'docs/interface.md §4.13: OpenAI’s Responses request, run by the chat core as chat completions are ' +
       '(routing, fallback, cache, guardrails, provider keys, budgets, metering): text and image input, ' +
       'instructions, function tools and their outputs, `previous_response_id`. Kept 30 days unless `store` ' +
       'is false. Built-in tools, file ids and background responses are refused.',

@@ -12,7 +12,7 @@ export type ResponsesErrorKind =
   /** GET or DELETE named no stored response of this account. */
   | 'response_not_found';
 
-/** How HTTP answers each kind (docs/interface.md §2.16 and §7). */
+/** How HTTP answers each kind (docs/interface.md §4.13 and §7). */
 export const RESPONSES_ERROR_ANSWERS: ErrorAnswers<ResponsesErrorKind> = {
   invalid_request: { status: 400, code: 'BAD_REQUEST' },
   // OpenAI answers 400 here too (`previous_response_not_found`, param `previous_response_id`).

@@ -3,14 +3,14 @@ import type { LoadBalanceStrategy, GuardrailName } from '../chat/chat-request.js
 import { compileConditional } from '../schema/compile.js';
 
 /**
- * The body of `POST /api/v1/responses` (docs/interface.md §2.16): OpenAI's Responses request as
+ * The body of `POST /api/v1/responses` (docs/interface.md §4.13): OpenAI's Responses request as
  * far as the chat core can serve it, and the gateway's own routing fields as chat completions
  * takes them. Fields the chat core cannot honour are refused by name rather than ignored
  * (built-in tools, file ids, background runs); what is accepted and has no effect is listed in
  * the interface (`reasoning`, `truncation: auto`, `include`).
  */
 
-/** Documented in docs/interface.md §2.16. */
+/** Documented in docs/interface.md §4.13. */
 export const MAX_INPUT_ITEMS = MAX_MESSAGES;
 export const MAX_METADATA_PAIRS = 16;
 export const MAX_METADATA_KEY_CHARS = 64;
@@ -248,7 +248,7 @@ const inputItem = {
     },
   },
   allOf: [
-    { if: { not: { required: ['type'] } }, then: messageItem },
+    { if: { not: { required: ['type'], properties: { type: { type: 'string' } } } }, then: messageItem },
     { if: { required: ['type'], properties: { type: { const: 'message' } } }, then: messageItem },
     { if: { required: ['type'], properties: { type: { const: 'function_call' } } }, then: functionCallItem },
     {
@@ -303,7 +303,10 @@ const textFormat = {
     strict: { type: ['boolean', 'null'] },
   },
   if: { required: ['type'], properties: { type: { const: 'json_schema' } } },
-  then: { required: ['name', 'schema'] },
+  then: {
+    required: ['name', 'schema'],
+    properties: { name: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' }, schema: anyObject },
+  },
 };
 
 const metadata = {
