@@ -345,8 +345,11 @@ export const responsesRequestSchema = {
         { enum: ['none', 'auto', 'required'] },
         {
           type: 'object',
-          required: ['type', 'name'],
+          required: ['type'],
           properties: { type: { const: 'function' }, name: { type: 'string', minLength: 1, maxLength: 64 } },
+          // The name is asked for only of a function choice: a hosted tool's is refused as a choice.
+          if: { required: ['type'], properties: { type: { const: 'function' } } },
+          then: { required: ['name'], properties: { name: { type: 'string' } } },
         },
       ],
       'x-message': { anyOf: 'must be one of none, auto, required, or {"type": "function", "name": …}' },

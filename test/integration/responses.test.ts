@@ -316,6 +316,18 @@ describe('input and refusals', () => {
     expect(answer.body.error.message).toContain(param);
   });
 
+  test('a conversation too large to store is refused before the model is called; store: false takes it', async () => {
+    const marker = `large-${Math.random()}`;
+    // Random bytes as base64: text that compresses to about three quarters, beyond a stored item.
+    const large = `${marker} ${Buffer.from(Array.from({ length: 540_000 }, () => Math.floor(Math.random() * 256))).toString('base64')}`;
+    const refusal = await client.responses.create({ model: 'gpt', input: large }).catch((error: unknown) => error);
+    expect(refusal).toMatchObject({ status: 400, param: 'input' });
+    expect((refusal as Error).message).toContain('store: false');
+    expect(await upstreamBodies(local.simulator, marker)).toEqual([]);
+    const unstored = await client.responses.create({ model: 'gpt', input: large, store: false });
+    expect(unstored).toMatchObject({ status: 'completed', store: false });
+  });
+
   test("a key's budget that cannot hold the call: 402 passes through, nothing streamed", async () => {
     const account = await provisionAccount(local.gateway, 'responses-budget');
     const { key } = await createKey(local.gateway, account, { budget: { limitUsd: 0.000001, period: 'total' } });
