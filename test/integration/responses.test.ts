@@ -195,7 +195,7 @@ describe('previous_response_id', () => {
 
   test('an unknown id, a deleted one and an unstored one are refused with 400 naming it', async () => {
     const unstored = await client.responses.create({ model: 'gpt', input: 'not kept', store: false });
-    expect(unstored.store).toBe(false);
+    expect(unstored).toMatchObject({ store: false });
     const deleted = await client.responses.create({ model: 'gpt', input: 'kept, then deleted' });
     await client.responses.delete(deleted.id);
     for (const id of ['resp_0123456789abcdef', unstored.id, deleted.id, 'not-an-id']) {

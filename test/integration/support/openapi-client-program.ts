@@ -422,7 +422,8 @@ export interface ClientProgram {
     leaderboardStatus?: string;
     fightStream: string;
     legacyContent?: string | null;
-    answers: { chat: unknown };
+    responses: { statuses: number[]; outputTypes: string[]; continuedFrom?: string | null; deleted?: boolean };
+    answers: { chat: unknown; response?: { id: string } };
   }>;
   look: Section<{
     resultUrls: string[];
