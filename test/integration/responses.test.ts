@@ -212,6 +212,53 @@ describe('previous_response_id', () => {
   });
 });
 
+describe('the chat core behind it', () => {
+  test('fallback: the first target failing, another family answers and the headers say so', async () => {
+    await local.simulator.fault('status:503', 1, 'gpt-5');
+    const { data, response } = await client.responses
+      .create({ model: 'gpt', input: `fall back ${Math.random()}`, retries: 0, fallback: ['claude'] } as never)
+      .withResponse();
+    expect(data).toMatchObject({ status: 'completed', model: 'claude-sonnet-4-5' });
+    expect(response.headers.get('x-fallback-from')).toBe('gpt');
+    expect(response.headers.get('x-model-used')).toBe('claude-sonnet-4-5');
+  });
+
+  test('guardrails: PII redacted before the model and in the answer, the header saying so', async () => {
+    const marker = `pii-${Math.random()}`;
+    const { data, response } = await client.responses
+      .create(
+        {
+          model: 'gpt',
+          input: `${marker} from bob@example.com [sim:reply_b64=${Buffer.from('Mail ada@example.com today').toString('base64')}]`,
+        },
+        { headers: { 'X-Guardrails': 'pii' } },
+      )
+      .withResponse();
+    expect(response.headers.get('x-guardrail-status')).toBe('pii:redact');
+    expect(data.output_text).toBe('Mail [REDACTED_EMAIL] today');
+    const [sent] = await upstreamBodies(local.simulator, marker);
+    expect(JSON.stringify(sent)).not.toContain('bob@example.com');
+    expect(JSON.stringify(sent)).toContain('[REDACTED_EMAIL]');
+  });
+
+  test('the response cache: the same request again is a HIT with a new id, streamed ones never are', async () => {
+    const request = { model: 'gpt', input: `cache me ${Math.random()}` };
+    const first = await client.responses.create(request).withResponse();
+    expect(first.response.headers.get('x-cache')).toBe('MISS');
+    // The answer is cached after the response went out: ask again until it is there.
+    let again = await client.responses.create(request).withResponse();
+    for (let tries = 0; tries < 50 && again.response.headers.get('x-cache') !== 'HIT'; tries++) {
+      await new Promise((done) => setTimeout(done, 100));
+      again = await client.responses.create(request).withResponse();
+    }
+    expect(again.response.headers.get('x-cache')).toBe('HIT');
+    expect(again.data.id).not.toBe(first.data.id);
+    expect(again.data.output_text).toBe(first.data.output_text);
+    const streamed = await client.responses.create({ ...request, stream: true }).withResponse();
+    expect(streamed.response.headers.get('x-cache')).toBeNull();
+  });
+});
+
 describe('stored responses', () => {
   test('retrieve answers the response as created; delete forgets it; both then answer 404', async () => {
     const created = await client.responses.create({ model: 'gpt', input: 'keep me', metadata: { topic: 'tests' } });
