@@ -44,8 +44,8 @@ export interface ResponsesDeps {
   deleteStored(ref: StoredResponseRef): Promise<boolean>;
   /** The caller-URL policy's host check of the image parts (chat's), naming the caller's fields. */
   checkImageHosts(request: GatewayChatRequest, fieldOf: ImageField): Promise<void>;
-  /** A fresh id with this prefix: `resp_…`, `msg_…`, `fc_…`. */
-  newId(prefix: 'resp' | 'msg' | 'fc'): string;
+  /** A fresh id with this prefix: `resp_…`, `msg_…`, `fc_…`, `call_…`. */
+  newId(prefix: 'resp' | 'msg' | 'fc' | 'call'): string;
   /** Milliseconds since the epoch. */
   now(): number;
 }

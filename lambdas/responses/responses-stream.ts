@@ -140,7 +140,7 @@ class ResponseStreamState {
       const item: OutputFunctionCall = {
         type: 'function_call',
         id: this.options.ids('fc'),
-        call_id: delta.id ?? this.options.ids('fc'),
+        call_id: delta.id ?? this.options.ids('call'),
         name: delta.function?.name ?? '',
         arguments: '',
         status: 'in_progress',

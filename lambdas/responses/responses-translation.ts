@@ -168,9 +168,10 @@ function messageOf(item: InputItem, origin: Origin, calls: Set<string>): ChatMes
 function contentMessageOf(item: MessageItem, origin: Origin): ChatMessage {
   const { role, content } = item;
   if (typeof content === 'string') {
-    if (role !== 'assistant' && !/\S/.test(content))
+    if (role === 'assistant') return { role, content };
+    if (!/\S/.test(content))
       throw invalidResponsesRequest(`${origin}.content`, `${origin}.content: must be text that is not empty or blank`);
-    return { role, content } as ChatMessage;
+    return role === 'user' ? { role, content } : { role, content };
   }
   if (content.length === 0 && role !== 'assistant')
     throw invalidResponsesRequest(`${origin}.content`, `${origin}.content: must hold at least one part`);
@@ -335,8 +336,8 @@ export function usageOf(usage: Usage | null | undefined): ResponseUsage | null {
   };
 }
 
-/** Makes the ids of output items: `msg_…` and `fc_…`. */
-export type ItemIds = (prefix: 'msg' | 'fc') => string;
+/** Makes the ids of output items (`msg_…`, `fc_…`), and of calls whose upstream gave none (`call_…`). */
+export type ItemIds = (prefix: 'msg' | 'fc' | 'call') => string;
 
 /** The chat core's whole answer as a Response. */
 export function responseOf(
