@@ -45,6 +45,8 @@ describe.each([
   ['gpt', 'gpt-5', 'openai'],
   ['claude', 'claude-sonnet-4-5', 'anthropic'],
   ['gemini', 'gemini-2.5-pro', 'google'],
+  ['grok', 'grok-4', 'xai'],
+  ['deepseek', 'deepseek/deepseek-v3.2', 'openrouter'],
 ])('%s through responses.create and responses.stream', (alias, model, provider) => {
   test('a plain response: the text, its usage, the headers, the ledger entry and the request log row', async () => {
     const said = `hello ${alias} ${Math.random()}`;
