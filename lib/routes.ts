@@ -179,6 +179,12 @@ const MODEL_CALL_GRANTS: readonly Grant[] = [
 ];
 
 /**
+ * The chat core's calls for the Responses API: CHAT_GRANTS but the prompt service's, since the
+ * Responses request has no managed prompts (model calls with guardrails).
+ */
+const RESPONSES_CHAT_GRANTS: readonly Grant[] = [...MODEL_CALL_GRANTS, 'guardrails:apply'];
+
+/**
  * Battle, fight and the legacy route: long streams of up to eight agents over ten rounds, so
  * the longest timeout API Gateway's streaming integration allows, and CPU for eight streams.
  * Errors in the envelope (docs/interface.md §7's codes; battle and fight bodies are not OpenAI-shaped).
@@ -265,8 +271,9 @@ export const routes = [
     errorStyle: 'openai',
     grants: CHAT_GRANTS,
   }),
-  // OpenAI's Responses API over the chat core (docs/interface.md §2.16): chat completions' sizing and
-  // grants, plus the stored responses (written by the role, read back under the tenant session).
+  // OpenAI's Responses API over the chat core (docs/interface.md §4.13): chat completions' sizing and
+  // grants but the prompt service's (it takes no prompt_id), plus the stored responses (written by
+  // the role, read back under the tenant session).
   route({
     id: 'responses-create',
     method: 'POST',
@@ -277,7 +284,7 @@ export const routes = [
     timeoutSeconds: 900,
     memoryMb: 224,
     errorStyle: 'openai',
-    grants: [...CHAT_GRANTS, 'responses:write', 'responses:readOwn'],
+    grants: [...RESPONSES_CHAT_GRANTS, 'responses:write', 'responses:readOwn'],
   }),
   route({
     id: 'responses-get',

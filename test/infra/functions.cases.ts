@@ -178,7 +178,7 @@ describe('optional context: prompt service, Bedrock guardrail, image describer, 
       expect(env[ENV.themesProviderUrl]).toBe(has('themesProvider:read') ? THEMES : undefined);
       expect(env[ENV.guardrailId]).toBe(has('guardrails:apply') ? 'abc123def456' : undefined);
       expect(env[ENV.guardrailVersion]).toBe(has('guardrails:apply') ? '4' : undefined);
-      const describes = route.id === 'chat-completions' || route.id === 'images-analyze';
+      const describes = ['chat-completions', 'images-analyze', 'responses-create'].includes(route.id);
       expect(env[ENV.imageDescriberModel]).toBe(describes ? 'claude' : undefined);
       expect(env[ENV.legacyChatSunset]).toBe(route.id === 'chat-legacy' ? '2027-06-30' : undefined);
     },

@@ -7,7 +7,7 @@ import { adminKey, createKey, provisionAccount } from './support/provisioning.js
 import { SimulatorControl, simulatedReply } from './support/simulators.js';
 
 /**
- * The Responses API (docs/interface.md §2.16) over loopback, driven by the official openai SDK's
+ * The Responses API (docs/interface.md §4.13) over loopback, driven by the official openai SDK's
  * `responses.create`, `responses.stream`, `retrieve` and `delete`, against each family's
  * simulator: the answers, the events, tool round trips, chaining by `previous_response_id`, the
  * stored responses' ownership, and the chat core's budgets, metering and request log behind them.
