@@ -81,6 +81,12 @@ export type Grant =
   | 'themesProvider:read'
   | 'guardrails:apply'
   /**
+   * Calling Amazon Bedrock's models with the function's role (the `bedrock` chat provider):
+   * InvokeModel and InvokeModelWithResponseStream on foundation models and this account's
+   * inference profiles in the stack's region.
+   */
+  | 'bedrock:invoke'
+  /**
    * Password sign-in by the admin flow (IAM-signed) and answering its challenges (new password,
    * authenticator code, authenticator set-up).
    */
@@ -163,6 +169,7 @@ const CHAT_GRANTS: readonly Grant[] = [
   'promptService:read',
   'guardrails:apply',
   'budgets:reserve',
+  'bedrock:invoke',
 ];
 
 /**
@@ -180,9 +187,9 @@ const MODEL_CALL_GRANTS: readonly Grant[] = [
 
 /**
  * The chat core's calls for the Responses API: CHAT_GRANTS but the prompt service's, since the
- * Responses request has no managed prompts (model calls with guardrails).
+ * Responses request has no managed prompts (model calls with guardrails, Bedrock's among them).
  */
-const RESPONSES_CHAT_GRANTS: readonly Grant[] = [...MODEL_CALL_GRANTS, 'guardrails:apply'];
+const RESPONSES_CHAT_GRANTS: readonly Grant[] = [...MODEL_CALL_GRANTS, 'guardrails:apply', 'bedrock:invoke'];
 
 /**
  * Battle, fight and the legacy route: long streams of up to eight agents over ten rounds, so
@@ -399,7 +406,7 @@ export const routes = [
     rateLimited: true,
     timeoutSeconds: 25,
     memoryMb: 512,
-    grants: MODEL_CALL_GRANTS,
+    grants: [...MODEL_CALL_GRANTS, 'bedrock:invoke'],
   }),
   // Speech and music through the platform's MiniMax key (the platform keys secret's `minimax`).
   // Both stream: audio as it is synthesized, and a song's JSON after minutes of generation
@@ -604,6 +611,22 @@ export const routes = [
     timeoutSeconds: 15,
     grants: ['identity:read', 'webhookSecrets:read', 'webhookSecrets:create', 'webhookSecrets:rotate'],
   }),
+  // The account's budget over all its keys and sessions (lambdas/identity/account-budget.ts).
+  route({
+    id: 'account-budget-get',
+    method: 'GET',
+    path: '/api/v1/budget',
+    auth: ['secretKey', 'session'],
+    rateLimited: true,
+    grants: [...KEY_READS, 'budgets:read'],
+  }),
+  route({
+    id: 'account-budget-set',
+    method: 'PATCH',
+    path: '/api/v1/budget',
+    auth: ['session'],
+    grants: ['adminToken:read', 'identity:read', 'identity:write', 'budgets:read'],
+  }),
   route({
     id: 'usage-get',
     method: 'GET',
@@ -630,6 +653,13 @@ export const routes = [
     auth: ['admin'],
     timeoutSeconds: 15,
     grants: ['adminToken:read', 'identity:read', 'identity:write', 'userPool:admin'],
+  }),
+  route({
+    id: 'admin-accounts-update',
+    method: 'PATCH',
+    path: '/api/admin/v1/accounts/{id}',
+    auth: ['admin'],
+    grants: ['adminToken:read', 'identity:read', 'identity:write', 'budgets:read'],
   }),
   route({
     id: 'admin-keys-create',

@@ -18,7 +18,9 @@ import { ENV } from '../config/environment.js';
 import { required } from '../config/configuration.js';
 import { getApiKey } from '../store/api-keys.js';
 import { startNamedExecution } from '../store/state-machine-executions.js';
-import { keyBudgets } from '../usage/budget-holds.js';
+import { getAccountBudget } from '../store/account-budgets.js';
+import { keyBudgets } from '../store/budget-counters.js';
+import { accountBudgets } from '../store/budget-shards.js';
 import {
   appendSessionEvents,
   endSessionTenure,
@@ -105,8 +107,16 @@ export async function continueSession(
     return { status: 'ended' };
   }
   const owner = { accountId: taken.accountId, ...(taken.keyId ? { keyId: taken.keyId } : {}), route: taken.route };
-  // The key's budget as its record holds it now: a change since the first host applies here too.
-  const budgets = taken.keyId ? keyBudgets(taken.keyId, (await getApiKey(taken.keyId))?.budget) : [];
+  // The key's and the account's budgets as their records hold them now: a change since the first
+  // host applies here too.
+  const [key, accountBudget] = await Promise.all([
+    taken.keyId ? getApiKey(taken.keyId) : undefined,
+    getAccountBudget(taken.accountId),
+  ]);
+  const budgets = [
+    ...(taken.keyId ? keyBudgets(taken.keyId, key?.budget) : []),
+    ...accountBudgets(taken.accountId, accountBudget),
+  ];
   const placement = {
     sessionId,
     holder,

@@ -1,11 +1,13 @@
 /**
- * The nine text model families callers address by short alias. Data only.
+ * The ten text model families callers address by short alias. Data only.
  *
  * Rules the tests hold this table to:
  * - every alias (main or extra) is lowercase and names exactly one family, and no alias is
  *   also another family's model id;
  * - `routes` is the preference order: a family from one of the four BYOK vendors routes to
- *   the vendor first and to OpenRouter second; the other families route through OpenRouter;
+ *   the vendor first and to OpenRouter second (Claude then to Amazon Bedrock, called with the
+ *   deployment's own AWS account); Amazon's own family routes to Bedrock only; the other
+ *   families route through OpenRouter;
  * - `defaultModel` is the first route's model id;
  * - exactly eight families are fight-capable (docs/interface.md §4.3: `agentMode` `multiple-<alias>`
  *   exists for each of the eight; a fight with `models` omitted uses all eight).
@@ -75,6 +77,9 @@ export const FAMILIES: readonly ModelFamily[] = Object.freeze([
     routes: [
       { provider: 'anthropic', model: 'claude-sonnet-4-5' },
       { provider: 'openrouter', model: 'anthropic/claude-sonnet-4.5' },
+      // The global cross-region inference profile: served from any commercial region (so any
+      // region the stack is deployed in), at the lowest Bedrock price of the model.
+      { provider: 'bedrock', model: 'global.anthropic.claude-sonnet-4-5-20250929-v1:0' },
     ],
   }),
   family({
@@ -164,5 +169,18 @@ export const FAMILIES: readonly ModelFamily[] = Object.freeze([
     defaultModel: 'meta-llama/llama-4-scout',
     created: 1743811200, // 2025-04-05
     routes: [{ provider: 'openrouter', model: 'meta-llama/llama-4-scout' }],
+  }),
+  family({
+    alias: 'nova',
+    name: 'Amazon Nova Pro',
+    owner: 'amazon',
+    aliases: ['nova-pro', 'amazon-nova'],
+    vision: true,
+    // Not fight-capable: Bedrock is the family's only route, and a deployment whose account has
+    // not enabled the model would leave every default fight one agent short.
+    fightCapable: false,
+    defaultModel: 'amazon.nova-pro-v1:0',
+    created: 1733184000, // 2024-12-03
+    routes: [{ provider: 'bedrock', model: 'amazon.nova-pro-v1:0' }],
   }),
 ]);

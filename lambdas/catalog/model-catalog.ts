@@ -3,12 +3,14 @@
 export {
   PROVIDER_IDS,
   PROVIDERS,
+  KEYED_PROVIDER_IDS,
   isProviderId,
   baseUrlEnvVar,
   apiKeyEnvVar,
   type ProviderId,
   type ProviderInfo,
   type ProviderKind,
+  type ProviderCredential,
   type WireFormat,
 } from './providers.js';
 export { FAMILIES, type ModelFamily, type ModelRoute } from './families.js';

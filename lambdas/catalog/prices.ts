@@ -88,6 +88,11 @@ export const PRICES: Readonly<Record<string, ModelPrice>> = Object.freeze({
   'mistralai/mistral-medium-3.1': price(400_000, 2_000_000),
   'moonshotai/kimi-k2-0905': price(600_000, 2_500_000, 150_000),
   'meta-llama/llama-4-scout': price(80_000, 300_000),
+  // Amazon Bedrock, on demand (docs/upstreams.md, "Amazon Bedrock": which figures were verified).
+  // Claude through the global inference profile: Anthropic's own rates and cache multipliers.
+  'global.anthropic.claude-sonnet-4-5-20250929-v1:0': price(3_000_000, 15_000_000, anthropicCache(3_000_000)),
+  // Nova Pro: $0.80 in, $3.20 out, cache reads $0.20 (writes cost nothing extra).
+  'amazon.nova-pro-v1:0': price(800_000, 3_200_000, 200_000),
   // Embedding models, input only (embedding-models.ts)
   ...EMBEDDING_PRICES,
 });

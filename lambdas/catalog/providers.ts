@@ -1,19 +1,29 @@
 /**
- * The upstream chat providers a caller can bring their own key for: four vendors and one
- * aggregator. Data only: no environment reads, no I/O. Configuration code reads
- * `<envStem>_BASE_URL` and `<envStem>_API_KEY` (see `baseUrlEnvVar` / `apiKeyEnvVar`); the
- * local runtime points the base URLs at its simulators.
+ * The upstream chat providers: four vendors and one aggregator a caller can bring their own key
+ * for, and Amazon Bedrock, which the gateway calls with its function role (no key, no BYOK).
+ * Data only: no environment reads, no I/O. Configuration code reads `<envStem>_BASE_URL` and
+ * `<envStem>_API_KEY` (see `baseUrlEnvVar` / `apiKeyEnvVar`; a keyless provider reads only the
+ * base URL); the local runtime points the base URLs at its simulators.
  */
 
-export const PROVIDER_IDS = ['openai', 'anthropic', 'google', 'xai', 'openrouter'] as const;
+export const PROVIDER_IDS = ['openai', 'anthropic', 'google', 'xai', 'openrouter', 'bedrock'] as const;
 
 export type ProviderId = (typeof PROVIDER_IDS)[number];
 
 /** The request/response dialect an adapter must speak to this provider's chat endpoint. */
-export type WireFormat = 'openai-compatible' | 'anthropic' | 'gemini';
+export type WireFormat = 'openai-compatible' | 'anthropic' | 'gemini' | 'bedrock-converse';
 
-/** `vendor` serves its own models; `aggregator` resells many vendors' models under `vendor/model` ids. */
-export type ProviderKind = 'vendor' | 'aggregator';
+/**
+ * `vendor` serves its own models; `aggregator` resells many vendors' models under `vendor/model`
+ * ids; `cloud` hosts many vendors' models in the deploying AWS account (Bedrock).
+ */
+export type ProviderKind = 'vendor' | 'aggregator' | 'cloud';
+
+/**
+ * How the gateway authenticates to the provider: an API key (the platform's, or a caller's own
+ * stored key), or the function role's AWS credentials (SigV4): then no key exists to store.
+ */
+export type ProviderCredential = 'api-key' | 'aws-role';
 
 export interface ProviderInfo {
   readonly id: ProviderId;
@@ -30,6 +40,7 @@ export interface ProviderInfo {
   readonly defaultBaseUrl: string;
   /** Stem of the local configuration variables `<STEM>_BASE_URL` and `<STEM>_API_KEY`. */
   readonly envStem: string;
+  readonly credential: ProviderCredential;
 }
 
 export const PROVIDERS: Readonly<Record<ProviderId, ProviderInfo>> = Object.freeze({
@@ -40,6 +51,7 @@ export const PROVIDERS: Readonly<Record<ProviderId, ProviderInfo>> = Object.free
     wireFormat: 'openai-compatible',
     defaultBaseUrl: 'https://api.openai.com/v1',
     envStem: 'OPENAI',
+    credential: 'api-key',
   }),
   anthropic: Object.freeze({
     id: 'anthropic',
@@ -48,6 +60,7 @@ export const PROVIDERS: Readonly<Record<ProviderId, ProviderInfo>> = Object.free
     wireFormat: 'anthropic',
     defaultBaseUrl: 'https://api.anthropic.com',
     envStem: 'ANTHROPIC',
+    credential: 'api-key',
   }),
   google: Object.freeze({
     id: 'google',
@@ -56,6 +69,7 @@ export const PROVIDERS: Readonly<Record<ProviderId, ProviderInfo>> = Object.free
     wireFormat: 'gemini',
     defaultBaseUrl: 'https://generativelanguage.googleapis.com/v1beta',
     envStem: 'GOOGLE',
+    credential: 'api-key',
   }),
   xai: Object.freeze({
     id: 'xai',
@@ -64,6 +78,7 @@ export const PROVIDERS: Readonly<Record<ProviderId, ProviderInfo>> = Object.free
     wireFormat: 'openai-compatible',
     defaultBaseUrl: 'https://api.x.ai/v1',
     envStem: 'XAI',
+    credential: 'api-key',
   }),
   openrouter: Object.freeze({
     id: 'openrouter',
@@ -72,8 +87,25 @@ export const PROVIDERS: Readonly<Record<ProviderId, ProviderInfo>> = Object.free
     wireFormat: 'openai-compatible',
     defaultBaseUrl: 'https://openrouter.ai/api/v1',
     envStem: 'OPENROUTER',
+    credential: 'api-key',
+  }),
+  bedrock: Object.freeze({
+    id: 'bedrock',
+    name: 'Amazon Bedrock',
+    kind: 'cloud',
+    wireFormat: 'bedrock-converse',
+    // The region's endpoint is `https://bedrock-runtime.<region>.amazonaws.com`: the configured
+    // region replaces this one (lambdas/providers/provider-config.ts).
+    defaultBaseUrl: 'https://bedrock-runtime.us-east-1.amazonaws.com',
+    envStem: 'BEDROCK',
+    credential: 'aws-role',
   }),
 });
+
+/** The providers a caller may store their own key for (POST /api/v1/provider-keys). */
+export const KEYED_PROVIDER_IDS: readonly ProviderId[] = PROVIDER_IDS.filter(
+  (id) => PROVIDERS[id].credential === 'api-key',
+);
 
 export function isProviderId(value: unknown): value is ProviderId {
   return typeof value === 'string' && (PROVIDER_IDS as readonly string[]).includes(value);

@@ -158,6 +158,7 @@ async function route<T>(
       baseUrl: endpoint.baseUrl,
       apiKey: endpoint.apiKey,
       model: target.model,
+      ...(endpoint.signing ? { signing: endpoint.signing } : {}),
     };
     const request = await options.upstreamRequest(target);
     const adapter = deps.adapterFor(target.provider);

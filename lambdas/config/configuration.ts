@@ -18,6 +18,8 @@ export interface GatewayConfiguration {
   readonly region: string | undefined;
   /** The function role's credentials, which Lambda puts in the environment. */
   readonly credentials: AwsCredentials | undefined;
+  /** Where the `bedrock` provider's models are called: `BEDROCK_REGION`, else `AWS_REGION`. */
+  readonly bedrockRegion: string | undefined;
   /** `AWS_ENDPOINT_URL_<SERVICE>`, else `AWS_ENDPOINT_URL`: set locally to reach the stand-ins. */
   readonly endpoints: {
     readonly dynamodb: string | undefined;
@@ -154,10 +156,17 @@ export function readConfiguration(env: Environment): GatewayConfiguration {
   };
   const writeBehindMs = integer(ENV.storeWriteBehindMs, 0, MAX_WRITE_BEHIND_MS) ?? DEFAULT_WRITE_BEHIND_MS;
 
+  const region = (name: string): string | undefined => {
+    const value = text(name);
+    if (value !== undefined && !/^[a-z]{2}(-[a-z]+)+-\d{1,2}$/.test(value))
+      problems.push(`${name} must be an AWS region such as us-east-1, not ${quote(value)}`);
+    return value;
+  };
   const generalEndpoint = url('AWS_ENDPOINT_URL');
   const configuration: GatewayConfiguration = {
     region: text('AWS_REGION'),
     credentials,
+    bedrockRegion: region(ENV.bedrockRegion) ?? text('AWS_REGION'),
     endpoints: {
       dynamodb: url('AWS_ENDPOINT_URL_DYNAMODB') ?? generalEndpoint,
       sqs: url('AWS_ENDPOINT_URL_SQS') ?? generalEndpoint,

@@ -66,6 +66,12 @@ export const ENV = {
   promptServiceKeySecretId: 'PROMPT_SERVICE_KEY_SECRET_ID',
   /** The model alias that describes images for models without vision (lambdas/chat/image-descriptions.ts). */
   imageDescriberModel: 'IMAGE_DESCRIBER_MODEL',
+  /**
+   * The region whose Bedrock Runtime serves the `bedrock` provider's models; unset, the
+   * function's own (`AWS_REGION`). `BEDROCK_BASE_URL` (the catalog's stem) replaces the endpoint
+   * itself: the local runtime's simulator.
+   */
+  bedrockRegion: 'BEDROCK_REGION',
   /** A Bedrock guardrail for `content_moderation`: its id (or ARN)... */
   guardrailId: 'GUARDRAILS_BEDROCK_ID',
   /** ...and version (the draft when unset). */

@@ -1,4 +1,5 @@
 import { keyBudgets, type ScopedBudget } from '../store/budget-counters.js';
+import { accountBudgets } from '../store/budget-shards.js';
 import type { RouteSpec } from '../../lib/routes.js';
 import type { GatewayConfiguration } from '../config/configuration.js';
 import type { AccountPrincipal, Principal } from '../identity/principal.js';
@@ -52,16 +53,18 @@ export interface GatewayCall<
 /** A call on a route that only accounts reach (keys or a dashboard session). */
 export type AccountCall<Body = undefined> = GatewayCall<Body, AccountPrincipal>;
 
-/** The caller's account as the cores see it: the account, and the key when a key called. */
 /**
  * The budgets the caller's upstream calls reserve against (lambdas/usage/budget-holds.ts): its
- * key's, as the key directory holds the record. A dashboard session has no key, so no key budget.
+ * key's, as the key directory holds the record, then its account's. A dashboard session has no
+ * key, so only the account's.
  */
 export function budgetsOf(call: { readonly principal: AccountPrincipal }): ScopedBudget[] {
   const { principal } = call;
-  return principal.kind === 'session' ? [] : keyBudgets(principal.keyId, principal.budget);
+  const ofKey = principal.kind === 'session' ? [] : keyBudgets(principal.keyId, principal.budget);
+  return [...ofKey, ...accountBudgets(principal.accountId, principal.accountBudget)];
 }
 
+/** The caller's account as the cores see it: the account, and the key when a key called. */
 export function accountOf(call: { readonly principal: AccountPrincipal }): { accountId: string; keyId?: string } {
   const { principal } = call;
   return principal.kind === 'session'

@@ -1,51 +1,18 @@
 import type { ApiKeyRecord } from '../store/api-keys.js';
-import {
-  budgetCounterRef,
-  keyBudgetScope,
-  readBudgetCounters,
-  type BudgetCounter,
-  type BudgetPeriod,
-  type StoredBudget,
-} from '../store/budget-counters.js';
+import { budgetCounterRef, keyBudgetScope, readBudgetCounters, type StoredBudget } from '../store/budget-counters.js';
+import { budgetView, NOTHING_USED, type BudgetView } from './budget-view.js';
 import type { IssuedKey } from './issue-key.js';
 
 /** How keys are answered: by the listing, by an update, and once, in full, by their creation. */
 
 export const KEY_SHOWN_ONCE = 'Store this key now: it is shown only once and cannot be recovered.';
 
-/** A key's budget as answered: the limit and what the current period has used of it, in USD. */
-export interface KeyBudgetView {
-  readonly limitUsd: number;
-  readonly period: BudgetPeriod;
-  /** Settled spend of the current period. */
-  readonly spentUsd: number;
-  /** Reservations still open: calls under way, counted against the limit until they settle. */
-  readonly reservedUsd: number;
-  /** When the current period ends (ISO 8601, UTC); null for `total`, which never does. */
-  readonly resetsAt: string | null;
-}
-
-const MICRO_USD_PER_USD = 1_000_000;
-const NOTHING_USED: BudgetCounter = { committedMicroUsd: 0, spentMicroUsd: 0 };
-
 /** The counter of the key's budget for the period `now` falls in, and when that period ends. */
 const currentPeriod = (keyId: string, budget: StoredBudget, now: Date) =>
   budgetCounterRef(keyBudgetScope(keyId), budget.period, now);
 
-function budgetView(budget: StoredBudget, counter: BudgetCounter, resetsAt: Date | undefined): KeyBudgetView {
-  return {
-    limitUsd: budget.limitMicroUsd / MICRO_USD_PER_USD,
-    period: budget.period,
-    spentUsd: counter.spentMicroUsd / MICRO_USD_PER_USD,
-    // Committed is settled spend plus open reservations; never below the spend, but a counter
-    // is answered as a limit's reader would take it, not trusted to be in step.
-    reservedUsd: Math.max(0, counter.committedMicroUsd - counter.spentMicroUsd) / MICRO_USD_PER_USD,
-    resetsAt: resetsAt?.toISOString() ?? null,
-  };
-}
-
 /** How a key appears in listings: metadata and a masked form, never the secret. */
-function describeKey(record: ApiKeyRecord, budget: KeyBudgetView | null) {
+function describeKey(record: ApiKeyRecord, budget: BudgetView | null) {
   return {
     id: record.keyId,
     name: record.name,

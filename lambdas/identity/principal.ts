@@ -3,7 +3,9 @@ import type { StoredBudget } from '../store/budget-counters.js';
 /**
  * Who is calling, once authenticated. Every record read or written is scoped by `accountId`. A
  * key's `budget` is its record's as the key directory holds it (absent: none), so a change
- * reaches every instance within the directory's TTL (lambdas/identity/key-directory.ts).
+ * reaches every instance within the directory's TTL (lambdas/identity/key-directory.ts). The
+ * account's `accountBudget` is there on routes that reserve budgets, from the account budget
+ * directory (account-budget-directory.ts), with the same TTL; elsewhere it is not read.
  */
 export type Principal =
   | {
@@ -12,6 +14,7 @@ export type Principal =
       readonly keyId: string;
       readonly rateLimit: number;
       readonly budget?: StoredBudget;
+      readonly accountBudget?: StoredBudget;
     }
   | {
       readonly kind: 'publishableKey';
@@ -19,9 +22,16 @@ export type Principal =
       readonly keyId: string;
       readonly rateLimit: number;
       readonly budget?: StoredBudget;
+      readonly accountBudget?: StoredBudget;
       readonly origin: string;
     }
-  | { readonly kind: 'session'; readonly accountId: string; readonly email: string; readonly sessionHash: string }
+  | {
+      readonly kind: 'session';
+      readonly accountId: string;
+      readonly email: string;
+      readonly sessionHash: string;
+      readonly accountBudget?: StoredBudget;
+    }
   | { readonly kind: 'admin' };
 
 export type AccountPrincipal = Exclude<Principal, { kind: 'admin' }>;

@@ -1,5 +1,5 @@
 import type { JSONSchemaType } from 'ajv';
-import { PROVIDER_IDS, type ProviderId } from '../catalog/model-catalog.js';
+import { KEYED_PROVIDER_IDS, type ProviderId } from '../catalog/model-catalog.js';
 
 export interface CreateProviderKeyBody {
   readonly provider: ProviderId;
@@ -16,7 +16,8 @@ export interface CreateProviderKeyBody {
 export const CREATE_PROVIDER_KEY_BODY = {
   type: 'object',
   properties: {
-    provider: { type: 'string', enum: [...PROVIDER_IDS] },
+    // Keyless providers (Bedrock: the function role) are not listed: storing a key for one is a 400 naming `provider`.
+    provider: { type: 'string', enum: [...KEYED_PROVIDER_IDS] },
     slug: { type: 'string', pattern: '^[a-z0-9-]{2,50}$' },
     apiKey: { type: 'string', minLength: 8, maxLength: 4096, pattern: '^\\S+$' },
     displayName: { type: 'string', minLength: 1, maxLength: 100, nullable: true },

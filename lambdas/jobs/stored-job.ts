@@ -1,4 +1,4 @@
-import type { HeldBudget } from '../store/budget-counters.js';
+import { BUDGET_PERIODS, type HeldBudget, type ScopedBudget } from '../store/budget-counters.js';
 import {
   JOB_PHASES,
   WEBHOOK_STATES,
@@ -180,11 +180,24 @@ export function jobRecordOf(jobId: string, item: Readonly<Record<string, unknown
 
 function heldBudgetOf(held: StoredAttributes): HeldBudget {
   const expiresAt = held.optionalNumber('expiresAt');
+  const budget = held.has('budget') ? scopedBudgetOf(held.object('budget')) : undefined;
   return {
     scope: held.text('scope'),
     periodStart: held.text('periodStart'),
     ...(expiresAt === undefined ? {} : { expiresAt }),
     amountMicroUsd: held.number('amountMicroUsd'),
+    ...(budget === undefined ? {} : { budget }),
+  };
+}
+
+function scopedBudgetOf(scoped: StoredAttributes): ScopedBudget {
+  const limits = scoped.object('budget');
+  const shards = scoped.optionalNumber('shards');
+  return {
+    owner: scoped.oneOf('owner', ['key', 'account'] as const),
+    scope: scoped.text('scope'),
+    budget: { limitMicroUsd: limits.number('limitMicroUsd'), period: limits.oneOf('period', BUDGET_PERIODS) },
+    ...(shards === undefined ? {} : { shards }),
   };
 }
 

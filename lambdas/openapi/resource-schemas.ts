@@ -1,4 +1,4 @@
-import { PROVIDER_IDS } from '../catalog/model-catalog.js';
+import { KEYED_PROVIDER_IDS } from '../catalog/model-catalog.js';
 import { FASHION_MODEL_NAMES } from '../fashion/fashion-models.js';
 import { VIDEO_MODEL_IDS } from '../media/video-models.js';
 import { THEME_PLATFORMS } from '../themes/theme-types.js';
@@ -277,7 +277,7 @@ const issuedApiKey = {
 const providerKey = record(
   {
     id: text(),
-    provider: { enum: [...PROVIDER_IDS] },
+    provider: { enum: [...KEYED_PROVIDER_IDS] },
     slug: text(),
     displayName: { type: ['string', 'null'] },
     apiKey: text('Masked: `••••` and the last four characters'),
@@ -776,6 +776,12 @@ export const RESOURCE_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
   IssuedApiKey: issuedApiKey,
   ApiKeyList: record({ keys: { type: 'array', items: ref('ApiKey') } }),
   KeyBudget: keyBudget,
+  AccountBudget: record({
+    budget: {
+      description: 'The account’s spending limit over all its keys and sessions; null when it has none',
+      anyOf: [ref('KeyBudget'), { type: 'null' }],
+    },
+  }),
   ApiKeyUpdate: {
     description: 'The key as changed: the listing fields, and the interface’s `keyId` and `updated`.',
     allOf: [ref('ApiKey'), record({ keyId: text(), updated: { const: true } })],

@@ -12,6 +12,7 @@ import {
 } from '../identity/account-schemas.js';
 import { LOGIN_LIMITS, MFA_SETUP_VALIDITY_MS } from '../identity/login-limits.js';
 import { ADMIN_CREATE_KEY_BODY, CREATE_KEY_BODY, UPDATE_KEY_BODY } from '../identity/key-schemas.js';
+import { ACCOUNT_BUDGET_BODY } from '../identity/account-budget.js';
 import { CREATE_PROVIDER_KEY_BODY } from '../identity/provider-key-schemas.js';
 import { SIGN_IN_ERROR_ANSWERS } from '../identity/sign-in.js';
 import { MAX_WATCHERS_PER_JOB } from '../jobs/job-watchers.js';
@@ -692,6 +693,27 @@ export const routeDocs: Readonly<Record<string, RouteDoc>> = {
     pathParameters: KEY_ID,
     success: { status: 204, description: 'Revoked' },
   },
+  'account-budget-get': {
+    tag: 'Dashboard',
+    summary: 'The account’s budget and its current period’s spend',
+    description:
+      'A gateway extension (docs/interface.md §2.5): the limit every call of the account falls under, whichever key ' +
+      'or session makes it, beside each key’s own. `budget` is null when the account has none.',
+    success: { status: 200, description: 'The account’s budget', json: enveloped(ref('AccountBudget')) },
+  },
+  'account-budget-set': {
+    tag: 'Dashboard',
+    summary: 'Set or remove the account’s budget',
+    description:
+      'A gateway extension (docs/interface.md §2.5). `budget` is required: `{limitUsd, period}`, or null to remove ' +
+      'the budget. Every instance sees the change within 2 seconds; what the period has spent stays counted.',
+    request: { name: 'AccountBudgetRequest', schema: ACCOUNT_BUDGET_BODY },
+    success: {
+      status: 200,
+      description: 'The account’s budget as it now stands',
+      json: enveloped(ref('AccountBudget')),
+    },
+  },
   'provider-keys-create': {
     tag: 'Dashboard',
     summary: 'Store a provider key',
@@ -771,6 +793,23 @@ export const routeDocs: Readonly<Record<string, RouteDoc>> = {
     },
     raises: [EMAIL_TAKEN_ANSWERS],
     errors: { 409: 'An account with this email exists (`CONFLICT`)' },
+  },
+  'admin-accounts-update': {
+    tag: 'Admin',
+    summary: 'Set or remove an account’s budget',
+    description:
+      'The operator’s side of `PATCH /api/v1/budget` (docs/interface.md §2.5): the same single budget, set for the ' +
+      'account. `budget` is required: `{limitUsd, period}`, or null to remove it.',
+    request: { name: 'AccountBudgetRequest', schema: ACCOUNT_BUDGET_BODY },
+    pathParameters: { id: 'The account id (`acc_…`)' },
+    success: {
+      status: 200,
+      description: 'The account’s budget as it now stands',
+      json: enveloped({
+        allOf: [ref('AccountBudget'), { type: 'object', properties: { accountId: { type: 'string' } } }],
+      }),
+    },
+    errors: { 404: 'No such account (`NOT_FOUND`)' },
   },
   'admin-keys-create': {
     tag: 'Admin',

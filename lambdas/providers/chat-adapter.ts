@@ -2,6 +2,7 @@ import type { ProviderId, WireFormat } from '../catalog/model-catalog.js';
 import type { SseEvent } from './sse-parser.js';
 import type { HeaderReader, UpstreamFailure } from './upstream-failure.js';
 import type { ChatCompletion, ChatCompletionChunk, ChatRequest, Usage } from './chat-types.js';
+import type { AwsSigning } from './bedrock/bedrock-signing.js';
 
 /** Where one attempt goes: the provider's base URL and key come from configuration. */
 export interface UpstreamTarget {
@@ -11,6 +12,8 @@ export interface UpstreamTarget {
   readonly apiKey: string;
   /** The provider's own model id. */
   readonly model: string;
+  /** Providers called with the function role's credentials instead of a key (Bedrock): region and credentials. */
+  readonly signing?: AwsSigning;
 }
 
 export interface UpstreamCall {
@@ -36,6 +39,12 @@ export interface StreamTranslator {
   usage(): Usage | undefined;
 }
 
+/** Bytes of a streamed answer → the events the translator reads; throws UpstreamError on broken framing. */
+export interface EventSource {
+  push(chunk: Uint8Array | string): SseEvent[];
+  end(): SseEvent[];
+}
+
 /**
  * One wire format. Provider differences are data and small transforms behind this interface;
  * nothing outside the adapters knows a provider's format.
@@ -46,6 +55,8 @@ export interface ChatAdapter {
   /** A 2xx JSON body → completion; throws UpstreamError when it is unreadable or an in-band error. */
   parseResponse(body: unknown, target: UpstreamTarget): ChatCompletion;
   createStreamTranslator(target: UpstreamTarget): StreamTranslator;
+  /** The stream's framing, when it is not Server-Sent Events (Bedrock's binary event stream). @default SseParser */
+  createEventSource?(): EventSource;
   /** A non-2xx answer → what kind of failure it is, with the provider's retry hint. */
   classifyError(status: number, headers: HeaderReader, body: string, provider: ProviderId): UpstreamFailure;
 }

@@ -2,11 +2,15 @@ import { PROVIDER_IDS, PROVIDERS, type ProviderId } from '../catalog/model-catal
 import type { GatewayConfiguration } from '../config/configuration.js';
 import { logger } from '../config/logger.js';
 import { readSecret } from '../store/secret-values.js';
+import type { AwsSigning } from './bedrock/bedrock-signing.js';
 
 /** Where and with which key the platform calls a provider. */
 export interface ProviderEndpoint {
   readonly baseUrl: string;
+  /** Empty for a provider called with the function role (`signing`). */
   readonly apiKey: string;
+  /** A keyless provider's region and the function role's credentials (Bedrock). */
+  readonly signing?: AwsSigning;
 }
 
 /**
@@ -19,11 +23,30 @@ export async function platformEndpoint(
   provider: ProviderId,
   config: GatewayConfiguration,
 ): Promise<ProviderEndpoint | undefined> {
+  if (PROVIDERS[provider].credential === 'aws-role') return roleEndpoint(provider, config);
   return platformEndpointOf(PROVIDERS[provider], config);
 }
 
 export function baseUrlFor(provider: ProviderId, config: GatewayConfiguration): string {
   return serviceBaseUrl(PROVIDERS[provider], config);
+}
+
+/**
+ * A provider called with the function role (Bedrock): configured wherever the function has
+ * credentials and a region (in AWS, always); `<STEM>_BASE_URL` replaces the region's endpoint.
+ * Whether the account may use a model is Bedrock's to say (model access, IAM): a refusal is an
+ * `auth` failure the router falls back from.
+ */
+function roleEndpoint(provider: ProviderId, config: GatewayConfiguration): ProviderEndpoint | undefined {
+  const region = config.bedrockRegion;
+  if (!config.credentials || !region) return undefined;
+  const { accessKeyId, secretAccessKey, sessionToken } = config.credentials;
+  return {
+    baseUrl:
+      config.platformService(PROVIDERS[provider].envStem).baseUrl ?? `https://bedrock-runtime.${region}.amazonaws.com`,
+    apiKey: '',
+    signing: { region, credentials: { accessKeyId, secretAccessKey, ...(sessionToken ? { sessionToken } : {}) } },
+  };
 }
 
 /** Any upstream the platform holds a key for (chat or search): its id names its platform key. */

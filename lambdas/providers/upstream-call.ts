@@ -73,7 +73,7 @@ export async function streamOnce(
   const translator = adapter.createStreamTranslator(target);
   const body = response.body;
   async function* chunks(): AsyncGenerator<ChatCompletionChunk> {
-    const parser = new SseParser();
+    const parser = adapter.createEventSource?.() ?? new SseParser();
     try {
       for await (const bytes of body) {
         deadline.arm(options.timeoutMs);

@@ -1,5 +1,5 @@
 import type { UpdateItemCommandInput } from '@aws-sdk/client-dynamodb';
-import { BUDGET_PERIODS, type StoredBudget } from './budget-counters.js';
+import { storedBudgetOf, type StoredBudget } from './budget-counters.js';
 import { conditionHolds, dynamo, fromItem, isConditionFailure, tableName, toItem, type Item } from './dynamo.js';
 import { ownedItems } from './owner-index.js';
 
@@ -151,21 +151,6 @@ function toRecord(item: Item): ApiKeyRecord {
     revoked: raw.revoked,
     allowedOrigins: raw.allowedOrigins ?? [],
     createdAt: raw.createdAt,
-    ...(raw.budget === undefined ? {} : { budget: storedBudgetOf(raw.budget, raw.keyId) }),
+    ...(raw.budget === undefined ? {} : { budget: storedBudgetOf(raw.budget, `API key ${raw.keyId}`) }),
   };
-}
-
-/**
- * A stored budget as it was written (lambdas/identity/key-schemas.ts admits nothing else), or an
- * error. A budget in any other shape is not read as none: that would lift a spending limit
- * without a word, so the key fails loudly (its calls and its listing answer 500) until the item
- * is repaired.
- */
-function storedBudgetOf(value: unknown, keyId: string): StoredBudget {
-  const budget = value as Partial<Record<keyof StoredBudget, unknown>> | null;
-  const limit = budget?.limitMicroUsd;
-  const period = BUDGET_PERIODS.find((known) => known === budget?.period);
-  if (typeof limit !== 'number' || !Number.isSafeInteger(limit) || limit <= 0 || period === undefined)
-    throw new Error(`API key ${keyId}: its stored budget is malformed: ${JSON.stringify(value)}`);
-  return { limitMicroUsd: limit, period };
 }

@@ -25,6 +25,20 @@ export interface StoredBudget {
   readonly period: BudgetPeriod;
 }
 
+/**
+ * A stored budget as it was written (lambdas/identity/key-schemas.ts admits nothing else), or an
+ * error naming `whose` it is. A budget in any other shape is not read as none: that would lift a
+ * spending limit without a word, so its owner's calls fail loudly (500) until the item is repaired.
+ */
+export function storedBudgetOf(value: unknown, whose: string): StoredBudget {
+  const budget = value as Partial<Record<keyof StoredBudget, unknown>> | null;
+  const limit = budget?.limitMicroUsd;
+  const period = BUDGET_PERIODS.find((known) => known === budget?.period);
+  if (typeof limit !== 'number' || !Number.isSafeInteger(limit) || limit <= 0 || period === undefined)
+    throw new Error(`${whose}: its stored budget is malformed: ${JSON.stringify(value)}`);
+  return { limitMicroUsd: limit, period };
+}
+
 /** Counters of ended periods are kept this long for reading back, then expire. */
 const KEEP_ENDED_SECONDS = 400 * 86_400;
 
@@ -43,6 +57,8 @@ export interface BudgetCounterRef {
  */
 export interface HeldBudget extends BudgetCounterRef {
   readonly amountMicroUsd: number;
+  /** The budget it was held against, to tell the thresholds its settlement crosses (absent on older records). */
+  readonly budget?: ScopedBudget;
 }
 
 export interface BudgetCounter {
@@ -86,6 +102,8 @@ export interface ScopedBudget {
   /** The counter's scope: keyBudgetScope or accountBudgetScope. */
   readonly scope: string;
   readonly budget: StoredBudget;
+  /** How many counters it is kept on (lambdas/store/budget-shards.ts); absent: one, at `scope`. */
+  readonly shards?: number;
 }
 
 /** The budgets a key's calls fall under: the key's own, when it has one. */

@@ -10,9 +10,11 @@ import {
   type HeldBudget,
   type ScopedBudget,
 } from '../store/budget-counters.js';
+import { reserveOnShards } from '../store/budget-shards.js';
 import { BudgetError } from './budget-errors.js';
 import { announceBudgetCrossing, type BudgetThresholdCrossing } from './budget-notices.js';
 import { callCostBoundMicroUsd, OUTPUT_CAP_TOKENS } from './call-cost-bound.js';
+import { ShardedCrossingWatch } from './sharded-crossings.js';
 
 /**
  * One request's budgets and the reservations it holds against them (docs/interface.md §2.5). Before each upstream call (`admit`) the call's greatest possible cost
@@ -29,10 +31,19 @@ import { callCostBoundMicroUsd, OUTPUT_CAP_TOKENS } from './call-cost-bound.js';
  */
 
 export type { ScopedBudget } from '../store/budget-counters.js';
-export { keyBudgets } from '../store/budget-counters.js';
 
 export interface BudgetStore {
   reserve(ref: BudgetCounterRef, limitMicroUsd: number, amountMicroUsd: number): Promise<boolean>;
+  /**
+   * Reserves on a budget kept on `shards` counters: the shard's counter reserved on, or
+   * undefined when the budget cannot hold it. @default reserveOnShards
+   */
+  reserveSharded?(
+    ref: BudgetCounterRef,
+    limitMicroUsd: number,
+    amountMicroUsd: number,
+    shards: number,
+  ): Promise<BudgetCounterRef | undefined>;
   /** The counter after the settlement. */
   settle(ref: BudgetCounterRef, reservedMicroUsd: number, costMicroUsd: number): Promise<BudgetCounter>;
 }
@@ -42,7 +53,14 @@ export const BUDGET_THRESHOLDS_PERCENT = [50, 80, 100] as const;
 
 export type { BudgetThresholdCrossing } from './budget-notices.js';
 
-export const DYNAMODB_BUDGET_STORE: BudgetStore = { reserve: reserveBudget, settle: settleBudget };
+export const DYNAMODB_BUDGET_STORE: BudgetStore = {
+  reserve: reserveBudget,
+  reserveSharded: async (ref, limit, amount, shards) => (await reserveOnShards(ref, limit, amount, shards))?.ref,
+  settle: settleBudget,
+};
+
+/** This instance's watch over sharded budgets' thresholds (one per process: it remembers what was told). */
+const SHARDED_WATCH = new ShardedCrossingWatch(BUDGET_THRESHOLDS_PERCENT);
 
 const systemNow = () => new Date();
 
@@ -55,11 +73,16 @@ export interface BudgetHoldsDeps {
   readonly defer: (task: () => Promise<void>) => void;
   /** Hears each threshold crossing. @default announceBudgetCrossing (a metric and a log line) */
   readonly observe?: (crossing: BudgetThresholdCrossing) => void;
+  /** Finds sharded budgets' crossings. @default one per process */
+  readonly watch?: ShardedCrossingWatch;
 }
 
 interface HeldPart {
   readonly budget: ScopedBudget;
+  /** The counter reserved on: the budget's period counter, or one of its shards. */
   readonly ref: BudgetCounterRef;
+  /** The budget's period counter (the shards' sum, for a sharded budget). */
+  readonly periodRef: BudgetCounterRef;
   readonly amountMicroUsd: number;
 }
 
@@ -102,29 +125,45 @@ export class BudgetHolds {
     const now = (this.deps.now ?? systemNow)();
     const held: HeldPart[] = [];
     for (const budget of this.budgets) {
-      const ref = budgetCounterRef(budget.scope, budget.budget.period, now);
-      if (!(await this.reserve(ref, budget.budget.limitMicroUsd, amountMicroUsd, held))) {
+      const periodRef = budgetCounterRef(budget.scope, budget.budget.period, now);
+      const ref = await this.reserve(budget, periodRef, amountMicroUsd, held);
+      if (!ref) {
         // The budgets reserved so far give theirs back: the call is not made.
         for (const part of held) this.write(part, 0);
-        throw exceeded(budget, amountMicroUsd, ref.resetsAt, now);
+        if (budget.shards !== undefined)
+          this.deps.defer(() => (this.deps.watch ?? SHARDED_WATCH).refused(budget, periodRef, this.observe));
+        throw exceeded(budget, amountMicroUsd, periodRef.resetsAt, now);
       }
-      held.push({ budget, ref, amountMicroUsd });
+      held.push({ budget, ref, periodRef, amountMicroUsd });
     }
     this.open.push(held);
   }
 
-  /** One reservation; a store failure gives back what `held` took and fails the call unmade. */
+  private readonly observe = (crossing: BudgetThresholdCrossing) =>
+    (this.deps.observe ?? announceBudgetCrossing)(crossing);
+
+  /**
+   * One reservation: the counter it landed on, or undefined when the budget cannot hold it. A
+   * store failure gives back what `held` took and fails the call unmade.
+   */
   private async reserve(
-    ref: BudgetCounterRef,
-    limitMicroUsd: number,
+    budget: ScopedBudget,
+    periodRef: BudgetCounterRef,
     amountMicroUsd: number,
     held: readonly HeldPart[],
-  ): Promise<boolean> {
+  ): Promise<BudgetCounterRef | undefined> {
+    const store = this.deps.store ?? DYNAMODB_BUDGET_STORE;
+    const { limitMicroUsd } = budget.budget;
     try {
-      return await (this.deps.store ?? DYNAMODB_BUDGET_STORE).reserve(ref, limitMicroUsd, amountMicroUsd);
+      if (budget.shards === undefined)
+        return (await store.reserve(periodRef, limitMicroUsd, amountMicroUsd)) ? periodRef : undefined;
+      const reserveSharded = store.reserveSharded ?? DYNAMODB_BUDGET_STORE.reserveSharded!;
+      return await reserveSharded(periodRef, limitMicroUsd, amountMicroUsd, budget.shards);
     } catch (error) {
       for (const part of held) this.write(part, 0);
-      throw new BudgetError('unavailable', `budget counter ${ref.scope} could not be written`, { cause: error });
+      throw new BudgetError('unavailable', `budget counter ${periodRef.scope} could not be written`, {
+        cause: error,
+      });
     }
   }
 
@@ -133,11 +172,12 @@ export class BudgetHolds {
    * metered in another invocation (a job, settled when it ends: settleHeldBudgets).
    */
   detach(): HeldBudget[] {
-    return (this.open.pop() ?? []).map(({ ref, amountMicroUsd }) => ({
+    return (this.open.pop() ?? []).map(({ ref, amountMicroUsd, budget }) => ({
       scope: ref.scope,
       periodStart: ref.periodStart,
       ...(ref.expiresAt === undefined ? {} : { expiresAt: ref.expiresAt }),
       amountMicroUsd,
+      budget,
     }));
   }
 
@@ -148,49 +188,64 @@ export class BudgetHolds {
   }
 
   private write(part: HeldPart, costMicroUsd: number): void {
-    const written = settleWithRetries(
-      this.deps.store ?? DYNAMODB_BUDGET_STORE,
-      part.ref,
-      part.amountMicroUsd,
-      costMicroUsd,
-    ).then((after) => {
-      if (after && costMicroUsd > 0) this.tellCrossings(part, after.spentMicroUsd - costMicroUsd, after.spentMicroUsd);
-    });
+    const store = this.deps.store ?? DYNAMODB_BUDGET_STORE;
+    const written = settleWithRetries(store, part.ref, part.amountMicroUsd, costMicroUsd).then((after) =>
+      after && costMicroUsd > 0
+        ? tellCrossings(part, after, costMicroUsd, this.observe, this.deps.watch ?? SHARDED_WATCH)
+        : undefined,
+    );
     this.deps.defer(() => written);
   }
+}
 
-  /** Each threshold between the spend before this settlement (exclusive) and after it (inclusive). */
-  private tellCrossings(part: HeldPart, before: number, after: number): void {
-    const { limitMicroUsd } = part.budget.budget;
-    for (const thresholdPercent of BUDGET_THRESHOLDS_PERCENT) {
-      const mark = (limitMicroUsd * thresholdPercent) / 100;
-      if (before < mark && after >= mark)
-        (this.deps.observe ?? announceBudgetCrossing)({
-          budget: part.budget,
-          periodStart: part.ref.periodStart,
-          thresholdPercent,
-          spentMicroUsd: after,
-        });
-    }
+/**
+ * Tells the thresholds a settlement of `costMicroUsd` crossed. A whole counter's spend before
+ * (exclusive) and after (inclusive) it are known, so each threshold between is told by this
+ * settlement alone; a shard's are a slice of the budget's, which the watch reads when due.
+ */
+async function tellCrossings(
+  part: Pick<HeldPart, 'budget' | 'periodRef'>,
+  after: BudgetCounter,
+  costMicroUsd: number,
+  observe: (crossing: BudgetThresholdCrossing) => void,
+  watch: ShardedCrossingWatch,
+): Promise<void> {
+  const { budget, periodRef } = part;
+  if (budget.shards !== undefined) return watch.settled(budget, periodRef, after.spentMicroUsd, observe);
+  const { limitMicroUsd } = budget.budget;
+  const before = after.spentMicroUsd - costMicroUsd;
+  for (const thresholdPercent of BUDGET_THRESHOLDS_PERCENT) {
+    const mark = (limitMicroUsd * thresholdPercent) / 100;
+    if (before < mark && after.spentMicroUsd >= mark)
+      observe({ budget, periodStart: periodRef.periodStart, thresholdPercent, spentMicroUsd: after.spentMicroUsd });
   }
+}
+
+/**
+ * Settles reservations a job record kept (BudgetHolds.detach) to the job's metered cost, each
+ * as a request's are: retried, a settlement that still fails leaving its reservation, and the
+ * thresholds it crosses told.
+ */
+export async function settleHeldBudgets(
+  held: readonly HeldBudget[],
+  costMicroUsd: number,
+  store: BudgetStore = DYNAMODB_BUDGET_STORE,
+  observe: (crossing: BudgetThresholdCrossing) => void = announceBudgetCrossing,
+): Promise<void> {
+  await Promise.all(
+    held.map(async (part) => {
+      const after = await settleWithRetries(store, part, part.amountMicroUsd, costMicroUsd);
+      if (!after || costMicroUsd <= 0 || !part.budget) return;
+      const periodRef = { scope: part.budget.scope, periodStart: part.periodStart, expiresAt: part.expiresAt };
+      await tellCrossings({ budget: part.budget, periodRef }, after, costMicroUsd, observe, SHARDED_WATCH);
+    }),
+  );
 }
 
 /**
  * A settlement that still fails leaves the reservation committed: the budget then counts more
  * than was spent (it refuses early), never less. Logged with what it would have moved.
  */
-/**
- * Settles reservations a job record kept (BudgetHolds.detach) to the job's metered cost, each
- * as a request's are: retried, and a settlement that still fails leaves its reservation.
- */
-export async function settleHeldBudgets(
-  held: readonly HeldBudget[],
-  costMicroUsd: number,
-  store: BudgetStore = DYNAMODB_BUDGET_STORE,
-): Promise<void> {
-  await Promise.all(held.map((part) => settleWithRetries(store, part, part.amountMicroUsd, costMicroUsd)));
-}
-
 async function settleWithRetries(
   store: BudgetStore,
   ref: BudgetCounterRef,

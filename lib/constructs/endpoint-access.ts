@@ -159,8 +159,12 @@ const GRANTS: Record<Grant, (acc: Accumulator) => void> = {
   // The chat modes start a session's runner (execution name = session id); nothing else on it.
   'arenaSessions:run': (acc) => acc.sessionRunner(),
   // Budget counters (lambdas/store/budget-counters.ts, `BUDGET#<scope>` items of the identity
-  // table): a reservation and its settlement are each one UpdateItem; nothing else, no other item.
-  'budgets:reserve': (acc) => acc.keyedTable('identity', ['dynamodb:UpdateItem'], ['BUDGET#*']),
+  // table): a reservation and its settlement are each one UpdateItem; an account's budget on
+  // shards (budget-shards.ts) also reads its shards to borrow between them (a transaction of
+  // UpdateItems, which IAM checks action by action) and to find its thresholds' crossings.
+  // Nothing else, no other item.
+  'budgets:reserve': (acc) =>
+    acc.keyedTable('identity', ['dynamodb:UpdateItem', 'dynamodb:BatchGetItem', 'dynamodb:GetItem'], ['BUDGET#*']),
   'budgets:read': (acc) => acc.keyedTable('identity', ['dynamodb:BatchGetItem', 'dynamodb:GetItem'], ['BUDGET#*']),
   // Job records (lambdas/jobs/job-repository.ts, `ACCOUNT#<id>#JOB#<job>`) read by the job
   // poller's tasks, which act for no caller: GetItem on job items only, not session logs nor the
@@ -182,6 +186,9 @@ const GRANTS: Record<Grant, (acc: Accumulator) => void> = {
   // Nothing at all without a configured engine (a Bedrock guardrail, or a moderation API and its
   // key secret): the function then moderates with its local rules.
   'guardrails:apply': (acc) => acc.guardrail(),
+  // Bedrock's models, called with the role (no key): model access itself is enabled per account
+  // in Bedrock's console; IAM only lets the role ask.
+  'bedrock:invoke': (acc) => acc.bedrockModels(),
   // Callers' own keys, one secret per key created at runtime, read under the caller's tenant
   // session only (the secret's account tag must be the session's): the role itself reads none.
   'providerKeys:read': (acc) => acc.tenantSession(),
@@ -236,6 +243,7 @@ class Accumulator {
   /** KMS actions Secrets Manager performs with the stack key on the function's behalf. */
   private readonly secretKeyActions = new Set<string>();
   private readonly guardrailArns = new Set<string>();
+  private bedrockInvoke = false;
   private readonly stateMachineArns = new Set<string>();
   private tableWrites = false;
   private readonly keyedStatements: PolicyStatement[] = [];
@@ -309,6 +317,10 @@ class Accumulator {
     );
     this.environment[ENV.guardrailId] = guardrail.id;
     if (guardrail.version !== undefined) this.environment[ENV.guardrailVersion] = guardrail.version;
+  }
+
+  bedrockModels(): void {
+    this.bedrockInvoke = true;
   }
 
   jobPoller(): void {
@@ -479,6 +491,32 @@ class Accumulator {
     }
     if (this.guardrailArns.size > 0) {
       statements.push(new PolicyStatement({ actions: ['bedrock:ApplyGuardrail'], resources: [...this.guardrailArns] }));
+    }
+    if (this.bedrockInvoke) {
+      // Foundation models in any region: a cross-region inference profile (`us.`, `global.`)
+      // sends the call to a model in another region, and IAM checks the model there too.
+      const models = `arn:${stack.partition}:bedrock:*::foundation-model/*`;
+      const profiles = stack.formatArn({
+        service: 'bedrock',
+        resource: 'inference-profile',
+        resourceName: '*',
+        arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
+      });
+      statements.push(
+        new PolicyStatement({
+          actions: ['bedrock:InvokeModel', 'bedrock:InvokeModelWithResponseStream'],
+          resources: [models, profiles],
+        }),
+      );
+      for (const arn of [models, profiles])
+        acknowledgements.push({
+          id: `AwsSolutions-IAM5[Resource::${nagResourceName(stack, arn)}]`,
+          reason:
+            'InvokeModel and InvokeModelWithResponseStream only, on Bedrock model resources: the model a call names is ' +
+            "the caller's choice among the catalog's Bedrock routes, and a cross-region inference profile runs it in " +
+            'whichever region has capacity, so neither the model nor the region is known at deploy time. Foundation ' +
+            "models are AWS's, not the account's data; inference profiles are this account's, in this region only.",
+        });
     }
     if (this.stateMachineArns.size > 0) {
       statements.push(

@@ -27,6 +27,7 @@ export const SESSION_TASK_GRANTS = [
   'arenaSessions:write',
   'arenaSessions:read',
   'budgets:reserve',
+  'bedrock:invoke',
 ] as const satisfies readonly Grant[];
 
 export interface SessionRunnerProps {

@@ -59,6 +59,17 @@ export interface SimExchange {
    * the time between tokens (until the answer's pacing budget is spent).
    */
   stream(headers?: Record<string, string>, pacing?: Pacing): Promise<SimStream>;
+  /**
+   * Opens a stream of binary frames (AWS's event stream, Bedrock's ConverseStream) under
+   * `contentType`: the same faults and pacing as `stream`, each event encoded by `frame` (a
+   * `malformed_chunk` event's data is truncated before it is framed). Comments send nothing.
+   */
+  framedStream(
+    contentType: string,
+    frame: (data: string, name: string | undefined) => Uint8Array,
+    headers?: Record<string, string>,
+    pacing?: Pacing,
+  ): Promise<SimStream>;
 }
 
 export interface SimRoute {
@@ -82,7 +93,7 @@ export interface SimulatorDefinition {
   /** The provider's own error for an injected status. */
   errorFor(status: number, exchange: SimExchange): SimResponse;
   /** The provider's own answer to a missing or wrong credential, or undefined when accepted. */
-  authenticate(exchange: SimExchange): SimResponse | undefined;
+  authenticate(exchange: SimExchange): SimResponse | undefined | Promise<SimResponse | undefined>;
   /** The provider's answer to a request over a route's QPS limit (default: its 429). */
   overLimit?(qps: number, exchange: SimExchange): SimResponse;
   /** Errors the `error:<name>` fault can inject, by name (faults.ts). */
@@ -158,7 +169,7 @@ export async function startSimulator(
     const limited = route.limit !== undefined && !limits.admit(route.limit.name);
     const drawn = route.faultable && !limited ? faults.draw(model) : {};
     const exchange = createExchange(req, res, url, params, body, rawBody, drawn, captured);
-    const refusal = route.anonymous ? undefined : definition.authenticate(exchange);
+    const refusal = route.anonymous ? undefined : await definition.authenticate(exchange);
     if (refusal) return exchange.send(refusal);
     if (limited) return exchange.send(overLimit(limits.qpsOf(route.limit!.name) ?? 0, exchange));
     if (drawn.status !== undefined) return exchange.send(definition.errorFor(drawn.status, exchange));
@@ -285,52 +296,60 @@ function createExchange(
       await write(text);
       res.end();
     },
-    async stream(headers, pacing = NO_PACING) {
-      if (faults.delayHeadersMs) await sleep(faults.delayHeadersMs);
-      res.writeHead(200, {
-        'Content-Type': 'text/event-stream',
-        'Cache-Control': 'no-cache',
-        Connection: 'keep-alive',
-        ...headers,
-      });
-      res.flushHeaders();
-      let sent = 0;
-      let gone = false;
-      res.on('close', () => (gone = true));
-      const cut = async () => {
-        gone = true;
-        await resetAfterDelivery(res);
-      };
-      const pace = streamPace(pacing);
-      const send = async (data: string, name: string | undefined, token: boolean) => {
-        if (gone) return false;
-        if (sent === 0 && faults.delayFirstTokenMs) await sleep(faults.delayFirstTokenMs);
-        await pace(token);
-        if (gone) return false;
-        if (faults.resetAfterChunks !== undefined && sent >= faults.resetAfterChunks) {
-          await cut();
-          return false;
-        }
-        const payload = faults.malformedIndex === sent ? data.slice(0, Math.max(1, Math.floor(data.length / 2))) : data;
-        sent++;
-        await write(`${name ? `event: ${name}\n` : ''}data: ${payload}\n\n`);
-        return !gone;
-      };
-      return {
-        event: (data, name) => send(data, name, false),
-        token: (data, name) => send(data, name, true),
-        async comment(text) {
-          if (gone) return false;
-          await writeComment(`: ${text}\n\n`);
-          return !gone;
-        },
-        end() {
-          if (!gone) res.end();
-        },
-        reset: () => void cut(),
-      };
-    },
+    stream: (headers, pacing) => openStream('text/event-stream', undefined, headers, pacing),
+    framedStream: (contentType, frame, headers, pacing) => openStream(contentType, frame, headers, pacing),
   };
+
+  async function openStream(
+    contentType: string,
+    frame: ((data: string, name: string | undefined) => Uint8Array) | undefined,
+    headers: Record<string, string> | undefined,
+    pacing: Pacing = NO_PACING,
+  ): Promise<SimStream> {
+    if (faults.delayHeadersMs) await sleep(faults.delayHeadersMs);
+    res.writeHead(200, {
+      'Content-Type': contentType,
+      'Cache-Control': 'no-cache',
+      Connection: 'keep-alive',
+      ...headers,
+    });
+    res.flushHeaders();
+    let sent = 0;
+    let gone = false;
+    res.on('close', () => (gone = true));
+    const cut = async () => {
+      gone = true;
+      await resetAfterDelivery(res);
+    };
+    const pace = streamPace(pacing);
+    const send = async (data: string, name: string | undefined, token: boolean) => {
+      if (gone) return false;
+      if (sent === 0 && faults.delayFirstTokenMs) await sleep(faults.delayFirstTokenMs);
+      await pace(token);
+      if (gone) return false;
+      if (faults.resetAfterChunks !== undefined && sent >= faults.resetAfterChunks) {
+        await cut();
+        return false;
+      }
+      const payload = faults.malformedIndex === sent ? data.slice(0, Math.max(1, Math.floor(data.length / 2))) : data;
+      sent++;
+      await write(frame ? frame(payload, name) : `${name ? `event: ${name}\n` : ''}data: ${payload}\n\n`);
+      return !gone;
+    };
+    return {
+      event: (data, name) => send(data, name, false),
+      token: (data, name) => send(data, name, true),
+      async comment(text) {
+        if (gone) return false;
+        if (!frame) await writeComment(`: ${text}\n\n`);
+        return !gone;
+      },
+      end() {
+        if (!gone) res.end();
+      },
+      reset: () => void cut(),
+    };
+  }
 }
 
 /**

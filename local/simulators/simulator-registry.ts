@@ -7,11 +7,14 @@ import {
   SEARCH_PROVIDERS,
   SEARCH_PROVIDER_IDS,
   apiKeyEnvVar,
+  baseUrlEnvVar,
+  isProviderId,
   type MediaProviderId,
   type ProviderId,
   type SearchProviderId,
 } from '../../lambdas/catalog/model-catalog.js';
 import { anthropicSimulator } from './anthropic.js';
+import { bedrockSimulator } from './bedrock.js';
 import { exaSimulator } from './exa.js';
 import { fashnSimulator } from './fashn.js';
 import { geminiSimulator } from './gemini.js';
@@ -22,13 +25,19 @@ import { openRouterSimulator } from './openrouter.js';
 import { startOnKeptPort } from './simulator-ports.js';
 import { xaiSimulator } from './xai.js';
 
-const DEFINITIONS: Record<ProviderId, SimulatorDefinition> = {
+/** Bedrock's checks signatures with the runtime's own AWS credentials, when `env` holds them. */
+const definitions = (env: NodeJS.ProcessEnv): Record<ProviderId, SimulatorDefinition> => ({
   openai: openAiSimulator,
   anthropic: anthropicSimulator,
   google: geminiSimulator,
   xai: xaiSimulator,
   openrouter: openRouterSimulator,
-};
+  bedrock: bedrockSimulator(
+    env['AWS_ACCESS_KEY_ID'] && env['AWS_SECRET_ACCESS_KEY']
+      ? { accessKeyId: env['AWS_ACCESS_KEY_ID'], secretAccessKey: env['AWS_SECRET_ACCESS_KEY'] }
+      : undefined,
+  ),
+});
 
 const SEARCH_DEFINITIONS: Record<SearchProviderId, SimulatorDefinition> = { exa: exaSimulator };
 
@@ -82,11 +91,16 @@ export async function startSimulators(
     running.push(simulator);
     urls[id] = simulator.url;
     environment[`${envStem}_BASE_URL`] = simulator.url + apiPrefix(base);
-    environment[`${envStem}_API_KEY`] = SIMULATOR_API_KEY;
+    // A keyless provider signs with the runtime's AWS credentials instead (Bedrock).
+    if (!isProviderId(id) || PROVIDERS[id].credential === 'api-key')
+      environment[`${envStem}_API_KEY`] = SIMULATOR_API_KEY;
   };
+  const chat = definitions(env);
   for (const provider of PROVIDER_IDS) {
-    if (env[apiKeyEnvVar(provider)]) continue;
-    await simulate(provider, PROVIDERS[provider].envStem, PROVIDERS[provider].defaultBaseUrl, DEFINITIONS[provider]);
+    // A real key, or for a keyless provider a real endpoint, means the real provider.
+    const real = PROVIDERS[provider].credential === 'aws-role' ? baseUrlEnvVar(provider) : apiKeyEnvVar(provider);
+    if (env[real]) continue;
+    await simulate(provider, PROVIDERS[provider].envStem, PROVIDERS[provider].defaultBaseUrl, chat[provider]);
   }
   for (const provider of SEARCH_PROVIDER_IDS) {
     const { envStem, defaultBaseUrl } = SEARCH_PROVIDERS[provider];

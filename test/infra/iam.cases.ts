@@ -15,6 +15,9 @@ import {
   roleStatements,
   statementsOn,
   PARTITION,
+  BEDROCK_INVOKE_ACTIONS,
+  BEDROCK_MODELS_ARN,
+  BEDROCK_PROFILES_ARN,
   PROVIDER_KEY_SECRETS_ARN,
   WEBHOOK_SECRETS_ARN,
   REGION,
@@ -53,8 +56,8 @@ const TABLE_ACTIONS: Partial<Record<Grant, [TableName, string[]]>> = {
   // The job poller's: job records only (`ACCOUNT#*#JOB#*`); a caller's own under its tenant
   // session (jobs:readOwn). Conditional creates and transitions, never deletes.
   'jobs:read': ['jobs', ['dynamodb:GetItem']],
-  // Budget counters only (`BUDGET#*`, checked below).
-  'budgets:reserve': ['identity', ['dynamodb:UpdateItem']],
+  // Budget counters only (`BUDGET#*`, checked below): reserving on an account's shards reads them.
+  'budgets:reserve': ['identity', ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem']],
   'budgets:read': ['identity', ['dynamodb:BatchGetItem', 'dynamodb:GetItem']],
   'jobs:write': ['jobs', ['dynamodb:PutItem', 'dynamodb:UpdateItem']],
   // Stored Responses: new items put, items deleted, only on `ACCOUNT#*#RESPONSE#*` (checked below);
@@ -172,7 +175,7 @@ function expectedServices(route: RouteSpec, props: Partial<GatewayStackProps>): 
   if (has(['jobs:start', 'arenaSessions:run'])) services.push('states');
   if (has(['usage:append'])) services.push('sqs');
   if (has(TENANT_GRANTS)) services.push('sts');
-  if (expectedGuardrailArns(route, props).length > 0) services.push('bedrock');
+  if (expectedGuardrailArns(route, props).length > 0 || has(['bedrock:invoke'])) services.push('bedrock');
   return [...new Set(services)].sort();
 }
 
@@ -205,6 +208,7 @@ const EVERY_GRANT: Record<Grant, true> = {
   'providerKeys:create': true,
   'providerKeys:delete': true,
   'promptService:read': true,
+  'bedrock:invoke': true,
   'themesProvider:read': true,
   'guardrails:apply': true,
   'userPool:login': true,
@@ -281,6 +285,9 @@ function unexpectedWildcards(statements: Statement[]): Statement[] {
   const allowedOn = new Map([
     [PROVIDER_KEY_SECRETS_ARN, new Set(Object.values(PROVIDER_KEY_ACTIONS).flat())],
     [WEBHOOK_SECRETS_ARN, new Set(Object.values(WEBHOOK_SECRET_ACTIONS).flat())],
+    // Bedrock's models: which one a call names, and which region a profile runs it in, are the caller's and Bedrock's.
+    [BEDROCK_MODELS_ARN, new Set(BEDROCK_INVOKE_ACTIONS)],
+    [BEDROCK_PROFILES_ARN, new Set(BEDROCK_INVOKE_ACTIONS)],
   ]);
   return statements.filter((statement) => {
     if (actionsOf(statement).some((action) => action.includes('*'))) return true;
@@ -483,13 +490,24 @@ describe.each<[string, readonly RouteSpec[], Partial<GatewayStackProps>]>([
       // Bedrock: ApplyGuardrail on exactly the configured guardrail, and only with guardrails:apply.
       const bedrock = statements.filter((s) => actionsOf(s).some((a) => a.startsWith('bedrock:')));
       const guardrailArns = expectedGuardrailArns(route, props);
+      // And the models: InvokeModel (and its stream) on foundation models and this region's
+      // inference profiles, and only with bedrock:invoke.
       expect(
         bedrock.map((s) => ({ actions: actionsOf(s), resources: resourcesOf(s).map(flatten), condition: s.Condition })),
-      ).toEqual(
-        guardrailArns.length > 0
+      ).toEqual([
+        ...(guardrailArns.length > 0
           ? [{ actions: ['bedrock:ApplyGuardrail'], resources: guardrailArns, condition: undefined }]
-          : [],
-      );
+          : []),
+        ...(has('bedrock:invoke')
+          ? [
+              {
+                actions: BEDROCK_INVOKE_ACTIONS,
+                resources: [BEDROCK_MODELS_ARN, BEDROCK_PROFILES_ARN],
+                condition: undefined,
+              },
+            ]
+          : []),
+      ]);
 
       const cognito = [...new Set(statements.flatMap(actionsOf).filter((a) => a.startsWith('cognito-idp:')))].sort();
       expect(cognito).toEqual(

@@ -13,6 +13,8 @@ import {
   manifestRoutes,
   PROVIDER_KEY_SECRETS_ARN,
   WEBHOOK_SECRETS_ARN,
+  BEDROCK_MODELS_ARN,
+  BEDROCK_PROFILES_ARN,
   REGION,
   STACK_NAME,
 } from './support.js';
@@ -162,6 +164,9 @@ describe('cdk-nag AwsSolutions', () => {
         PROVIDER_KEY_FINDING,
         // Accounts' webhook signing secrets, made at runtime under their own prefix.
         WEBHOOK_SECRETS_FINDING,
+        // Bedrock's models and this region's inference profiles, for the routes that call chat models.
+        `AwsSolutions-IAM5[Resource::${BEDROCK_MODELS_ARN}]`,
+        `AwsSolutions-IAM5[Resource::${BEDROCK_PROFILES_ARN}]`,
         'AwsSolutions-SMG4',
         // The usage exports: the access log bucket logs nowhere, and DynamoDB names an export's objects and ARN.
         'AwsSolutions-S1',

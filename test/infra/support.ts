@@ -19,6 +19,10 @@ export const PROVIDER_KEY_SECRETS_ARN = `arn:${PARTITION}:secretsmanager:${REGIO
 /** Where accounts' webhook signing secrets live, written out the same way. */
 export const WEBHOOK_SECRET_PREFIX = `${STACK_NAME}/webhook-secrets/`;
 export const WEBHOOK_SECRETS_ARN = `arn:${PARTITION}:secretsmanager:${REGION}:<AWS::AccountId>:secret:${WEBHOOK_SECRET_PREFIX}*`;
+/** What `bedrock:invoke` may call: foundation models in any region, and this region's inference profiles. */
+export const BEDROCK_MODELS_ARN = `arn:${PARTITION}:bedrock:*::foundation-model/*`;
+export const BEDROCK_PROFILES_ARN = `arn:${PARTITION}:bedrock:${REGION}:<AWS::AccountId>:inference-profile/*`;
+export const BEDROCK_INVOKE_ACTIONS = ['bedrock:InvokeModel', 'bedrock:InvokeModelWithResponseStream'];
 
 /**
  * The manifest with every entry pointed at the fixture handler: these tests inspect the

@@ -1,16 +1,17 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
   budgetCounterRef,
+  keyBudgets,
   keyBudgetScope,
   readBudgetCounters,
   type BudgetCounter,
 } from '../../lambdas/store/budget-counters.js';
-import { BudgetHolds, DYNAMODB_BUDGET_STORE, keyBudgets } from '../../lambdas/usage/budget-holds.js';
+import { BudgetHolds, DYNAMODB_BUDGET_STORE } from '../../lambdas/usage/budget-holds.js';
 import { callCostBoundMicroUsd } from '../../lambdas/usage/call-cost-bound.js';
 import { meteredFor } from '../support/job-upstream.js';
 import { arenaStream, eventsOf } from './support/arena.js';
 import { useGateway } from './support/gateway-fixture.js';
-import { bearer } from './support/http.js';
+import { bearer, call } from './support/http.js';
 import { createKey, provisionAccount, type TestAccount } from './support/provisioning.js';
 import { SimulatorControl } from './support/simulators.js';
 
@@ -314,5 +315,96 @@ describe('jobs reserve when submitted and settle when they end', () => {
     const taskId = ((await answer.json()) as { data: { task_id: string } }).data.task_id;
     expect(await ended(budget.key, taskId)).toBe('Fail');
     expect(await settledCounter(budget.keyId)).toEqual({ committedMicroUsd: 0, spentMicroUsd: 0 });
+  });
+});
+
+describe("an account's budget", () => {
+  const budgetUrl = () => local.gateway.url('/api/v1/budget');
+
+  test('is set and removed from the dashboard and by the operator, read with a key, and refused naming the field', async () => {
+    const account = await provisionAccount(local.gateway, 'account-budget');
+    const { key } = await createKey(local.gateway, account);
+    const read = async () => (await call(budgetUrl(), { method: 'GET', headers: bearer(key) })).body.data;
+    expect(await read()).toEqual({ budget: null });
+
+    const set = await call(budgetUrl(), {
+      method: 'PATCH',
+      headers: account.session,
+      body: { budget: { limitUsd: 25, period: 'month' } },
+    });
+    expect(set.status).toBe(200);
+    expect(set.body.data.budget).toMatchObject({ limitUsd: 25, period: 'month', spentUsd: 0, reservedUsd: 0 });
+    expect(await read()).toEqual(set.body.data);
+
+    for (const [body, field] of [
+      [{ budget: { limitUsd: 0, period: 'day' } }, 'budget.limitUsd'],
+      [{ budget: { limitUsd: 1, period: 'week' } }, 'budget.period'],
+      [{}, 'budget'],
+    ] as const) {
+      const refused = await call(budgetUrl(), { method: 'PATCH', headers: account.session, body });
+      expect([refused.status, refused.body.error.code]).toEqual([400, 'BAD_REQUEST']);
+      expect(JSON.stringify(refused.body.error)).toContain(field);
+    }
+    // A key cannot change the budget it spends under.
+    const byKey = await call(budgetUrl(), { method: 'PATCH', headers: bearer(key), body: { budget: null } });
+    expect([byKey.status, byKey.body.error.code]).toEqual([403, 'FORBIDDEN']);
+
+    const admin = (accountId: string, body: unknown) =>
+      call(local.gateway.url(`/api/admin/v1/accounts/${accountId}`), {
+        method: 'PATCH',
+        headers: bearer(local.gateway.info.adminToken),
+        body,
+      });
+    const byOperator = await admin(account.accountId, { budget: { limitUsd: 3, period: 'total' } });
+    expect(byOperator.status).toBe(200);
+    expect(byOperator.body.data).toMatchObject({
+      accountId: account.accountId,
+      budget: { limitUsd: 3, period: 'total', resetsAt: null },
+    });
+    expect((await admin('acc_nosuchaccount', { budget: null })).status).toBe(404);
+    expect((await admin(account.accountId, { budget: null })).body.data.budget).toBeNull();
+    expect(await read()).toEqual({ budget: null });
+  });
+
+  test('50 calls at once from two keys against an account budget that fits about 10: the account never spends past it', async () => {
+    const perCall = callCostBoundMicroUsd('gpt-5', {
+      model: 'gpt-5',
+      messages: [{ role: 'user', content: PROMPT }],
+      max_tokens: MAX_TOKENS,
+    });
+    const account = await provisionAccount(local.gateway, 'account-race');
+    const limitMicroUsd = Math.round(10.5 * perCall);
+    const set = await call(budgetUrl(), {
+      method: 'PATCH',
+      headers: account.session,
+      body: { budget: { limitUsd: limitMicroUsd / 1e6, period: 'day' } },
+    });
+    expect(set.status).toBe(200);
+    const keys = await Promise.all([createKey(local.gateway, account), createKey(local.gateway, account)]);
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, (_, i) =>
+        chat(keys[i % 2]!.key).then(async (r) => ({ status: r.status, body: (await r.json()) as ErrorBody })),
+      ),
+    );
+    const served = answers.filter((a) => a.status === 200);
+    const refused = answers.filter((a) => a.status === 402);
+    expect(served.length + refused.length).toBe(50);
+    for (const answer of refused) {
+      expect(answer.body.error).toMatchObject({ code: 'BUDGET_EXCEEDED', param: 'budget.account' });
+      expect(answer.body.error.message).toMatch(/^This account's day budget of \$[\d.]+ cannot hold this call/);
+    }
+    expect(served.length).toBeGreaterThanOrEqual(8);
+
+    const ledger = await ledgerOf(account.accountId, served.length);
+    // The budget's own reading (GET /api/v1/budget) once every settlement is in, against the ledger.
+    let budget: { spentUsd: number; reservedUsd: number } = { spentUsd: -1, reservedUsd: -1 };
+    for (let i = 0; i < 200; i++) {
+      budget = (await call(budgetUrl(), { method: 'GET', headers: bearer(keys[0]!.key) })).body.data.budget;
+      if (budget.reservedUsd === 0 && Math.round(budget.spentUsd * 1e6) === ledger.costMicroUsd) break;
+      await sleep(50);
+    }
+    expect(Math.round(budget.spentUsd * 1e6)).toBe(ledger.costMicroUsd);
+    expect(budget.reservedUsd).toBe(0);
+    expect(ledger.costMicroUsd).toBeLessThanOrEqual(limitMicroUsd);
   });
 });

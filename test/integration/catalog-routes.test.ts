@@ -15,18 +15,18 @@ test('GET /api/health needs no credentials and lists every family', async () => 
   expect(data.version).toMatch(/^\d+\.\d+\.\d+/);
   expect(Math.abs(Date.parse(data.timestamp) - Date.now())).toBeLessThan(60_000);
   expect(typeof data.uptime).toBe('number');
-  expect(data.services).toHaveLength(9);
+  expect(data.services).toHaveLength(10);
   for (const service of data.services) expect(['up', 'unconfigured']).toContain(service.status);
   expect(answer.headers.get('x-request-id')).toBeTruthy();
 });
 
-test('GET /api/v1/models lists nine families in the docs/interface.md §2.4 shape', async () => {
+test('GET /api/v1/models lists ten families in the docs/interface.md §2.4 shape', async () => {
   const answer = await call(local.gateway.url('/api/v1/models'), {
     headers: { 'X-API-Key': local.gateway.info.apiKey },
   });
   expect(answer.status).toBe(200);
   expect(answer.body.object).toBe('list');
-  expect(answer.body.data).toHaveLength(9);
+  expect(answer.body.data).toHaveLength(10);
   for (const model of answer.body.data) {
     expect(model).toMatchObject({ object: 'model', owned_by: expect.stringMatching(/^gateway\/[a-z]+$/) });
     expect(Number.isInteger(model.created)).toBe(true);

@@ -131,6 +131,7 @@ test('the dashboard: sign-in (a wrong password is a typed 401), session, MFA, ke
   expect(managed.providerKeyStatuses).toEqual([201, 200, 204]);
   expect(managed.webhookSecretStatuses).toEqual([200, 200]);
   expect(managed.webhookSecretRotated).toBe(true);
+  expect(managed.accountBudget).toEqual({ statuses: [200, 200, 200], limitUsd: 40, cleared: null });
   expect(managed.maskedKeys).toContain('••••1234');
   expect(typeof managed.totalRequests).toBe('number');
   expect(typeof managed.loggedRequests).toBe('number');
@@ -145,7 +146,8 @@ test('the dashboard: sign-in (a wrong password is a typed 401), session, MFA, ke
 
 test('the admin API: an account, a key for it, its usage, the key revoked', async () => {
   const administered = await program.administer(recording, access, `openapi-admin-${process.pid}@example.com`);
-  expect(administered.statuses).toEqual([201, 201, 200, 204]);
+  expect(administered.statuses).toEqual([201, 201, 200, 200, 204]);
+  expect(administered.budgetedPeriod).toBe('day');
   expect(typeof administered.initialPassword).toBe('string');
   expect(administered.firstSignIn).toEqual({
     statuses: [403, 200],

@@ -1,4 +1,5 @@
 import { authenticate } from '../../identity/authenticate.js';
+import { findAccountBudget, refreshDueAccountBudgets } from '../../identity/account-budget-directory.js';
 import { refreshDueKeys } from '../../identity/key-directory.js';
 import { requireCall, type GatewayMiddleware } from './state.js';
 
@@ -8,11 +9,17 @@ export function authentication(): GatewayMiddleware {
     before: async (request) => {
       const call = requireCall(request);
       if (call.route.auth.length === 0) return;
-      call.principal = await authenticate(call.req, call.route.auth, {
+      const principal = await authenticate(call.req, call.route.auth, {
         adminTokenSecretId: call.config.adminTokenSecretId,
         allowedOrigins: call.config.allowedOrigins,
         mayReadAdminToken: call.route.grants.includes('adminToken:read'),
       });
+      // A route whose calls reserve budgets learns the account's too (lambdas/http/call.ts budgetsOf).
+      if (principal.kind !== 'admin' && call.route.grants.includes('budgets:reserve')) {
+        const accountBudget = await findAccountBudget(principal.accountId);
+        call.principal = accountBudget ? { ...principal, accountBudget } : principal;
+        call.afterResponse.push(refreshDueAccountBudgets);
+      } else call.principal = principal;
       // Key records this call found near the end of their cache life are read again once it
       // has answered, so the next call finds them fresh without waiting.
       call.afterResponse.push(refreshDueKeys);

@@ -132,7 +132,7 @@ function systemPrompt(request: ChatRequest): string {
   return parts.filter((p) => p !== '').join('\n\n');
 }
 
-function formatInstruction(format: ResponseFormat | undefined): string | undefined {
+export function formatInstruction(format: ResponseFormat | undefined): string | undefined {
   if (format?.type === 'json_object')
     return 'Respond with a single valid JSON object only, without code fences or commentary.';
   if (format?.type !== 'json_schema') return undefined;

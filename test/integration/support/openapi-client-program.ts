@@ -323,6 +323,12 @@ export async function manage(create: Create, access: Access) {
   const requestLog = await withKey.GET('/api/v1/requests', { params: { query: { limit: '5' } } });
   const loggedRequests: number | undefined = requestLog.data?.data.requests.length;
 
+  const budgetSet = await withSession.PATCH('/api/v1/budget', { body: { budget: { limitUsd: 40, period: 'month' } } });
+  const budgetRead = await withSession.GET('/api/v1/budget');
+  const accountLimit: number | undefined = budgetRead.data?.data.budget?.limitUsd;
+  const budgetCleared = await withSession.PATCH('/api/v1/budget', { body: { budget: null } });
+  const clearedBudget = budgetCleared.data?.data.budget;
+
   const webhookSecret = await withSession.GET('/api/v1/webhooks/secret');
   const firstSecret: string = webhookSecret.data?.data.secret ?? '';
   const rotatedSecret = await withSession.POST('/api/v1/webhooks/secret/rotate');
@@ -347,6 +353,11 @@ export async function manage(create: Create, access: Access) {
     providerKeyStatuses: [stored.response.status, providerKeys.response.status, unstored.response.status],
     maskedKeys,
     webhookSecretStatuses: [webhookSecret.response.status, rotatedSecret.response.status],
+    accountBudget: {
+      statuses: [budgetSet.response.status, budgetRead.response.status, budgetCleared.response.status],
+      limitUsd: accountLimit,
+      cleared: clearedBudget,
+    },
     webhookSecretRotated: firstSecret !== '' && previousSecret === firstSecret,
     totalRequests,
     loggedRequests,
@@ -380,11 +391,23 @@ export async function administer(create: Create, access: Access, email: string) 
   };
   const key = await asAdmin.POST('/api/admin/v1/keys', { body: { accountId, type: 'secret', rateLimit: 10 } });
   const keyId: string = key.data?.data.keyId ?? '';
+  const budgeted = await asAdmin.PATCH('/api/admin/v1/accounts/{id}', {
+    params: { path: { id: accountId } },
+    body: { budget: { limitUsd: 10, period: 'day' } },
+  });
+  const budgetedPeriod: string | undefined = budgeted.data?.data.budget?.period;
   const usage = await asAdmin.GET('/api/admin/v1/usage', { params: { query: { accountId } } });
   const usageOf: string | undefined = usage.data?.data.accountId;
   const revoked = await asAdmin.DELETE('/api/admin/v1/keys/{id}', { params: { path: { id: keyId } } });
   return {
-    statuses: [account.response.status, key.response.status, usage.response.status, revoked.response.status],
+    statuses: [
+      account.response.status,
+      key.response.status,
+      budgeted.response.status,
+      usage.response.status,
+      revoked.response.status,
+    ],
+    budgetedPeriod,
     accountId,
     initialPassword,
     firstSignIn,
@@ -464,6 +487,7 @@ export interface ClientProgram {
     providerKeyStatuses: number[];
     webhookSecretStatuses: number[];
     webhookSecretRotated: boolean;
+    accountBudget: { statuses: number[]; limitUsd?: number; cleared?: unknown };
     maskedKeys: string[];
     totalRequests?: number;
     loggedRequests?: number;
@@ -478,6 +502,7 @@ export interface ClientProgram {
     accountId: string;
     initialPassword?: string;
     firstSignIn: { statuses: number[]; refusedCode?: string; signedInAs?: string };
+    budgetedPeriod?: string;
     usageOf?: string;
   }>;
 }

@@ -3,6 +3,7 @@ import {
   PRICES,
   PROVIDERS,
   PROVIDER_IDS,
+  KEYED_PROVIDER_IDS,
   apiKeyEnvVar,
   baseUrlEnvVar,
   costMicroUsd,
@@ -16,11 +17,13 @@ import {
 const VENDORS = ['openai', 'anthropic', 'google', 'xai'] as const;
 
 describe('providers', () => {
-  test('five providers: four vendors and one aggregator', () => {
-    expect([...PROVIDER_IDS]).toEqual(['openai', 'anthropic', 'google', 'xai', 'openrouter']);
+  test('six providers: four vendors, one aggregator, and Bedrock, which has no key', () => {
+    expect([...PROVIDER_IDS]).toEqual(['openai', 'anthropic', 'google', 'xai', 'openrouter', 'bedrock']);
     for (const id of PROVIDER_IDS) expect(PROVIDERS[id].id).toBe(id);
     expect(PROVIDER_IDS.filter((id) => PROVIDERS[id].kind === 'vendor')).toEqual([...VENDORS]);
     expect(PROVIDERS.openrouter.kind).toBe('aggregator');
+    expect(PROVIDERS.bedrock).toMatchObject({ kind: 'cloud', wireFormat: 'bedrock-converse', credential: 'aws-role' });
+    expect(KEYED_PROVIDER_IDS).toEqual(['openai', 'anthropic', 'google', 'xai', 'openrouter']);
   });
 
   test('wire formats, base URLs and env names', () => {
@@ -40,6 +43,7 @@ describe('providers', () => {
       'GOOGLE_BASE_URL',
       'XAI_BASE_URL',
       'OPENROUTER_BASE_URL',
+      'BEDROCK_BASE_URL',
     ]);
     expect(apiKeyEnvVar('google')).toBe('GOOGLE_API_KEY');
   });
@@ -52,8 +56,8 @@ describe('providers', () => {
 });
 
 describe('families', () => {
-  test('nine families, eight fight-capable', () => {
-    expect(FAMILIES).toHaveLength(9);
+  test('ten families, eight fight-capable', () => {
+    expect(FAMILIES).toHaveLength(10);
     expect(listFamilies()).toBe(FAMILIES);
     expect(FAMILIES.filter((f) => f.fightCapable)).toHaveLength(8);
     expect(fightCapableAliases()).toEqual(['gpt', 'claude', 'gemini', 'grok', 'deepseek', 'qwen', 'mistral', 'kimi']);
@@ -90,10 +94,13 @@ describe('families', () => {
       expect(new Set(providers).size).toBe(providers.length);
       const vendor = VENDORS.find((v) => providers.includes(v));
       if (vendor) expect(providers.slice(0, 2)).toEqual([vendor, 'openrouter']);
+      else if (f.owner === 'amazon') expect(providers).toEqual(['bedrock']);
       else expect(providers).toEqual(['openrouter']);
+      // Bedrock, where a family has it, is the last resort: the deployment's own account.
+      if (providers.includes('bedrock')) expect(providers.at(-1)).toBe('bedrock');
       for (const r of f.routes) if (r.provider === 'openrouter') expect(r.model).toMatch(/^[a-z0-9-]+\/[a-z0-9.-]+$/);
     }
-    const vendorFamilies = FAMILIES.filter((f) => f.routes[0]!.provider !== 'openrouter').map(
+    const vendorFamilies = FAMILIES.filter((f) => !['openrouter', 'bedrock'].includes(f.routes[0]!.provider)).map(
       (f) => f.routes[0]!.provider,
     );
     expect(vendorFamilies.sort()).toEqual([...VENDORS].sort());
@@ -106,7 +113,7 @@ describe('families', () => {
       expect(Number.isInteger(f.created) && f.created > 1_700_000_000).toBe(true);
       expect(typeof f.vision).toBe('boolean');
     }
-    expect(FAMILIES.find((f) => !f.fightCapable)!.alias).toBe('llama');
+    expect(FAMILIES.filter((f) => !f.fightCapable).map((f) => f.alias)).toEqual(['llama', 'nova']);
   });
 
   test('the data is frozen', () => {

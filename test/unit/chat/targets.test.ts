@@ -25,6 +25,7 @@ test('body fallbacks come before the catalog’s other routes', () => {
     'openrouter:deepseek/deepseek-v3.2',
     'openrouter:openai/gpt-5',
     'openrouter:anthropic/claude-sonnet-4.5',
+    'bedrock:global.anthropic.claude-sonnet-4-5-20250929-v1:0',
   ]);
 });
 

@@ -306,7 +306,7 @@ describe('a job reservation, held across invocations', () => {
     const accepted = await submitWithReservation([budget], 400_000, async () => 'task-1');
     expect(accepted.value).toBe('task-1');
     expect(accepted.budgetHolds).toEqual(
-      [{ ...budgetCounterRef(budget.scope, 'day', new Date()), amountMicroUsd: 400_000 }].map(
+      [{ ...budgetCounterRef(budget.scope, 'day', new Date()), amountMicroUsd: 400_000, budget }].map(
         ({ resetsAt: _r, ...held }) => held,
       ),
     );
