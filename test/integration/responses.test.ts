@@ -47,6 +47,7 @@ describe.each([
   ['gemini', 'gemini-2.5-pro', 'google'],
   ['grok', 'grok-4', 'xai'],
   ['deepseek', 'deepseek/deepseek-v3.2', 'openrouter'],
+  ['nova', 'amazon.nova-pro-v1:0', 'bedrock'],
 ])('%s through responses.create and responses.stream', (alias, model, provider) => {
   test('a plain response: the text, its usage, the headers, the ledger entry and the request log row', async () => {
     const said = `hello ${alias} ${Math.random()}`;
