@@ -25,6 +25,7 @@ import { cacheKey } from './cache-key.js';
 import { checkChatRequest } from './chat-request-checks.js';
 import { DEFAULT_RETRIES, DEFAULT_TIMEOUT_MS, type GatewayChatRequest } from './chat-request.js';
 import { chatStreamChunks } from './chat-stream.js';
+import { ChatError } from './chat-errors.js';
 import { answerStreamGuard } from './guardrails/stream-guard.js';
 import { guardAnswer, guardRequest } from './guardrails/guardrail-pipeline.js';
 import { statusHeader, type GuardrailName, type GuardrailStatus } from './guardrails/outcomes.js';
@@ -177,6 +178,7 @@ async function prepare(input: ChatInput, deps: ChatDeps): Promise<ChatPlan> {
     (cost) => holds.settle(cost),
   );
   input.defer(() => meter.flush());
+  if (input.guardrails.length) meter.annotate(() => ({ guardrails: statusHeader(guarded.statuses) }));
   const routerDeps = routerDepsOf(deps, accountId, meter, holds);
   let described: Promise<ChatMessage[]> | undefined;
   const messagesFor = (target: Target) => {
@@ -222,6 +224,7 @@ async function streamed(plan: ChatPlan): Promise<ChatResult> {
         requestStatuses: plan.requestStatuses,
       })
     : undefined;
+  if (guard) plan.meter.annotate(() => ({ guardrails: guardrailRecord(guard.statuses(), guard.blockedBy()) }));
   const chunks = chatStreamChunks(
     routed,
     {
@@ -250,6 +253,7 @@ async function whole(plan: ChatPlan): Promise<ChatResult> {
     if (hit) {
       const cached = JSON.parse(hit.body) as ChatCompletion;
       plan.meter.cacheHit(hit.model, hit.provider, cached.usage);
+      if (hit.guardrailStatus) plan.meter.annotate(() => ({ guardrails: hit.guardrailStatus }));
       return {
         kind: 'whole',
         completion: { ...cached, id },
@@ -271,9 +275,14 @@ async function whole(plan: ChatPlan): Promise<ChatResult> {
       deps.moderator(),
       input.signal,
       plan.requestStatuses,
-    );
+    ).catch((error: unknown) => {
+      if (error instanceof ChatError)
+        plan.meter.annotate(() => ({ guardrails: guardrailRecord(plan.requestStatuses, error) }));
+      throw error;
+    });
     completion = guarded.completion;
     statuses = guarded.statuses;
+    plan.meter.annotate(() => ({ guardrails: statusHeader(statuses) }));
   }
   const verdict = cacheVerdict(completion, input.cache);
   if (verdict.store) {
@@ -295,6 +304,18 @@ async function whole(plan: ChatPlan): Promise<ChatResult> {
 }
 
 const completionId = (input: ChatInput) => `chatcmpl-${input.requestId}`;
+
+/** Which guardrail an error of theirs stands for, as the ledger records a stopped answer. */
+const BLOCKING: Readonly<Partial<Record<string, string>>> = {
+  content_blocked: 'content_moderation:block',
+  schema_validation_failed: 'schema_validation:fail',
+};
+
+/** The outcomes the ledger keeps for a request (UsageEntry.guardrails): the statuses, and what stopped it. */
+function guardrailRecord(statuses: readonly GuardrailStatus[], blocked?: ChatError): string {
+  const stop = blocked ? BLOCKING[blocked.kind] : undefined;
+  return [statusHeader(statuses), stop].filter(Boolean).join(',');
+}
 
 function routingOf(outcome: RoutingOutcome): ChatRouting {
   return {

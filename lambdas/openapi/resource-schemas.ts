@@ -524,6 +524,7 @@ const requestLogRow: JsonSchema = {
     'priced',
     'latencyMs',
     'timeToFirstTokenMs',
+    'guardrails',
   ],
   properties: {
     id: text('The request id (`X-Request-ID`)'),
@@ -542,6 +543,13 @@ const requestLogRow: JsonSchema = {
     priced: { type: 'boolean', description: 'False when some model has no catalog price (counted as 0)' },
     latencyMs: nullableInteger('The attempts’ upstream time, summed; null when none was timed'),
     timeToFirstTokenMs: nullableInteger('A streamed answer: until its first chunk of substance'),
+    guardrails: {
+      type: ['object', 'null'],
+      description:
+        'Each guardrail that ran and its outcome: `pass`, `redact`, `skip`, or `block` (moderation) and `fail` ' +
+        '(schema validation) when it stopped the answer; null when none ran',
+      additionalProperties: { enum: ['pass', 'redact', 'skip', 'block', 'fail'] },
+    },
     sessionId: text('The arena session the call belongs to'),
   },
 };

@@ -64,6 +64,12 @@ export interface UsageEntry {
   readonly durationMs?: number;
   /** A stream that answered: milliseconds until its first chunk of substance. */
   readonly firstTokenMs?: number;
+  /**
+   * The request's guardrail outcomes, on each of its entries when any guardrail ran: the
+   * X-Guardrail-Status pairs (`pii:redact,content_moderation:pass`), plus `<guardrail>:block`
+   * (moderation) or `schema_validation:fail` when one stopped the answer.
+   */
+  readonly guardrails?: string;
 }
 
 export type UsagePurpose = 'answer' | 'vote' | 'search' | 'synthesis';

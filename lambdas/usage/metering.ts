@@ -81,8 +81,12 @@ export type UsageSink = (entry: UsageEntry) => Promise<void>;
  * puts each only if its key is new (totals are derived from the ledger later), so a retried
  * write can never count twice, whether or not the failed attempt had landed.
  */
+/** Fields of every entry of a request that only its end tells. */
+export type RequestAnnotation = Pick<UsageEntry, 'guardrails'>;
+
 export class Meter {
   private readonly entries: UsageEntry[] = [];
+  private annotation?: () => RequestAnnotation;
 
   /**
    * `settleAttempt` hears each upstream attempt's metered cost, once, in order: what a budget
@@ -164,8 +168,17 @@ export class Meter {
     return this.entries;
   }
 
+  /**
+   * What is known of the request as a whole only once it has answered (its guardrails'
+   * outcomes): read at `flush`, after the response, and written on every entry.
+   */
+  annotate(annotation: () => RequestAnnotation): void {
+    this.annotation = annotation;
+  }
+
   async flush(): Promise<void> {
-    await Promise.all(this.entries.splice(0).map((entry) => writeEntry(entry, this.sink)));
+    const annotation = definedTags(this.annotation?.() ?? {});
+    await Promise.all(this.entries.splice(0).map((entry) => writeEntry({ ...entry, ...annotation }, this.sink)));
   }
 
   private add(
@@ -224,8 +237,8 @@ function timingsOf(timing: AttemptTiming | undefined): Pick<UsageEntry, 'duratio
 }
 
 /** Only the tags that are set: an entry has no attribute at all for a tag that is not. */
-function definedTags(tags: UsageTags = {}): UsageTags {
-  return Object.fromEntries(Object.entries(tags).filter(([, value]) => value !== undefined));
+function definedTags<T extends object>(tags: T = {} as T): T {
+  return Object.fromEntries(Object.entries(tags).filter(([, value]) => value !== undefined)) as T;
 }
 
 const NONE: MeteredUsage = { promptTokens: 0, completionTokens: 0, estimated: false };

@@ -131,6 +131,11 @@ export interface RequestRow {
   /** The attempts' upstream time, summed; null when none was timed (entries metered before timings were kept). */
   readonly latencyMs: number | null;
   readonly timeToFirstTokenMs: number | null;
+  /**
+   * Each guardrail that ran and its outcome (`pass`, `redact`, `skip`; `block` or `fail` when it
+   * stopped the answer); null when none ran.
+   */
+  readonly guardrails: Readonly<Record<string, string>> | null;
   readonly sessionId?: string;
 }
 
@@ -159,8 +164,16 @@ export function rowOf(entries: readonly UsageEntry[]): RequestRow {
     priced: entries.every((entry) => entry.priced),
     latencyMs: timed.length > 0 ? sum((entry) => entry.durationMs ?? 0) : null,
     timeToFirstTokenMs: last.firstTokenMs ?? null,
+    guardrails: guardrailsOf(last.guardrails),
     ...(first.sessionId !== undefined ? { sessionId: first.sessionId } : {}),
   };
+}
+
+/** `pii:redact,content_moderation:pass` as `{pii: 'redact', content_moderation: 'pass'}`. */
+function guardrailsOf(recorded: string | undefined): Record<string, string> | null {
+  if (!recorded) return null;
+  const pairs = recorded.split(',').map((pair) => pair.split(':') as [string, string?]);
+  return Object.fromEntries(pairs.filter(([, outcome]) => outcome !== undefined) as [string, string][]);
 }
 
 function matches(row: RequestRow, query: RequestLogQuery): boolean {

@@ -51,6 +51,7 @@ export const ENTRY_ATTRIBUTES = {
   quantity: 'N',
   durationMs: 'N',
   firstTokenMs: 'N',
+  guardrails: 'S',
 } as const satisfies { readonly [K in keyof UsageEntry]-?: AttributeTypeOf<UsageEntry[K]> };
 
 /** What ledgerItem (store/usage-items.ts) writes next to the entry's own fields. */

@@ -50,6 +50,7 @@ export function readUsageEntry(record: Readonly<Record<string, unknown>>): Usage
     quantity: notNegative('quantity', number('quantity')),
     durationMs: notNegative('durationMs', number('durationMs')),
     firstTokenMs: notNegative('firstTokenMs', number('firstTokenMs')),
+    guardrails: text('guardrails'),
   } satisfies { readonly [K in keyof UsageEntry]-?: unknown };
   return entry;
 }

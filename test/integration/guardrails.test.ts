@@ -148,3 +148,51 @@ test('an unknown guardrail in X-Guardrails is a 400 naming the header', async ()
   expect(answer.status).toBe(400);
   expect(answer.body.error.param).toBe('X-Guardrails');
 });
+
+describe('the request log', () => {
+  /** The request log's row for the answer's request, once its after-response writes are in. */
+  async function rowOf(answer: { headers: Headers }) {
+    const id = answer.headers.get('x-request-id')!;
+    for (let i = 0; i < 200; i++) {
+      const page = await call(local.gateway.url('/api/v1/requests?limit=50'), {
+        method: 'GET',
+        headers: bearer(local.key),
+      });
+      const row = (page.body.data.requests as { id: string; guardrails: unknown }[]).find((r) => r.id === id);
+      if (row) return row;
+      await new Promise((done) => setTimeout(done, 50));
+    }
+    throw new Error(`request ${id} never reached the log`);
+  }
+
+  test('shows each guardrail that ran and its outcome, whole, streamed, or stopping the answer', async () => {
+    const reply = `[sim:reply_b64=${b64('Write to bob@example.org.')}]`;
+    const whole = await chat({
+      messages: [{ role: 'user', content: reply }],
+      guardrails: { enabled: ['pii', 'content_moderation'] },
+    });
+    expect(whole.status).toBe(200);
+    expect((await rowOf(whole)).guardrails).toEqual({ pii: 'redact', content_moderation: 'pass' });
+
+    const streamed = await chat(
+      { messages: [{ role: 'user', content: reply }], stream: true },
+      { 'X-Guardrails': 'pii' },
+    );
+    expect(streamed.status).toBe(200);
+    expect((await rowOf(streamed)).guardrails).toEqual({ pii: 'redact' });
+
+    const failed = await chat({
+      messages: [{ role: 'user', content: '[sim:reply={"other":1}]' }],
+      response_format: {
+        type: 'json_schema',
+        json_schema: { name: 'answer', schema: { type: 'object', required: ['answer'] } },
+      },
+      guardrails: { enabled: ['schema_validation'] },
+    });
+    expect(failed.status).toBe(400);
+    expect((await rowOf(failed)).guardrails).toEqual({ schema_validation: 'fail' });
+
+    const plain = await chat({ messages: [{ role: 'user', content: 'hi' }] });
+    expect((await rowOf(plain)).guardrails).toBeNull();
+  });
+});

@@ -33,6 +33,8 @@ export interface AnswerStreamGuard {
   finalCheck(): Promise<{ error?: ChatError }>;
   /** The X-Guardrail-Status outcomes so far; complete after finalCheck. */
   statuses(): GuardrailStatus[];
+  /** The error finalCheck stopped the answer with, if it did. */
+  blockedBy(): ChatError | undefined;
 }
 
 interface ChoiceState {
@@ -161,6 +163,10 @@ export class StreamGuard implements AnswerStreamGuard {
     const all = answerStatuses(this.enabled, this.options.requestStatuses ?? [], this.#found(), this.#schema());
     // Moderation of a stream reports only once it has cleared the whole answer.
     return all.filter((s) => s.guardrail !== 'content_moderation' || this.#phase.name === 'passed');
+  }
+
+  blockedBy(): ChatError | undefined {
+    return this.#phase.name === 'blocked' ? this.#phase.error : undefined;
   }
 
   #block(error: ChatError): { error: ChatError } {

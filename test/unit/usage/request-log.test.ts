@@ -185,6 +185,7 @@ describe('pages of requests', () => {
       priced: true,
       latencyMs: 1000,
       timeToFirstTokenMs: 120,
+      guardrails: null,
     });
     expect(older.map((r) => [r.id, r.fallbackFrom, r.latencyMs])).toEqual([
       ['r00002', null, null],
