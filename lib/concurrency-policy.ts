@@ -32,8 +32,14 @@ export const CONTROL_ROUTE_SHARES: Readonly<Record<string, number>> = {
   'fashion-status': 3,
 };
 
-/** Chat completions holds most of the open streams, so it gets the largest ceiling. */
-export const STREAMING_ROUTE_SHARES: Readonly<Record<string, number>> = { 'chat-completions': 20 };
+/**
+ * The chat core's two entries hold most of the open streams, so they get the largest ceilings:
+ * chat completions most of it, the Responses API (the same core) a part of the same 20%.
+ */
+export const STREAMING_ROUTE_SHARES: Readonly<Record<string, number>> = {
+  'chat-completions': 18,
+  'responses-create': 2,
+};
 
 /** Every other streaming route (the chat modes, speech, music, fashion subscribe, and any added later). */
 export const OTHER_STREAMING_ROUTE_SHARE = 2;

@@ -139,8 +139,11 @@ export interface GatewayStackProps extends StackProps {
 
 /** The route whose function describes images (lambdas/chat/image-descriptions.ts). */
 export const IMAGE_DESCRIBER_ROUTE = 'chat-completions';
-/** Routes whose functions ask the image describer, so are told its model (image analysis too). */
-export const IMAGE_DESCRIBER_ROUTES: readonly string[] = [IMAGE_DESCRIBER_ROUTE, 'images-analyze'];
+/**
+ * Routes whose functions ask the image describer, so are told its model (image analysis, and the
+ * Responses API, which runs the chat core as chat completions does).
+ */
+export const IMAGE_DESCRIBER_ROUTES: readonly string[] = [IMAGE_DESCRIBER_ROUTE, 'images-analyze', 'responses-create'];
 /** The deprecated route whose answers announce `legacyChatSunset`. */
 export const LEGACY_CHAT_ROUTE = 'chat-legacy';
 

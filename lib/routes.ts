@@ -60,6 +60,12 @@ export type Grant =
   | 'arenaSessions:read'
   /** The caller's own session logs, records and leaderboards, read under its tenant session. */
   | 'arenaSessions:readOwn'
+  /** Stored Responses (`ACCOUNT#<id>#RESPONSE#<response>` items of the jobs table): conditional puts. */
+  | 'responses:write'
+  /** The caller's own stored Responses, read under its tenant session. */
+  | 'responses:readOwn'
+  /** Deleting stored Responses (`ACCOUNT#<id>#RESPONSE#<response>` items only); the key names the caller's account. */
+  | 'responses:delete'
   /** Starting a session's runner execution (lambdas/arena/session-continuation.ts). */
   | 'arenaSessions:run'
   /** Budgets' counters (`BUDGET#` items of the identity table): reservations before upstream calls and their settlements. */
@@ -185,6 +191,17 @@ const MODEL_CALL_GRANTS: readonly Grant[] = [
 ];
 
 /**
+ * The chat core's calls for the Responses API: CHAT_GRANTS but the prompt service's, since the
+ * Responses request has no managed prompts (model calls with guardrails, Bedrock's among them).
+ */
+const RESPONSES_CHAT_GRANTS: readonly Grant[] = [
+  ...MODEL_CALL_GRANTS,
+  'guardrails:apply',
+  'bedrock:invoke',
+  'requestContent:write',
+];
+
+/**
  * Battle, fight and the legacy route: long streams of up to eight agents over ten rounds, so
  * the longest timeout API Gateway's streaming integration allows, and CPU for eight streams.
  * Errors in the envelope (docs/interface.md §7's codes; battle and fight bodies are not OpenAI-shaped).
@@ -270,6 +287,39 @@ export const routes = [
     memoryMb: 224,
     errorStyle: 'openai',
     grants: CHAT_GRANTS,
+  }),
+  // OpenAI's Responses API over the chat core (docs/interface.md §4.13): chat completions' sizing and
+  // grants but the prompt service's (it takes no prompt_id), plus the stored responses (written by
+  // the role, read back under the tenant session).
+  route({
+    id: 'responses-create',
+    method: 'POST',
+    path: '/api/v1/responses',
+    auth: API_KEY_AUTH,
+    rateLimited: true,
+    streaming: true,
+    timeoutSeconds: 900,
+    memoryMb: 224,
+    errorStyle: 'openai',
+    grants: [...RESPONSES_CHAT_GRANTS, 'responses:write', 'responses:readOwn'],
+  }),
+  route({
+    id: 'responses-get',
+    method: 'GET',
+    path: '/api/v1/responses/{id}',
+    auth: API_KEY_AUTH,
+    rateLimited: true,
+    errorStyle: 'openai',
+    grants: [...KEY_READS, 'responses:readOwn'],
+  }),
+  route({
+    id: 'responses-delete',
+    method: 'DELETE',
+    path: '/api/v1/responses/{id}',
+    auth: API_KEY_AUTH,
+    rateLimited: true,
+    errorStyle: 'openai',
+    grants: [...KEY_READS, 'responses:delete'],
   }),
   // The chat modes: secret keys, and publishable keys from their allowed origins (browsers).
   route({

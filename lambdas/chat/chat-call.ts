@@ -6,7 +6,7 @@ import { parseGuardrails } from './guardrails/guardrail-pipeline.js';
 import { cachePolicy } from './response-cache.js';
 import { routingMetrics } from '../observability/call-metrics.js';
 import { publishMetrics } from '../observability/metrics.js';
-import { accountOf, budgetsOf, type AccountCall } from '../http/call.js';
+import { accountOf, budgetsOf, contentLogOf, type AccountCall } from '../http/call.js';
 import { chatReply } from './chat-reply.js';
 import { endedByTimeout } from '../http/middlewares/request-context.js';
 import type { Reply } from '../http/reply.js';
@@ -26,9 +26,7 @@ export async function answerChat(call: AccountCall<unknown>, request: GatewayCha
       signal: call.signal,
       deadlineReached: () => endedByTimeout(call.signal),
       defer: (task) => void call.afterResponse.push(task),
-      ...(call.principal.kind !== 'session' && call.principal.contentLog
-        ? { contentLog: call.principal.contentLog }
-        : {}),
+      ...contentLogOf(call),
     },
     deploymentChatDeps(call.config),
   );

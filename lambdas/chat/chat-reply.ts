@@ -9,7 +9,7 @@ import { bare, sse, type Reply, type SseFrame } from '../http/reply.js';
 
 /** The chat core's result as the OpenAI wire shape: a JSON body or SSE frames, and headers. */
 export function chatReply(result: ChatResult, signal: AbortSignal): Reply {
-  const headers = { ...routingHeaders(result.routing), ...guardrailHeader(result.guardrailStatus) };
+  const headers = chatAnswerHeaders(result);
   if (result.kind === 'stream') return sse(chatFrames(result.chunks, signal), headers);
   return bare(result.completion, 200, { ...headers, 'X-Cache': result.cache });
 }
@@ -56,6 +56,11 @@ function errorFrameOf(error: ChatError): SseFrame {
 
 function frame(type: string, code: string, message: string, param?: string): SseFrame {
   return { data: { error: { message, type, code, param: param ?? null } } };
+}
+
+/** What every answer of the chat core says in headers: the model used, retries, fallback, guardrails. */
+export function chatAnswerHeaders(result: Pick<ChatResult, 'routing' | 'guardrailStatus'>): Record<string, string> {
+  return { ...routingHeaders(result.routing), ...guardrailHeader(result.guardrailStatus) };
 }
 
 function routingHeaders(routing: ChatRouting): Record<string, string> {

@@ -42,7 +42,8 @@ export function checkChatRequest(request: GatewayChatRequest): void {
   }
 }
 
-function checkSchema(schema: Record<string, unknown>, field: string): void {
+/** A caller's JSON Schema (a tool's parameters, a response format) within the limits, or a 400 naming `field`. */
+export function checkSchema(schema: Record<string, unknown>, field: string): void {
   const violation = findJsonViolation(schema, { maxDepth: MAX_SCHEMA_DEPTH, maxNodes: MAX_SCHEMA_NODES });
   if (!violation) return;
   switch (violation.kind) {
@@ -73,12 +74,16 @@ interface ImageUrl {
   readonly url: string;
 }
 
-function* imageUrls(request: GatewayChatRequest): Generator<ImageUrl> {
+/** How a refusal names an image part's URL, by its message's and its part's index. */
+export type ImageField = (message: number, part: number) => string;
+
+const chatImageField: ImageField = (i, j) => `messages[${i}].content[${j}].image_url.url`;
+
+function* imageUrls(request: GatewayChatRequest, fieldOf: ImageField = chatImageField): Generator<ImageUrl> {
   for (const [i, message] of request.messages.entries()) {
     if (!Array.isArray(message.content)) continue;
     for (const [j, part] of message.content.entries()) {
-      if (part.type === 'image_url')
-        yield { field: `messages[${i}].content[${j}].image_url.url`, url: part.image_url.url };
+      if (part.type === 'image_url') yield { field: fieldOf(i, j), url: part.image_url.url };
     }
   }
 }
@@ -102,11 +107,16 @@ function checkImageUrl({ field, url }: ImageUrl): string | undefined {
  * The caller-URL policy's second step for the image parts, once per request before any
  * upstream call (the arena's turns, which repeat its one image, are checked at its start): the
  * URLs' host names resolved, and the first part whose name resolves to an address that is not
- * public refused, naming it. Runs the static checks of the parts first.
+ * public refused, naming it. Runs the static checks of the parts first. `fieldOf` names a part
+ * as the caller sent it, when the chat request was translated from another (the Responses API).
  */
-export async function checkChatImageHosts(request: GatewayChatRequest, options: LookupOptions = {}): Promise<void> {
+export async function checkChatImageHosts(
+  request: GatewayChatRequest,
+  options: LookupOptions = {},
+  fieldOf?: ImageField,
+): Promise<void> {
   const hosts: NamedHost[] = [];
-  for (const image of imageUrls(request)) {
+  for (const image of imageUrls(request, fieldOf)) {
     const name = checkImageUrl(image);
     if (name !== undefined) hosts.push({ field: image.field, name });
   }

@@ -64,6 +64,14 @@ export function budgetsOf(call: { readonly principal: AccountPrincipal }): Scope
   return [...ofKey, ...accountBudgets(principal.accountId, principal.accountBudget)];
 }
 
+/** The key's opt-in to keeping its requests' content, as the chat core takes it (none for a session). */
+export function contentLogOf(call: { readonly principal: AccountPrincipal }): {
+  contentLog?: { readonly retentionDays: number };
+} {
+  const { principal } = call;
+  return principal.kind !== 'session' && principal.contentLog ? { contentLog: principal.contentLog } : {};
+}
+
 /** The caller's account as the cores see it: the account, and the key when a key called. */
 export function accountOf(call: { readonly principal: AccountPrincipal }): { accountId: string; keyId?: string } {
   const { principal } = call;

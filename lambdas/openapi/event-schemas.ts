@@ -25,6 +25,12 @@ export const CHAT_STREAM_FRAMING = [
   'event holding an OpenAIError (`{"error": {...}}`) instead.',
 ].join(' ');
 
+export const RESPONSES_STREAM_FRAMING = [
+  'A `text/event-stream`: each event is an `event:` line naming its type and one `data:` line holding the',
+  'JSON ResponseEvent, then a blank line; the stream ends after `response.completed`, `response.incomplete` or',
+  '`response.failed` (no `[DONE]`).',
+].join(' ');
+
 export const FASHION_STREAM_FRAMING = [
   'A `text/event-stream`: each event is an `event: fashion` line and one `data:` line holding one JSON',
   'FashionEvent, then a blank line; the stream ends with `event: fashion` and `data: [DONE]`, after at most',

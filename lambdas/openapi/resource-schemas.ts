@@ -118,6 +118,100 @@ const chatCompletionChunk = {
   },
 };
 
+const outputText = record({
+  type: { const: 'output_text' },
+  text: text(),
+  annotations: { type: 'array', items: {}, description: 'Always empty: the models cite nothing' },
+  logprobs: { type: 'array', items: {}, description: 'Always empty' },
+});
+const responseOutputItem = {
+  description: 'An output item: the assistant’s text, or a call of one of the request’s function tools.',
+  oneOf: [
+    record({
+      type: { const: 'message' },
+      id: text('`msg_…`'),
+      status: { enum: ['completed', 'incomplete'] },
+      role: { const: 'assistant' },
+      content: {
+        type: 'array',
+        items: {
+          oneOf: [outputText, record({ type: { const: 'refusal' }, refusal: text() })],
+        },
+      },
+    }),
+    record({
+      type: { const: 'function_call' },
+      id: text('`fc_…`'),
+      call_id: text('Send it back with the call’s output as `function_call_output`'),
+      name: text(),
+      arguments: text('The arguments as a JSON text'),
+      status: { enum: ['completed', 'incomplete'] },
+    }),
+  ],
+};
+const nullableNumber = { type: ['number', 'null'] };
+const response = {
+  ...record({
+    id: text('`resp_…`: retrieve, delete or continue it (`previous_response_id`) while it is stored'),
+    object: { const: 'response' },
+    created_at: integer('Unix seconds'),
+    completed_at: { type: ['integer', 'null'], description: 'Unix seconds' },
+    status: { enum: ['in_progress', 'completed', 'incomplete', 'failed'] },
+    background: { const: false },
+    error: {
+      description: 'Why a streamed response failed after it began',
+      anyOf: [record({ code: text(), message: text() }), { type: 'null' }],
+    },
+    incomplete_details: {
+      anyOf: [record({ reason: { enum: ['max_output_tokens', 'content_filter'] } }), { type: 'null' }],
+    },
+    instructions: { type: ['string', 'null'] },
+    max_output_tokens: { type: ['integer', 'null'] },
+    model: text('The concrete model that answered'),
+    output: { type: 'array', items: ref('ResponseOutputItem') },
+    parallel_tool_calls: { type: 'boolean' },
+    previous_response_id: { type: ['string', 'null'] },
+    reasoning: record({ effort: { type: 'null' }, summary: { type: 'null' } }),
+    store: { type: 'boolean', description: 'Whether it is kept: false when asked, or when it could not be kept' },
+    temperature: { type: 'number', description: 'The temperature sampled at (docs/interface.md §2.2’s default 0.7)' },
+    text: record({ format: { type: 'object', additionalProperties: true } }),
+    tool_choice: {},
+    tools: { type: 'array', items: { type: 'object', additionalProperties: true } },
+    top_p: nullableNumber,
+    truncation: { enum: ['auto', 'disabled'] },
+    usage: {
+      anyOf: [
+        record({
+          input_tokens: integer(),
+          input_tokens_details: record({ cached_tokens: integer() }),
+          output_tokens: integer(),
+          output_tokens_details: record({ reasoning_tokens: integer() }),
+          total_tokens: integer(),
+        }),
+        { type: 'null' },
+      ],
+    },
+    user: { type: ['string', 'null'] },
+    metadata: { type: 'object', additionalProperties: { type: 'string' } },
+  }),
+  description: 'docs/interface.md §4.13: OpenAI’s Response object.',
+};
+const responseEvent = {
+  type: 'object',
+  description:
+    'One event of a Responses stream (docs/interface.md §4.13): `response.created`, `response.in_progress`, ' +
+    '`response.output_item.added`, `response.content_part.added`, `response.output_text.delta`, ' +
+    '`response.output_text.done`, `response.content_part.done`, `response.function_call_arguments.delta`, ' +
+    '`response.function_call_arguments.done`, `response.output_item.done`, then one of `response.completed`, ' +
+    '`response.incomplete` or `response.failed`, each with the fields OpenAI gives it.',
+  required: ['type', 'sequence_number'],
+  properties: {
+    type: text(),
+    sequence_number: integer('0, 1, 2… within the stream'),
+    response: ref('Response'),
+  },
+};
+
 const model = record(
   {
     id: text('The family default model id'),
@@ -684,6 +778,10 @@ export const RESOURCE_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
   ToolCall: toolCall,
   ChatCompletion: chatCompletion,
   ChatCompletionChunk: chatCompletionChunk,
+  Response: response,
+  ResponseOutputItem: responseOutputItem,
+  ResponseEvent: responseEvent,
+  ResponseDeleted: record({ id: text(), object: { const: 'response' }, deleted: { const: true } }),
   Model: model,
   ModelList: record({ object: { const: 'list' }, data: { type: 'array', items: ref('Model') } }),
   ApiKey: apiKey,

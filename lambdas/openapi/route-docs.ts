@@ -28,9 +28,16 @@ import { EMBEDDINGS_ERROR_ANSWERS } from '../embeddings/embeddings-errors.js';
 import { embeddingsRequestSchema } from '../embeddings/embeddings-request.js';
 import { SEARCH_ERROR_ANSWERS } from '../search/search-errors.js';
 import { searchRequestSchema } from '../search/search-request.js';
+import { RESPONSES_ERROR_ANSWERS } from '../responses/responses-errors.js';
+import { responsesRequestSchema } from '../responses/responses-request.js';
 import { THEME_ERROR_ANSWERS } from '../themes/theme-errors.js';
 import { THEME_PLATFORMS } from '../themes/theme-types.js';
-import { ARENA_STREAM_FRAMING, CHAT_STREAM_FRAMING, FASHION_STREAM_FRAMING } from './event-schemas.js';
+import {
+  ARENA_STREAM_FRAMING,
+  CHAT_STREAM_FRAMING,
+  FASHION_STREAM_FRAMING,
+  RESPONSES_STREAM_FRAMING,
+} from './event-schemas.js';
 import type { JsonSchema } from './json-schema-2020.js';
 import { enveloped, ref } from './schema-ref.js';
 
@@ -105,7 +112,7 @@ export type ErrorTable = Readonly<Record<string, { readonly status: number; read
 export const TAGS: Readonly<Record<string, string>> = {
   Health: 'Service status, unauthenticated',
   Documentation: 'This document',
-  Gateway: 'OpenAI-compatible chat completions, embeddings and the model list',
+  Gateway: 'OpenAI-compatible chat completions, responses, embeddings and the model list',
   'Chat modes': 'Battle, fight and multi-instance sessions (docs/interface.md §4.3)',
   Search: 'Web search through the platform’s search provider',
   Images: 'Image analysis by a vision model (docs/interface.md §4.11)',
@@ -225,6 +232,42 @@ export const routeDocs: Readonly<Record<string, RouteDoc>> = {
     },
     raises: [CHAT_STATUS_ERRORS],
     errors: { 503: 'Every target failed, or a service the request needs did not answer (`SERVICE_UNAVAILABLE`)' },
+  },
+  'responses-create': {
+    tag: 'Gateway',
+    summary: 'Create a response (OpenAI’s Responses API)',
+    description:
+      'docs/interface.md §4.13: OpenAI’s Responses request, run by the chat core as chat completions are ' +
+      '(routing, fallback, cache, guardrails, provider keys, budgets, metering): text and image input, ' +
+      'instructions, function tools and their outputs, `previous_response_id`. Kept 30 days unless `store` ' +
+      'is false. Built-in tools, file ids and background responses are refused.',
+    request: { name: 'ResponsesRequest', schema: responsesRequestSchema },
+    parameters: CHAT_HEADERS,
+    success: {
+      status: 200,
+      description: `The Response as JSON, or with \`stream: true\` its events. ${RESPONSES_STREAM_FRAMING}`,
+      json: ref('Response'),
+      events: ref('ResponseEvent'),
+      headers: CHAT_ANSWER_HEADERS,
+    },
+    raises: [CHAT_STATUS_ERRORS, RESPONSES_ERROR_ANSWERS],
+    errors: { 503: 'Every target failed, or a service the request needs did not answer (`SERVICE_UNAVAILABLE`)' },
+  },
+  'responses-get': {
+    tag: 'Gateway',
+    summary: 'Retrieve a stored response',
+    pathParameters: { id: 'The response id (`resp_…`)' },
+    success: { status: 200, description: 'The Response as it was answered', json: ref('Response') },
+    raises: [RESPONSES_ERROR_ANSWERS],
+    errors: { 404: 'No stored response of this account with that id (`NOT_FOUND`)' },
+  },
+  'responses-delete': {
+    tag: 'Gateway',
+    summary: 'Delete a stored response',
+    pathParameters: { id: 'The response id (`resp_…`)' },
+    success: { status: 200, description: 'The deletion', json: ref('ResponseDeleted') },
+    raises: [RESPONSES_ERROR_ANSWERS],
+    errors: { 404: 'No stored response of this account with that id (`NOT_FOUND`)' },
   },
   battle: {
     tag: 'Chat modes',

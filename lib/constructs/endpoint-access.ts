@@ -13,6 +13,9 @@ import { TENANT_SESSION_ACTIONS } from '../tenant-access-policy.js';
 /** The ledger's shard partitions, the only items `usage:append` may write (IAM `dynamodb:LeadingKeys`). */
 export const LEDGER_SHARD_KEYS = 'ACCOUNT#*#L*';
 
+/** The stored Responses' partitions (lambdas/store/stored-responses.ts). */
+const STORED_RESPONSE_KEYS = 'ACCOUNT#*#RESPONSE#*';
+
 /** A Bedrock guardrail the chat function applies for `content_moderation`. */
 export interface BedrockGuardrailConfig {
   /** The guardrail id (e.g. `abc123def456`) or its full ARN. */
@@ -153,6 +156,11 @@ const GRANTS: Record<Grant, (acc: Accumulator) => void> = {
   // The caller's session logs, records and leaderboards (`ACCOUNT#<id>` and `ACCOUNT#<id>#*`),
   // read under its tenant session: the role itself reads none of them.
   'arenaSessions:readOwn': (acc) => acc.tenantTableRead('jobs'),
+  // Stored Responses (lambdas/store/stored-responses.ts): conditional puts of new items, and
+  // deletes, each only on `ACCOUNT#*#RESPONSE#*` partitions; reads go through the tenant session.
+  'responses:write': (acc) => acc.keyedTable('jobs', ['dynamodb:PutItem'], [STORED_RESPONSE_KEYS]),
+  'responses:readOwn': (acc) => acc.tenantTableRead('jobs'),
+  'responses:delete': (acc) => acc.keyedTable('jobs', ['dynamodb:DeleteItem'], [STORED_RESPONSE_KEYS]),
   // The chat modes start a session's runner (execution name = session id); nothing else on it.
   'arenaSessions:run': (acc) => acc.sessionRunner(),
   // Budget counters (lambdas/store/budget-counters.ts, `BUDGET#<scope>` items of the identity

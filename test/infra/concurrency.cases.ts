@@ -11,7 +11,8 @@ import { build, functionLogicalId, type Built } from './support.js';
 
 /** Written out independently of lib/: the documented defaults at the default quota of 1,000. */
 const DOCUMENTED_AT_1000: Readonly<Record<string, number>> = {
-  'chat-completions': 180,
+  'chat-completions': 162,
+  'responses-create': 18,
   battle: 18,
   fight: 18,
   'chat-legacy': 18,
@@ -68,7 +69,8 @@ describe('the default partition', () => {
 
   test('scales with the quota', () => {
     expect(reservedIn(build({ accountConcurrency: 3100 }))).toMatchObject({
-      'chat-completions': 600,
+      'chat-completions': 540,
+      'responses-create': 60,
       battle: 60,
       'fashion-status': 90,
       'keys-list': 30,
@@ -89,7 +91,7 @@ describe('the default partition', () => {
 describe('validation against the account quota', () => {
   test('a low quota fails the synth with a message naming the routes and the numbers', () => {
     expect(() => build({ accountConcurrency: 50 })).toThrow(
-      /reserved concurrency adds up to 17 \(arena-leaderboard 1, auth-login 1, .*chat-completions 1, .*usage-get 1\), more than accountConcurrency 50 allows: Lambda keeps 100 unreserved, so at most 0 can be reserved.*-c accountConcurrency=<n>.*-c concurrencyPartition=off/,
+      /reserved concurrency adds up to 18 \(arena-leaderboard 1, auth-login 1, .*chat-completions 1, .*responses-create 1, .*usage-get 1\), more than accountConcurrency 50 allows: Lambda keeps 100 unreserved, so at most 0 can be reserved.*-c accountConcurrency=<n>.*-c concurrencyPartition=off/,
     );
   });
 
@@ -99,7 +101,7 @@ describe('validation against the account quota', () => {
       build({ concurrencyPartition: false, reservedConcurrency: { 'chat-completions': 900, health: 50 } }),
     ).toThrow(message);
     expect(() => build({ reservedConcurrency: { 'chat-completions': 700 } })).toThrow(
-      /adds up to 970 \(chat-completions 700, fashion-status 27, media-video-status 27, .*\).*at most 900/,
+      /adds up to 988 \(chat-completions 700, fashion-status 27, media-video-status 27, .*\).*at most 900/,
     );
   });
 

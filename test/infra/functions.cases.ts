@@ -36,6 +36,9 @@ const TABLE_OF_GRANT: Partial<Record<Grant, TableName>> = {
   'arenaSessions:read': 'jobs',
   'jobs:read': 'jobs',
   'jobs:write': 'jobs',
+  'responses:write': 'jobs',
+  'responses:readOwn': 'jobs',
+  'responses:delete': 'jobs',
 };
 
 describe('endpoint functions', () => {
@@ -93,7 +96,8 @@ describe('endpoint functions', () => {
         has('requestLog:readOwn') ||
         has('requestContent:readOwn') ||
         has('arenaSessions:readOwn') ||
-        has('jobs:readOwn');
+        has('jobs:readOwn') ||
+        has('responses:readOwn');
       expect(env[ENV.tenantAccessRoleArn] !== undefined).toBe(opensTenantSessions);
       expect(env[ENV.providerKeySecretPrefix]).toBe(usesProviderKeys ? PROVIDER_KEY_PREFIX : undefined);
       expect(env[ENV.providerKeysKmsKeyId]).toEqual(
@@ -177,7 +181,7 @@ describe('optional context: prompt service, Bedrock guardrail, image describer, 
       expect(env[ENV.themesProviderUrl]).toBe(has('themesProvider:read') ? THEMES : undefined);
       expect(env[ENV.guardrailId]).toBe(has('guardrails:apply') ? 'abc123def456' : undefined);
       expect(env[ENV.guardrailVersion]).toBe(has('guardrails:apply') ? '4' : undefined);
-      const describes = route.id === 'chat-completions' || route.id === 'images-analyze';
+      const describes = ['chat-completions', 'images-analyze', 'responses-create'].includes(route.id);
       expect(env[ENV.imageDescriberModel]).toBe(describes ? 'claude' : undefined);
       expect(env[ENV.legacyChatSunset]).toBe(route.id === 'chat-legacy' ? '2027-06-30' : undefined);
     },

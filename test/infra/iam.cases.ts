@@ -62,6 +62,10 @@ const TABLE_ACTIONS: Partial<Record<Grant, [TableName, string[]]>> = {
   'jobs:write': ['jobs', ['dynamodb:PutItem', 'dynamodb:UpdateItem']],
   // Requests' content for keys that opted in: puts on `ACCOUNT#*#REQUEST#*` items alone.
   'requestContent:write': ['jobs', ['dynamodb:PutItem']],
+  // Stored Responses: new items put, items deleted, only on `ACCOUNT#*#RESPONSE#*` (checked below);
+  // a caller's own are read under its tenant session (responses:readOwn).
+  'responses:write': ['jobs', ['dynamodb:PutItem']],
+  'responses:delete': ['jobs', ['dynamodb:DeleteItem']],
 };
 /** The cache table's partitions by purpose, as the items' keys are written in lambdas/store. */
 const CACHE_PURPOSES: readonly [Grant, string[]][] = [
@@ -105,6 +109,8 @@ const TABLE_WRITES: readonly Grant[] = [
   'jobs:write',
   'budgets:reserve',
   'requestContent:write',
+  'responses:write',
+  'responses:delete',
 ];
 // Callers' own provider keys: one secret per key under the name prefix, created at runtime.
 // Reading one is the tenant-access role's alone (providerKeys:read opens a tenant session).
@@ -135,6 +141,7 @@ const TENANT_GRANTS: readonly Grant[] = [
   'requestContent:readOwn',
   'arenaSessions:readOwn',
   'jobs:readOwn',
+  'responses:readOwn',
 ];
 /** The tenant role's one statement on the provider-key prefix: read, only where the tag is the session's. */
 const TENANT_SECRET_CONDITION = {
@@ -215,6 +222,9 @@ const EVERY_GRANT: Record<Grant, true> = {
   'webhookSecrets:read': true,
   'webhookSecrets:create': true,
   'webhookSecrets:rotate': true,
+  'responses:write': true,
+  'responses:readOwn': true,
+  'responses:delete': true,
 };
 // One synthetic route per grant, so grants the manifest does not use yet are covered too.
 const singleGrantRoutes: RouteSpec[] = (Object.keys(EVERY_GRANT) as Grant[]).map((grant) =>
@@ -399,6 +409,22 @@ describe.each<[string, readonly RouteSpec[], Partial<GatewayStackProps>]>([
       expect(writes[0]!.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['SESSION#*'] } });
     }
   });
+
+  test.each(routes.map((route) => [route.id, route]))(
+    '%s: stored Responses are put and deleted only on their own partitions',
+    (_id, route) => {
+      const storedResponses = { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['ACCOUNT#*#RESPONSE#*'] } };
+      const statements = statementsOn(
+        roleStatements(built.template, roleLogicalId(built.stack, route.id)),
+        tableId('jobs'),
+      ).filter((statement) => JSON.stringify(statement.Condition) === JSON.stringify(storedResponses));
+      const expected = [
+        ...(route.grants.includes('responses:write') ? ['dynamodb:PutItem'] : []),
+        ...(route.grants.includes('responses:delete') ? ['dynamodb:DeleteItem'] : []),
+      ].sort();
+      expect(statements.flatMap(actionsOf).sort()).toEqual(expected);
+    },
+  );
 
   test.each(routes.map((route) => [route.id, route]))(
     '%s: on the cache table, each purpose only on its own partitions',

@@ -26,6 +26,7 @@ const TENANT_GRANTS: readonly Grant[] = [
   'requestContent:readOwn',
   'arenaSessions:readOwn',
   'jobs:readOwn',
+  'responses:readOwn',
 ];
 const ACCOUNT = '${aws:PrincipalTag/account}';
 
@@ -178,6 +179,9 @@ describe('the tenant-access role', () => {
       'fashion-status',
       'fashion-subscribe',
       'media-video-status',
+      'responses-create',
+      'responses-get',
+      'responses-delete',
     ]) {
       expect([id, reads(roleLogicalId(built.stack, id))]).toEqual([id, []]);
     }

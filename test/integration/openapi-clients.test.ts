@@ -66,7 +66,7 @@ test('health, the document and the models', async () => {
   expect(found.modelIds).toContain(found.oneId);
 });
 
-test('chat completions with string content, with content parts and streamed; battle and its session, fight, legacy chat', async () => {
+test('chat completions with string content, with content parts and streamed; responses; battle and its session, fight, legacy chat', async () => {
   const chat = await program.converse(recording, access);
   expect(chat.statuses).toEqual([200, 200, 200]);
   expect(typeof chat.content).toBe('string');
@@ -82,6 +82,13 @@ test('chat completions with string content, with content parts and streamed; bat
   expect(chat.fightStream).toContain('"type":"session_complete"');
   expect(typeof chat.legacyContent).toBe('string');
   expect(schemas().mismatches(successSchema('/api/v1/chat/completions', 'post', 200), chat.answers.chat)).toEqual([]);
+  expect(chat.responses).toEqual({
+    statuses: [200, 200, 200],
+    outputTypes: ['message'],
+    continuedFrom: chat.answers.response?.id,
+    deleted: true,
+  });
+  expect(schemas().mismatches(successSchema('/api/v1/responses', 'post', 200), chat.answers.response)).toEqual([]);
 }, 60_000);
 
 test('search, themes (and a theme that is not there), speech, music, a video with only its prompt', async () => {

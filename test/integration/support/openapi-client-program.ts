@@ -166,7 +166,28 @@ export async function converse(create: Create, access: Access) {
       ? legacy.data.choices[0].message.content
       : undefined;
 
+  // The Responses API: a response, read back, continued by previous_response_id, then deleted.
+  const created = await withKey.POST('/api/v1/responses', {
+    body: { model: 'gpt', instructions: 'Answer briefly.', input: 'Say hello', max_output_tokens: 50 },
+  });
+  const createdResponse = created.data && 'output' in created.data ? created.data : undefined;
+  const responseId: string = createdResponse?.id ?? '';
+  const byId = { params: { path: { id: responseId } } };
+  const retrieved = await withKey.GET('/api/v1/responses/{id}', byId);
+  const continued = await withKey.POST('/api/v1/responses', {
+    body: { model: 'claude', previous_response_id: responseId, input: [{ role: 'user', content: 'And again' }] },
+  });
+  const continuedFrom = continued.data && 'output' in continued.data ? continued.data.previous_response_id : undefined;
+  const deleted = await withKey.DELETE('/api/v1/responses/{id}', byId);
+  const responses = {
+    statuses: [created.response.status, retrieved.response.status, continued.response.status],
+    outputTypes: (retrieved.data?.output ?? []).map((item) => item.type),
+    continuedFrom,
+    deleted: deleted.data?.deleted,
+  };
+
   return {
+    responses,
     statuses: [plain.response.status, parts.response.status, streamed.response.status],
     content,
     partsContent,
@@ -180,7 +201,7 @@ export async function converse(create: Create, access: Access) {
     leaderboardStatus,
     fightStream,
     legacyContent,
-    answers: { chat: plain.data },
+    answers: { chat: plain.data, response: createdResponse },
   };
 }
 
@@ -424,7 +445,8 @@ export interface ClientProgram {
     leaderboardStatus?: string;
     fightStream: string;
     legacyContent?: string | null;
-    answers: { chat: unknown };
+    responses: { statuses: number[]; outputTypes: string[]; continuedFrom?: string | null; deleted?: boolean };
+    answers: { chat: unknown; response?: { id: string } };
   }>;
   look: Section<{
     resultUrls: string[];
