@@ -27,14 +27,25 @@ function stored(accountId: string): StoredKey | undefined {
   }
 }
 
-export async function arenaKey(accountId: string): Promise<string> {
+/** The key being made, per account: the page's panels ask at once, and one key must serve them all. */
+const making = new Map<string, Promise<string>>();
+
+export function arenaKey(accountId: string): Promise<string> {
   const kept = stored(accountId);
-  if (kept) return kept.key;
-  const created = await callApi<StoredKey>('POST', '/api/v1/keys', {
-    body: { name: ARENA_KEY_NAME, rateLimit: ARENA_KEY_RATE_LIMIT },
-  });
-  localStorage.setItem(storageName(accountId), JSON.stringify({ keyId: created.keyId, key: created.key }));
-  return created.key;
+  if (kept) return Promise.resolve(kept.key);
+  let made = making.get(accountId);
+  if (!made) {
+    made = callApi<StoredKey>('POST', '/api/v1/keys', {
+      body: { name: ARENA_KEY_NAME, rateLimit: ARENA_KEY_RATE_LIMIT },
+    })
+      .then((created) => {
+        localStorage.setItem(storageName(accountId), JSON.stringify({ keyId: created.keyId, key: created.key }));
+        return created.key;
+      })
+      .finally(() => making.delete(accountId));
+    making.set(accountId, made);
+  }
+  return made;
 }
 
 /** Drops a kept key the gateway refused (revoked or disabled on the Keys page): the next call makes another. */

@@ -201,7 +201,13 @@ function ArenaForm({ onStart, busy }: { onStart: (start: { path: string; body: u
 
 function SessionBoard({ view }: { view: SessionView }) {
   return (
-    <section aria-labelledby="session-title" class="session" data-testid="arena-session" data-status={view.status}>
+    <section
+      aria-labelledby="session-title"
+      class="session"
+      data-testid="arena-session"
+      data-status={view.status}
+      data-events={view.events}
+    >
       <h2 id="session-title">
         {view.mode === 'fight' ? 'Fight' : 'Battle'} {view.sessionId ? <code>{view.sessionId}</code> : null}
       </h2>

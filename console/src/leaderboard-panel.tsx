@@ -43,7 +43,7 @@ export function LeaderboardPanel({ accountId }: { accountId: string }) {
         );
         if (stopped) return;
         setBoard(answer);
-        if (answer.status === 'computing' && attempt < MOST_ASKS)
+        if ((answer.status === 'computing' || answer.stale) && attempt < MOST_ASKS)
           setTimeout(() => !stopped && ask(attempt + 1), ASK_AGAIN_MS);
       } catch (failure) {
         if (!stopped) setError(describeFailure(failure));
