@@ -11,14 +11,8 @@ import { navigate, PAGES, useLocation } from './console-router';
 import { forgetArenaKey } from './arena-key';
 import { KeysPage } from './keys-page';
 import { RequestsPage } from './requests-page';
-import { SignInForm } from './sign-in-form';
+import { SignInForm, type SignedIn } from './sign-in-form';
 import { UsagePage } from './usage-page';
-
-export interface SignedIn {
-  readonly accountId: string;
-  readonly email: string;
-  readonly name?: string | null;
-}
 
 export function ConsoleShell() {
   const [session, setSession] = useState<SignedIn | null | undefined>(undefined);

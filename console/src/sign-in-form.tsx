@@ -5,8 +5,14 @@
  */
 import { useState } from 'preact/hooks';
 import { ApiFailure, callApi, describeFailure } from './console-http';
-import type { SignedIn } from './console-shell';
 import { TextField } from './form-fields';
+
+/** Who is signed in: the sign-in's answer, and `GET /api/v1/auth/session`'s. */
+export interface SignedIn {
+  readonly accountId: string;
+  readonly email: string;
+  readonly name?: string | null;
+}
 
 interface MfaSetup {
   readonly secret: string;
