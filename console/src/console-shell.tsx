@@ -108,7 +108,7 @@ export function ConsoleShell() {
         {where.page === 'usage' && <UsagePage />}
         {where.page === 'requests' && <RequestsPage />}
         {where.page === 'arena' && <ArenaPage accountId={session.accountId} sessionPath={where.rest} />}
-        {where.page === 'account' && <AccountPage onSignedOut={() => setSession(null)} />}
+        {where.page === 'account' && <AccountPage />}
       </main>
     </>
   );

@@ -13,6 +13,7 @@ import {
 import { eventsOf, sessionEvents } from '../integration/support/arena.js';
 import { bearer, call } from '../integration/support/http.js';
 import { useGateway } from '../integration/support/gateway-fixture.js';
+import { authenticator, standInTotpClock } from '../support/authenticator.js';
 
 /**
  * The console (console/) in a real browser against the local runtime, which serves it at `/`
@@ -40,6 +41,9 @@ jest.setTimeout(120_000);
 let browser: Browser;
 let watched: WatchedPage;
 let page: Page;
+/** The authenticator the user adds on the Account page, and the password they change to. */
+let device: { next: () => Promise<string> };
+const newPassword = () => `${local.account.password}-changed`;
 
 beforeAll(async () => {
   const { hostname, port } = new URL(local.gateway.info.baseUrl);
@@ -295,11 +299,50 @@ describe('a signed-in user', () => {
     await page.setViewportSize({ width: 1280, height: 900 });
   });
 
+  test('adds an authenticator, changes the password with its code, and signs in again with both once the session ends', async () => {
+    await inNav('Account').click();
+    await page.getByLabel('Password for the authenticator').fill(local.account.password);
+    await page.getByRole('button', { name: 'Add an authenticator' }).click();
+    device = authenticator(
+      (await page.getByTestId('mfa-secret').textContent())!,
+      standInTotpClock(local.gateway.aws.cognito),
+    );
+    await page.getByLabel('Code from the app').fill(await device.next());
+    await page.getByRole('button', { name: 'Turn on MFA' }).click();
+    await page.getByText('Authenticator added').waitFor();
+    await checked('account');
+
+    await page.getByLabel('Current password', { exact: true }).fill(local.account.password);
+    await page.getByLabel('New password', { exact: true }).fill(newPassword());
+    await page.getByRole('button', { name: 'Change password' }).click();
+    // With MFA on, the change takes the app's code too: the form asks for it.
+    await page.getByLabel('Authenticator code', { exact: true }).fill(await device.next());
+    await page.getByRole('button', { name: 'Change password' }).click();
+    await page.getByText('Password changed.').waitFor();
+
+    // The session's cookie gone, as when it expires: the next call finds out, and the page asks to sign in.
+    await page.context().clearCookies();
+    await inNav('Keys').click();
+    await page.getByText('Your session expired or was ended. Sign in again.').waitFor();
+    await page.getByLabel('E-mail').fill(local.account.email);
+    await page.getByLabel('Password', { exact: true }).fill(newPassword());
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByLabel('Authenticator code').fill(await device.next());
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Keys', level: 1 }).waitFor();
+  });
+
   test('signs out: the sign-in form again, and the arena key revoked', async () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
     await page.getByText('Signed out.').waitFor();
-    const listed = await call(local.gateway.url('/api/v1/keys'), { headers: local.account.session });
+    // The password change ended the test's own session too: a new one, with the new password and a code.
+    const signedIn = await call(local.gateway.url('/api/v1/auth/login'), {
+      body: { email: local.account.email, password: newPassword(), totpCode: await device.next() },
+    });
+    expect(signedIn.status).toBe(200);
+    const cookie = /gw_session=[^;]*/.exec(signedIn.headers.get('set-cookie') ?? '')![0];
+    const listed = await call(local.gateway.url('/api/v1/keys'), { headers: { Cookie: cookie } });
     expect(listed.body.data.keys.map((key: { name: string }) => key.name)).not.toContain('Console arena (browser)');
   });
 });
