@@ -50,7 +50,14 @@ export async function buildConsole() {
   } catch {
     // no build yet
   }
-  renameSync(staging, consoleDist);
+  try {
+    renameSync(staging, consoleDist);
+  } catch (error) {
+    // Another runtime starting at the same moment swapped its own build in first: the same
+    // sources, so that one serves, and this one goes.
+    if (error.code !== 'ENOTEMPTY' && error.code !== 'EEXIST') throw error;
+    rmSync(staging, { recursive: true, force: true });
+  }
   rmSync(previous, { recursive: true, force: true });
   writeFileSync(consoleMarker, `${new Date().toISOString()}\n`);
   recordBundleInputs(consoleMarker, inputs);

@@ -11,7 +11,7 @@ import { followSession, type ArenaEventData } from './arena-stream';
 import { callApi, describeFailure } from './console-http';
 import { formatDate } from './console-format';
 import { navigate } from './console-router';
-import { Outcome, SelectField, TextField } from './form-fields';
+import { Outcome, ScrollBox, SelectField, TextField } from './form-fields';
 import { LeaderboardPanel } from './leaderboard-panel';
 
 const ALIASES = ['gpt', 'claude', 'gemini', 'grok', 'deepseek', 'qwen', 'mistral', 'kimi'] as const;
@@ -245,26 +245,28 @@ function SessionBoard({ view }: { view: SessionView }) {
         </section>
       ))}
       {view.leaderboard.length > 0 && (
-        <table class="leaderboard" aria-label="Session leaderboard">
-          <thead>
-            <tr>
-              <th scope="col">Rank</th>
-              <th scope="col">Agent</th>
-              <th scope="col" class="number">
-                Score
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {view.leaderboard.map((row) => (
-              <tr key={row.agent}>
-                <td>{row.rank}</td>
-                <th scope="row">{row.agent}</th>
-                <td class="number">{row.score}</td>
+        <ScrollBox label="Table of the session leaderboard">
+          <table class="leaderboard" aria-label="Session leaderboard">
+            <thead>
+              <tr>
+                <th scope="col">Rank</th>
+                <th scope="col">Agent</th>
+                <th scope="col" class="number">
+                  Score
+                </th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {view.leaderboard.map((row) => (
+                <tr key={row.agent}>
+                  <td>{row.rank}</td>
+                  <th scope="row">{row.agent}</th>
+                  <td class="number">{row.score}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </ScrollBox>
       )}
       {view.synthesis && (
         <article class="answer synthesis" aria-label="Synthesis" aria-busy={!view.synthesis.done}>

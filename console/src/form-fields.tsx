@@ -1,4 +1,5 @@
-/** Labelled inputs: every control the console shows has a visible label tied to it. */
+/** Labelled inputs: every control the console shows has a visible label tied to it; and the box wide tables scroll in. */
+import type { ComponentChildren } from 'preact';
 import { useId } from 'preact/hooks';
 
 interface TextFieldProps {
@@ -93,4 +94,16 @@ export function Outcome({ error, done }: { error?: string; done?: string }) {
       </p>
     );
   return null;
+}
+
+/**
+ * A box that scrolls sideways when what it holds is wider than a phone: focusable and named, so
+ * a keyboard can scroll it too.
+ */
+export function ScrollBox({ label, children }: { label: string; children: ComponentChildren }) {
+  return (
+    <div class="scroll" tabIndex={0} role="region" aria-label={label}>
+      {children}
+    </div>
+  );
 }

@@ -5,7 +5,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { withArenaKey } from './arena-key';
 import { callApi, describeFailure } from './console-http';
-import { Outcome } from './form-fields';
+import { Outcome, ScrollBox } from './form-fields';
 
 interface Rating {
   readonly model: string;
@@ -65,36 +65,38 @@ export function LeaderboardPanel({ accountId }: { accountId: string }) {
       ) : rows.length === 0 ? (
         <p>No votes yet: run a fight.</p>
       ) : (
-        <table data-testid="ratings">
-          <thead>
-            <tr>
-              <th scope="col">Model</th>
-              <th scope="col" class="number">
-                Rating
-              </th>
-              <th scope="col">95% interval</th>
-              <th scope="col" class="number">
-                Wins
-              </th>
-              <th scope="col" class="number">
-                Losses
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((row) => (
-              <tr key={row.model}>
-                <th scope="row">{row.model}</th>
-                <td class="number">{Math.round(row.rating)}</td>
-                <td>
-                  {Math.round(row.interval[0])} – {Math.round(row.interval[1])}
-                </td>
-                <td class="number">{row.wins}</td>
-                <td class="number">{row.losses}</td>
+        <ScrollBox label="Table of the ratings">
+          <table data-testid="ratings">
+            <thead>
+              <tr>
+                <th scope="col">Model</th>
+                <th scope="col" class="number">
+                  Rating
+                </th>
+                <th scope="col">95% interval</th>
+                <th scope="col" class="number">
+                  Wins
+                </th>
+                <th scope="col" class="number">
+                  Losses
+                </th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {rows.map((row) => (
+                <tr key={row.model}>
+                  <th scope="row">{row.model}</th>
+                  <td class="number">{Math.round(row.rating)}</td>
+                  <td>
+                    {Math.round(row.interval[0])} – {Math.round(row.interval[1])}
+                  </td>
+                  <td class="number">{row.wins}</td>
+                  <td class="number">{row.losses}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </ScrollBox>
       )}
       {board?.stale && <p class="hint">Newer sessions are being counted.</p>}
       <button type="button" class="secondary" onClick={() => setAsked(asked + 1)}>

@@ -2,7 +2,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { callApi, describeFailure } from './console-http';
 import { formatDate } from './console-format';
-import { Outcome, SelectField, TextField } from './form-fields';
+import { Outcome, ScrollBox, SelectField, TextField } from './form-fields';
 
 interface ProviderKey {
   readonly id: string;
@@ -93,53 +93,55 @@ export function ProviderKeysPanel() {
       ) : keys.length === 0 ? (
         <p>No provider keys.</p>
       ) : (
-        <table>
-          <caption class="visually-hidden">Provider keys</caption>
-          <thead>
-            <tr>
-              <th scope="col">Slug</th>
-              <th scope="col">Provider</th>
-              <th scope="col">Key</th>
-              <th scope="col">Added</th>
-              <th scope="col">
-                <span class="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {keys.map((key) => (
-              <tr key={key.id}>
-                <td>{key.displayName ? `${key.displayName} (${key.slug})` : key.slug}</td>
-                <td>{key.provider}</td>
-                <td>
-                  <code>{key.apiKey}</code>
-                </td>
-                <td>{formatDate(key.createdAt)}</td>
-                <td>
-                  {confirming === key.id ? (
-                    <span role="alertdialog" aria-label={`Delete ${key.slug}`}>
-                      <button type="button" class="danger" onClick={() => remove(key)}>
-                        Delete {key.slug} for good
-                      </button>
-                      <button type="button" class="secondary" onClick={() => setConfirming(undefined)}>
-                        Keep
-                      </button>
-                    </span>
-                  ) : (
-                    <button
-                      type="button"
-                      class="danger"
-                      onClick={() => setConfirming(key.id)}
-                      aria-label={`Delete ${key.slug}`}
-                    >
-                      Delete
-                    </button>
-                  )}
-                </td>
+        <ScrollBox label="Table of provider keys">
+          <table>
+            <caption class="visually-hidden">Provider keys</caption>
+            <thead>
+              <tr>
+                <th scope="col">Slug</th>
+                <th scope="col">Provider</th>
+                <th scope="col">Key</th>
+                <th scope="col">Added</th>
+                <th scope="col">
+                  <span class="visually-hidden">Actions</span>
+                </th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {keys.map((key) => (
+                <tr key={key.id}>
+                  <td>{key.displayName ? `${key.displayName} (${key.slug})` : key.slug}</td>
+                  <td>{key.provider}</td>
+                  <td>
+                    <code>{key.apiKey}</code>
+                  </td>
+                  <td>{formatDate(key.createdAt)}</td>
+                  <td>
+                    {confirming === key.id ? (
+                      <span role="alertdialog" aria-label={`Delete ${key.slug}`}>
+                        <button type="button" class="danger" onClick={() => remove(key)}>
+                          Delete {key.slug} for good
+                        </button>
+                        <button type="button" class="secondary" onClick={() => setConfirming(undefined)}>
+                          Keep
+                        </button>
+                      </span>
+                    ) : (
+                      <button
+                        type="button"
+                        class="danger"
+                        onClick={() => setConfirming(key.id)}
+                        aria-label={`Delete ${key.slug}`}
+                      >
+                        Delete
+                      </button>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </ScrollBox>
       )}
     </section>
   );

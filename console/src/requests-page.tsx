@@ -6,7 +6,7 @@ import { Fragment } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { callApi, describeFailure } from './console-http';
 import { formatDate, formatUsd } from './console-format';
-import { Outcome, TextField } from './form-fields';
+import { Outcome, ScrollBox, TextField } from './form-fields';
 
 interface LoggedRequest {
   readonly id: string;
@@ -90,7 +90,7 @@ export function RequestsPage() {
       ) : page.requests.length === 0 ? (
         <p>No requests on this page.</p>
       ) : (
-        <div class="scroll">
+        <ScrollBox label="Table of requests">
           <table data-testid="request-log">
             <thead>
               <tr>
@@ -125,7 +125,7 @@ export function RequestsPage() {
               ))}
             </tbody>
           </table>
-        </div>
+        </ScrollBox>
       )}
       <nav class="pager" aria-label="Pages">
         <button

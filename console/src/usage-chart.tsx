@@ -4,6 +4,7 @@
  * beside it, which is also what a screen reader gets.
  */
 import { formatCount, formatUsd } from './console-format';
+import { ScrollBox } from './form-fields';
 
 export interface ChartBar {
   readonly label: string;
@@ -53,28 +54,30 @@ export function UsageChart({ bars }: { bars: readonly ChartBar[] }) {
       </figcaption>
       <details>
         <summary>The figures as a table</summary>
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Day</th>
-              <th scope="col" class="number">
-                Requests
-              </th>
-              <th scope="col" class="number">
-                Cost
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {bars.map((bar) => (
-              <tr key={bar.label}>
-                <th scope="row">{bar.label}</th>
-                <td class="number">{formatCount(bar.requests)}</td>
-                <td class="number">{formatUsd(bar.cost)}</td>
+        <ScrollBox label="Table of the days">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Day</th>
+                <th scope="col" class="number">
+                  Requests
+                </th>
+                <th scope="col" class="number">
+                  Cost
+                </th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {bars.map((bar) => (
+                <tr key={bar.label}>
+                  <th scope="row">{bar.label}</th>
+                  <td class="number">{formatCount(bar.requests)}</td>
+                  <td class="number">{formatUsd(bar.cost)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </ScrollBox>
       </details>
     </figure>
   );

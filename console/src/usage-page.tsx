@@ -5,7 +5,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { callApi, describeFailure } from './console-http';
 import { daysBefore, formatCount, formatUsd, isoDay } from './console-format';
-import { Outcome, SelectField, TextField } from './form-fields';
+import { Outcome, ScrollBox, SelectField, TextField } from './form-fields';
 import { PERIODS, type ApiKey, type KeyBudget } from './keys-page';
 import { UsageChart, type ChartBar } from './usage-chart';
 
@@ -146,32 +146,34 @@ function Breakdown({
       {entries.length === 0 ? (
         <p>Nothing in this range.</p>
       ) : (
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col" class="number">
-                Requests
-              </th>
-              <th scope="col" class="number">
-                Tokens
-              </th>
-              <th scope="col" class="number">
-                Cost
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {entries.map(([name, figures]) => (
-              <tr key={name}>
-                <th scope="row">{label(name)}</th>
-                <td class="number">{formatCount(figures.requests)}</td>
-                <td class="number">{formatCount(figures.tokens)}</td>
-                <td class="number">{formatUsd(figures.cost)}</td>
+        <ScrollBox label={`Table ${title.toLowerCase()}`}>
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col" class="number">
+                  Requests
+                </th>
+                <th scope="col" class="number">
+                  Tokens
+                </th>
+                <th scope="col" class="number">
+                  Cost
+                </th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {entries.map(([name, figures]) => (
+                <tr key={name}>
+                  <th scope="row">{label(name)}</th>
+                  <td class="number">{formatCount(figures.requests)}</td>
+                  <td class="number">{formatCount(figures.tokens)}</td>
+                  <td class="number">{formatUsd(figures.cost)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </ScrollBox>
       )}
     </section>
   );
