@@ -237,7 +237,7 @@ function SessionBoard({ view }: { view: SessionView }) {
               ))}
             </ul>
           )}
-          {round.winner !== undefined && (
+          {view.mode !== 'battle' && round.winner !== undefined && (
             <p class="round-winner" data-testid="round-winner">
               Round {round.round}: {round.winner ? `${round.winner} wins` : 'no winner'}
             </p>

@@ -222,13 +222,18 @@ describe('a signed-in user', () => {
     await checked('requests');
   });
 
-  test('runs a battle: both answers side by side, no winner', async () => {
+  test('runs a battle: both answers side by side with their searches and sources, no winner', async () => {
     await inNav('Arena').click();
-    await page.getByLabel('Prompt').fill('Name a prime. [sim:words=3]');
+    await page.getByLabel('Prompt').fill('Name a prime. [sim:search] [sim:words=3]');
     await page.getByRole('button', { name: 'Start battle' }).click();
     await page.getByTestId('arena-winner').getByText('a battle has no winner').waitFor();
-    for (const agent of ['gpt', 'claude'])
-      expect(await page.getByRole('article', { name: `Answer of ${agent}` }).textContent()).toMatch(/\w/);
+    for (const agent of ['gpt', 'claude']) {
+      const answer = page.getByRole('article', { name: `Answer of ${agent}` });
+      expect(await answer.locator('.answer-text').textContent()).toMatch(/\w/);
+      // Its search, and the sources it cited, as links.
+      await answer.getByText(/^Searched: /).waitFor();
+      expect(await answer.getByRole('link').count()).toBeGreaterThan(0);
+    }
     await checked('arena-battle');
   });
 
