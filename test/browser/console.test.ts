@@ -358,6 +358,15 @@ describe('a signed-in user', () => {
     await page.getByRole('heading', { name: 'Keys', level: 1 }).waitFor();
   });
 
+  test('the accessibility check finds a violation when there is one', async () => {
+    await page.evaluate(
+      `document.querySelector('main').append(Object.assign(document.createElement('input'), { id: 'unlabelled' }))`,
+    );
+    expect((await accessibility(page)).join('\n')).toMatch(/^label: .*unlabelled/m);
+    await page.evaluate(`document.getElementById('unlabelled').remove()`);
+    expect(await accessibility(page)).toEqual([]);
+  });
+
   test('signs out: the sign-in form again, and the arena key revoked', async () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
