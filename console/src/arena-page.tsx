@@ -356,7 +356,10 @@ function SessionHistory({ accountId, refresh }: { accountId: string; refresh: st
         quietUnauthorized: true,
       }),
     ).then(
-      (data) => setSessions(data.sessions),
+      (data) => {
+        setError('');
+        setSessions(data.sessions);
+      },
       (failure) => setError(describeFailure(failure)),
     );
   }, [refresh]);

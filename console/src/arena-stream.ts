@@ -69,7 +69,11 @@ export async function followSession(options: FollowOptions): Promise<void> {
       sessionId ??= response.headers.get('X-Session-ID') ?? undefined;
       options.onConnection?.('live');
       failures = 0;
+      const before = lastEventId;
       await readEvents(response, seen);
+      // A stream that ended with nothing new, and no last event seen: the session may have ended
+      // in a way this page does not know as final; its state says whether to go on.
+      if (!ended && lastEventId === before && sessionId && (await sessionOver(sessionId, headers))) return;
     } catch (error) {
       if (options.signal.aborted) return;
       // The starting call is never sent twice (it would start another session), and a refusal
@@ -80,6 +84,15 @@ export async function followSession(options: FollowOptions): Promise<void> {
     options.onConnection?.('reconnecting');
     await pause(RETRY_MS[Math.min(failures++, RETRY_MS.length - 1)]!, options.signal);
   }
+}
+
+async function sessionOver(sessionId: string, headers: Record<string, string>): Promise<boolean> {
+  const response = await fetch(`/api/v1/sessions/${encodeURIComponent(sessionId)}`, {
+    headers: { Authorization: headers['Authorization']!, Accept: 'application/json' },
+  });
+  if (!response.ok) return false;
+  const body = (await response.json()) as { data?: { status?: string } };
+  return body.data?.status !== undefined && body.data.status !== 'running';
 }
 
 async function refusal(response: Response): Promise<ApiFailure> {

@@ -42,6 +42,7 @@ export function LeaderboardPanel({ accountId }: { accountId: string }) {
           }),
         );
         if (stopped) return;
+        setError('');
         setBoard(answer);
         if ((answer.status === 'computing' || answer.stale) && attempt < MOST_ASKS)
           setTimeout(() => !stopped && ask(attempt + 1), ASK_AGAIN_MS);
