@@ -149,6 +149,25 @@ describe('a signed-in user', () => {
     await page.getByText(local.account.email).waitFor();
   });
 
+  test('works from the keyboard: a skip link first, then the navigation, each focus visible', async () => {
+    await page.goto(`${link.origin}/keys`);
+    await page.getByRole('heading', { name: 'Keys', level: 1 }).waitFor();
+    const focused = () =>
+      page.evaluate(
+        `[document.activeElement.textContent.trim(), getComputedStyle(document.activeElement).outlineStyle]`,
+      );
+    await page.keyboard.press('Tab');
+    expect(await focused()).toEqual(['Skip to content', 'solid']);
+    await page.keyboard.press('Tab');
+    expect(await focused()).toEqual(['Keys', 'solid']);
+    await page.keyboard.press('Tab');
+    expect(await focused()).toEqual(['Usage', 'solid']);
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Usage', level: 1 }).waitFor();
+    await inNav('Keys').click();
+    await page.getByRole('heading', { name: 'Keys', level: 1 }).waitFor();
+  });
+
   test('creates a key (shown once), renames it with a budget, and revokes it after a confirmation', async () => {
     await page.getByLabel('Name', { exact: true }).first().fill('ci key');
     await page.getByRole('button', { name: 'Create key' }).click();
