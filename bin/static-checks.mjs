@@ -13,18 +13,23 @@ import * as prettier from 'prettier';
 
 const root = resolve(import.meta.dirname, '..');
 /** The folders `npm run format` formats and Prettier's check covers. */
-const FORMATTED = ['lambdas', 'lib', 'bin', 'local', 'test', 'bench'];
+const FORMATTED = ['lambdas', 'lib', 'bin', 'local', 'test', 'bench', 'console'];
 
-/** tsc on the whole program: jest's transform strips each file's types and checks none. */
-function types() {
-  return new Promise((done) => {
-    execFile(
-      process.execPath,
-      [resolve(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'],
-      { cwd: root, maxBuffer: 64 * 1024 * 1024 },
-      (error, stdout) => done(error ? stdout.split('\n').filter(Boolean) : []),
-    );
-  });
+/**
+ * tsc on the whole program: jest's transform strips each file's types and checks none. The
+ * console (console/) is a browser program of its own, with the DOM's types and not Node's.
+ */
+async function types() {
+  const check = (project) =>
+    new Promise((done) => {
+      execFile(
+        process.execPath,
+        [resolve(root, 'node_modules/typescript/bin/tsc'), '-p', project],
+        { cwd: root, maxBuffer: 64 * 1024 * 1024 },
+        (error, stdout) => done(error ? stdout.split('\n').filter(Boolean) : []),
+      );
+    });
+  return (await Promise.all([check('tsconfig.json'), check('console/tsconfig.json')])).flat();
 }
 
 async function lint() {
@@ -46,7 +51,7 @@ function sourceFiles(folders) {
   return execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', ...folders], { cwd: root })
     .toString()
     .split('\n')
-    .filter((file) => /\.(ts|mts|mjs|js)$/.test(file) && existsSync(resolve(root, file)));
+    .filter((file) => /\.(ts|tsx|mts|mjs|js)$/.test(file) && existsSync(resolve(root, file)));
 }
 
 async function format() {
@@ -73,7 +78,10 @@ async function importGraph() {
     const targets = new Set();
     for (const [, spec] of text.matchAll(specifier)) {
       const base = relative(root, resolve(root, dirname(file), spec));
-      const target = [base.replace(/\.js$/, '.ts'), base].find((candidate) => known.has(candidate));
+      // The console's modules are imported without an extension, as its bundler resolves them.
+      const target = [base.replace(/\.js$/, '.ts'), base, `${base}.ts`, `${base}.tsx`].find((candidate) =>
+        known.has(candidate),
+      );
       if (target) targets.add(target);
     }
     edges.set(file, [...targets]);
@@ -201,7 +209,8 @@ async function paths() {
       .map((f) => `docs/${f}`),
   ];
   const findings = [];
-  const mention = /(?<![\w./-])((?:lambdas|lib|local|test|bench|bin)\/[A-Za-z0-9_./-]*[A-Za-z0-9_/])(?![*\w-])/g;
+  const mention =
+    /(?<![\w./-])((?:lambdas|lib|local|test|bench|bin|console)\/[A-Za-z0-9_./-]*[A-Za-z0-9_/])(?![*\w-])/g;
   const link = /\]\(([^)\s#]+)(?:#[^)\s]*)?\)/g;
   for (const doc of docs) {
     const text = await readFile(resolve(root, doc), 'utf8');

@@ -6,6 +6,8 @@ import { join, resolve } from 'node:path';
 /** runtime.json, as `npm start` writes it. */
 export interface RuntimeInfo {
   baseUrl: string;
+  /** Where the runtime serves the console (`baseUrl` + `/`). */
+  consoleUrl: string;
   apiKey: string;
   adminToken: string;
   dashboard: { email: string; password: string };

@@ -13,6 +13,7 @@ import type { RouteSpec } from '../lib/routes.js';
 import type { InvocationScope } from './invocation-scope.js';
 import { installLambdaStreamingGlobals, isStreamingHandler, ResponseStream } from './lambda-streaming.js';
 import { LAMBDA_MAX_EVENT_BYTES, sendEventTooLarge, sendGatewayResponse } from './gateway-answers.js';
+import { isApiPath, type ConsoleFiles } from './console-files.js';
 import { RouteTable } from './route-table.js';
 import { withLoopbackKeepAlive } from './loopback-keep-alive.mjs';
 
@@ -28,6 +29,8 @@ export interface GatewayServerOptions {
   readonly maxEventBytes?: number;
   /** Runs each invocation in its own scope (local/invocation-scope.ts). @default none: shared */
   readonly invocationScope?: InvocationScope;
+  /** Serves GET and HEAD outside /api/ (local/console-files.ts), as the cloud's distribution does. @default none */
+  readonly consoleFiles?: ConsoleFiles;
 }
 
 const API_GATEWAY_MAX_BODY_BYTES = 10 * 1024 * 1024;
@@ -82,6 +85,8 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
     const url = new URL(req.url ?? '/', 'http://localhost');
     const method = (req.method ?? 'GET').toUpperCase();
     if (method === 'OPTIONS') return preflight(req, res, url.pathname);
+    if (options.consoleFiles && (method === 'GET' || method === 'HEAD') && !isApiPath(url.pathname))
+      return options.consoleFiles(req, res, url.pathname);
     const cors = gatewayResponseCors(options.allowedOrigins().length > 0, hasPublishableKeyRoutes);
     const match = table.match(method, url.pathname);
     // A REST API answers an unknown path and a known path with another method alike.

@@ -33,4 +33,15 @@ if (!bundleIsCurrent(fileURLToPath(bundle))) {
   }
 }
 
+// The console (console/), served at / by the runtime: built the same way, when missing or stale.
+// A console that cannot be built leaves the API running; the reason is printed above.
+const consoleMarker = fileURLToPath(new URL('../console/.dist-built', import.meta.url));
+if (!bundleIsCurrent(consoleMarker)) {
+  const built = spawnSync(process.execPath, [fileURLToPath(new URL('./build-console.mjs', import.meta.url))], {
+    stdio: 'inherit',
+  });
+  if (built.status !== 0)
+    console.error('local runtime: the console could not be built (see above); the API runs without it');
+}
+
 await import(bundle.href);

@@ -1,10 +1,12 @@
 import { mkdirSync, writeFileSync, renameSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import packageJson from '../package.json' with { type: 'json' };
 import { routes } from '../lib/routes.js';
 import { ensureFirstAccount, ensureSecrets, putSecret } from './bootstrap.js';
 import { quietClientDisconnects } from './client-disconnect.js';
+import { consoleFiles } from './console-files.js';
 import { startLocalDynamoDb } from './dynamodb.js';
 import { createGatewayServer } from './gateway-server.js';
 import { drainOnStop } from './graceful-stop.js';
@@ -45,6 +47,8 @@ export interface LocalRuntimeOptions {
 /** The contract other tooling reads from `$GATEWAY_DATA_DIR/runtime.json`. */
 export interface RuntimeInfo {
   readonly baseUrl: string;
+  /** The console's address (the same origin as the API, so its session cookie works). */
+  readonly consoleUrl: string;
   readonly apiKey: string;
   readonly adminToken: string;
   readonly dashboard: { readonly email: string; readonly password: string };
@@ -81,6 +85,8 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       invocationScope: await concurrentInvocations(),
       loadHandler: quietClientDisconnects(loadRouteHandler),
       allowedOrigins: () => origins,
+      // The console's build beside the sources (local/build-console.mjs; launch.mjs keeps it fresh).
+      consoleFiles: consoleFiles(fileURLToPath(new URL('../console/dist/', import.meta.url))),
     });
     const startup = holdUntilStarted(server, HEALTH_PATH);
     const host = options.host ?? '127.0.0.1';
@@ -155,6 +161,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     const first = await ensureFirstAccount(dataDir, baseUrl, adminToken);
     const info: RuntimeInfo = {
       baseUrl,
+      consoleUrl: `${baseUrl}/`,
       apiKey: first.apiKey,
       adminToken,
       dashboard: first.dashboard,
