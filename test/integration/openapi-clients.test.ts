@@ -135,6 +135,7 @@ test('the dashboard: sign-in (a wrong password is a typed 401), session, MFA, ke
   expect(managed.maskedKeys).toContain('••••1234');
   expect(typeof managed.totalRequests).toBe('number');
   expect(typeof managed.loggedRequests).toBe('number');
+  expect(managed.noContent).toEqual([404, 'NOT_FOUND']);
   expect(schemas().mismatches(successSchema('/api/v1/keys', 'post', 201), managed.answers.created)).toEqual([]);
   expect(schemas().mismatches(successSchema('/api/v1/keys', 'get', 200), managed.answers.listed)).toEqual([]);
   expect(schemas().mismatches(successSchema('/api/v1/keys/{id}', 'patch', 200), managed.answers.updated)).toEqual([]);

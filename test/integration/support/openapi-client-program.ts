@@ -322,6 +322,9 @@ export async function manage(create: Create, access: Access) {
   const totalRequests: number | undefined = usage.data?.data.totalRequests;
   const requestLog = await withKey.GET('/api/v1/requests', { params: { query: { limit: '5' } } });
   const loggedRequests: number | undefined = requestLog.data?.data.requests.length;
+  // This key keeps no content: the typed 404.
+  const noContent = await withKey.GET('/api/v1/requests/{id}', { params: { path: { id: 'not-kept' } } });
+  const noContentCode: string | undefined = noContent.error?.error.code;
 
   const budgetSet = await withSession.PATCH('/api/v1/budget', { body: { budget: { limitUsd: 40, period: 'month' } } });
   const budgetRead = await withSession.GET('/api/v1/budget');
@@ -361,6 +364,7 @@ export async function manage(create: Create, access: Access) {
     webhookSecretRotated: firstSecret !== '' && previousSecret === firstSecret,
     totalRequests,
     loggedRequests,
+    noContent: [noContent.response.status, noContentCode],
     answers: {
       created: created.data,
       listed: listed.data,
@@ -491,6 +495,7 @@ export interface ClientProgram {
     maskedKeys: string[];
     totalRequests?: number;
     loggedRequests?: number;
+    noContent: [number, string | undefined];
     answers: Record<'created' | 'listed' | 'updated' | 'usage' | 'requestLog', unknown>;
   }>;
   administer(
