@@ -112,6 +112,10 @@ function buildAnew(props: GatewayStackProps, options: BuildOptions): Built {
   const app = new App({
     context: { ...CDK_JSON_FEATURE_FLAGS, ...(options.bundle ? {} : { 'aws:cdk:bundling-stacks': [] }) },
     outdir: options.outdir,
+    // aws-cdk-lib's own template checks (a WASM build of CloudFormation's rules) would take a
+    // third of these files' time, once per stack, and only warn: the templates `npx cdk synth`
+    // writes are checked by it there, and by cfn-lint (docs/deployment.md).
+    builtinCloudFormationValidation: false,
   });
   const stack = new GatewayStack(app, STACK_NAME, {
     env: { region: REGION },

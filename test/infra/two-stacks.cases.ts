@@ -8,7 +8,11 @@ import { CDK_JSON_FEATURE_FLAGS, manifestRoutes, REGION } from './support.js';
  * Staging beside prod in one account and region: nothing either stack names may be the other's,
  * and neither's alarms, dashboard or functions may read or file the other's metrics.
  */
-const app = new App({ context: { ...CDK_JSON_FEATURE_FLAGS, 'aws:cdk:bundling-stacks': [] } });
+const app = new App({
+  context: { ...CDK_JSON_FEATURE_FLAGS, 'aws:cdk:bundling-stacks': [] },
+  // As test/infra/support.ts builds stacks: without aws-cdk-lib's own (slow) template checks.
+  builtinCloudFormationValidation: false,
+});
 const stacks = ['AiGateway', 'AiGatewayStaging'].map(
   (name) => new GatewayStack(app, name, { env: { region: REGION }, routes: manifestRoutes }),
 );
