@@ -27,6 +27,13 @@ export const CONSOLE_SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'Cross-Origin-Resource-Policy': 'same-origin',
 };
 
+/**
+ * HSTS, sent by the cloud's distribution only: it answers on HTTPS alone, while the local
+ * runtime serves plain HTTP (where browsers ignore the header anyway). A year, this host only:
+ * the operator's other subdomains are not the gateway's to commit to HTTPS.
+ */
+export const CONSOLE_TRANSPORT_SECURITY = { maxAgeSeconds: 31_536_000, includeSubdomains: false } as const;
+
 /** Vite names every built asset by its content's hash: such a file never changes under its name. */
 export const CONSOLE_IMMUTABLE_CACHE = 'public, max-age=31536000, immutable';
 /** index.html names the current assets, so it is checked again on every load. */

@@ -11,6 +11,11 @@ import {
   DEFAULT_API_GATEWAY_ACCOUNT_ROLE_MODE,
 } from './constructs/api-gateway-account-role.js';
 import type { CustomDomainProps } from './constructs/custom-domain.js';
+import {
+  CONSOLE_PRICE_CLASSES,
+  type ConsoleDistributionConfig,
+  type ConsolePriceClass,
+} from './constructs/console-distribution.js';
 import { DASHBOARD_MFA_MODES, type DashboardMfa } from './constructs/user-pool.js';
 import type { BedrockGuardrailConfig } from './constructs/endpoint-access.js';
 import { DEFAULT_STAGE_THROTTLE, type StageThrottle } from './constructs/public-api.js';
@@ -78,6 +83,8 @@ export interface GatewayContext {
   readonly streamingCompute: StreamingComputeConfig;
   /** The OpenTelemetry layer's ARN, `false` for none; undefined: the table's for the region. */
   readonly otelLayerArn?: string | false;
+  /** The console's distribution (on by default), or `false` for the API alone. */
+  readonly console: ConsoleDistributionConfig | false;
 }
 
 export interface ContextDefaults {
@@ -145,6 +152,17 @@ export function readGatewayContext(node: Node, defaults: ContextDefaults): Gatew
     dashboardMfa: parseDashboardMfa(stringContext(node, 'dashboardMfa')),
     legacyChatSunset: parseLegacyChatSunset(stringContext(node, 'legacyChatSunset')),
     otelLayerArn: parseOtelLayerArn(region, stringContext(node, 'otelLayerArn')),
+    console: parseConsole(
+      {
+        console: node.tryGetContext('console'),
+        priceClass: stringContext(node, 'consolePriceClass'),
+        domainName: stringContext(node, 'consoleDomainName'),
+        certificateArn: stringContext(node, 'consoleCertificateArn'),
+      },
+      stringContext(node, 'hostedZoneId') === undefined
+        ? undefined
+        : { id: stringContext(node, 'hostedZoneId')!, name: stringContext(node, 'hostedZoneName') ?? '' },
+    ),
     streamingCompute: parseStreamingCompute({
       mode: stringContext(node, 'streamingCompute'),
       routes: node.tryGetContext('managedInstancesRoutes'),
@@ -340,6 +358,8 @@ export function parseLegacyChatSunset(raw: string | undefined): string | undefin
   );
 }
 
+/** An ACM certificate's ARN, its region captured. */
+const ACM_CERTIFICATE_ARN = /^arn:aws[a-z-]*:acm:([a-z0-9-]+):\d{12}:certificate\/[0-9a-f-]{36}$/;
 const HOST_NAME = /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
 
 /**
@@ -364,7 +384,7 @@ export function parseCustomDomain(
     throw new Error('context domainName and certificateArn go together: set both, or neither');
   }
   if (!HOST_NAME.test(domainName)) throw new Error(`context domainName "${domainName}" is not a lower-case host name`);
-  const arn = /^arn:aws[a-z-]*:acm:([a-z0-9-]+):\d{12}:certificate\/[0-9a-f-]{36}$/.exec(certificateArn);
+  const arn = ACM_CERTIFICATE_ARN.exec(certificateArn);
   if (!arn) throw new Error(`context certificateArn "${certificateArn}" is not an ACM certificate ARN`);
   if (arn[1] !== region) {
     throw new Error(
@@ -381,6 +401,49 @@ export function parseCustomDomain(
     throw new Error(`context hostedZoneName "${hostedZoneName}" must be a zone that contains ${domainName}`);
   }
   return { domainName, certificateArn, hostedZone: { id: hostedZoneId, name: hostedZoneName } };
+}
+
+/**
+ * `console` (`on`, the default, or `off`: the API alone), `consolePriceClass` (`100`, `200` or
+ * `all`) and `consoleDomainName` with `consoleCertificateArn`, a certificate in us-east-1 (where
+ * CloudFront takes them from, whatever the stack's region). The alias records go in the API's
+ * hosted zone (`hostedZoneId`) when it contains the name. A key given with the console off is refused.
+ */
+export function parseConsole(
+  raw: { console?: unknown; priceClass?: string; domainName?: string; certificateArn?: string },
+  zone?: { id: string; name: string },
+): ConsoleDistributionConfig | false {
+  const { priceClass, domainName, certificateArn } = raw;
+  if (parseSwitch('console', raw.console) === false) {
+    const given = Object.entries({ consolePriceClass: priceClass, consoleDomainName: domainName })
+      .concat([['consoleCertificateArn', certificateArn]])
+      .filter(([, value]) => value !== undefined)
+      .map(([key]) => key);
+    if (given.length > 0) throw new Error(`context ${given.join(', ')} only applies with the console on`);
+    return false;
+  }
+  if (priceClass !== undefined && !Object.hasOwn(CONSOLE_PRICE_CLASSES, priceClass)) {
+    throw new Error(
+      `context consolePriceClass "${priceClass}" must be one of ${Object.keys(CONSOLE_PRICE_CLASSES).join(', ')} ` +
+        "(CloudFront's edge locations: North America and Europe, adding Asia and Africa, or all)",
+    );
+  }
+  const price = priceClass === undefined ? {} : { priceClass: priceClass as ConsolePriceClass };
+  if (domainName === undefined && certificateArn === undefined) return price;
+  if (domainName === undefined || certificateArn === undefined) {
+    throw new Error('context consoleDomainName and consoleCertificateArn go together: set both, or neither');
+  }
+  if (!HOST_NAME.test(domainName))
+    throw new Error(`context consoleDomainName "${domainName}" is not a lower-case host name`);
+  const arn = ACM_CERTIFICATE_ARN.exec(certificateArn);
+  if (!arn) throw new Error(`context consoleCertificateArn "${certificateArn}" is not an ACM certificate ARN`);
+  if (arn[1] !== 'us-east-1') {
+    throw new Error(
+      `context consoleCertificateArn is in ${arn[1]}, but CloudFront takes certificates from us-east-1 only`,
+    );
+  }
+  const inZone = zone !== undefined && `.${domainName}`.endsWith(`.${zone.name}`);
+  return { ...price, domain: { domainName, certificateArn, ...(inZone ? { hostedZone: zone } : {}) } };
 }
 
 /** A whole number of at least 1, from cdk.json (a number) or `-c` (a string). */

@@ -14,6 +14,7 @@ import type { CustomDomainConfig } from './context.js';
 import type { BedrockGuardrailConfig } from './constructs/endpoint-access.js';
 import { DEFAULT_ACCOUNT_CONCURRENCY, planReservations } from './concurrency-policy.js';
 import type { ApiGatewayAccountRoleMode } from './constructs/api-gateway-account-role.js';
+import { ConsoleDistribution, type ConsoleDistributionConfig } from './constructs/console-distribution.js';
 import { CustomDomain } from './constructs/custom-domain.js';
 import { EncryptionKey } from './constructs/encryption-key.js';
 import { endpointAccess } from './constructs/endpoint-access.js';
@@ -135,6 +136,13 @@ export interface GatewayStackProps extends StackProps {
    * @default - the layer's ARN for the stack's region from the table there
    */
   readonly openTelemetryLayerArn?: string | false;
+  /**
+   * The browser console on a CloudFront distribution that also passes `/api/*` to the stage
+   * (lib/constructs/console-distribution.ts); its origins join `corsOrigins` as the origins
+   * cookie-authenticated writes are accepted from.
+   * @default - none (bin/gateway.ts passes context `console`, on by default)
+   */
+  readonly console?: ConsoleDistributionConfig;
 }
 
 /** The route whose function describes images (lambdas/chat/image-descriptions.ts). */
@@ -179,6 +187,8 @@ export class GatewayStack extends Stack {
   readonly streamingCapacity?: StreamingCapacity;
   /** The role tenant-facing reads assume per account (docs/deployment.md, "Isolation by IAM"). */
   readonly tenantAccess: TenantAccessRole;
+  /** The console's distribution and bucket; undefined without the `console` prop. */
+  readonly console?: ConsoleDistribution;
 
   constructor(scope: Construct, id: string, props: GatewayStackProps = {}) {
     super(scope, id, props);
@@ -246,6 +256,15 @@ export class GatewayStack extends Stack {
       accountRole: props.apiGatewayAccountRole,
     });
     if (props.customDomain) new CustomDomain(this, 'CustomDomain', { api: this.api.api, ...props.customDomain });
+    // The stage's name as given, not the stage's reference: the functions' environment names the
+    // distribution, so the distribution must not wait on the deployment, which waits on them.
+    this.console = props.console
+      ? new ConsoleDistribution(this, 'Console', {
+          ...props.console,
+          restApiId: this.api.api.restApiId,
+          stageName: props.stageName ?? 'prod',
+        })
+      : undefined;
     if (props.backups !== false) {
       this.backups = new TableBackups(this, 'Backups', {
         ...props.backups,
@@ -255,7 +274,7 @@ export class GatewayStack extends Stack {
     }
 
     const shared = {
-      [ENV.allowedOrigins]: corsOrigins.join(','),
+      [ENV.allowedOrigins]: [...corsOrigins, ...(this.console?.origins ?? [])].join(','),
       [ENV.gatewayVersion]: props.gatewayVersion ?? 'unknown',
     };
     const usagePipeline = (this.usagePipeline = new UsagePipeline(this, 'UsagePipeline', {

@@ -101,6 +101,13 @@ export const AWS_PRICES = Object.freeze({
    * one rule), and per million requests inspected up to the default body inspection size.
    */
   waf: Object.freeze({ perWebAclMonth: 5, perRuleMonth: 1, perMillionRequests: 0.6 }),
+  /**
+   * CloudFront (aws.amazon.com/cloudfront/pricing, pay as you go, United States and Europe): HTTPS
+   * requests per million, data out to the internet per GB (first 10 TB), CloudFront Functions per
+   * million invocations. Well-known list prices, not checked against a current AWS page when added
+   * (November 2026).
+   */
+  cloudFront: Object.freeze({ perMillionHttpsRequests: 1, perGbOut: 0.085, perMillionFunctionInvocations: 0.1 }),
   stepFunctions: Object.freeze({ perThousandStandardTransitions: 0.025 }),
   /** S3 Standard, first 50 TB; Infrequent Access (after 90 days) is $0.0125. Well-known list prices. */
   s3: Object.freeze({ perGbMonthStandard: 0.023, perThousandPuts: 0.005, perThousandGets: 0.0004 }),

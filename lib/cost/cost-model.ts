@@ -1,4 +1,5 @@
 import { AWS_PRICES } from './aws-prices.js';
+import { consoleIdle, consolePerMillion } from './console-costs.js';
 import { customMetricsPerMonth, metricReach } from './custom-metrics.js';
 import { DEFAULT_EXPORTS, financeExportsPerMonth, type ExportAssumptions } from './finance-exports.js';
 import { DEFAULT_MEDIA_JOBS, jobPollerOf, perThousandMediaJobs, type MediaJobAssumptions } from './media-job-costs.js';
@@ -109,6 +110,7 @@ export function idleMonthlyCost(template: Template): CostLine[] {
     ),
     ...wafIdle(template),
     ...managedInstancesDeployedIdle(template),
+    ...consoleIdle(template),
   ];
 }
 
@@ -136,7 +138,7 @@ export function perMillionRequests(
   assumptions: RequestAssumptions = DEFAULT_ASSUMPTIONS,
 ): CostLine[] {
   const [gateway, ...shared] = sharedPerMillion(template, assumptions);
-  return [gateway!, ...computePerMillion(template, assumptions.durationMs), ...shared];
+  return [gateway!, ...computePerMillion(template, assumptions.durationMs), ...shared, ...consolePerMillion(template)];
 }
 
 /**

@@ -10,3 +10,4 @@ import './custom-domain.cases.js';
 import './api-gateway-account-role.cases.js';
 import './publishable-key-preflight.cases.js';
 import './streaming.cases.js';
+import './console-distribution.cases.js';

@@ -1,0 +1,283 @@
+import { readFileSync } from 'node:fs';
+import { runInNewContext } from 'node:vm';
+import { App } from 'aws-cdk-lib';
+import { Match } from 'aws-cdk-lib/assertions';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { CONSOLE_SECURITY_HEADERS, CONSOLE_TRANSPORT_SECURITY } from '../../lib/console-security-headers.js';
+import { CONSOLE_REWRITE_SOURCE } from '../../lib/constructs/console-distribution.js';
+import { parseConsole, readGatewayContext } from '../../lib/context.js';
+import { idleMonthlyCost, perMillionRequests, type Template } from '../../lib/cost/cost-model.js';
+import { ENV } from '../../lambdas/config/environment.js';
+import { build, functionLogicalId, logicalIdOf, REGION } from './support.js';
+
+/** The console on CloudFront: bucket, behaviors, headers, the rewrite, the context switch. */
+const FIXTURE_BUILD = new URL('./fixtures/console/', import.meta.url).pathname;
+const CERT = 'arn:aws:acm:us-east-1:123456789012:certificate/0b6e1a2c-3d4e-4f5a-8b9c-0d1e2f3a4b5c';
+type Resources = Record<string, { Type: string; Properties: Record<string, any> }>;
+
+const withConsole = build({ console: { assetsPath: FIXTURE_BUILD }, stageName: 'live' });
+const resources = withConsole.template.toJSON().Resources as Resources;
+const ofType = (type: string) => Object.entries(resources).filter(([, r]) => r.Type === type);
+const distribution = () => {
+  const [[, found]] = ofType('AWS::CloudFront::Distribution') as [[string, any]];
+  return found.Properties.DistributionConfig;
+};
+
+/** The function's code run as CloudFront runs it: a `handler(event)` given a viewer-request event. */
+function rewrite(uri: string): string {
+  const handler = runInNewContext(`${readFileSync(CONSOLE_REWRITE_SOURCE, 'utf8')}; handler`) as (event: unknown) => {
+    uri: string;
+  };
+  const event = {
+    version: '1.0',
+    context: { eventType: 'viewer-request' },
+    viewer: { ip: '203.0.113.7' },
+    request: { method: 'GET', uri, querystring: {}, headers: { host: { value: 'd111.cloudfront.net' } }, cookies: {} },
+  };
+  return handler(event).uri;
+}
+
+describe('the console bucket', () => {
+  test('is private: public access blocked, TLS only, encrypted, logged, read by CloudFront through OAC alone', () => {
+    const bucketId = logicalIdOf(withConsole.stack.console!.bucket);
+    const bucket = resources[bucketId]!.Properties;
+    expect(bucket.PublicAccessBlockConfiguration).toEqual({
+      BlockPublicAcls: true,
+      BlockPublicPolicy: true,
+      IgnorePublicAcls: true,
+      RestrictPublicBuckets: true,
+    });
+    expect(bucket.BucketEncryption.ServerSideEncryptionConfiguration[0].ServerSideEncryptionByDefault).toEqual({
+      SSEAlgorithm: 'AES256',
+    });
+    expect(bucket.LoggingConfiguration.DestinationBucketName).toEqual({
+      Ref: logicalIdOf(withConsole.stack.console!.logs),
+    });
+    const [[, policy]] = ofType('AWS::S3::BucketPolicy').filter(([, p]) => p.Properties.Bucket.Ref === bucketId) as [
+      [string, any],
+    ];
+    const statements = policy.Properties.PolicyDocument.Statement as any[];
+    expect(statements).toContainEqual(
+      expect.objectContaining({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+    );
+    const allows = statements.filter((s) => s.Effect === 'Allow');
+    expect(allows).toHaveLength(1);
+    expect(allows[0].Principal).toEqual({ Service: 'cloudfront.amazonaws.com' });
+    expect(allows[0].Action).toBe('s3:GetObject');
+    expect(JSON.stringify(allows[0].Condition)).toContain('AWS:SourceArn');
+    // Origin access control, signing every request; no legacy origin access identity.
+    withConsole.template.hasResourceProperties('AWS::CloudFront::OriginAccessControl', {
+      OriginAccessControlConfig: Match.objectLike({
+        OriginAccessControlOriginType: 's3',
+        SigningBehavior: 'always',
+        SigningProtocol: 'sigv4',
+      }),
+    });
+    expect(ofType('AWS::CloudFront::CloudFrontOriginAccessIdentity')).toEqual([]);
+  });
+
+  test('index.html is deployed to revalidate and the hashed assets as immutable, then index.html invalidated', () => {
+    const deployments = ofType('Custom::CDKBucketDeployment').map(([, d]) => d.Properties);
+    expect(deployments).toHaveLength(2);
+    const pages = deployments.find((d) => d.DistributionPaths)!;
+    const assets = deployments.find((d) => !d.DistributionPaths)!;
+    expect(pages.SystemMetadata).toEqual({ 'cache-control': 'no-cache' });
+    expect(assets.SystemMetadata).toEqual({ 'cache-control': 'public, max-age=31536000, immutable' });
+    expect(pages.DistributionPaths).toEqual(['/index.html']);
+    // Neither prunes: each would delete the other's files, and an open page needs the old assets.
+    expect([pages.Prune, assets.Prune]).toEqual([false, false]);
+  });
+});
+
+describe('the distribution', () => {
+  test('/* from the bucket with the rewrite and the headers; /api/* to the stage, uncached, every method', () => {
+    const config = distribution();
+    expect(config.DefaultRootObject).toBe('index.html');
+    expect(config.HttpVersion).toBe('http2and3');
+    expect(config.IPV6Enabled).toBe(true);
+    expect(config.PriceClass).toBe('PriceClass_100');
+    expect(config.Logging.Bucket).toBeDefined();
+    const byId = new Map((config.Origins as any[]).map((origin) => [origin.Id, origin]));
+    const s3 = byId.get(config.DefaultCacheBehavior.TargetOriginId);
+    expect(s3.S3OriginConfig).toBeDefined();
+    expect(s3.OriginAccessControlId).toBeDefined();
+    expect(config.DefaultCacheBehavior).toMatchObject({
+      ViewerProtocolPolicy: 'redirect-to-https',
+      AllowedMethods: ['GET', 'HEAD'],
+      FunctionAssociations: [{ EventType: 'viewer-request', FunctionARN: expect.anything() }],
+      ResponseHeadersPolicyId: expect.anything(),
+    });
+    expect(config.CacheBehaviors).toHaveLength(1);
+    const api = config.CacheBehaviors[0];
+    expect(api).toMatchObject({
+      PathPattern: '/api/*',
+      ViewerProtocolPolicy: 'https-only',
+      AllowedMethods: ['GET', 'HEAD', 'OPTIONS', 'PUT', 'PATCH', 'POST', 'DELETE'],
+      // The managed CachingDisabled and AllViewerExceptHostHeader policies.
+      CachePolicyId: '4135ea2d-6df8-44a3-9df3-4b5a84be39ad',
+      OriginRequestPolicyId: 'b689b0a8-53d0-40ab-baf2-68738e2966ac',
+      Compress: false,
+    });
+    // The API's answers keep their own headers: no console policy and no rewrite there.
+    expect(api.ResponseHeadersPolicyId).toBeUndefined();
+    expect(api.FunctionAssociations).toBeUndefined();
+    const origin = byId.get(api.TargetOriginId);
+    expect(origin.OriginPath).toBe('/live');
+    expect(JSON.stringify(origin.DomainName)).toContain(logicalIdOf(withConsole.stack.api.api));
+    expect(JSON.stringify(origin.DomainName)).toContain('.execute-api.');
+    expect(origin.CustomOriginConfig).toMatchObject({
+      OriginProtocolPolicy: 'https-only',
+      OriginSSLProtocols: ['TLSv1.2'],
+      OriginReadTimeout: 60,
+    });
+  });
+
+  test('the response headers policy is exactly lib/console-security-headers.ts, with HSTS', () => {
+    const [[, policy]] = ofType('AWS::CloudFront::ResponseHeadersPolicy') as [[string, any]];
+    const config = policy.Properties.ResponseHeadersPolicyConfig;
+    const security = config.SecurityHeadersConfig;
+    const sent: Record<string, string> = {
+      'Content-Security-Policy': security.ContentSecurityPolicy.ContentSecurityPolicy,
+      ...(security.ContentTypeOptions ? { 'X-Content-Type-Options': 'nosniff' } : {}),
+      'X-Frame-Options': security.FrameOptions.FrameOption,
+      'Referrer-Policy': security.ReferrerPolicy.ReferrerPolicy,
+      ...Object.fromEntries(
+        (config.CustomHeadersConfig.Items as any[]).map((item) => [item.Header, item.Value as string]),
+      ),
+    };
+    expect(sent).toEqual(CONSOLE_SECURITY_HEADERS);
+    expect(security.StrictTransportSecurity).toEqual({
+      AccessControlMaxAgeSec: CONSOLE_TRANSPORT_SECURITY.maxAgeSeconds,
+      IncludeSubdomains: false,
+      Preload: false,
+      Override: true,
+    });
+    for (const header of [...(config.CustomHeadersConfig.Items as any[]), security.ContentSecurityPolicy])
+      expect(header.Override).toBe(true);
+  });
+
+  test('the functions accept cookie writes from the distribution’s origin as well as corsOrigins', () => {
+    const built = build({ console: { assetsPath: FIXTURE_BUILD }, corsOrigins: ['https://app.example.com'] });
+    const fn = built.template.toJSON().Resources[functionLogicalId(built.stack, 'keys-create')];
+    const origins = fn.Properties.Environment.Variables[ENV.allowedOrigins];
+    const [distributionId] = ofType('AWS::CloudFront::Distribution')[0]!;
+    expect(JSON.stringify(origins)).toContain('https://app.example.com,https://');
+    expect(JSON.stringify(origins)).toContain(`"${distributionId}","DomainName"`);
+    built.template.hasOutput('ConsoleUrl', Match.anyValue());
+  });
+
+  test('is cdk-nag clean, and the stack stays within 450 resources with CORS origins too', () => {
+    const built = build({ console: { assetsPath: FIXTURE_BUILD }, corsOrigins: ['https://app.example.com'] });
+    expect(() => built.app.synth()).not.toThrow();
+    expect(new AwsSolutionsChecks().validateScope(built.stack).violations).toEqual([]);
+    expect(Object.keys(built.template.toJSON().Resources).length).toBeLessThanOrEqual(450);
+  });
+
+  test('with an alias: its us-east-1 certificate at TLS 1.2, the A and AAAA records, both origins trusted', () => {
+    const built = build({
+      console: {
+        assetsPath: FIXTURE_BUILD,
+        domain: {
+          domainName: 'console.example.com',
+          certificateArn: CERT,
+          hostedZone: { id: 'Z0123456789ABC', name: 'example.com' },
+        },
+      },
+    });
+    built.template.hasResourceProperties('AWS::CloudFront::Distribution', {
+      DistributionConfig: Match.objectLike({
+        Aliases: ['console.example.com'],
+        ViewerCertificate: {
+          AcmCertificateArn: CERT,
+          MinimumProtocolVersion: 'TLSv1.2_2021',
+          SslSupportMethod: 'sni-only',
+        },
+      }),
+    });
+    for (const type of ['A', 'AAAA'])
+      built.template.hasResourceProperties('AWS::Route53::RecordSet', { Name: 'console.example.com.', Type: type });
+    expect(built.stack.console!.url).toBe('https://console.example.com');
+    expect(built.stack.console!.origins[0]).toBe('https://console.example.com');
+    expect(new AwsSolutionsChecks().validateScope(built.stack).violations).toEqual([]);
+  });
+
+  test('without the console prop there is no distribution, bucket deployment or console origin', () => {
+    const { template } = build();
+    template.resourceCountIs('AWS::CloudFront::Distribution', 0);
+    template.resourceCountIs('Custom::CDKBucketDeployment', 0);
+    expect(template.toJSON().Outputs.ConsoleUrl).toBeUndefined();
+  });
+});
+
+describe('the rewrite function', () => {
+  test.each([
+    ['/', '/index.html'],
+    ['/keys', '/index.html'],
+    ['/usage/2026-11', '/index.html'],
+    ['/arena/', '/index.html'],
+    ['/index.html', '/index.html'],
+    ['/assets/console-0a1b2c3d.js', '/assets/console-0a1b2c3d.js'],
+    ['/assets/missing.css', '/assets/missing.css'],
+    ['/favicon.ico', '/favicon.ico'],
+  ])('%s → %s', (uri, expected) => {
+    expect(rewrite(uri)).toBe(expected);
+  });
+});
+
+describe('context', () => {
+  const read = (context: Record<string, unknown>) =>
+    readGatewayContext(new App({ context }).node, { gatewayVersion: '1', region: REGION }).console;
+
+  test('on by default; off is the API alone; a price class and an alias in the API’s zone', () => {
+    expect(read({})).toEqual({});
+    expect(read({ console: 'off' })).toBe(false);
+    expect(read({ consolePriceClass: 'all' })).toEqual({ priceClass: 'all' });
+    expect(
+      read({
+        consoleDomainName: 'console.example.com',
+        consoleCertificateArn: CERT,
+        domainName: 'api.example.com',
+        certificateArn: CERT.replace('us-east-1', REGION),
+        hostedZoneId: 'Z0123456789ABC',
+        hostedZoneName: 'example.com',
+      }),
+    ).toEqual({
+      domain: {
+        domainName: 'console.example.com',
+        certificateArn: CERT,
+        hostedZone: { id: 'Z0123456789ABC', name: 'example.com' },
+      },
+    });
+  });
+
+  test.each([
+    [{ console: 'maybe' }, /console must be on or off/],
+    [{ console: 'off', priceClass: '100' }, /consolePriceClass only applies with the console on/],
+    [{ priceClass: '300' }, /must be one of 100, 200, all/],
+    [{ domainName: 'console.example.com' }, /go together/],
+    [{ domainName: 'Console.example.com', certificateArn: CERT }, /not a lower-case host name/],
+    [{ domainName: 'console.example.com', certificateArn: CERT.replace('us-east-1', REGION) }, /us-east-1 only/],
+  ])('refuses %p', (raw, message) => {
+    expect(() => parseConsole(raw)).toThrow(message);
+  });
+});
+
+describe('cost', () => {
+  const template = withConsole.template.toJSON() as Template;
+
+  test('the distribution and the bucket are counted idle and per request', () => {
+    const idle = idleMonthlyCost(template).map((line) => line.item);
+    expect(idle).toContain('Console bucket storage');
+    const perRequest = perMillionRequests(template).map((line) => line.item);
+    expect(perRequest).toEqual(
+      expect.arrayContaining([
+        'CloudFront requests',
+        'CloudFront data out',
+        'CloudFront Functions',
+        'S3 console reads',
+      ]),
+    );
+    const without = perMillionRequests(build().template.toJSON() as Template).map((line) => line.item);
+    expect(without).not.toContain('CloudFront requests');
+  });
+});
