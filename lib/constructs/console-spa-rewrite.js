@@ -3,6 +3,7 @@
 // index.html, as local/console-files.ts answers it locally. A path with an extension is left
 // alone, so a missing asset stays S3's own error rather than a page of HTML. Plain JS with no
 // imports or exports, as CloudFront runs it; lib/constructs/console-distribution.ts deploys it.
+// eslint-disable-next-line @typescript-eslint/no-unused-vars -- CloudFront calls it by this name
 function handler(event) {
   var request = event.request;
   var uri = request.uri;
