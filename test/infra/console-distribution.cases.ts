@@ -6,6 +6,8 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { CONSOLE_SECURITY_HEADERS, CONSOLE_TRANSPORT_SECURITY } from '../../lib/console-security-headers.js';
 import { CONSOLE_REWRITE_SOURCE } from '../../lib/constructs/console-distribution.js';
 import { parseConsole, readGatewayContext } from '../../lib/context.js';
+import { AWS_PRICES } from '../../lib/cost/aws-prices.js';
+import { DEFAULT_CONSOLE } from '../../lib/cost/console-costs.js';
 import { idleMonthlyCost, perMillionRequests, type Template } from '../../lib/cost/cost-model.js';
 import { ENV } from '../../lambdas/config/environment.js';
 import { build, functionLogicalId, logicalIdOf, REGION } from './support.js';
@@ -173,6 +175,27 @@ describe('the distribution', () => {
     expect(Object.keys(built.template.toJSON().Resources).length).toBeLessThanOrEqual(450);
   });
 
+  // The variants the other cases hold to 450 (api.cases.ts: CORS origins; managed-instances.cases.ts:
+  // the default routes, and every streaming route), each with the console, as a deploy has it by default.
+  const managedInstances = (routes: readonly string[] | 'streaming') =>
+    ({
+      mode: 'managed-instances',
+      routes,
+      network: 'create',
+      egress: { mode: 'nat-instances', instanceType: 't4g.small' },
+      instanceType: 'c7g.xlarge',
+      maxVcpus: 48,
+    }) as const;
+  test.each([
+    ['CORS origins', { corsOrigins: ['https://app.example.com', 'https://admin.example.com'] }],
+    ['Managed Instances for chat completions', { streamingCompute: managedInstances(['chat-completions']) }],
+    ['Managed Instances for every streaming route', { streamingCompute: managedInstances('streaming') }],
+  ])('with %s and the console, the stack stays within 450 resources', (_variant, props) => {
+    const built = build({ console: { assetsPath: FIXTURE_BUILD }, ...props });
+    const count = Object.keys(built.template.toJSON().Resources).length;
+    expect({ resources: count, withinBudget: count <= 450 }).toEqual({ resources: count, withinBudget: true });
+  });
+
   test('with an alias: its us-east-1 certificate at TLS 1.2, the A and AAAA records, both origins trusted', () => {
     const built = build({
       console: {
@@ -276,6 +299,13 @@ describe('cost', () => {
         'CloudFront Functions',
         'S3 console reads',
       ]),
+    );
+    // Every request priced as if through the distribution (an upper bound): a million HTTPS requests and the files.
+    const requests = perMillionRequests(template).find((line) => line.item === 'CloudFront requests')!;
+    expect(requests.usd).toBeCloseTo(
+      ((1e6 + DEFAULT_CONSOLE.pageLoadsPerMillion * DEFAULT_CONSOLE.filesPerLoad) / 1e6) *
+        AWS_PRICES.cloudFront.perMillionHttpsRequests,
+      9,
     );
     const without = perMillionRequests(build().template.toJSON() as Template).map((line) => line.item);
     expect(without).not.toContain('CloudFront requests');
