@@ -1,5 +1,5 @@
 import { AWS_PRICES } from './aws-prices.js';
-import { consoleIdle, consolePerMillion } from './console-costs.js';
+import { consoleDeployed, consoleIdle, consolePerMillion, DEFAULT_CONSOLE } from './console-costs.js';
 import { customMetricsPerMonth, metricReach } from './custom-metrics.js';
 import { DEFAULT_EXPORTS, financeExportsPerMonth, type ExportAssumptions } from './finance-exports.js';
 import { DEFAULT_MEDIA_JOBS, jobPollerOf, perThousandMediaJobs, type MediaJobAssumptions } from './media-job-costs.js';
@@ -332,8 +332,17 @@ function notes(template: Template, more: ReportAssumptions): string[] {
     (${e.storedBytesPerEntry} bytes an entry) for about 7 years, so each month's storage line is added to every
     later month's bill. Athena: ${e.athenaQueriesPerMonth} queries a month, each reading ${e.monthsScanned}
     months of exports, at most the workgroup's bytes-scanned limit.`,
+    ...(consoleDeployed(template)
+      ? [
+          `Console: the distribution costs nothing idle. The per-request table prices every request as if a
+    browser made it through the distribution (an upper bound: backends calling the API's own URL pay none
+    of it), ${DEFAULT_CONSOLE.pageLoadsPerMillion.toLocaleString('en-US')} console page loads of
+    ${DEFAULT_CONSOLE.filesPerLoad} files a million requests, each file request running the path rewrite,
+    and ${DEFAULT_CONSOLE.missShare * 100}% of them read from S3.`,
+        ]
+      : []),
     `Not included: model providers' charges (their own bills), DynamoDB storage and backups, S3 access logs and
-    Athena results (per GB held), data transfer out, KMS requests (the exports bucket uses a bucket key), the
+    Athena results (per GB held), data transfer out but CloudFront's (the console's distribution), KMS requests (the exports bucket uses a bucket key), the
     Glue Data Catalog (within its free tier), X-Ray traces of job executions, and the free tiers, which lower
     small bills further.`,
   ].flatMap((paragraph, i) => [...(i === 0 ? [] : ['']), ...wrap(paragraph)]);
