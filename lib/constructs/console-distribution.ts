@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import {
   type CfnElement,
   CfnOutput,
@@ -84,8 +85,8 @@ export interface ConsoleDistributionProps extends ConsoleDistributionConfig {
 export const CONSOLE_BUILD_PATH = new URL('../../console/dist/', import.meta.url).pathname;
 /** The viewer-request function's source: plain JS, as CloudFront runs it. */
 export const CONSOLE_REWRITE_SOURCE = new URL('./console-spa-rewrite.js', import.meta.url).pathname;
-/** Every build asset lives here under a content-hashed name (console/vite.config.mjs). */
-const ASSETS_PATTERN = 'assets/*';
+/** Every build asset lives in this folder under a content-hashed name (console/vite.config.mjs). */
+const ASSETS_FOLDER = 'assets';
 /**
  * Time CloudFront waits for the API's next bytes: a buffered route answers within API Gateway's
  * 29 s, and a stream sends at least a heartbeat well within it. 60 s is the most CloudFront
@@ -202,14 +203,15 @@ export class ConsoleDistribution extends Construct {
     // old ones); then index.html, which names them, and its cached copy invalidated.
     const assets = new BucketDeployment(this, 'DeployAssets', {
       destinationBucket: this.bucket,
-      sources: [Source.asset(assetsPath, { exclude: ['*', `!${ASSETS_PATTERN}`] })],
+      sources: [Source.asset(join(assetsPath, ASSETS_FOLDER))],
+      destinationKeyPrefix: `${ASSETS_FOLDER}/`,
       cacheControl: [CacheControl.fromString(CONSOLE_IMMUTABLE_CACHE)],
       prune: false,
       memoryLimit: 256,
     });
     const pages = new BucketDeployment(this, 'DeployPages', {
       destinationBucket: this.bucket,
-      sources: [Source.asset(assetsPath, { exclude: [ASSETS_PATTERN] })],
+      sources: [Source.asset(assetsPath, { exclude: [ASSETS_FOLDER] })],
       cacheControl: [CacheControl.fromString(CONSOLE_REVALIDATE_CACHE)],
       prune: false,
       memoryLimit: 256,

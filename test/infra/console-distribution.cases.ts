@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { runInNewContext } from 'node:vm';
 import { App } from 'aws-cdk-lib';
 import { Match } from 'aws-cdk-lib/assertions';
@@ -86,6 +87,17 @@ describe('the console bucket', () => {
     expect(pages.SystemMetadata).toEqual({ 'cache-control': 'no-cache' });
     expect(assets.SystemMetadata).toEqual({ 'cache-control': 'public, max-age=31536000, immutable' });
     expect(pages.DistributionPaths).toEqual(['/index.html']);
+    // What each copies: the staged asset's files, under its key prefix.
+    const { directory } = withConsole.app.synth();
+    const staged = (deployment: any) =>
+      readdirSync(join(directory, `asset.${String(deployment.SourceObjectKeys[0]).replace(/\.zip$/, '')}`), {
+        recursive: true,
+      })
+        .map(String)
+        .map((file) => `${deployment.DestinationBucketKeyPrefix ?? ''}${file}`)
+        .sort();
+    expect(staged(pages)).toEqual(['index.html']);
+    expect(staged(assets)).toEqual(['assets/fixture-0a1b2c3d.js']);
     // Neither prunes: each would delete the other's files, and an open page needs the old assets.
     expect([pages.Prune, assets.Prune]).toEqual([false, false]);
   });
