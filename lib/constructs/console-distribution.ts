@@ -5,6 +5,7 @@ import {
   CfnOutput,
   DefaultStackSynthesizer,
   Duration,
+  Names,
   RemovalPolicy,
   Stack,
   Validations,
@@ -144,9 +145,14 @@ export class ConsoleDistribution extends Construct {
       runtime: FunctionRuntime.JS_2_0,
       comment: 'Console paths without a file extension are index.html',
     });
-    const headers = new ResponseHeadersPolicy(this, 'SecurityHeaders', consoleHeadersPolicy());
-
     const region = Stack.of(this).region;
+    // Policy names are the account's, across regions: the same stack name in another region
+    // must not meet this one's.
+    const headers = new ResponseHeadersPolicy(this, 'SecurityHeaders', {
+      ...consoleHeadersPolicy(),
+      responseHeadersPolicyName: `${region}-${Names.uniqueResourceName(this, { maxLength: 100 })}`,
+    });
+
     const apiOrigin = new HttpOrigin(`${props.restApiId}.execute-api.${region}.${Stack.of(this).urlSuffix}`, {
       originPath: `/${props.stageName}`,
       protocolPolicy: OriginProtocolPolicy.HTTPS_ONLY,

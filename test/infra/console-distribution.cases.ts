@@ -149,6 +149,8 @@ describe('the distribution', () => {
   test('the response headers policy is exactly lib/console-security-headers.ts, with HSTS', () => {
     const [[, policy]] = ofType('AWS::CloudFront::ResponseHeadersPolicy') as [[string, any]];
     const config = policy.Properties.ResponseHeadersPolicyConfig;
+    // Named per region: policy names are the account's, and a stack of the same name may run in another region.
+    expect(config.Name).toMatch(new RegExp(`^${REGION}-`));
     const security = config.SecurityHeadersConfig;
     const sent: Record<string, string> = {
       'Content-Security-Policy': security.ContentSecurityPolicy.ContentSecurityPolicy,
