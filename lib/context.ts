@@ -83,7 +83,7 @@ export interface GatewayContext {
   readonly streamingCompute: StreamingComputeConfig;
   /** The OpenTelemetry layer's ARN, `false` for none; undefined: the table's for the region. */
   readonly otelLayerArn?: string | false;
-  /** The console's distribution (on by default), or `false` for the API alone. */
+  /** The console's distribution (`-c console=on`), or `false` for the API alone (the default). */
   readonly console: ConsoleDistributionConfig | false;
 }
 
@@ -404,7 +404,7 @@ export function parseCustomDomain(
 }
 
 /**
- * `console` (`on`, the default, or `off`: the API alone), `consolePriceClass` (`100`, `200` or
+ * `console` (`on`, or `off`, the default: the API alone), `consolePriceClass` (`100`, `200` or
  * `all`) and `consoleDomainName` with `consoleCertificateArn`, a certificate in us-east-1 (where
  * CloudFront takes them from, whatever the stack's region). The alias records go in the API's
  * hosted zone (`hostedZoneId`) when it contains the name. A key given with the console off is refused.
@@ -414,7 +414,11 @@ export function parseConsole(
   zone?: { id: string; name: string },
 ): ConsoleDistributionConfig | false {
   const { priceClass, domainName, certificateArn } = raw;
-  if (parseSwitch('console', raw.console) === false) {
+  // Off unless asked for: behind CloudFront, API Gateway sees CloudFront's addresses rather than
+  // the browser's, so the per-address sign-in throttle and the web ACL's per-address rule would
+  // count many users as one (docs/deployment.md, "Console") until the functions trust a viewer
+  // address that only the distribution can send.
+  if (parseSwitch('console', raw.console) !== true) {
     const given = Object.entries({ consolePriceClass: priceClass, consoleDomainName: domainName })
       .concat([['consoleCertificateArn', certificateArn]])
       .filter(([, value]) => value !== undefined)
