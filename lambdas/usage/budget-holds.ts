@@ -12,7 +12,8 @@ import {
 } from '../store/budget-counters.js';
 import { reserveOnShards } from '../store/budget-shards.js';
 import { BudgetError } from './budget-errors.js';
-import { announceBudgetCrossing, type BudgetThresholdCrossing } from './budget-notices.js';
+import { announceBudgetCrossing, type BudgetObserver, type BudgetThresholdCrossing } from './budget-notices.js';
+import { getAccountBudgetSettings } from '../store/account-budgets.js';
 import { callCostBoundMicroUsd, OUTPUT_CAP_TOKENS } from './call-cost-bound.js';
 import { ShardedCrossingWatch } from './sharded-crossings.js';
 
@@ -51,7 +52,7 @@ export interface BudgetStore {
 /** Shares of the limit whose crossing by the settled spend is told (`observe`). */
 export const BUDGET_THRESHOLDS_PERCENT = [50, 80, 100] as const;
 
-export type { BudgetThresholdCrossing } from './budget-notices.js';
+export type { BudgetObserver, BudgetThresholdCrossing } from './budget-notices.js';
 
 export const DYNAMODB_BUDGET_STORE: BudgetStore = {
   reserve: reserveBudget,
@@ -72,7 +73,7 @@ export interface BudgetHoldsDeps {
   /** Work the invocation must finish before it ends (the settlements). */
   readonly defer: (task: () => Promise<void>) => void;
   /** Hears each threshold crossing. @default announceBudgetCrossing (a metric and a log line) */
-  readonly observe?: (crossing: BudgetThresholdCrossing) => void;
+  readonly observe?: BudgetObserver;
   /** Finds sharded budgets' crossings. @default one per process */
   readonly watch?: ShardedCrossingWatch;
 }
@@ -172,7 +173,8 @@ export class BudgetHolds {
    * metered in another invocation (a job, settled when it ends: settleHeldBudgets).
    */
   detach(): HeldBudget[] {
-    return (this.open.pop() ?? []).map(({ ref, amountMicroUsd, budget }) => ({
+    // The webhook URL is not kept on the job: its settlement reads the account's as it is then.
+    return (this.open.pop() ?? []).map(({ ref, amountMicroUsd, budget: { webhookUrl: _url, ...budget } }) => ({
       scope: ref.scope,
       periodStart: ref.periodStart,
       ...(ref.expiresAt === undefined ? {} : { expiresAt: ref.expiresAt }),
@@ -207,7 +209,7 @@ async function tellCrossings(
   part: Pick<HeldPart, 'budget' | 'periodRef'>,
   after: BudgetCounter,
   costMicroUsd: number,
-  observe: (crossing: BudgetThresholdCrossing) => void,
+  observe: BudgetObserver,
   watch: ShardedCrossingWatch,
 ): Promise<void> {
   const { budget, periodRef } = part;
@@ -217,21 +219,35 @@ async function tellCrossings(
   for (const thresholdPercent of BUDGET_THRESHOLDS_PERCENT) {
     const mark = (limitMicroUsd * thresholdPercent) / 100;
     if (before < mark && after.spentMicroUsd >= mark)
-      observe({ budget, periodStart: periodRef.periodStart, thresholdPercent, spentMicroUsd: after.spentMicroUsd });
+      await observe({
+        budget,
+        periodStart: periodRef.periodStart,
+        thresholdPercent,
+        spentMicroUsd: after.spentMicroUsd,
+      });
   }
 }
+
+/** The account's budget webhook URL as it stands, read only when a job's settlement crossed a threshold. */
+const currentWebhookUrl = async (accountId: string) => (await getAccountBudgetSettings(accountId)).webhookUrl;
 
 /**
  * Settles reservations a job record kept (BudgetHolds.detach) to the job's metered cost, each
  * as a request's are: retried, a settlement that still fails leaving its reservation, and the
- * thresholds it crosses told.
+ * thresholds it crosses told (to the account's budget webhook as it is when the job ends).
  */
 export async function settleHeldBudgets(
   held: readonly HeldBudget[],
   costMicroUsd: number,
   store: BudgetStore = DYNAMODB_BUDGET_STORE,
-  observe: (crossing: BudgetThresholdCrossing) => void = announceBudgetCrossing,
+  announce: BudgetObserver = announceBudgetCrossing,
+  webhookUrlOf: (accountId: string) => Promise<string | undefined> = currentWebhookUrl,
 ): Promise<void> {
+  const observe: BudgetObserver = async (crossing) => {
+    const { accountId } = crossing.budget;
+    const webhookUrl = accountId === undefined ? undefined : await webhookUrlOf(accountId).catch(() => undefined);
+    await announce({ ...crossing, budget: { ...crossing.budget, ...(webhookUrl ? { webhookUrl } : {}) } });
+  };
   await Promise.all(
     held.map(async (part) => {
       const after = await settleWithRetries(store, part, part.amountMicroUsd, costMicroUsd);
