@@ -13,7 +13,6 @@ import {
 import { reserveOnShards } from '../store/budget-shards.js';
 import { BudgetError } from './budget-errors.js';
 import { announceBudgetCrossing, type BudgetObserver, type BudgetThresholdCrossing } from './budget-notices.js';
-import { getAccountBudgetSettings } from '../store/account-budgets.js';
 import { callCostBoundMicroUsd, OUTPUT_CAP_TOKENS } from './call-cost-bound.js';
 import { ShardedCrossingWatch } from './sharded-crossings.js';
 
@@ -173,8 +172,7 @@ export class BudgetHolds {
    * metered in another invocation (a job, settled when it ends: settleHeldBudgets).
    */
   detach(): HeldBudget[] {
-    // The webhook URL is not kept on the job: its settlement reads the account's as it is then.
-    return (this.open.pop() ?? []).map(({ ref, amountMicroUsd, budget: { webhookUrl: _url, ...budget } }) => ({
+    return (this.open.pop() ?? []).map(({ ref, amountMicroUsd, budget }) => ({
       scope: ref.scope,
       periodStart: ref.periodStart,
       ...(ref.expiresAt === undefined ? {} : { expiresAt: ref.expiresAt }),
@@ -228,26 +226,18 @@ async function tellCrossings(
   }
 }
 
-/** The account's budget webhook URL as it stands, read only when a job's settlement crossed a threshold. */
-const currentWebhookUrl = async (accountId: string) => (await getAccountBudgetSettings(accountId)).webhookUrl;
-
 /**
  * Settles reservations a job record kept (BudgetHolds.detach) to the job's metered cost, each
  * as a request's are: retried, a settlement that still fails leaving its reservation, and the
- * thresholds it crosses told (to the account's budget webhook as it is when the job ends).
+ * thresholds it crosses told. The budget webhook is the account's as the job's request found it,
+ * kept on the record with the budget: the poller's tasks read no account's records.
  */
 export async function settleHeldBudgets(
   held: readonly HeldBudget[],
   costMicroUsd: number,
   store: BudgetStore = DYNAMODB_BUDGET_STORE,
-  announce: BudgetObserver = announceBudgetCrossing,
-  webhookUrlOf: (accountId: string) => Promise<string | undefined> = currentWebhookUrl,
+  observe: BudgetObserver = announceBudgetCrossing,
 ): Promise<void> {
-  const observe: BudgetObserver = async (crossing) => {
-    const { accountId } = crossing.budget;
-    const webhookUrl = accountId === undefined ? undefined : await webhookUrlOf(accountId).catch(() => undefined);
-    await announce({ ...crossing, budget: { ...crossing.budget, ...(webhookUrl ? { webhookUrl } : {}) } });
-  };
   await Promise.all(
     held.map(async (part) => {
       const after = await settleWithRetries(store, part, part.amountMicroUsd, costMicroUsd);

@@ -23,19 +23,24 @@ export interface SqsRetryQueueOptions {
 }
 
 /**
- * Sends one message at a time to an SQS queue with SQS's JSON protocol (SendMessage), retrying
- * throttling and 5xx answers. Only rare events take this path (a failed ledger put, a budget
- * crossing), so it is a plain signed fetch rather than the SDK's client and its load time.
+ * Calls SQS's JSON protocol (`AmazonSQS.<action>`) on the options' queue, retrying throttling and
+ * 5xx answers. Only rare events take this path (a failed ledger put, a budget crossing, a failed
+ * budget webhook), so it is a plain signed fetch rather than the SDK's client and its load time.
  */
-export function sqsMessageSender(options: SqsRetryQueueOptions): (body: string) => Promise<void> {
+export function sqsQueueCall(
+  options: SqsRetryQueueOptions,
+): (action: string, input: Record<string, unknown>) => Promise<void> {
   const signer = new SigV4Signer(options.region, 'sqs');
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((done) => setTimeout(done, ms)));
-  const attemptSend = async (payload: string): Promise<{ retryable: boolean; error: RetryQueueError } | undefined> => {
+  const attemptSend = async (
+    action: string,
+    payload: string,
+  ): Promise<{ retryable: boolean; error: RetryQueueError } | undefined> => {
     const url = new URL(options.endpoint);
     const headers: Record<string, string> = {
       'content-type': 'application/x-amz-json-1.0',
       host: url.host,
-      'x-amz-target': 'AmazonSQS.SendMessage',
+      'x-amz-target': `AmazonSQS.${action}`,
     };
     signer.sign('POST', '/', headers, payload, options.credentials());
     // Signed with the host, sent without: fetch sets Host itself from the URL.
@@ -60,15 +65,21 @@ export function sqsMessageSender(options: SqsRetryQueueOptions): (body: string) 
       return { retryable: true, error: new RetryQueueError(`SQS did not answer: ${String(error)}`) };
     }
   };
-  return async (body: string) => {
-    const payload = JSON.stringify({ QueueUrl: options.queueUrl, MessageBody: body });
+  return async (action, input) => {
+    const payload = JSON.stringify({ QueueUrl: options.queueUrl, ...input });
     for (let attempt = 1; ; attempt++) {
-      const failure = await attemptSend(payload);
+      const failure = await attemptSend(action, payload);
       if (failure === undefined) return;
       if (!failure.retryable || attempt >= ATTEMPTS) throw failure.error;
       await sleep(Math.random() * 50 * 2 ** attempt);
     }
   };
+}
+
+/** Sends one message at a time to the options' queue. */
+export function sqsMessageSender(options: SqsRetryQueueOptions): (body: string) => Promise<void> {
+  const call = sqsQueueCall(options);
+  return (body) => call('SendMessage', { MessageBody: body });
 }
 
 /** Sends entries to the retry queue, one message per MAX_RETRY_MESSAGE_BYTES of entries. */
