@@ -44,6 +44,8 @@ export class BudgetNotices extends Construct {
   readonly queue: Queue;
   readonly deadLetters: Queue;
   readonly alarms: Alarm[] = [];
+  /** Made by `consume`, once the stack's grants can be built. */
+  consumer?: EndpointFunction;
 
   constructor(
     scope: Construct,
@@ -109,6 +111,7 @@ export class BudgetNotices extends Construct {
       batchSize: 10,
       reportBatchItemFailures: true,
     });
+    this.consumer = consumer;
     return consumer;
   }
 }
