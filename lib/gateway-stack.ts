@@ -30,7 +30,7 @@ import { GatewaySecrets } from './constructs/secrets.js';
 import { Tables } from './constructs/tables.js';
 import { TenantAccessRole } from './constructs/tenant-access-role.js';
 import { UsageExports, type UsageExportsProps } from './constructs/usage-exports.js';
-import { BudgetNotices, BUDGET_WEBHOOK_GRANTS } from './constructs/budget-notices.js';
+import { BudgetNotices, BUDGET_WEBHOOK_GRANTS } from './constructs/budget-webhooks.js';
 import { UsagePipeline } from './constructs/usage-pipeline.js';
 import { DashboardUserPool, type DashboardMfa } from './constructs/user-pool.js';
 import { pascal } from './names.js';

@@ -27,7 +27,7 @@ export interface LocalQueueMapping extends Omit<QueueMapping, 'queueUrl' | 'hand
 
 /**
  * The usage redrive reads the usage retry queue as lib/constructs/usage-pipeline.ts maps it; the
- * budget webhook consumer reads the budget notice queue as lib/constructs/budget-notices.ts does
+ * budget webhook consumer reads the budget notice queue as lib/constructs/budget-webhooks.ts does
  * (the stand-in models no redrive policy: here a failing event is tried until it is delivered).
  */
 export const LOCAL_QUEUE_MAPPINGS: readonly LocalQueueMapping[] = [

@@ -23,7 +23,7 @@ export const LOCAL_USAGE_RETRY_QUEUE = 'gateway-usage-retry';
  * message the redrive could not write comes back sooner, as nothing runs long on loopback.
  */
 export const LOCAL_USAGE_RETRY_VISIBILITY_SECONDS = 5;
-/** The budget notice queue in the SQS stand-in (lib/constructs/budget-notices.ts in the cloud). */
+/** The budget notice queue in the SQS stand-in (lib/constructs/budget-webhooks.ts in the cloud). */
 export const LOCAL_BUDGET_NOTICE_QUEUE = 'gateway-budget-notices';
 /** As the usage retry queue's: a consumer that stopped mid-batch is not waited for long. */
 export const LOCAL_BUDGET_NOTICE_VISIBILITY_SECONDS = 5;

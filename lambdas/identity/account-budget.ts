@@ -5,7 +5,6 @@ import {
   type AccountBudgetSettings,
 } from '../store/account-budgets.js';
 import { accountBudgetScope, budgetCounterRef } from '../store/budget-counters.js';
-import { MAX_PUBLIC_URL_CHARS } from '../schema/public-url.js';
 import { BUDGET_SHARDS, readShardedCounter } from '../store/budget-shards.js';
 import { forgetAccountBudget } from './account-budget-directory.js';
 import { budgetView, type BudgetView } from './budget-view.js';
@@ -37,7 +36,7 @@ export const ACCOUNT_BUDGET_BODY = {
     webhookUrl: {
       type: 'string',
       nullable: true,
-      maxLength: MAX_PUBLIC_URL_CHARS,
+      // Its length, scheme and host are the URL policy's to check (changeAccountBudget's `refusal`).
       description:
         "Extension: a public https URL the gateway POSTs a signed budget.threshold_crossed event to whenever the account's budget or one of its keys' budgets crosses 50, 80 or 100% (docs/interface.md §6.4); null removes it",
     },

@@ -9,7 +9,7 @@ import { webhookHeaders } from './webhook-signature.js';
  * as a job's event is (Standard Webhooks, the account's secrets, webhook-delivery.ts's
  * DNS-rebinding-safe connection). A failed attempt is left to the queue: the message is hidden
  * for a backoff that doubles with each receive, and the queue's redrive policy moves it to the
- * dead-letter queue after BUDGET_WEBHOOK_ATTEMPTS receives (lib/constructs/budget-notices.ts),
+ * dead-letter queue after BUDGET_WEBHOOK_ATTEMPTS receives (lib/constructs/budget-webhooks.ts),
  * whose alarm tells the operator. An address that is not public is not retried: it is refused
  * now and would be in a minute. No AWS and no HTTP client here: they come in as dependencies.
  */

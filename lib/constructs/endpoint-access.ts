@@ -57,7 +57,7 @@ export interface EndpointResources {
   /** The usage retry queue (lib/constructs/usage-pipeline.ts), for `usage:append`. @default - none: a route with `usage:append` is refused */
   readonly usageRetryQueue?: IQueue;
   /**
-   * The budget notice queue (lib/constructs/budget-notices.ts), for `budgets:reserve`: who settles
+   * The budget notice queue (lib/constructs/budget-webhooks.ts), for `budgets:reserve`: who settles
    * a budget tells its crossings. @default - none: a route with `budgets:reserve` is refused
    */
   readonly budgetNoticeQueue?: IQueue;

@@ -1,6 +1,6 @@
 import { ENV } from '../../lambdas/config/environment.js';
 import { BUDGET_WEBHOOK_ATTEMPTS } from '../../lambdas/jobs/budget-webhook-step.js';
-import { BUDGET_WEBHOOK_FUNCTION } from '../../lib/constructs/budget-notices.js';
+import { BUDGET_WEBHOOK_FUNCTION } from '../../lib/constructs/budget-webhooks.js';
 import {
   actionsOf,
   build,
