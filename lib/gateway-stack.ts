@@ -31,6 +31,7 @@ import { GatewaySecrets } from './constructs/secrets.js';
 import { Tables } from './constructs/tables.js';
 import { TenantAccessRole } from './constructs/tenant-access-role.js';
 import { UsageExports, type UsageExportsProps } from './constructs/usage-exports.js';
+import { BudgetNotices, BUDGET_WEBHOOK_GRANTS } from './constructs/budget-webhooks.js';
 import { UsagePipeline } from './constructs/usage-pipeline.js';
 import { DashboardUserPool, type DashboardMfa } from './constructs/user-pool.js';
 import { pascal } from './names.js';
@@ -183,6 +184,8 @@ export class GatewayStack extends Stack {
   readonly sessionRunner: SessionRunner;
   /** The usage aggregator, the ledger's retry queue and its redrive (docs/deployment.md, "Usage pipeline"). */
   readonly usagePipeline: UsagePipeline;
+  /** The budget webhooks' queue, dead-letter queue and consumer. */
+  readonly budgetNotices: BudgetNotices;
   /** The Managed Instances of the streaming routes; undefined on on-demand Lambda. */
   readonly streamingCapacity?: StreamingCapacity;
   /** The role tenant-facing reads assume per account (docs/deployment.md, "Isolation by IAM"). */
@@ -283,6 +286,11 @@ export class GatewayStack extends Stack {
       logRetention: props.logRetention,
       environment: shared,
     }));
+    const budgetNotices = (this.budgetNotices = new BudgetNotices(this, 'BudgetNotices', {
+      encryptionKey,
+      logRetention: props.logRetention,
+      environment: shared,
+    }));
     const tenantAccess = (this.tenantAccess = new TenantAccessRole(this, 'TenantAccess', {
       tables,
       encryptionKey,
@@ -293,6 +301,7 @@ export class GatewayStack extends Stack {
       tables,
       tenantAccessRoleArn: tenantAccess.roleArn,
       usageRetryQueue: usagePipeline.retryQueue,
+      budgetNoticeQueue: budgetNotices.queue,
       secrets,
       dashboard,
       providerKeySecretPrefix,
@@ -302,6 +311,7 @@ export class GatewayStack extends Stack {
       guardrail: props.guardrail,
       moderationUrl: props.moderationUrl,
     };
+    budgetNotices.consume(endpointAccess(BUDGET_WEBHOOK_GRANTS, resources));
     const jobPoller = (this.jobPoller = new JobPoller(this, 'JobPoller', {
       taskAccess: endpointAccess(JOB_TASK_GRANTS, resources),
       notifyAccess: endpointAccess(JOB_NOTIFY_GRANTS, resources),
@@ -374,6 +384,7 @@ export class GatewayStack extends Stack {
     }));
     monitoring.monitorAlarm(usageExports.failureAlarm);
     for (const alarm of usagePipeline.alarms) monitoring.monitorAlarm(alarm);
+    for (const alarm of budgetNotices.alarms) monitoring.monitorAlarm(alarm);
     // The NAT instances' recovery alarms act on the instance themselves; the topic hears of it too.
     for (const alarm of capacity?.alarms ?? []) monitoring.monitorAlarm(alarm);
     monitoring.monitorStateMachine('JobPoller', jobPoller.stateMachine);
@@ -415,6 +426,7 @@ export class GatewayStack extends Stack {
     new CfnOutput(this, 'UsageGlueDatabase', { value: usageExports.databaseName });
     new CfnOutput(this, 'UsageAthenaWorkGroup', { value: usageExports.workGroupName });
     new CfnOutput(this, 'UsageExportStateMachineArn', { value: usageExports.stateMachine.stateMachineArn });
+    new CfnOutput(this, 'BudgetNoticeDeadLetterQueueUrl', { value: budgetNotices.deadLetters.queueUrl });
     new CfnOutput(this, 'UsageRetryQueueUrl', { value: usagePipeline.retryQueue.queueUrl });
     new CfnOutput(this, 'UsageRetryDeadLetterQueueUrl', { value: usagePipeline.retryDeadLetters.queueUrl });
     new CfnOutput(this, 'UsageAggregatorFailureQueueUrl', { value: usagePipeline.aggregatorFailures.queueUrl });

@@ -68,7 +68,10 @@ export type Grant =
   | 'responses:delete'
   /** Starting a session's runner execution (lambdas/arena/session-continuation.ts). */
   | 'arenaSessions:run'
-  /** Budgets' counters (`BUDGET#` items of the identity table): reservations before upstream calls and their settlements. */
+  /**
+   * Budgets' counters (`BUDGET#` items of the identity table): reservations before upstream calls and their
+   * settlements; and SendMessage on the budget notice queue, for the crossings a settlement finds.
+   */
   | 'budgets:reserve'
   /** Reading budgets' counters (a key list's spend against its budget). */
   | 'budgets:read'

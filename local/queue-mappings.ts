@@ -6,7 +6,13 @@
  */
 import type { Credentials } from '../lambdas/store/signed-request.js';
 import { awsJsonClient } from './aws-json-client.js';
-import { LOCAL_REGION, LOCAL_USAGE_RETRY_QUEUE, LOCAL_USAGE_RETRY_VISIBILITY_SECONDS } from './runtime-config.js';
+import {
+  LOCAL_BUDGET_NOTICE_QUEUE,
+  LOCAL_BUDGET_NOTICE_VISIBILITY_SECONDS,
+  LOCAL_REGION,
+  LOCAL_USAGE_RETRY_QUEUE,
+  LOCAL_USAGE_RETRY_VISIBILITY_SECONDS,
+} from './runtime-config.js';
 import { QueueMappingError, QueuePoller, type QueueHandler, type QueueMapping } from './queue-poller.js';
 import { LOCAL_SQS_ACCOUNT } from './standins/sqs.js';
 
@@ -19,13 +25,25 @@ export interface LocalQueueMapping extends Omit<QueueMapping, 'queueUrl' | 'hand
   readonly load: () => Promise<{ handler: unknown }>;
 }
 
-/** The usage redrive reads the usage retry queue as lib/constructs/usage-pipeline.ts maps it. */
+/**
+ * The usage redrive reads the usage retry queue as lib/constructs/usage-pipeline.ts maps it; the
+ * budget webhook consumer reads the budget notice queue as lib/constructs/budget-webhooks.ts does
+ * (the stand-in models no redrive policy: here a failing event is tried until it is delivered).
+ */
 export const LOCAL_QUEUE_MAPPINGS: readonly LocalQueueMapping[] = [
   {
     functionName: 'gateway-usage-redrive',
     queue: LOCAL_USAGE_RETRY_QUEUE,
     visibilityTimeoutSeconds: LOCAL_USAGE_RETRY_VISIBILITY_SECONDS,
     load: () => import('../lambdas/usage/usage-redrive.js'),
+    batchSize: 10,
+    reportBatchItemFailures: true,
+  },
+  {
+    functionName: 'gateway-budget-webhooks',
+    queue: LOCAL_BUDGET_NOTICE_QUEUE,
+    visibilityTimeoutSeconds: LOCAL_BUDGET_NOTICE_VISIBILITY_SECONDS,
+    load: () => import('../lambdas/jobs/budget-webhook-consumer.js'),
     batchSize: 10,
     reportBatchItemFailures: true,
   },

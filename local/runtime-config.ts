@@ -23,6 +23,10 @@ export const LOCAL_USAGE_RETRY_QUEUE = 'gateway-usage-retry';
  * message the redrive could not write comes back sooner, as nothing runs long on loopback.
  */
 export const LOCAL_USAGE_RETRY_VISIBILITY_SECONDS = 5;
+/** The budget notice queue in the SQS stand-in (lib/constructs/budget-webhooks.ts in the cloud). */
+export const LOCAL_BUDGET_NOTICE_QUEUE = 'gateway-budget-notices';
+/** As the usage retry queue's: a consumer that stopped mid-batch is not waited for long. */
+export const LOCAL_BUDGET_NOTICE_VISIBILITY_SECONDS = 5;
 
 export interface Endpoints {
   readonly dynamodb: string;
@@ -63,6 +67,7 @@ export function handlerEnvironment(
       ? {
           AWS_ENDPOINT_URL_SQS: endpoints.sqs,
           [ENV.usageRetryQueueUrl]: `${endpoints.sqs}/${LOCAL_SQS_ACCOUNT}/${LOCAL_USAGE_RETRY_QUEUE}`,
+          [ENV.budgetNoticeQueueUrl]: `${endpoints.sqs}/${LOCAL_SQS_ACCOUNT}/${LOCAL_BUDGET_NOTICE_QUEUE}`,
         }
       : {}),
     ...(endpoints.sts

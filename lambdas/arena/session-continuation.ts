@@ -18,8 +18,8 @@ import { ENV } from '../config/environment.js';
 import { required } from '../config/configuration.js';
 import { getApiKey } from '../store/api-keys.js';
 import { startNamedExecution } from '../store/state-machine-executions.js';
-import { getAccountBudget } from '../store/account-budgets.js';
-import { keyBudgets } from '../store/budget-counters.js';
+import { getAccountBudgetSettings } from '../store/account-budgets.js';
+import { keyBudgets, notifiedBudgets } from '../store/budget-counters.js';
 import { accountBudgets } from '../store/budget-shards.js';
 import {
   appendSessionEvents,
@@ -109,14 +109,15 @@ export async function continueSession(
   const owner = { accountId: taken.accountId, ...(taken.keyId ? { keyId: taken.keyId } : {}), route: taken.route };
   // The key's and the account's budgets as their records hold them now: a change since the first
   // host applies here too.
-  const [key, accountBudget] = await Promise.all([
+  const [key, account] = await Promise.all([
     taken.keyId ? getApiKey(taken.keyId) : undefined,
-    getAccountBudget(taken.accountId),
+    getAccountBudgetSettings(taken.accountId),
   ]);
-  const budgets = [
-    ...(taken.keyId ? keyBudgets(taken.keyId, key?.budget) : []),
-    ...accountBudgets(taken.accountId, accountBudget),
-  ];
+  const budgets = notifiedBudgets(
+    [...(taken.keyId ? keyBudgets(taken.keyId, key?.budget) : []), ...accountBudgets(taken.accountId, account.budget)],
+    taken.accountId,
+    account.webhookUrl,
+  );
   const placement = {
     sessionId,
     holder,

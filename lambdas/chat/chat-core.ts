@@ -35,12 +35,7 @@ import type { DescribeContext } from './image-descriptions.js';
 import { hasImages } from './image-descriptions.js';
 import type { LoadBalancer } from './load-balancer.js';
 import type { MeterObserver } from '../observability/usage-metrics.js';
-import {
-  BudgetHolds,
-  type BudgetStore,
-  type BudgetThresholdCrossing,
-  type ScopedBudget,
-} from '../usage/budget-holds.js';
+import { BudgetHolds, type BudgetStore, type BudgetObserver, type ScopedBudget } from '../usage/budget-holds.js';
 import { Meter, type UsageSink, type UsageTags } from '../usage/metering.js';
 import { applyPrompt, type ApplyPromptDeps } from './prompts/apply-prompt.js';
 import { cacheVerdict, type CachePolicy } from './response-cache.js';
@@ -109,7 +104,7 @@ export interface ChatDeps {
   /** Where budgets' reservations are kept. @default DynamoDB (lambdas/store/budget-counters.ts) */
   readonly budgetStore?: BudgetStore;
   /** Hears a budget's spend reaching a threshold (a metric and a log line in a deployment). @default none */
-  readonly observeBudget?: (crossing: BudgetThresholdCrossing) => void;
+  readonly observeBudget?: BudgetObserver;
   /** Keeps a request's content for a key that opted in. @default putRequestContent (lambdas/store/request-contents.ts) */
   readonly keepContent?: (accountId: string, content: RequestContent, retentionDays: number) => Promise<unknown>;
 }

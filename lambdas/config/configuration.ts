@@ -13,6 +13,9 @@ import { ENV, type EnvName } from './environment.js';
  * them when they load), the OpenTelemetry layer's `OTEL_*` (read by the layer, not by this code), and the AWS SDK's resolution of region, credentials and
  * endpoints for the SDK clients (Secrets Manager, Cognito, Step Functions, Bedrock).
  */
+/** See ENV.budgetWebhookBackoffSeconds. */
+export const DEFAULT_BUDGET_WEBHOOK_BACKOFF_SECONDS = 30;
+
 export interface GatewayConfiguration {
   /** `AWS_REGION`, which Lambda sets. */
   readonly region: string | undefined;
@@ -60,6 +63,9 @@ export interface GatewayConfiguration {
   readonly jobStateMachineArn: string | undefined;
   readonly sessions: SessionSettings;
   readonly usageRetryQueueUrl: string | undefined;
+  readonly budgetNoticeQueueUrl: string | undefined;
+  /** Seconds of a failed budget webhook attempt's first backoff. */
+  readonly budgetWebhookBackoffSeconds: number;
   readonly promptService: {
     readonly url: string | undefined;
     readonly key: string | undefined;
@@ -207,6 +213,9 @@ export function readConfiguration(env: Environment): GatewayConfiguration {
       maxSeconds: integer(ENV.sessionMaxSeconds, 10, 86_400) ?? DEFAULT_SESSION_MAX_SECONDS,
     },
     usageRetryQueueUrl: url(ENV.usageRetryQueueUrl),
+    budgetNoticeQueueUrl: url(ENV.budgetNoticeQueueUrl),
+    budgetWebhookBackoffSeconds:
+      integer(ENV.budgetWebhookBackoffSeconds, 0, 3600) ?? DEFAULT_BUDGET_WEBHOOK_BACKOFF_SECONDS,
     promptService: {
       url: url(ENV.promptServiceUrl),
       key: text(ENV.promptServiceKey),

@@ -58,6 +58,13 @@ export const ENV = {
   sessionMaxSeconds: 'GATEWAY_SESSION_MAX_SECONDS',
   /** The SQS queue usage entries go to when the ledger cannot take them (lambdas/usage/usage-retry-queue.ts). */
   usageRetryQueueUrl: 'USAGE_RETRY_QUEUE_URL',
+  /** The SQS queue budget threshold crossings go to for the account's budget webhook (lambdas/usage/budget-notices.ts). */
+  budgetNoticeQueueUrl: 'BUDGET_NOTICE_QUEUE_URL',
+  /**
+   * Seconds a failed budget webhook attempt waits before the next, doubled per attempt
+   * (lambdas/jobs/budget-webhook-step.ts); the local runtime's tests set 0. @default 30
+   */
+  budgetWebhookBackoffSeconds: 'BUDGET_WEBHOOK_BACKOFF_SECONDS',
   /** Base URL of the prompt-template service (lambdas/chat/prompts/prompt-service-client.ts). */
   promptServiceUrl: 'PROMPT_SERVICE_URL',
   /** Its key in plain text (a developer's own runtime)... */

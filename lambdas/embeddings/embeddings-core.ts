@@ -23,12 +23,7 @@ import {
 } from '../providers/upstream-failure.js';
 import { canonicalJson } from '../schema/canonical-json.js';
 import type { CachedAnswer } from '../store/cached-answers.js';
-import {
-  BudgetHolds,
-  type BudgetStore,
-  type BudgetThresholdCrossing,
-  type ScopedBudget,
-} from '../usage/budget-holds.js';
+import { BudgetHolds, type BudgetStore, type BudgetObserver, type ScopedBudget } from '../usage/budget-holds.js';
 import { embeddingCostBoundMicroUsd } from '../usage/call-cost-bound.js';
 import { estimateTokens, Meter, type UsageSink } from '../usage/metering.js';
 import type { EmbeddingAdapter, EmbeddingBatch, EmbeddingTarget, UpstreamVector } from './embedding-adapter.js';
@@ -81,7 +76,7 @@ export interface EmbeddingsDeps {
   readonly recordUsage: UsageSink;
   readonly observeUsage?: MeterObserver;
   readonly budgetStore: BudgetStore;
-  readonly observeBudget?: (crossing: BudgetThresholdCrossing) => void;
+  readonly observeBudget?: BudgetObserver;
   now(): Date;
   /** Per upstream call, headers and body together. @default ATTEMPT_TIMEOUT_MS */
   readonly timeoutMs?: number;

@@ -1,4 +1,4 @@
-import { keyBudgets, type ScopedBudget } from '../store/budget-counters.js';
+import { keyBudgets, notifiedBudgets, type ScopedBudget } from '../store/budget-counters.js';
 import { accountBudgets } from '../store/budget-shards.js';
 import type { RouteSpec } from '../../lib/routes.js';
 import type { GatewayConfiguration } from '../config/configuration.js';
@@ -61,7 +61,8 @@ export type AccountCall<Body = undefined> = GatewayCall<Body, AccountPrincipal>;
 export function budgetsOf(call: { readonly principal: AccountPrincipal }): ScopedBudget[] {
   const { principal } = call;
   const ofKey = principal.kind === 'session' ? [] : keyBudgets(principal.keyId, principal.budget);
-  return [...ofKey, ...accountBudgets(principal.accountId, principal.accountBudget)];
+  const budgets = [...ofKey, ...accountBudgets(principal.accountId, principal.accountBudget)];
+  return notifiedBudgets(budgets, principal.accountId, principal.budgetWebhookUrl);
 }
 
 /** The key's opt-in to keeping its requests' content, as the chat core takes it (none for a session). */

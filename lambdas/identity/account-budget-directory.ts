@@ -1,19 +1,19 @@
-import { getAccountBudget } from '../store/account-budgets.js';
-import type { StoredBudget } from '../store/budget-counters.js';
+import { getAccountBudgetSettings, type AccountBudgetSettings } from '../store/account-budgets.js';
 import { RecordDirectory } from './record-directory.js';
 
 /**
- * Accounts' budgets, cached as key records are (record-directory.ts): a new, changed or removed
- * account budget reaches every instance within the same 2 seconds as a key's. Read only on
- * routes that reserve budgets, so key management and the like never pay for it.
+ * Accounts' budget settings (the budget and the budget webhook URL), cached as key records are
+ * (record-directory.ts): a new, changed or removed setting reaches every instance within the
+ * same 2 seconds as a key's. Read only on routes that reserve budgets, so key management and the
+ * like never pay for it; a crossing found there tells the webhook from this same read.
  */
-const directory = new RecordDirectory<StoredBudget>(async (accountId) => (await getAccountBudget(accountId)) ?? null);
+const directory = new RecordDirectory<AccountBudgetSettings>((accountId) => getAccountBudgetSettings(accountId));
 
-export const findAccountBudget = async (accountId: string): Promise<StoredBudget | undefined> =>
-  (await directory.find(accountId)) ?? undefined;
+export const findAccountBudgetSettings = async (accountId: string): Promise<AccountBudgetSettings> =>
+  (await directory.find(accountId)) ?? {};
 
-/** Work for after the response: budgets found near the end of their cache life are read again. */
+/** Work for after the response: settings found near the end of their cache life are read again. */
 export const refreshDueAccountBudgets = () => directory.refreshDue();
 
-/** The instance that changed a budget drops its own copy at once. */
+/** The instance that changed a setting drops its own copy at once. */
 export const forgetAccountBudget = (accountId: string) => directory.forget(accountId);

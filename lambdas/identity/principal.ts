@@ -6,7 +6,8 @@ import type { StoredBudget } from '../store/budget-counters.js';
  * key's `budget` is its record's as the key directory holds it (absent: none), so a change
  * reaches every instance within the directory's TTL (lambdas/identity/key-directory.ts). The
  * account's `accountBudget` is there on routes that reserve budgets, from the account budget
- * directory (account-budget-directory.ts), with the same TTL; elsewhere it is not read.
+ * directory (account-budget-directory.ts), with the same TTL, as is its `budgetWebhookUrl`;
+ * elsewhere neither is read.
  */
 export type Principal =
   | {
@@ -16,6 +17,8 @@ export type Principal =
       readonly rateLimit: number;
       readonly budget?: StoredBudget;
       readonly accountBudget?: StoredBudget;
+      /** Where the account's budget crossings are posted (with accountBudget, on the same routes). */
+      readonly budgetWebhookUrl?: string;
       /** The key's opt-in to keeping its requests' content (absent: not kept). */
       readonly contentLog?: ContentLog;
     }
@@ -26,6 +29,8 @@ export type Principal =
       readonly rateLimit: number;
       readonly budget?: StoredBudget;
       readonly accountBudget?: StoredBudget;
+      /** Where the account's budget crossings are posted (with accountBudget, on the same routes). */
+      readonly budgetWebhookUrl?: string;
       /** The key's opt-in to keeping its requests' content (absent: not kept). */
       readonly contentLog?: ContentLog;
       readonly origin: string;
@@ -36,6 +41,8 @@ export type Principal =
       readonly email: string;
       readonly sessionHash: string;
       readonly accountBudget?: StoredBudget;
+      /** Where the account's budget crossings are posted (with accountBudget, on the same routes). */
+      readonly budgetWebhookUrl?: string;
     }
   | { readonly kind: 'admin' };
 

@@ -193,11 +193,17 @@ function heldBudgetOf(held: StoredAttributes): HeldBudget {
 function scopedBudgetOf(scoped: StoredAttributes): ScopedBudget {
   const limits = scoped.object('budget');
   const shards = scoped.optionalNumber('shards');
+  // Whose account, and its budget webhook as the job's request found it: the crossings its
+  // settlement finds are posted there (lambdas/usage/budget-notices.ts).
+  const accountId = scoped.optionalText('accountId');
+  const webhookUrl = scoped.optionalText('webhookUrl');
   return {
     owner: scoped.oneOf('owner', ['key', 'account'] as const),
     scope: scoped.text('scope'),
     budget: { limitMicroUsd: limits.number('limitMicroUsd'), period: limits.oneOf('period', BUDGET_PERIODS) },
     ...(shards === undefined ? {} : { shards }),
+    ...(accountId === undefined ? {} : { accountId }),
+    ...(webhookUrl === undefined ? {} : { webhookUrl }),
   };
 }
 

@@ -71,3 +71,13 @@ export async function webhookHostRefusal(
   const refusal = await findPrivateResolution([{ field: 'webhook_url', name: check.name }], options);
   return refusal?.kind === 'not_public' ? refusalText(WEBHOOK_URL_RULE, refusal.reason) : undefined;
 }
+
+/** Both steps for a URL given alone (the account's budget webhook): the refusal's text, or undefined. */
+export async function webhookUrlRefusal(
+  url: string,
+  receivers: readonly string[],
+  options: LookupOptions = {},
+): Promise<string | undefined> {
+  const check = checkWebhookUrl(url, receivers);
+  return check.ok ? webhookHostRefusal(url, receivers, options) : check.message;
+}

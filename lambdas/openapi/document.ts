@@ -51,6 +51,7 @@ export function buildOpenApiDocument(
     servers: [{ url: '/', description: SERVER_DESCRIPTION }],
     tags: tags.map((name) => ({ name, description: TAGS[name] ?? 'Not yet documented' })),
     paths,
+    webhooks: WEBHOOKS,
     components: {
       schemas: { ...RESOURCE_SCHEMAS, ...EVENT_SCHEMAS, ...ERROR_SCHEMAS },
       requestBodies: requestSchemas.named,
@@ -61,6 +62,37 @@ export function buildOpenApiDocument(
 }
 
 const SERVER_DESCRIPTION = 'This deployment, where this document was served from';
+
+/** Standard Webhooks' headers, as every event the gateway posts carries them (docs/interface.md §6.4). */
+const WEBHOOK_HEADERS = [
+  ['webhook-id', 'The event’s id, the same on every retry: drop duplicates by it'],
+  ['webhook-timestamp', 'Unix seconds of this attempt'],
+  [
+    'webhook-signature',
+    '`v1,<base64>` HMAC-SHA256 signatures of `<webhook-id>.<webhook-timestamp>.<body>`, space-separated',
+  ],
+].map(([name, description]) => ({ name, in: 'header', required: true, description, schema: { type: 'string' } }));
+
+/** What the gateway itself POSTs to a caller's URL (OpenAPI 3.1 `webhooks`). */
+const WEBHOOKS = {
+  'budget.threshold_crossed': {
+    post: {
+      operationId: 'budgetThresholdCrossed',
+      summary: 'A budget crossed 50, 80 or 100% of its limit',
+      description:
+        'Posted to the account’s budget `webhookUrl` (`PATCH /api/v1/budget`, docs/interface.md §2.5, §6.4) for the ' +
+        'account’s budget and each of its keys’ budgets: once per budget, period and threshold. An answer other than ' +
+        '2xx within 10 s is retried with backoff, six attempts at most.',
+      security: [],
+      parameters: WEBHOOK_HEADERS,
+      requestBody: { required: true, content: { 'application/json': { schema: ref('BudgetThresholdEvent') } } },
+      responses: {
+        '200': { description: 'Any 2xx acknowledges the event' },
+        '400': { description: 'Any other answer (or none) is retried' },
+      },
+    },
+  },
+};
 
 /**
  * The document as served from `baseUrl` (scheme, host and any stage prefix, no trailing

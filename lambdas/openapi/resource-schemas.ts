@@ -793,7 +793,33 @@ export const RESOURCE_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
       description: 'The account’s spending limit over all its keys and sessions; null when it has none',
       anyOf: [ref('KeyBudget'), { type: 'null' }],
     },
+    webhookUrl: {
+      type: ['string', 'null'],
+      description:
+        'Where the account’s and its keys’ budget threshold crossings are posted (`BudgetThresholdEvent`, docs/interface.md §6.4); null when none',
+    },
   }),
+  BudgetThresholdEvent: record(
+    {
+      type: { const: 'budget.threshold_crossed' },
+      timestamp: { type: 'string', format: 'date-time', description: 'When the crossing was told' },
+      data: {
+        type: 'object',
+        required: ['owner', 'accountId', 'period', 'periodStart', 'limitUsd', 'spentUsd', 'thresholdPercent'],
+        properties: {
+          owner: { enum: ['key', 'account'], description: 'Whose budget crossed: a key’s or the account’s' },
+          keyId: { type: 'string', description: 'The key, for a key’s budget only' },
+          accountId: text(),
+          period: { enum: ['day', 'month', 'total'] },
+          periodStart: { type: 'string', description: 'The period’s start (`2026-11-27`, `2026-11`) or `total`' },
+          limitUsd: { type: 'number' },
+          spentUsd: { type: 'number', description: 'The settled spend that crossed the threshold' },
+          thresholdPercent: { enum: [50, 80, 100] },
+        },
+      },
+    },
+    'The body the gateway POSTs to the account’s budget `webhookUrl` when a budget’s spend crosses 50, 80 or 100% of its limit in a period (docs/interface.md §6.4), signed as Standard Webhooks says; `webhook-id` is `<budget scope>.<period start>.<threshold>`.',
+  ),
   ApiKeyUpdate: {
     description: 'The key as changed: the listing fields, and the interface’s `keyId` and `updated`.',
     allOf: [ref('ApiKey'), record({ keyId: text(), updated: { const: true } })],

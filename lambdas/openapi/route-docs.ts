@@ -698,15 +698,19 @@ export const routeDocs: Readonly<Record<string, RouteDoc>> = {
     summary: 'The account’s budget and its current period’s spend',
     description:
       'A gateway extension (docs/interface.md §2.5): the limit every call of the account falls under, whichever key ' +
-      'or session makes it, beside each key’s own. `budget` is null when the account has none.',
+      'or session makes it, beside each key’s own. `budget` is null when the account has none; `webhookUrl` is where ' +
+      'budget threshold crossings are posted (`BudgetThresholdEvent`, §6.4), null when none.',
     success: { status: 200, description: 'The account’s budget', json: enveloped(ref('AccountBudget')) },
   },
   'account-budget-set': {
     tag: 'Dashboard',
-    summary: 'Set or remove the account’s budget',
+    summary: 'Set or remove the account’s budget and its budget webhook',
     description:
-      'A gateway extension (docs/interface.md §2.5). `budget` is required: `{limitUsd, period}`, or null to remove ' +
-      'the budget. Every instance sees the change within 2 seconds; what the period has spent stays counted.',
+      'A gateway extension (docs/interface.md §2.5). At least one of `budget` (`{limitUsd, period}`, or null to remove ' +
+      'the budget) and `webhookUrl` (a public https URL, or null to remove it; else 400 naming `webhookUrl`); a ' +
+      'field left out stays as it is. The webhook receives a signed `BudgetThresholdEvent` (§6.4) whenever the ' +
+      'account’s budget or one of its keys’ budgets crosses 50, 80 or 100%. Every instance sees the change within 2 ' +
+      'seconds; what the period has spent stays counted.',
     request: { name: 'AccountBudgetRequest', schema: ACCOUNT_BUDGET_BODY },
     success: {
       status: 200,
@@ -807,10 +811,11 @@ export const routeDocs: Readonly<Record<string, RouteDoc>> = {
   },
   'admin-accounts-update': {
     tag: 'Admin',
-    summary: 'Set or remove an account’s budget',
+    summary: 'Set or remove an account’s budget and its budget webhook',
     description:
-      'The operator’s side of `PATCH /api/v1/budget` (docs/interface.md §2.5): the same single budget, set for the ' +
-      'account. `budget` is required: `{limitUsd, period}`, or null to remove it.',
+      'The operator’s side of `PATCH /api/v1/budget` (docs/interface.md §2.5): the same single budget and budget ' +
+      'webhook, set for the account. At least one of `budget` (`{limitUsd, period}`, or null) and `webhookUrl` (a ' +
+      'public https URL, or null).',
     request: { name: 'AccountBudgetRequest', schema: ACCOUNT_BUDGET_BODY },
     pathParameters: { id: 'The account id (`acc_…`)' },
     success: {

@@ -104,6 +104,19 @@ export interface ScopedBudget {
   readonly budget: StoredBudget;
   /** How many counters it is kept on (lambdas/store/budget-shards.ts); absent: one, at `scope`. */
   readonly shards?: number;
+  /** The account it belongs to (a key's too), as its crossings name it; absent on older job records. */
+  readonly accountId?: string;
+  /** The account's budget webhook as read with the budget (docs/interface.md §6.4); absent: none. */
+  readonly webhookUrl?: string;
+}
+
+/** `budgets` as their crossings are told: the account's, and where its budget webhook posts them. */
+export function notifiedBudgets(
+  budgets: readonly ScopedBudget[],
+  accountId: string,
+  webhookUrl: string | undefined,
+): ScopedBudget[] {
+  return budgets.map((budget) => ({ ...budget, accountId, ...(webhookUrl ? { webhookUrl } : {}) }));
 }
 
 /** The budgets a key's calls fall under: the key's own, when it has one. */

@@ -12,7 +12,7 @@ import {
 } from '../store/budget-counters.js';
 import { reserveOnShards } from '../store/budget-shards.js';
 import { BudgetError } from './budget-errors.js';
-import { announceBudgetCrossing, type BudgetThresholdCrossing } from './budget-notices.js';
+import { announceBudgetCrossing, type BudgetObserver, type BudgetThresholdCrossing } from './budget-notices.js';
 import { callCostBoundMicroUsd, OUTPUT_CAP_TOKENS } from './call-cost-bound.js';
 import { ShardedCrossingWatch } from './sharded-crossings.js';
 
@@ -51,7 +51,7 @@ export interface BudgetStore {
 /** Shares of the limit whose crossing by the settled spend is told (`observe`). */
 export const BUDGET_THRESHOLDS_PERCENT = [50, 80, 100] as const;
 
-export type { BudgetThresholdCrossing } from './budget-notices.js';
+export type { BudgetObserver, BudgetThresholdCrossing } from './budget-notices.js';
 
 export const DYNAMODB_BUDGET_STORE: BudgetStore = {
   reserve: reserveBudget,
@@ -72,7 +72,7 @@ export interface BudgetHoldsDeps {
   /** Work the invocation must finish before it ends (the settlements). */
   readonly defer: (task: () => Promise<void>) => void;
   /** Hears each threshold crossing. @default announceBudgetCrossing (a metric and a log line) */
-  readonly observe?: (crossing: BudgetThresholdCrossing) => void;
+  readonly observe?: BudgetObserver;
   /** Finds sharded budgets' crossings. @default one per process */
   readonly watch?: ShardedCrossingWatch;
 }
@@ -207,7 +207,7 @@ async function tellCrossings(
   part: Pick<HeldPart, 'budget' | 'periodRef'>,
   after: BudgetCounter,
   costMicroUsd: number,
-  observe: (crossing: BudgetThresholdCrossing) => void,
+  observe: BudgetObserver,
   watch: ShardedCrossingWatch,
 ): Promise<void> {
   const { budget, periodRef } = part;
@@ -217,20 +217,26 @@ async function tellCrossings(
   for (const thresholdPercent of BUDGET_THRESHOLDS_PERCENT) {
     const mark = (limitMicroUsd * thresholdPercent) / 100;
     if (before < mark && after.spentMicroUsd >= mark)
-      observe({ budget, periodStart: periodRef.periodStart, thresholdPercent, spentMicroUsd: after.spentMicroUsd });
+      await observe({
+        budget,
+        periodStart: periodRef.periodStart,
+        thresholdPercent,
+        spentMicroUsd: after.spentMicroUsd,
+      });
   }
 }
 
 /**
  * Settles reservations a job record kept (BudgetHolds.detach) to the job's metered cost, each
  * as a request's are: retried, a settlement that still fails leaving its reservation, and the
- * thresholds it crosses told.
+ * thresholds it crosses told. The budget webhook is the account's as the job's request found it,
+ * kept on the record with the budget: the poller's tasks read no account's records.
  */
 export async function settleHeldBudgets(
   held: readonly HeldBudget[],
   costMicroUsd: number,
   store: BudgetStore = DYNAMODB_BUDGET_STORE,
-  observe: (crossing: BudgetThresholdCrossing) => void = announceBudgetCrossing,
+  observe: BudgetObserver = announceBudgetCrossing,
 ): Promise<void> {
   await Promise.all(
     held.map(async (part) => {

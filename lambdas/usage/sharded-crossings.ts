@@ -1,7 +1,7 @@
 import { logger } from '../config/logger.js';
 import type { BudgetCounter, BudgetCounterRef, ScopedBudget } from '../store/budget-counters.js';
 import { claimCrossing, readShardedCounter } from '../store/budget-shards.js';
-import type { BudgetThresholdCrossing } from './budget-notices.js';
+import type { BudgetObserver } from './budget-notices.js';
 
 /**
  * Threshold crossings of budgets kept on shards (an account's: lambdas/store/budget-shards.ts).
@@ -53,7 +53,7 @@ export class ShardedCrossingWatch {
     budget: ScopedBudget,
     ref: BudgetCounterRef,
     shardSpentMicroUsd: number,
-    observe: (crossing: BudgetThresholdCrossing) => void,
+    observe: BudgetObserver,
   ): Promise<void> {
     const next = this.thresholdsPercent.find((t) => !this.entry(budget, ref).told.has(t));
     if (next === undefined) return;
@@ -63,7 +63,7 @@ export class ShardedCrossingWatch {
   }
 
   /** After a call `budget` could not hold: it may just have been filled. */
-  refused(budget: ScopedBudget, ref: BudgetCounterRef, observe: (crossing: BudgetThresholdCrossing) => void) {
+  refused(budget: ScopedBudget, ref: BudgetCounterRef, observe: BudgetObserver) {
     return this.check(budget, ref, observe);
   }
 
@@ -78,11 +78,7 @@ export class ShardedCrossingWatch {
     return entry;
   }
 
-  private async check(
-    budget: ScopedBudget,
-    ref: BudgetCounterRef,
-    observe: (crossing: BudgetThresholdCrossing) => void,
-  ): Promise<void> {
+  private async check(budget: ScopedBudget, ref: BudgetCounterRef, observe: BudgetObserver): Promise<void> {
     const entry = this.entry(budget, ref);
     const now = this.deps.now();
     if (now - entry.lastCheckAt < this.minIntervalMs) return;
@@ -93,7 +89,7 @@ export class ShardedCrossingWatch {
         if (entry.told.has(thresholdPercent)) continue;
         if (spentMicroUsd < (budget.budget.limitMicroUsd * thresholdPercent) / 100) break;
         if (await this.deps.claim(ref, thresholdPercent))
-          observe({ budget, periodStart: ref.periodStart, thresholdPercent, spentMicroUsd });
+          await observe({ budget, periodStart: ref.periodStart, thresholdPercent, spentMicroUsd });
         entry.told.add(thresholdPercent);
       }
     } catch (error) {

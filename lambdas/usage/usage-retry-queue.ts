@@ -23,19 +23,24 @@ export interface SqsRetryQueueOptions {
 }
 
 /**
- * Sends entries to the retry queue with SQS's JSON protocol (SendMessage), one message per
- * MAX_RETRY_MESSAGE_BYTES of entries. Only the rare failed put takes this path, so it is a
- * plain signed fetch rather than the SDK's client and its load time.
+ * Calls SQS's JSON protocol (`AmazonSQS.<action>`) on the options' queue, retrying throttling and
+ * 5xx answers. Only rare events take this path (a failed ledger put, a budget crossing, a failed
+ * budget webhook), so it is a plain signed fetch rather than the SDK's client and its load time.
  */
-export function sqsRetrySender(options: SqsRetryQueueOptions): RetrySender {
+export function sqsQueueCall(
+  options: SqsRetryQueueOptions,
+): (action: string, input: Record<string, unknown>) => Promise<void> {
   const signer = new SigV4Signer(options.region, 'sqs');
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((done) => setTimeout(done, ms)));
-  const attemptSend = async (payload: string): Promise<{ retryable: boolean; error: RetryQueueError } | undefined> => {
+  const attemptSend = async (
+    action: string,
+    payload: string,
+  ): Promise<{ retryable: boolean; error: RetryQueueError } | undefined> => {
     const url = new URL(options.endpoint);
     const headers: Record<string, string> = {
       'content-type': 'application/x-amz-json-1.0',
       host: url.host,
-      'x-amz-target': 'AmazonSQS.SendMessage',
+      'x-amz-target': `AmazonSQS.${action}`,
     };
     signer.sign('POST', '/', headers, payload, options.credentials());
     // Signed with the host, sent without: fetch sets Host itself from the URL.
@@ -55,32 +60,52 @@ export function sqsRetrySender(options: SqsRetryQueueOptions): RetrySender {
       };
     } catch (error) {
       // No answer: the message may or may not be queued. Sending it again at worst queues it
-      // twice, and its redrive is a conditional put, so a duplicate message writes nothing.
+      // twice, and both of this sender's consumers are idempotent (a usage redrive is a
+      // conditional put; a budget event keeps its webhook-id, the receiver's idempotency key).
       return { retryable: true, error: new RetryQueueError(`SQS did not answer: ${String(error)}`) };
     }
   };
-  const sendOne = async (body: string) => {
-    const payload = JSON.stringify({ QueueUrl: options.queueUrl, MessageBody: body });
+  return async (action, input) => {
+    const payload = JSON.stringify({ QueueUrl: options.queueUrl, ...input });
     for (let attempt = 1; ; attempt++) {
-      const failure = await attemptSend(payload);
+      const failure = await attemptSend(action, payload);
       if (failure === undefined) return;
       if (!failure.retryable || attempt >= ATTEMPTS) throw failure.error;
       await sleep(Math.random() * 50 * 2 ** attempt);
     }
   };
+}
+
+/** Sends one message at a time to the options' queue. */
+export function sqsMessageSender(options: SqsRetryQueueOptions): (body: string) => Promise<void> {
+  const call = sqsQueueCall(options);
+  return (body) => call('SendMessage', { MessageBody: body });
+}
+
+/** Sends entries to the retry queue, one message per MAX_RETRY_MESSAGE_BYTES of entries. */
+export function sqsRetrySender(options: SqsRetryQueueOptions): RetrySender {
+  const sendOne = sqsMessageSender(options);
   return async (entries: readonly UsageEntry[]) => {
     for (const body of retryMessageBodies(entries)) await sendOne(body);
   };
 }
 
-/** The deployed sender: the configuration's queue (USAGE_RETRY_QUEUE_URL), region and the function role's credentials. */
-export function deploymentRetrySender(config: GatewayConfiguration): RetrySender {
+/** Where a deployed sender sends from: the configuration's region, SQS endpoint and the function role's credentials. */
+export function deploymentQueueOptions(
+  config: GatewayConfiguration,
+  queueUrl: string,
+): Omit<SqsRetryQueueOptions, 'sleep'> {
   const region = required(config.region, 'AWS_REGION');
   const credentials = required(config.credentials, 'AWS_ACCESS_KEY_ID');
-  return sqsRetrySender({
-    queueUrl: required(config.usageRetryQueueUrl, ENV.usageRetryQueueUrl),
+  return {
+    queueUrl,
     region,
     endpoint: config.endpoints.sqs ?? `https://sqs.${region}.amazonaws.com`,
     credentials: () => credentials,
-  });
+  };
+}
+
+/** The deployed sender: the configuration's queue (USAGE_RETRY_QUEUE_URL). */
+export function deploymentRetrySender(config: GatewayConfiguration): RetrySender {
+  return sqsRetrySender(deploymentQueueOptions(config, required(config.usageRetryQueueUrl, ENV.usageRetryQueueUrl)));
 }

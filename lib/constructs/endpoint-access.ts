@@ -57,6 +57,11 @@ export interface EndpointResources {
   /** The usage retry queue (lib/constructs/usage-pipeline.ts), for `usage:append`. @default - none: a route with `usage:append` is refused */
   readonly usageRetryQueue?: IQueue;
   /**
+   * The budget notice queue (lib/constructs/budget-webhooks.ts), for `budgets:reserve`: who settles
+   * a budget tells its crossings. @default - none: a route with `budgets:reserve` is refused
+   */
+  readonly budgetNoticeQueue?: IQueue;
+  /**
    * The tenant-access role (lib/constructs/tenant-access-role.ts), for the grants read under a
    * tenant session. @default - none: a route with such a grant is refused
    */
@@ -167,9 +172,12 @@ const GRANTS: Record<Grant, (acc: Accumulator) => void> = {
   // table): a reservation and its settlement are each one UpdateItem; an account's budget on
   // shards (budget-shards.ts) also reads its shards to borrow between them (a transaction of
   // UpdateItems, which IAM checks action by action) and to find its thresholds' crossings.
-  // Nothing else, no other item.
-  'budgets:reserve': (acc) =>
-    acc.keyedTable('identity', ['dynamodb:UpdateItem', 'dynamodb:BatchGetItem', 'dynamodb:GetItem'], ['BUDGET#*']),
+  // Nothing else, no other item. Whoever settles a budget tells the thresholds its settlement
+  // crosses: SendMessage on the budget notice queue, for the account's budget webhook.
+  'budgets:reserve': (acc) => {
+    acc.keyedTable('identity', ['dynamodb:UpdateItem', 'dynamodb:BatchGetItem', 'dynamodb:GetItem'], ['BUDGET#*']);
+    acc.budgetNotices();
+  },
   'budgets:read': (acc) => acc.keyedTable('identity', ['dynamodb:BatchGetItem', 'dynamodb:GetItem'], ['BUDGET#*']),
   // Job records (lambdas/jobs/job-repository.ts, `ACCOUNT#<id>#JOB#<job>`) read by the job
   // poller's tasks, which act for no caller: GetItem on job items only, not session logs nor the
@@ -253,6 +261,7 @@ class Accumulator {
   private tableWrites = false;
   private readonly keyedStatements: PolicyStatement[] = [];
   private ledgerAppends = false;
+  private noticeSends = false;
   private tenantSessions = false;
   private readonly environment: Record<string, string> = {};
 
@@ -368,6 +377,13 @@ class Accumulator {
     this.environment[ENV.usageRetryQueueUrl] = queue.queueUrl;
   }
 
+  budgetNotices(): void {
+    const queue = this.resources.budgetNoticeQueue;
+    if (queue === undefined) throw new Error('budgets:reserve needs the budget notice queue (budgetNoticeQueue)');
+    this.noticeSends = true;
+    this.environment[ENV.budgetNoticeQueueUrl] = queue.queueUrl;
+  }
+
   providerKeys(actions: readonly string[], keyActions: readonly string[]): void {
     actions.forEach((action) => this.providerKeyActions.add(action));
     keyActions.forEach((action) => this.secretKeyActions.add(action));
@@ -422,13 +438,20 @@ class Accumulator {
           conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [LEDGER_SHARD_KEYS] } },
         }),
         new PolicyStatement({ actions: ['sqs:SendMessage'], resources: [queue.queueArn] }),
+      );
+    }
+    if (this.noticeSends)
+      statements.push(
+        new PolicyStatement({ actions: ['sqs:SendMessage'], resources: [this.resources.budgetNoticeQueue!.queueArn] }),
+      );
+    if (this.ledgerAppends || this.noticeSends)
+      statements.push(
         new PolicyStatement({
           actions: ['kms:Decrypt', 'kms:GenerateDataKey'],
           resources: [keyArn],
           conditions: { StringEquals: { 'kms:ViaService': `sqs.${region}.amazonaws.com` } },
         }),
       );
-    }
     if (this.tableActions.size > 0 || this.keyedStatements.length > 0 || this.ledgerAppends) {
       // DynamoDB uses the table key on the caller's behalf; the condition keeps the key usable only that way.
       const keyActions = this.tableWrites

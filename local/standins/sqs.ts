@@ -1,7 +1,7 @@
 /**
  * Amazon SQS stand-in for the local runtime: standard queues with the operations the usage
- * pipeline's failure paths use (CreateQueue, GetQueueUrl, SendMessage, ReceiveMessage,
- * DeleteMessage, GetQueueAttributes) over SQS's JSON protocol (`AmazonSQS.` targets, AWS JSON
+ * pipeline's failure paths and the budget webhooks use (CreateQueue, GetQueueUrl, SendMessage,
+ * ReceiveMessage, DeleteMessage, ChangeMessageVisibility, GetQueueAttributes) over SQS's JSON protocol (`AmazonSQS.` targets, AWS JSON
  * 1.0), which the AWS SDK v3 client speaks; AWS_ENDPOINT_URL_SQS points clients here.
  *
  * Semantics kept from SQS: a received message is invisible for its visibility timeout and then
@@ -153,6 +153,18 @@ export async function startSqsStandIn(options: SqsStandInOptions): Promise<SqsSt
     });
   };
 
+  /** The message `input`'s receipt handle names, by index (-1: none, or the handle is outdated). */
+  const receivedAt = (queue: StoredQueue, input: AwsJsonInput): number => {
+    const receipt = requireString(input, 'ReceiptHandle', 'MissingParameter');
+    const id = receipt.slice(0, receipt.indexOf('.'));
+    if (!/^[0-9a-f-]{36}\.[A-Za-z0-9_-]{32}$/.test(receipt))
+      throw new AwsJsonError(
+        'ReceiptHandleIsInvalid',
+        `The input receipt handle "${receipt}" is not a valid receipt handle.`,
+      );
+    return queue.messages.findIndex((message) => message.id === id && message.receipt === receipt);
+  };
+
   const server = await startAwsJsonServer({
     targetPrefix: 'AmazonSQS',
     jsonVersion: '1.0',
@@ -243,19 +255,25 @@ export async function startSqsStandIn(options: SqsStandInOptions): Promise<SqsSt
       },
       DeleteMessage: (input) => {
         const queue = queueOf(input);
-        const receipt = requireString(input, 'ReceiptHandle', 'MissingParameter');
-        const id = receipt.slice(0, receipt.indexOf('.'));
-        if (!/^[0-9a-f-]{36}\.[A-Za-z0-9_-]{32}$/.test(receipt))
-          throw new AwsJsonError(
-            'ReceiptHandleIsInvalid',
-            `The input receipt handle "${receipt}" is not a valid receipt handle.`,
-          );
-        const at = queue.messages.findIndex((message) => message.id === id && message.receipt === receipt);
+        const at = receivedAt(queue, input);
         // As in SQS: an outdated handle (the message was received again since) deletes nothing.
         if (at >= 0) {
           queue.messages.splice(at, 1);
           save();
         }
+        return {};
+      },
+      ChangeMessageVisibility: (input) => {
+        const queue = queueOf(input);
+        const at = receivedAt(queue, input);
+        const seconds = integerIn(input, 'VisibilityTimeout', 0, 43_200);
+        if (seconds === undefined)
+          throw new AwsJsonError('MissingParameter', 'The request must contain the parameter VisibilityTimeout.');
+        const message = queue.messages[at];
+        if (!message || message.visibleAtMs <= now())
+          throw new AwsJsonError('MessageNotInflight', 'The message referred to is not in flight.');
+        message.visibleAtMs = now() + seconds * 1000;
+        save();
         return {};
       },
       GetQueueAttributes: (input) => {

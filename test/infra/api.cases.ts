@@ -88,6 +88,7 @@ describe('public API from the route manifest', () => {
         Object.keys(JOB_TASK_FUNCTIONS).length +
         Object.keys(SESSION_TASK_FUNCTIONS).length +
         Object.keys(USAGE_PIPELINE_FUNCTIONS).length +
+        1 /* the budget webhook consumer */ +
         1,
     );
   });
@@ -140,7 +141,8 @@ describe('public API from the route manifest', () => {
       routes.length +
         Object.keys(JOB_TASK_FUNCTIONS).length +
         Object.keys(SESSION_TASK_FUNCTIONS).length +
-        Object.keys(USAGE_PIPELINE_FUNCTIONS).length,
+        Object.keys(USAGE_PIPELINE_FUNCTIONS).length +
+        1 /* the budget webhook consumer */,
     );
     for (const fn of Object.values(functions)) {
       expect(fn.Properties.Environment.Variables).toMatchObject({

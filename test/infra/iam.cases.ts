@@ -177,7 +177,8 @@ function expectedServices(route: RouteSpec, props: Partial<GatewayStackProps>): 
   if (has(['providerKeys:delete'])) services.push('secretsmanager');
   if (has(['userPool:login', 'userPool:admin'])) services.push('cognito-idp');
   if (has(['jobs:start', 'arenaSessions:run'])) services.push('states');
-  if (has(['usage:append'])) services.push('sqs');
+  // budgets:reserve tells crossings: SendMessage on the budget notice queue.
+  if (has(['usage:append', 'budgets:reserve'])) services.push('sqs');
   if (has(TENANT_GRANTS)) services.push('sts');
   if (expectedGuardrailArns(route, props).length > 0 || has(['bedrock:invoke'])) services.push('bedrock');
   return [...new Set(services)].sort();
@@ -250,8 +251,8 @@ function expectedKeyActions(
   props: Partial<GatewayStackProps>,
 ): string[] {
   const has = (grants: readonly Grant[]) => route.grants.some((grant) => grants.includes(grant));
-  // Sending to the KMS-encrypted retry queue.
-  if (service === 'sqs') return has(['usage:append']) ? ['kms:Decrypt', 'kms:GenerateDataKey'] : [];
+  // Sending to the KMS-encrypted retry queue, or the budget notice queue.
+  if (service === 'sqs') return has(['usage:append', 'budgets:reserve']) ? ['kms:Decrypt', 'kms:GenerateDataKey'] : [];
   if (service === 'dynamodb') {
     if (!route.grants.some((grant) => TABLE_ACTIONS[grant])) return [];
     return has(TABLE_WRITES)

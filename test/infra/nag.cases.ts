@@ -193,6 +193,7 @@ describe('cdk-nag AwsSolutions', () => {
         Object.keys(JOB_TASK_FUNCTIONS).length +
         Object.keys(SESSION_TASK_FUNCTIONS).length +
         Object.keys(USAGE_PIPELINE_FUNCTIONS).length +
+        1 /* the budget webhook consumer */ +
         3,
     );
     // A function's sits on its role (the X-Ray statement is in the role's inline policy); a machine's on its default policy.
@@ -207,12 +208,14 @@ describe('cdk-nag AwsSolutions', () => {
       ].sort(),
     );
     for (const path of pathsOf(PROVIDER_KEY_FINDING)) expect(path).toMatch(/\/Role\/Resource$/);
-    // The webhook secrets' prefix: the two secret routes and the job poller's Notify task, nothing else.
+    // The webhook secrets' prefix: the two secret routes, the job poller's Notify task and the budget
+    // webhook consumer, nothing else.
     expect(pathsOf(WEBHOOK_SECRETS_FINDING).sort()).toEqual(
       [
         endpointOf(stack, 'webhooks-secret-get').role.node.defaultChild!.node.path,
         endpointOf(stack, 'webhooks-secret-rotate').role.node.defaultChild!.node.path,
         stack.jobPoller.notify.role.node.defaultChild!.node.path,
+        stack.budgetNotices.consumer!.role.node.defaultChild!.node.path,
       ].sort(),
     );
     // The S1 acknowledgement sits on the access log bucket alone; the exports bucket is logged.

@@ -5,6 +5,7 @@ import './data.cases.js';
 import './retention.cases.js';
 import './backups.cases.js';
 import './usage-pipeline.cases.js';
+import './budget-webhooks.cases.js';
 import './usage-exports.cases.js';
 import './monitoring.cases.js';
 import './two-stacks.cases.js';

@@ -88,7 +88,14 @@ describe('usage pipeline', () => {
   });
 
   test('every queue is encrypted with the stack key and refuses plain HTTP', () => {
-    const queues = [pipeline().retryQueue, pipeline().retryDeadLetters, pipeline().aggregatorFailures];
+    const { budgetNotices } = built.stack;
+    const queues = [
+      pipeline().retryQueue,
+      pipeline().retryDeadLetters,
+      pipeline().aggregatorFailures,
+      budgetNotices.queue,
+      budgetNotices.deadLetters,
+    ];
     expect(
       ofType('AWS::SQS::Queue')
         .map(([id]) => id)

@@ -325,7 +325,7 @@ describe("an account's budget", () => {
     const account = await provisionAccount(local.gateway, 'account-budget');
     const { key } = await createKey(local.gateway, account);
     const read = async () => (await call(budgetUrl(), { method: 'GET', headers: bearer(key) })).body.data;
-    expect(await read()).toEqual({ budget: null });
+    expect(await read()).toEqual({ budget: null, webhookUrl: null });
 
     const set = await call(budgetUrl(), {
       method: 'PATCH',
@@ -363,7 +363,7 @@ describe("an account's budget", () => {
     });
     expect((await admin('acc_nosuchaccount', { budget: null })).status).toBe(404);
     expect((await admin(account.accountId, { budget: null })).body.data.budget).toBeNull();
-    expect(await read()).toEqual({ budget: null });
+    expect(await read()).toEqual({ budget: null, webhookUrl: null });
   });
 
   test('50 calls at once from two keys against an account budget that fits about 10: the account never spends past it', async () => {

@@ -1,5 +1,5 @@
 import { authenticate } from '../../identity/authenticate.js';
-import { findAccountBudget, refreshDueAccountBudgets } from '../../identity/account-budget-directory.js';
+import { findAccountBudgetSettings, refreshDueAccountBudgets } from '../../identity/account-budget-directory.js';
 import { refreshDueKeys } from '../../identity/key-directory.js';
 import { requireCall, type GatewayMiddleware } from './state.js';
 
@@ -16,8 +16,12 @@ export function authentication(): GatewayMiddleware {
       });
       // A route whose calls reserve budgets learns the account's too (lambdas/http/call.ts budgetsOf).
       if (principal.kind !== 'admin' && call.route.grants.includes('budgets:reserve')) {
-        const accountBudget = await findAccountBudget(principal.accountId);
-        call.principal = accountBudget ? { ...principal, accountBudget } : principal;
+        const { budget: accountBudget, webhookUrl } = await findAccountBudgetSettings(principal.accountId);
+        call.principal = {
+          ...principal,
+          ...(accountBudget ? { accountBudget } : {}),
+          ...(webhookUrl ? { budgetWebhookUrl: webhookUrl } : {}),
+        };
         call.afterResponse.push(refreshDueAccountBudgets);
       } else call.principal = principal;
       // Key records this call found near the end of their cache life are read again once it

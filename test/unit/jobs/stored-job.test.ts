@@ -43,6 +43,19 @@ const FULL: Required<JobRecord> = {
   budgetHolds: [
     { scope: 'KEY#key-a', periodStart: '2025-01-01', expiresAt: 1_770_000_000, amountMicroUsd: 600_000 },
     { scope: 'KEY#key-a', periodStart: 'total', amountMicroUsd: 600_000 },
+    {
+      scope: 'ACCOUNT#acct-a#7',
+      periodStart: '2025-01',
+      amountMicroUsd: 600_000,
+      budget: {
+        owner: 'account',
+        scope: 'ACCOUNT#acct-a',
+        budget: { limitMicroUsd: 50_000_000, period: 'month' },
+        shards: 32,
+        accountId: 'acct-a',
+        webhookUrl: 'https://hooks.example.com/budgets',
+      },
+    },
   ],
 };
 

@@ -1,3 +1,4 @@
+import { BUDGET_WEBHOOK_FUNCTION } from '../../../lib/constructs/budget-webhooks.js';
 import { AGGREGATOR_MAPPING, USAGE_PIPELINE_FUNCTIONS } from '../../../lib/constructs/usage-pipeline.js';
 import { tableSchemas } from '../../../lambdas/store/table-schema.js';
 import { LOCAL_QUEUE_MAPPINGS } from '../../../local/queue-mappings.js';
@@ -28,8 +29,12 @@ test("the local aggregator mapping has the deployed mapping's settings, with a s
   );
 });
 
-test('the local redrive mapping reads the retry queue as the deployed one does', () => {
+test('the local redrive and budget webhook mappings read their queues as the deployed ones do', async () => {
   expect(LOCAL_QUEUE_MAPPINGS).toEqual([
     expect.objectContaining({ functionName: 'gateway-usage-redrive', batchSize: 10, reportBatchItemFailures: true }),
+    expect.objectContaining({ functionName: 'gateway-budget-webhooks', batchSize: 10, reportBatchItemFailures: true }),
   ]);
+  // The same module as the deployed consumer's entry.
+  const consumer = await import(`../../../${BUDGET_WEBHOOK_FUNCTION.entry.replace(/\.ts$/, '.js')}`);
+  expect((await LOCAL_QUEUE_MAPPINGS[1]!.load()).handler).toBe(consumer.handler);
 });

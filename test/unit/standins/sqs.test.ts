@@ -1,4 +1,5 @@
 import {
+  ChangeMessageVisibilityCommand,
   CreateQueueCommand,
   DeleteMessageCommand,
   GetQueueAttributesCommand,
@@ -80,6 +81,42 @@ test('messages are received, hidden while being handled, delivered again after t
     ApproximateNumberOfMessages: '0',
     ApproximateNumberOfMessagesNotVisible: '0',
   });
+});
+
+test('ChangeMessageVisibility hides a message received for as long as asked; an outdated or idle one is refused', async () => {
+  const { QueueUrl } = await sqs.send(new CreateQueueCommand({ QueueName: 'back-off' }));
+  await sqs.send(new SendMessageCommand({ QueueUrl, MessageBody: 'retry me' }));
+  const receive = () =>
+    sqs.send(new ReceiveMessageCommand({ QueueUrl, MessageSystemAttributeNames: ['ApproximateReceiveCount'] }));
+  const first = (await receive()).Messages![0]!;
+  // Visible again at once (a backoff of 0), then hidden for 120 s (a longer one than the queue's 30).
+  await sqs.send(
+    new ChangeMessageVisibilityCommand({ QueueUrl, ReceiptHandle: first.ReceiptHandle, VisibilityTimeout: 0 }),
+  );
+  const second = (await receive()).Messages![0]!;
+  expect(second.Attributes).toEqual({ ApproximateReceiveCount: '2' });
+  await expect(
+    sqs.send(
+      new ChangeMessageVisibilityCommand({ QueueUrl, ReceiptHandle: first.ReceiptHandle, VisibilityTimeout: 5 }),
+    ),
+  ).rejects.toMatchObject({ name: 'MessageNotInflight' });
+  await sqs.send(
+    new ChangeMessageVisibilityCommand({ QueueUrl, ReceiptHandle: second.ReceiptHandle, VisibilityTimeout: 120 }),
+  );
+  clock += 119_000;
+  expect((await receive()).Messages).toBeUndefined();
+  clock += 1_000;
+  const third = (await receive()).Messages![0]!;
+  expect(third.Attributes).toEqual({ ApproximateReceiveCount: '3' });
+  clock += 30_000;
+  await expect(
+    sqs.send(
+      new ChangeMessageVisibilityCommand({ QueueUrl, ReceiptHandle: third.ReceiptHandle, VisibilityTimeout: 5 }),
+    ),
+  ).rejects.toMatchObject({ name: 'MessageNotInflight' });
+  await expect(
+    sqs.send(new ChangeMessageVisibilityCommand({ QueueUrl, ReceiptHandle: 'nonsense', VisibilityTimeout: 5 })),
+  ).rejects.toMatchObject({ name: 'ReceiptHandleIsInvalid' });
 });
 
 test('messages and queues survive a restart; queues named at start exist', async () => {
