@@ -265,12 +265,14 @@ describe('context', () => {
   const read = (context: Record<string, unknown>) =>
     readGatewayContext(new App({ context }).node, { gatewayVersion: '1', region: REGION }).console;
 
-  test('on by default; off is the API alone; a price class and an alias in the API’s zone', () => {
-    expect(read({})).toEqual({});
+  test('off by default (the API alone); on, with a price class and an alias in the API’s zone', () => {
+    expect(read({})).toBe(false);
     expect(read({ console: 'off' })).toBe(false);
-    expect(read({ consolePriceClass: 'all' })).toEqual({ priceClass: 'all' });
+    expect(read({ console: 'on' })).toEqual({});
+    expect(read({ console: 'on', consolePriceClass: 'all' })).toEqual({ priceClass: 'all' });
     expect(
       read({
+        console: 'on',
         consoleDomainName: 'console.example.com',
         consoleCertificateArn: CERT,
         domainName: 'api.example.com',
@@ -290,10 +292,14 @@ describe('context', () => {
   test.each([
     [{ console: 'maybe' }, /console must be on or off/],
     [{ console: 'off', priceClass: '100' }, /consolePriceClass only applies with the console on/],
-    [{ priceClass: '300' }, /must be one of 100, 200, all/],
-    [{ domainName: 'console.example.com' }, /go together/],
-    [{ domainName: 'Console.example.com', certificateArn: CERT }, /not a lower-case host name/],
-    [{ domainName: 'console.example.com', certificateArn: CERT.replace('us-east-1', REGION) }, /us-east-1 only/],
+    [{ priceClass: '100' }, /consolePriceClass only applies with the console on/],
+    [{ console: 'on', priceClass: '300' }, /must be one of 100, 200, all/],
+    [{ console: 'on', domainName: 'console.example.com' }, /go together/],
+    [{ console: 'on', domainName: 'Console.example.com', certificateArn: CERT }, /not a lower-case host name/],
+    [
+      { console: 'on', domainName: 'console.example.com', certificateArn: CERT.replace('us-east-1', REGION) },
+      /us-east-1 only/,
+    ],
   ])('refuses %p', (raw, message) => {
     expect(() => parseConsole(raw)).toThrow(message);
   });
