@@ -25,7 +25,9 @@ if (context.console !== false && !bundleIsCurrent(fileURLToPath(new URL('../cons
     stdio: ['ignore', process.stderr, 'inherit'],
   });
   if (built.status !== 0)
-    throw new Error('the console could not be built (see above): fix it, or deploy the API alone (leave -c console unset, or off)');
+    throw new Error(
+      'the console could not be built (see above): fix it, or deploy the API alone (leave -c console unset, or off)',
+    );
 }
 
 new GatewayStack(app, context.stackName, {

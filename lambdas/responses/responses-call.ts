@@ -1,8 +1,6 @@
 import { chatAnswerHeaders } from '../chat/chat-reply.js';
-import { parseGuardrails } from '../chat/guardrails/guardrail-pipeline.js';
-import { cachePolicy } from '../chat/response-cache.js';
-import { accountOf, budgetsOf, contentLogOf, type AccountCall } from '../http/call.js';
-import { endedByTimeout } from '../http/middlewares/request-context.js';
+import { chatInputOf } from '../chat/chat-call.js';
+import { accountOf, type AccountCall } from '../http/call.js';
 import { bare, sse, type Reply, type SseFrame } from '../http/reply.js';
 import { routingMetrics } from '../observability/call-metrics.js';
 import { publishMetrics } from '../observability/metrics.js';
@@ -19,19 +17,7 @@ import type { ResponseEvent } from './responses-stream.js';
 export async function answerResponsesCreate(call: AccountCall<ResponsesRequest>): Promise<Reply> {
   const request = call.body;
   const result = await createResponse(
-    {
-      request,
-      account: { ...accountOf(call), budgets: budgetsOf(call) },
-      requestId: call.requestId,
-      route: call.route.id,
-      startedAt: call.startedAt,
-      guardrails: parseGuardrails(request.guardrails, call.req.headers['x-guardrails']),
-      cache: cachePolicy(call.req.headers),
-      signal: call.signal,
-      deadlineReached: () => endedByTimeout(call.signal),
-      defer: (task) => void call.afterResponse.push(task),
-      ...contentLogOf(call),
-    },
+    { ...chatInputOf(call, request.guardrails), request },
     deploymentResponsesDeps(call.config),
   );
   const cache = result.kind === 'whole' ? result.cache : undefined;

@@ -1,5 +1,6 @@
 import type { SseEvent } from '../sse-parser.js';
 import { UpstreamError } from '../upstream-failure.js';
+import { choiceChunk, malformedStream, parseEventObject } from '../stream-events.js';
 import type { StreamTranslator, UpstreamTarget } from '../chat-adapter.js';
 import { inBandError } from './anthropic-errors.js';
 import { finishReasonOf, toUsage, type AnthropicUsage } from './anthropic-response.js';
@@ -143,33 +144,15 @@ export class AnthropicStreamTranslator implements StreamTranslator {
   }
 
   private chunk(delta: ChunkChoice['delta'], finishReason: ChunkChoice['finish_reason']): ChatCompletionChunk {
-    return {
-      id: '',
-      object: 'chat.completion.chunk',
-      created: 0,
-      model: this.target.model,
-      choices: [{ index: 0, delta, finish_reason: finishReason }],
-    };
+    return choiceChunk(this.target.model, delta, finishReason);
   }
 }
 
-function parse(data: string): AnthropicEvent {
-  let payload: unknown;
-  try {
-    payload = JSON.parse(data);
-  } catch {
-    throw malformed('unreadable event JSON');
-  }
-  if (payload === null || typeof payload !== 'object' || Array.isArray(payload))
-    throw malformed('event is not a JSON object');
-  return payload as AnthropicEvent;
-}
+const parse = (data: string): AnthropicEvent => parseEventObject<AnthropicEvent>('anthropic', data);
 
 function blockIndex(payload: AnthropicEvent): number {
   if (typeof payload.index !== 'number') throw malformed(`${String(payload.type)} without a block index`);
   return payload.index;
 }
 
-function malformed(message: string): UpstreamError {
-  return new UpstreamError({ kind: 'malformed', message: `anthropic stream: ${message}` });
-}
+const malformed = (message: string) => malformedStream('anthropic', message);

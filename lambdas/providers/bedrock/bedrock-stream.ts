@@ -1,5 +1,6 @@
 import type { SseEvent } from '../sse-parser.js';
 import { UpstreamError } from '../upstream-failure.js';
+import { choiceChunk, malformedStream, parseEventObject } from '../stream-events.js';
 import type { StreamTranslator, UpstreamTarget } from '../chat-adapter.js';
 import { streamException } from './bedrock-errors.js';
 import { finishReasonOf, toUsage, type ConverseUsage } from './bedrock-response.js';
@@ -107,33 +108,15 @@ export class BedrockStreamTranslator implements StreamTranslator {
   }
 
   private chunk(delta: ChunkChoice['delta'], finishReason: ChunkChoice['finish_reason']): ChatCompletionChunk {
-    return {
-      id: '',
-      object: 'chat.completion.chunk',
-      created: 0,
-      model: this.target.model,
-      choices: [{ index: 0, delta, finish_reason: finishReason }],
-    };
+    return choiceChunk(this.target.model, delta, finishReason);
   }
 }
 
-function parse(data: string): ConverseEvent {
-  let payload: unknown;
-  try {
-    payload = JSON.parse(data);
-  } catch {
-    throw malformed('unreadable event JSON');
-  }
-  if (payload === null || typeof payload !== 'object' || Array.isArray(payload))
-    throw malformed('event is not a JSON object');
-  return payload as ConverseEvent;
-}
+const parse = (data: string): ConverseEvent => parseEventObject<ConverseEvent>('bedrock', data);
 
 function blockIndex(payload: ConverseEvent): number {
   if (typeof payload.contentBlockIndex !== 'number') throw malformed('content block event without contentBlockIndex');
   return payload.contentBlockIndex;
 }
 
-function malformed(message: string): UpstreamError {
-  return new UpstreamError({ kind: 'malformed', message: `bedrock stream: ${message}` });
-}
+const malformed = (message: string) => malformedStream('bedrock', message);
