@@ -60,7 +60,7 @@ export const reservableConcurrency = (accountConcurrency: number): number =>
 /**
  * The default partition for these routes: each named route's share, in percent of the reservable
  * concurrency, rounded down and at least 1 (a reservation of 0 would stop the function). The
- * shares add up to under half, so a second stack with the same defaults fits in the account too.
+ * shares add up to at most half, so a second stack with the same defaults fits in the account too.
  */
 export function defaultPartition(routes: readonly RouteSpec[], accountConcurrency: number): Map<string, number> {
   const reservable = reservableConcurrency(accountConcurrency);
