@@ -286,8 +286,8 @@ async function whole(plan: ChatPlan): Promise<ChatResult> {
     statuses = guarded.statuses;
     plan.meter.annotate(() => ({ guardrails: statusHeader(statuses) }));
   }
-  const answered = completion;
-  keepContent(plan, () => answered.choices.map((choice) => choice.message));
+  const { choices } = completion;
+  keepContent(plan, () => choices.map((choice) => choice.message));
   const verdict = cacheVerdict(completion, input.cache);
   if (verdict.store) {
     const stored = {

@@ -41,10 +41,6 @@ export async function getAccountBudgetSettings(accountId: string): Promise<Accou
   return settingsOf(Item, accountId);
 }
 
-export async function getAccountBudget(accountId: string): Promise<StoredBudget | undefined> {
-  return (await getAccountBudgetSettings(accountId)).budget;
-}
-
 /**
  * Applies `change` in one UpdateItem, so a change of the budget and one of the URL made at once
  * never undo each other. An item left with neither stays, read as no settings.

@@ -46,7 +46,7 @@ const BORROW_TRIES = 6;
 const BORROW_BACKOFF_MS = 20;
 
 /** Shard `index`'s counter of the budget whose period counter is `ref`. */
-export function shardRef(ref: BudgetCounterRef, index: number): BudgetCounterRef {
+function shardRef(ref: BudgetCounterRef, index: number): BudgetCounterRef {
   return { ...ref, scope: `${ref.scope}#${index}` };
 }
 
@@ -74,7 +74,7 @@ export interface BorrowPlan {
   readonly amountMicroUsd: number;
 }
 
-export const DYNAMODB_SHARD_STORE: ShardStore = {
+const DYNAMODB_SHARD_STORE: ShardStore = {
   reserve: reserveBudget,
   read: readBudgetCounters,
   borrow: borrowAndReserve,

@@ -1,6 +1,4 @@
 import { createHmac } from 'node:crypto';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
   budgetCounterRef,
@@ -10,6 +8,7 @@ import {
   type BudgetCounter,
 } from '../../lambdas/store/budget-counters.js';
 import { useGateway } from './support/gateway-fixture.js';
+import { useWebhookReceiver, type Delivery } from './support/webhook-receiver.js';
 import { bearer, call } from './support/http.js';
 import { createKey, provisionAccount, type TestAccount } from './support/provisioning.js';
 
@@ -24,42 +23,10 @@ import { createKey, provisionAccount, type TestAccount } from './support/provisi
  * local-only exception to the URL policy), and the consumer's backoff is 0 s here, so a retry
  * comes with the queue poller's next round.
  */
-interface Delivery {
-  readonly path: string;
-  readonly headers: IncomingHttpHeaders;
-  readonly body: string;
-}
-
-const deliveries: Delivery[] = [];
-/** Failures still to answer, by path. */
-const failuresLeft = new Map<string, number>();
-let receiver: Server;
-let receiverOrigin = '';
 const env: Record<string, string> = { POWERTOOLS_LOG_LEVEL: 'WARN', BUDGET_WEBHOOK_BACKOFF_SECONDS: '0' };
-
-beforeAll(async () => {
-  receiver = createServer((req, res) => {
-    let body = '';
-    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
-    req.on('end', () => {
-      const path = req.url ?? '';
-      deliveries.push({ path, headers: req.headers, body });
-      const left = failuresLeft.get(path) ?? 0;
-      failuresLeft.set(path, left - 1);
-      res.writeHead(left > 0 ? 500 : 200).end();
-    });
-  });
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  receiverOrigin = `127.0.0.1:${(receiver.address() as AddressInfo).port}`;
-  env['GATEWAY_LOCAL_WEBHOOK_RECEIVERS'] = receiverOrigin;
-});
-
-afterAll(() => new Promise((resolve) => receiver.close(resolve)));
+const { deliveries, failuresLeft, hook, deliveriesTo } = useWebhookReceiver(env);
 
 const local = useGateway({ env, runtimeTables: true, simulator: 'openai', unthrottled: true });
-
-const hook = (name: string) => `http://${receiverOrigin}/hooks/${name}`;
-const deliveriesTo = (name: string) => deliveries.filter((delivery) => delivery.path === `/hooks/${name}`);
 
 const LIMIT_MICRO_USD = 10_000_000;
 

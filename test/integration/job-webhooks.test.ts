@@ -1,8 +1,7 @@
 import { createHmac } from 'node:crypto';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { bearer, call, type Answer } from './support/http.js';
 import { useGateway } from './support/gateway-fixture.js';
+import { useWebhookReceiver, type Delivery } from './support/webhook-receiver.js';
 
 /**
  * Job webhooks over HTTP against the local runtime (docs/interface.md §6.4): a video and a
@@ -16,37 +15,8 @@ import { useGateway } from './support/gateway-fixture.js';
  * it: test/infra/functions.cases.ts). It is set before the runtime starts: the receiver's hook
  * is registered first, so it runs first.
  */
-interface Delivery {
-  readonly path: string;
-  readonly headers: IncomingHttpHeaders;
-  readonly body: string;
-}
-
-const deliveries: Delivery[] = [];
-/** Failures still to answer, by path. */
-const failuresLeft = new Map<string, number>();
-let receiver: Server;
-let receiverOrigin = '';
 const env: Record<string, string> = { POWERTOOLS_LOG_LEVEL: 'WARN', GATEWAY_JOB_WAIT_MS: '50' };
-
-beforeAll(async () => {
-  receiver = createServer((req, res) => {
-    let body = '';
-    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
-    req.on('end', () => {
-      const path = req.url ?? '';
-      deliveries.push({ path, headers: req.headers, body });
-      const left = failuresLeft.get(path) ?? 0;
-      failuresLeft.set(path, left - 1);
-      res.writeHead(left > 0 ? 500 : 200).end();
-    });
-  });
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  receiverOrigin = `127.0.0.1:${(receiver.address() as AddressInfo).port}`;
-  env['GATEWAY_LOCAL_WEBHOOK_RECEIVERS'] = receiverOrigin;
-});
-
-afterAll(() => new Promise((resolve) => receiver.close(resolve)));
+const { failuresLeft, hook, deliveriesTo } = useWebhookReceiver(env);
 
 const local = useGateway({
   env,
@@ -56,7 +26,6 @@ const local = useGateway({
   unthrottled: true,
 });
 
-const hook = (name: string) => `http://${receiverOrigin}/hooks/${name}`;
 const post = (path: string, body: unknown) => call(local.gateway.url(path), { headers: bearer(local.key), body });
 const submitVideo = (body: Record<string, unknown>) =>
   post('/api/v1/media/video', { prompt: 'A lighthouse at dusk [sim:polls=2]', ...body });
@@ -98,8 +67,6 @@ function signatureVerifies(delivery: Delivery, secret: string): boolean {
   const signatures = String(delivery.headers['webhook-signature']).split(' ');
   return signatures.some((signature) => signature === `v1,${expected}`);
 }
-
-const deliveriesTo = (name: string) => deliveries.filter((delivery) => delivery.path === `/hooks/${name}`);
 
 test('a video job: one signed video.completed delivery, its data the status answer; the status shows it delivered', async () => {
   const { secret } = await readSecret();
