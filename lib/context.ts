@@ -83,7 +83,7 @@ export interface GatewayContext {
   readonly streamingCompute: StreamingComputeConfig;
   /** The OpenTelemetry layer's ARN, `false` for none; undefined: the table's for the region. */
   readonly otelLayerArn?: string | false;
-  /** The console's distribution (`-c console=on`), or `false` for the API alone (the default). */
+  /** The console's distribution (the default), or `false` for the API alone (`-c console=off`). */
   readonly console: ConsoleDistributionConfig | false;
 }
 
@@ -404,7 +404,7 @@ export function parseCustomDomain(
 }
 
 /**
- * `console` (`on`, or `off`, the default: the API alone), `consolePriceClass` (`100`, `200` or
+ * `console` (`on`, the default, or `off`: the API alone), `consolePriceClass` (`100`, `200` or
  * `all`) and `consoleDomainName` with `consoleCertificateArn`, a certificate in us-east-1 (where
  * CloudFront takes them from, whatever the stack's region). The alias records go in the API's
  * hosted zone (`hostedZoneId`) when it contains the name. A key given with the console off is refused.
@@ -414,11 +414,10 @@ export function parseConsole(
   zone?: { id: string; name: string },
 ): ConsoleDistributionConfig | false {
   const { priceClass, domainName, certificateArn } = raw;
-  // Off unless asked for: behind CloudFront, API Gateway sees CloudFront's addresses rather than
-  // the browser's, so the per-address sign-in throttle and the web ACL's per-address rule would
-  // count many users as one (docs/deployment.md, "Console") until the functions trust a viewer
-  // address that only the distribution can send.
-  if (parseSwitch('console', raw.console) !== true) {
+  // On unless turned off: the functions and the web ACL count the viewer's own address behind
+  // CloudFront (lambdas/identity/viewer-address.ts), so the console costs the API nothing in
+  // protection.
+  if (parseSwitch('console', raw.console) === false) {
     const given = Object.entries({ consolePriceClass: priceClass, consoleDomainName: domainName })
       .concat([['consoleCertificateArn', certificateArn]])
       .filter(([, value]) => value !== undefined)

@@ -58,7 +58,7 @@ export interface GatewayStackProps extends StackProps {
    * The stack's own web ACL (lib/constructs/gateway-web-acl.ts), or `false` for none.
    * Ignored when `webAclArn` is given. @default {} (on, with its defaults)
    */
-  readonly waf?: GatewayWebAclProps | false;
+  readonly waf?: Omit<GatewayWebAclProps, 'edgeSecret'> | false;
   /**
    * Daily AWS Backup of the identity, usage and jobs tables (lib/constructs/table-backups.ts),
    * or `false` for none. @default {} (on: 35 days, no copy)
@@ -141,7 +141,7 @@ export interface GatewayStackProps extends StackProps {
    * The browser console on a CloudFront distribution that also passes `/api/*` to the stage
    * (lib/constructs/console-distribution.ts); its origins join `corsOrigins` as the origins
    * cookie-authenticated writes are accepted from.
-   * @default - none (bin/gateway.ts passes context `console`, on by default)
+   * @default - none here; bin/gateway.ts passes one unless context `console` is `off`
    */
   readonly console?: ConsoleDistributionConfig;
 }
@@ -239,6 +239,7 @@ export class GatewayStack extends Stack {
     const secrets = (this.secrets = new GatewaySecrets(this, 'Secrets', {
       encryptionKey,
       moderationKey: props.moderationUrl !== undefined,
+      edgeSecret: props.console !== undefined,
     }));
     const dashboard = (this.dashboard = new DashboardUserPool(this, 'Dashboard', {
       mfaRequired: props.dashboardMfa === 'required',
@@ -254,7 +255,11 @@ export class GatewayStack extends Stack {
       routes,
       stageName: props.stageName,
       corsOrigins,
-      webAcl: props.webAclArn ? { arn: props.webAclArn } : props.waf === false ? 'none' : (props.waf ?? {}),
+      webAcl: props.webAclArn
+        ? { arn: props.webAclArn }
+        : props.waf === false
+          ? 'none'
+          : { ...props.waf, ...(secrets.edgeSecret ? { edgeSecret: secrets.edgeSecret } : {}) },
       throttle: props.stageThrottle,
       accountRole: props.apiGatewayAccountRole,
     });
@@ -266,6 +271,7 @@ export class GatewayStack extends Stack {
           ...props.console,
           restApiId: this.api.api.restApiId,
           stageName: props.stageName ?? 'prod',
+          edgeSecret: secrets.edgeSecret!,
         })
       : undefined;
     if (props.backups !== false) {

@@ -83,6 +83,12 @@ export type Grant =
   | 'jobs:write'
   | 'jobs:start'
   | 'adminToken:read'
+  /**
+   * The console distribution's edge secret, which proves the viewer address it sends
+   * (lambdas/identity/viewer-address.ts): the per-address sign-in throttle's. Grants nothing
+   * without the distribution.
+   */
+  | 'edgeSecret:read'
   | 'platformKeys:read'
   | 'promptService:read'
   | 'themesProvider:read'
@@ -516,7 +522,7 @@ export const routes = [
     auth: [],
     // The sign-in throttle's counters (lambdas/identity/login-throttle.ts) and, where MFA is
     // required, the pending set-up a first sign-in begins (lambdas/store/mfa-setups.ts).
-    grants: ['identity:read', 'sessions:write', 'signIns:write', 'userPool:login'],
+    grants: ['identity:read', 'sessions:write', 'signIns:write', 'edgeSecret:read', 'userPool:login'],
   }),
   // A signed-in user's own change of password: checked and throttled as a sign-in, it ends every
   // session of the account and answers a new one.
@@ -525,7 +531,7 @@ export const routes = [
     method: 'POST',
     path: '/api/v1/auth/password',
     auth: ['session'],
-    grants: ['identity:read', 'sessions:write', 'signIns:write', 'userPool:login'],
+    grants: ['identity:read', 'sessions:write', 'signIns:write', 'edgeSecret:read', 'userPool:login'],
   }),
   // The signed-in user's authenticator (TOTP MFA): POST begins a set-up or confirms it, DELETE
   // turns it off; each a sign-in attempt for the throttle.
@@ -534,14 +540,14 @@ export const routes = [
     method: 'POST',
     path: '/api/v1/auth/mfa',
     auth: ['session'],
-    grants: ['identity:read', 'signIns:write', 'userPool:login'],
+    grants: ['identity:read', 'signIns:write', 'edgeSecret:read', 'userPool:login'],
   }),
   route({
     id: 'auth-mfa-delete',
     method: 'DELETE',
     path: '/api/v1/auth/mfa',
     auth: ['session'],
-    grants: ['identity:read', 'signIns:write', 'userPool:login'],
+    grants: ['identity:read', 'signIns:write', 'edgeSecret:read', 'userPool:login'],
   }),
   route({
     id: 'auth-logout',

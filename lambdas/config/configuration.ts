@@ -37,6 +37,8 @@ export interface GatewayConfiguration {
   };
   readonly adminTokenSecretId: string | undefined;
   readonly platformKeysSecretId: string | undefined;
+  /** The console distribution's edge secret (lambdas/identity/viewer-address.ts); unset without one. */
+  readonly edgeSecretId: string | undefined;
   readonly providerKeySecretPrefix: string | undefined;
   readonly providerKeysKmsKeyId: string | undefined;
   /** The role tenant-scoped reads assume (lambdas/store/tenant-sessions.ts). */
@@ -186,6 +188,7 @@ export function readConfiguration(env: Environment): GatewayConfiguration {
     },
     adminTokenSecretId: text(ENV.adminTokenSecretId),
     platformKeysSecretId: text(ENV.platformKeysSecretId),
+    edgeSecretId: text(ENV.edgeSecretId),
     providerKeySecretPrefix: text(ENV.providerKeySecretPrefix),
     providerKeysKmsKeyId: text(ENV.providerKeysKmsKeyId),
     tenantAccessRoleArn: text(ENV.tenantAccessRoleArn),

@@ -12,6 +12,12 @@ export const ENV = {
   adminTokenSecretId: 'ADMIN_TOKEN_SECRET_ID',
   /** Secrets Manager id of the platform provider keys: JSON `{ "<provider>": "<key>" }`. */
   platformKeysSecretId: 'PLATFORM_KEYS_SECRET_ID',
+  /**
+   * Secrets Manager id of the edge secret the console's distribution sends on `/api/*` requests,
+   * proving the viewer address it sends with them (lambdas/identity/viewer-address.ts). Unset
+   * without the console's distribution.
+   */
+  edgeSecretId: 'EDGE_SECRET_ID',
   /** Name prefix of the per-key secrets holding callers' own provider keys, e.g. `gateway/provider-keys/`. */
   providerKeySecretPrefix: 'PROVIDER_KEY_SECRET_PREFIX',
   /** KMS key (id or ARN) those secrets are encrypted under. */

@@ -4,6 +4,7 @@ import { compile } from '../schema/compile.js';
 import { MFA_DISABLE_BODY } from '../identity/account-schemas.js';
 import { disableMfa } from '../identity/mfa-enrolment.js';
 import { deploymentSignIn } from '../identity/sign-in.js';
+import { viewerAddress } from '../identity/viewer-address.js';
 
 interface MfaDisableBody {
   currentPassword: string;
@@ -16,6 +17,15 @@ export const handler = defineHandler('auth-mfa-delete', {
   handle: async ({ body: { currentPassword, totpCode }, principal, req, config }) => {
     const deps = deploymentSignIn(config.userPool.totpIssuer);
     const { mfaRequired } = config.userPool;
-    return envelope(await disableMfa(principal, currentPassword, totpCode, req.sourceIp, deps, mfaRequired));
+    return envelope(
+      await disableMfa(
+        principal,
+        currentPassword,
+        totpCode,
+        await viewerAddress(req, config.edgeSecretId),
+        deps,
+        mfaRequired,
+      ),
+    );
   },
 });

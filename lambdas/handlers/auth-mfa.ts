@@ -5,6 +5,7 @@ import { MFA_SETUP_BODY } from '../identity/account-schemas.js';
 import { IdentityError } from '../identity/identity-errors.js';
 import { beginMfa, confirmMfa } from '../identity/mfa-enrolment.js';
 import { deploymentSignIn } from '../identity/sign-in.js';
+import { viewerAddress } from '../identity/viewer-address.js';
 
 interface MfaSetupBody {
   /** null is the same as absent, for both. */
@@ -21,7 +22,13 @@ export const handler = defineHandler('auth-mfa', {
   handle: async ({ body: { currentPassword, totpCode }, principal, req, config }) => {
     const deps = deploymentSignIn(config.userPool.totpIssuer);
     if (currentPassword != null) {
-      const state = await beginMfa(principal, currentPassword, totpCode ?? undefined, req.sourceIp, deps);
+      const state = await beginMfa(
+        principal,
+        currentPassword,
+        totpCode ?? undefined,
+        await viewerAddress(req, config.edgeSecretId),
+        deps,
+      );
       return envelope(state, 200, { 'Cache-Control': 'no-store' });
     }
     if (totpCode == null) {
@@ -29,6 +36,6 @@ export const handler = defineHandler('auth-mfa', {
         field: 'totpCode',
       });
     }
-    return envelope(await confirmMfa(principal, totpCode, req.sourceIp, deps));
+    return envelope(await confirmMfa(principal, totpCode, await viewerAddress(req, config.edgeSecretId), deps));
   },
 });

@@ -4,6 +4,7 @@ import { compile } from '../schema/compile.js';
 import { CHANGE_PASSWORD_BODY } from '../identity/account-schemas.js';
 import { openDashboardSession } from '../identity/dashboard-session.js';
 import { deploymentSignIn, signIn, SignInError } from '../identity/sign-in.js';
+import { viewerAddress } from '../identity/viewer-address.js';
 
 interface ChangePasswordBody {
   currentPassword: string;
@@ -22,7 +23,7 @@ export const handler = defineHandler('auth-password', {
   body: compile<ChangePasswordBody>(CHANGE_PASSWORD_BODY),
   handle: async ({ body: { currentPassword, newPassword, totpCode }, principal, req, config }) => {
     const deps = deploymentSignIn(config.userPool.totpIssuer);
-    const result = await signIn(principal.email, currentPassword, req.sourceIp, deps, {
+    const result = await signIn(principal.email, currentPassword, await viewerAddress(req, config.edgeSecretId), deps, {
       newPassword,
       totpCode: totpCode ?? undefined,
     });

@@ -43,6 +43,8 @@ import {
   CONSOLE_SECURITY_HEADERS,
   CONSOLE_TRANSPORT_SECURITY,
 } from '../console-security-headers.js';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
+import { EDGE_SECRET_HEADER } from '../../lambdas/identity/edge-headers.js';
 import type { HostedZoneRef } from './custom-domain.js';
 
 /** The price classes context `consolePriceClass` names, by the edge locations CloudFront serves from. */
@@ -80,12 +82,18 @@ export interface ConsoleDistributionProps extends ConsoleDistributionConfig {
   /** The REST API's id and region, and the stage `/api/*` goes to. */
   readonly restApiId: string;
   readonly stageName: string;
+  /**
+   * The value sent as `EDGE_SECRET_HEADER` on every `/api/*` request (an origin header), which
+   * makes the viewer address sent beside it believed (lambdas/identity/viewer-address.ts).
+   */
+  readonly edgeSecret: ISecret;
 }
 
 /** Where `npm run` builds the console (local/build-console.mjs). */
 export const CONSOLE_BUILD_PATH = new URL('../../console/dist/', import.meta.url).pathname;
-/** The viewer-request function's source: plain JS, as CloudFront runs it. */
+/** The viewer-request functions' sources: plain JS, as CloudFront runs them. */
 export const CONSOLE_REWRITE_SOURCE = new URL('./console-spa-rewrite.js', import.meta.url).pathname;
+export const VIEWER_ADDRESS_SOURCE = new URL('./console-viewer-address.js', import.meta.url).pathname;
 /** Every build asset lives in this folder under a content-hashed name (console/vite.config.mjs). */
 const ASSETS_FOLDER = 'assets';
 /**
@@ -145,6 +153,11 @@ export class ConsoleDistribution extends Construct {
       runtime: FunctionRuntime.JS_2_0,
       comment: 'Console paths without a file extension are index.html',
     });
+    const viewerAddress = new EdgeFunction(this, 'ViewerAddress', {
+      code: FunctionCode.fromInline(readFileSync(VIEWER_ADDRESS_SOURCE, 'utf8')),
+      runtime: FunctionRuntime.JS_2_0,
+      comment: "API requests carry the viewer's own address",
+    });
     const region = Stack.of(this).region;
     // Policy names are the account's, across regions: the same stack name in another region
     // must not meet this one's.
@@ -158,6 +171,9 @@ export class ConsoleDistribution extends Construct {
       protocolPolicy: OriginProtocolPolicy.HTTPS_ONLY,
       originSslProtocols: [OriginSslPolicy.TLS_V1_2],
       readTimeout: Duration.seconds(API_ORIGIN_READ_TIMEOUT_SECONDS),
+      // A dynamic reference, resolved by CloudFormation at deploy: the value is not in the
+      // template. An origin header replaces any header of the same name a viewer sends.
+      customHeaders: { [EDGE_SECRET_HEADER]: props.edgeSecret.secretValue.unsafeUnwrap() },
     });
     const domain = props.domain;
     this.distribution = new Distribution(this, 'Distribution', {
@@ -182,6 +198,7 @@ export class ConsoleDistribution extends Construct {
           cachePolicy: CachePolicy.CACHING_DISABLED,
           originRequestPolicy: OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
           compress: false,
+          functionAssociations: [{ function: viewerAddress, eventType: FunctionEventType.VIEWER_REQUEST }],
         },
       },
       httpVersion: HttpVersion.HTTP2_AND_3,

@@ -191,6 +191,8 @@ const GRANTS: Record<Grant, (acc: Accumulator) => void> = {
   // Submit routes start the poller (execution name = job id); nothing else on the machine.
   'jobs:start': (acc) => acc.jobPoller(),
   'adminToken:read': (acc) => acc.secret(ENV.adminTokenSecretId, 'adminToken'),
+  // Only with the console's distribution, the one sender of the edge secret.
+  'edgeSecret:read': (acc) => acc.edgeSecret(),
   'platformKeys:read': (acc) => acc.secret(ENV.platformKeysSecretId, 'platformKeys'),
   // The key secret always (it exists whether or not a service is configured); the URL when configured.
   'promptService:read': (acc) => acc.promptService(),
@@ -291,12 +293,19 @@ class Accumulator {
     this.environment[schema.envVar] = table.tableName;
   }
 
-  secret(envVar: string, which: 'adminToken' | 'platformKeys' | 'promptServiceKey' | 'moderationKey'): void {
+  secret(
+    envVar: string,
+    which: 'adminToken' | 'edgeSecret' | 'platformKeys' | 'promptServiceKey' | 'moderationKey',
+  ): void {
     const secret = this.resources.secrets[which];
     if (secret === undefined) throw new Error(`the ${which} secret was not created`);
     this.secretArns.add(secret.secretArn);
     this.secretKeyActions.add('kms:Decrypt');
     this.environment[envVar] = secret.secretArn;
+  }
+
+  edgeSecret(): void {
+    if (this.resources.secrets.edgeSecret) this.secret(ENV.edgeSecretId, 'edgeSecret');
   }
 
   promptService(): void {

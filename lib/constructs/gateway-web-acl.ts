@@ -1,7 +1,9 @@
 import { ArnFormat, Stack } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { CfnIPSet, CfnLoggingConfiguration, CfnWebACL } from 'aws-cdk-lib/aws-wafv2';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
+import { EDGE_SECRET_HEADER, VIEWER_ADDRESS_HEADER } from '../../lambdas/identity/edge-headers.js';
 import { retainedLogGroup } from './retained-log-group.js';
 
 /** Requests one client address may send in 5 minutes before WAF blocks it for a while. */
@@ -22,6 +24,13 @@ export interface GatewayWebAclProps {
   readonly rateLimitPer5Minutes?: number;
   /** @default RetentionDays.THREE_MONTHS */
   readonly logRetention?: RetentionDays;
+  /**
+   * The console distribution's edge secret. Requests that carry it came through the distribution,
+   * whose edge addresses many viewers share: the rate rule and the admin allow-list then count the
+   * viewer address the distribution sends (lambdas/identity/edge-headers.ts) instead.
+   * @default - none: every request is counted by its source address
+   */
+  readonly edgeSecret?: ISecret;
 }
 
 /**
@@ -45,11 +54,15 @@ const BODY_RULES_COUNTED: Readonly<Record<string, readonly string[]>> = {
 };
 
 /** Headers that carry credentials: WAF logs them redacted. */
-export const WAF_REDACTED_HEADERS = ['authorization', 'x-api-key', 'cookie'] as const;
+export const WAF_REDACTED_HEADERS = ['authorization', 'x-api-key', 'cookie', EDGE_SECRET_HEADER] as const;
 
 const errorBody = (code: string, type: string, message: string): CfnWebACL.CustomResponseBodyProperty => ({
   contentType: 'APPLICATION_JSON',
   content: JSON.stringify({ success: false, error: { code, message, type, param: null } }),
+});
+
+const not = (statement: CfnWebACL.StatementProperty): CfnWebACL.StatementProperty => ({
+  notStatement: { statement },
 });
 
 const visibility = (metricName: string): CfnWebACL.VisibilityConfigProperty => ({
@@ -76,25 +89,27 @@ export class GatewayWebAcl extends Construct {
 
     const rules: CfnWebACL.RuleProperty[] = [];
     const allowList = props.adminAllowList ?? [];
-    if (allowList.length > 0) rules.push(this.adminAllowListRule(allowList, rules.length));
-    rules.push({
-      name: 'RatePerClientAddress',
-      priority: rules.length,
-      // WAF counts over a sliding 5 minutes and lifts the block once the address slows down.
-      action: {
-        block: {
-          customResponse: {
-            responseCode: 429,
-            customResponseBodyKey: 'rate',
-            responseHeaders: [{ name: 'Retry-After', value: '60' }],
+    const edge = props.edgeSecret && this.edgeMatch(props.edgeSecret);
+    if (allowList.length > 0) rules.push(this.adminAllowListRule(allowList, rules.length, edge));
+    rules.push(
+      this.rateRule('RatePerClientAddress', rules.length, rateLimit, { aggregateKeyType: 'IP' }, edge && not(edge)),
+    );
+    // Through the distribution: each viewer by the address its edge saw. A proven request without
+    // a usable address (none is expected: the function always sets it) counts as one client.
+    if (edge) {
+      rules.push(
+        this.rateRule(
+          'RatePerViewerAddress',
+          rules.length,
+          rateLimit,
+          {
+            aggregateKeyType: 'FORWARDED_IP',
+            forwardedIpConfig: { headerName: VIEWER_ADDRESS_HEADER, fallbackBehavior: 'MATCH' },
           },
-        },
-      },
-      statement: {
-        rateBasedStatement: { limit: rateLimit, evaluationWindowSec: 300, aggregateKeyType: 'IP' },
-      },
-      visibilityConfig: visibility(`${stackName}-RatePerClientAddress`),
-    });
+          edge,
+        ),
+      );
+    }
     for (const [group, counted] of Object.entries(BODY_RULES_COUNTED)) {
       rules.push({
         name: group,
@@ -147,8 +162,62 @@ export class GatewayWebAcl extends Construct {
     });
   }
 
-  /** Blocks `/api/admin/` paths (with or without the stage in front) from addresses not listed. */
-  private adminAllowListRule(cidrs: readonly string[], priority: number): CfnWebACL.RuleProperty {
+  /** WAF counts over a sliding 5 minutes and lifts the block once the address slows down. */
+  private rateRule(
+    name: string,
+    priority: number,
+    limit: number,
+    key: Pick<CfnWebACL.RateBasedStatementProperty, 'aggregateKeyType' | 'forwardedIpConfig'>,
+    scopeDownStatement: CfnWebACL.StatementProperty | undefined,
+  ): CfnWebACL.RuleProperty {
+    return {
+      name,
+      priority,
+      action: {
+        block: {
+          customResponse: {
+            responseCode: 429,
+            customResponseBodyKey: 'rate',
+            responseHeaders: [{ name: 'Retry-After', value: '60' }],
+          },
+        },
+      },
+      statement: {
+        rateBasedStatement: {
+          limit,
+          evaluationWindowSec: 300,
+          ...key,
+          ...(scopeDownStatement ? { scopeDownStatement } : {}),
+        },
+      },
+      visibilityConfig: visibility(`${Stack.of(this).stackName}-${name}`),
+    };
+  }
+
+  /**
+   * The request carries the edge secret: it came through the console's distribution. The value
+   * is a dynamic reference CloudFormation resolves at deploy, never in the template.
+   */
+  private edgeMatch(secret: ISecret): CfnWebACL.StatementProperty {
+    return {
+      byteMatchStatement: {
+        fieldToMatch: { singleHeader: { Name: EDGE_SECRET_HEADER } },
+        positionalConstraint: 'EXACTLY',
+        searchString: secret.secretValue.unsafeUnwrap(),
+        textTransformations: [{ priority: 0, type: 'NONE' }],
+      },
+    };
+  }
+
+  /**
+   * Blocks `/api/admin/` paths (with or without the stage in front) from addresses not listed:
+   * the source address, or through the distribution the viewer's.
+   */
+  private adminAllowListRule(
+    cidrs: readonly string[],
+    priority: number,
+    edge: CfnWebACL.StatementProperty | undefined,
+  ): CfnWebACL.RuleProperty {
     const stackName = Stack.of(this).stackName;
     const sets = (['IPV4', 'IPV6'] as const)
       .map((version) => ({ version, addresses: cidrs.filter((cidr) => cidr.includes(':') === (version === 'IPV6')) }))
@@ -162,9 +231,31 @@ export class GatewayWebAcl extends Construct {
             addresses: [...addresses],
           }),
       );
-    const listed: CfnWebACL.StatementProperty[] = sets.map((set) => ({
-      ipSetReferenceStatement: { arn: set.attrArn },
-    }));
+    const anyOf = (statements: CfnWebACL.StatementProperty[]) =>
+      statements.length === 1 ? statements[0]! : { orStatement: { statements } };
+    const bySource = anyOf(sets.map((set) => ({ ipSetReferenceStatement: { arn: set.attrArn } })));
+    const byViewer = anyOf(
+      sets.map((set) => ({
+        ipSetReferenceStatement: {
+          arn: set.attrArn,
+          ipSetForwardedIpConfig: {
+            headerName: VIEWER_ADDRESS_HEADER,
+            fallbackBehavior: 'NO_MATCH',
+            position: 'FIRST',
+          },
+        },
+      })),
+    );
+    const listed = edge
+      ? {
+          orStatement: {
+            statements: [
+              { andStatement: { statements: [not(edge), bySource] } },
+              { andStatement: { statements: [edge, byViewer] } },
+            ],
+          },
+        }
+      : bySource;
     return {
       name: 'AdminRoutesFromAllowedAddresses',
       priority,
@@ -184,11 +275,7 @@ export class GatewayWebAcl extends Construct {
                 ],
               },
             },
-            {
-              notStatement: {
-                statement: listed.length === 1 ? listed[0]! : { orStatement: { statements: listed } },
-              },
-            },
+            not(listed),
           ],
         },
       },

@@ -7,6 +7,8 @@ export interface GatewaySecretsProps {
   readonly encryptionKey: IKey;
   /** Create the moderation API's key secret (with a `moderationUrl`). @default false */
   readonly moderationKey?: boolean;
+  /** Create the edge secret the console's distribution proves itself with. @default false */
+  readonly edgeSecret?: boolean;
 }
 
 /**
@@ -32,6 +34,13 @@ export class GatewaySecrets extends Construct {
    * puts one, content moderation answers 503 (it fails closed).
    */
   readonly moderationKey?: Secret;
+  /**
+   * With the console's distribution: the value it sends as an origin header on every `/api/*`
+   * request, so the web ACL and the sign-in functions believe the viewer address it sends
+   * (lambdas/identity/viewer-address.ts). Generated here; CloudFormation resolves it into the
+   * distribution's origin and the web ACL's rules at deploy, so it is never in the template.
+   */
+  readonly edgeSecret?: Secret;
 
   constructor(scope: Construct, id: string, props: GatewaySecretsProps) {
     super(scope, id);
@@ -63,6 +72,21 @@ export class GatewaySecrets extends Construct {
         reason:
           'The moderation API key is issued by the moderation provider (e.g. OpenAI): only its console can mint ' +
           'a new one, so Secrets Manager cannot rotate it; the operator replaces the value after rotating it there.',
+      });
+    }
+
+    if (props.edgeSecret) {
+      this.edgeSecret = new Secret(this, 'EdgeSecret', {
+        description: "AI gateway console distribution's origin header, proving the viewer address it sends",
+        encryptionKey: props.encryptionKey,
+        generateSecretString: { passwordLength: 48, excludePunctuation: true, includeSpace: false },
+      });
+      Validations.of(this.edgeSecret).acknowledge({
+        id: 'AwsSolutions-SMG4',
+        reason:
+          'CloudFormation copies the value into the distribution and the web ACL at deploy, so a rotation ' +
+          'Lambda would leave them behind. It admits nothing to any data: it only makes the viewer address ' +
+          'the distribution sends believed. docs/deployment.md (Console) says how to replace it.',
       });
     }
 

@@ -5,8 +5,8 @@ import { ofType, type Template } from './template.js';
 /**
  * The console's distribution and bucket (lib/constructs/console-distribution.ts), when the
  * template has them: nothing is paid while idle but the bucket's few stored bytes; each request
- * through the distribution pays CloudFront, and the console's own page loads its function and,
- * on a cache miss, an S3 read.
+ * through the distribution pays CloudFront and its viewer-address function, and the console's own
+ * page loads their path rewrite and, on a cache miss, an S3 read.
  */
 export interface ConsoleAssumptions {
   /** Bytes the console's build stores (index.html and its hashed assets, old ones kept). */
@@ -70,8 +70,8 @@ export function consolePerMillion(template: Template, a: ConsoleAssumptions = DE
     },
     {
       item: 'CloudFront Functions',
-      usd: (files / 1e6) * p.cloudFront.perMillionFunctionInvocations,
-      basis: `the path rewrite on each console file request (${a.pageLoadsPerMillion.toLocaleString('en-US')} page loads)`,
+      usd: ((apiRequests + files) / 1e6) * p.cloudFront.perMillionFunctionInvocations,
+      basis: `the viewer address on each API request, the path rewrite on each console file request (${a.pageLoadsPerMillion.toLocaleString('en-US')} page loads)`,
     },
     {
       item: 'S3 console reads',

@@ -5,13 +5,21 @@ import { App } from 'aws-cdk-lib';
 import { Match } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { CONSOLE_SECURITY_HEADERS, CONSOLE_TRANSPORT_SECURITY } from '../../lib/console-security-headers.js';
-import { CONSOLE_REWRITE_SOURCE } from '../../lib/constructs/console-distribution.js';
+import { CONSOLE_REWRITE_SOURCE, VIEWER_ADDRESS_SOURCE } from '../../lib/constructs/console-distribution.js';
 import { parseConsole, readGatewayContext } from '../../lib/context.js';
 import { AWS_PRICES } from '../../lib/cost/aws-prices.js';
 import { DEFAULT_CONSOLE } from '../../lib/cost/console-costs.js';
 import { idleMonthlyCost, perMillionRequests, type Template } from '../../lib/cost/cost-model.js';
 import { ENV } from '../../lambdas/config/environment.js';
-import { build, functionLogicalId, logicalIdOf, REGION } from './support.js';
+import { routes } from '../../lib/routes.js';
+import { DEFAULT_WAF_RATE_LIMIT } from '../../lib/constructs/gateway-web-acl.js';
+import { EDGE_SECRET_HEADER, VIEWER_ADDRESS_HEADER } from '../../lambdas/identity/edge-headers.js';
+import { build, functionLogicalId, logicalIdOf, REGION, roleLogicalId, roleStatements } from './support.js';
+
+/** How CDK writes a secret's whole value as a CloudFormation dynamic reference. */
+const dynamicReferenceTo = (secretId: string) => ({
+  'Fn::Join': ['', ['{{resolve:secretsmanager:', { Ref: secretId }, ':SecretString:::}}']],
+});
 
 /** The console on CloudFront: bucket, behaviors, headers, the rewrite, the context switch. */
 const FIXTURE_BUILD = new URL('./fixtures/console/', import.meta.url).pathname;
@@ -26,19 +34,36 @@ const distribution = () => {
   return found.Properties.DistributionConfig;
 };
 
-/** The function's code run as CloudFront runs it: a `handler(event)` given a viewer-request event. */
-function rewrite(uri: string): string {
-  const handler = runInNewContext(`${readFileSync(CONSOLE_REWRITE_SOURCE, 'utf8')}; handler`) as (event: unknown) => {
-    uri: string;
-  };
+interface ViewerRequest {
+  uri: string;
+  headers: Record<string, { value: string }>;
+}
+
+/** A function's code run as CloudFront runs it: a `handler(event)` given a viewer-request event. */
+function runFunction(source: string, uri: string, ip: string, headers: ViewerRequest['headers'] = {}): ViewerRequest {
+  const handler = runInNewContext(`${readFileSync(source, 'utf8')}; handler`) as (event: unknown) => ViewerRequest;
   const event = {
     version: '1.0',
     context: { eventType: 'viewer-request' },
-    viewer: { ip: '203.0.113.7' },
-    request: { method: 'GET', uri, querystring: {}, headers: { host: { value: 'd111.cloudfront.net' } }, cookies: {} },
+    viewer: { ip },
+    request: {
+      method: 'GET',
+      uri,
+      querystring: {},
+      headers: { host: { value: 'd111.cloudfront.net' }, ...headers },
+      cookies: {},
+    },
   };
-  return handler(event).uri;
+  return handler(event);
 }
+const rewrite = (uri: string) => runFunction(CONSOLE_REWRITE_SOURCE, uri, '203.0.113.7').uri;
+
+const viewerAddressFunctionId = () => {
+  const [[id]] = ofType('AWS::CloudFront::Function').filter(([, f]) =>
+    f.Properties.FunctionCode.includes(VIEWER_ADDRESS_HEADER),
+  ) as [[string, unknown]];
+  return id;
+};
 
 describe('the console bucket', () => {
   test('is private: public access blocked, TLS only, encrypted, logged, read by CloudFront through OAC alone', () => {
@@ -132,9 +157,12 @@ describe('the distribution', () => {
       OriginRequestPolicyId: 'b689b0a8-53d0-40ab-baf2-68738e2966ac',
       Compress: false,
     });
-    // The API's answers keep their own headers: no console policy and no rewrite there.
+    // The API's answers keep their own headers: no console policy and no rewrite there, only
+    // the viewer's address set on the way in.
     expect(api.ResponseHeadersPolicyId).toBeUndefined();
-    expect(api.FunctionAssociations).toBeUndefined();
+    expect(api.FunctionAssociations).toEqual([
+      { EventType: 'viewer-request', FunctionARN: { 'Fn::GetAtt': [viewerAddressFunctionId(), 'FunctionARN'] } },
+    ]);
     const origin = byId.get(api.TargetOriginId);
     expect(origin.OriginPath).toBe('/live');
     expect(JSON.stringify(origin.DomainName)).toContain(logicalIdOf(withConsole.stack.api.api));
@@ -261,12 +289,123 @@ describe('the rewrite function', () => {
   });
 });
 
+describe("the viewer's address", () => {
+  test('the /api/* function sets it from the connection, replacing whatever the viewer sent', () => {
+    const [[, fn]] = ofType('AWS::CloudFront::Function').filter(([id]) => id === viewerAddressFunctionId()) as [
+      [string, any],
+    ];
+    expect(fn.Properties.FunctionCode).toBe(readFileSync(VIEWER_ADDRESS_SOURCE, 'utf8'));
+    expect(fn.Properties.FunctionConfig.Runtime).toBe('cloudfront-js-2.0');
+    for (const ip of ['203.0.113.7', '2001:db8::7']) {
+      const plain = runFunction(VIEWER_ADDRESS_SOURCE, '/api/v1/auth/login', ip);
+      expect(plain.headers[VIEWER_ADDRESS_HEADER]).toEqual({ value: ip });
+      const forged = runFunction(VIEWER_ADDRESS_SOURCE, '/api/v1/auth/login', ip, {
+        [VIEWER_ADDRESS_HEADER]: { value: '198.51.100.1' },
+      });
+      expect(forged.headers[VIEWER_ADDRESS_HEADER]).toEqual({ value: ip });
+      expect(forged.uri).toBe('/api/v1/auth/login');
+    }
+  });
+
+  test('the API origin sends the edge secret as a dynamic reference: the value is never in the template', () => {
+    const secretId = logicalIdOf(withConsole.stack.secrets.edgeSecret!);
+    const config = distribution();
+    const apiOriginId = config.CacheBehaviors[0].TargetOriginId;
+    const origin = (config.Origins as any[]).find((o) => o.Id === apiOriginId);
+    expect(origin.OriginCustomHeaders).toEqual([
+      { HeaderName: EDGE_SECRET_HEADER, HeaderValue: dynamicReferenceTo(secretId) },
+    ]);
+    // No other origin carries it: the bucket's requests are signed by origin access control.
+    expect((config.Origins as any[]).filter((o) => o.OriginCustomHeaders)).toHaveLength(1);
+    const secret = resources[secretId]!.Properties;
+    expect(secret.GenerateSecretString).toMatchObject({ PasswordLength: 48, ExcludePunctuation: true });
+    expect(secret.SecretString).toBeUndefined();
+  });
+
+  test('only the sign-in routes read the edge secret, by their environment and their role', () => {
+    const secretId = logicalIdOf(withConsole.stack.secrets.edgeSecret!);
+    const readers = routes.filter((route) => route.grants.includes('edgeSecret:read')).map((route) => route.id);
+    expect(readers.sort()).toEqual(['auth-login', 'auth-mfa', 'auth-mfa-delete', 'auth-password']);
+    for (const route of routes) {
+      const fn = resources[functionLogicalId(withConsole.stack, route.id)]!.Properties;
+      const statements = roleStatements(withConsole.template, roleLogicalId(withConsole.stack, route.id));
+      const reads = statements.filter((st) => JSON.stringify(st.Resource).includes(`"${secretId}"`));
+      expect([route.id, fn.Environment.Variables[ENV.edgeSecretId], reads.flatMap((st) => st.Action)]).toEqual([
+        route.id,
+        readers.includes(route.id) ? { Ref: secretId } : undefined,
+        readers.includes(route.id) ? ['secretsmanager:GetSecretValue'] : [],
+      ]);
+    }
+  });
+
+  test('the web ACL counts requests with the edge secret by the viewer address, others by their source', () => {
+    const built = build({ console: { assetsPath: FIXTURE_BUILD }, waf: { adminAllowList: ['192.0.2.0/24'] } });
+    const secretId = logicalIdOf(built.stack.secrets.edgeSecret!);
+    const [acl] = Object.values(built.template.findResources('AWS::WAFv2::WebACL')) as any[];
+    const rules = new Map((acl.Properties.Rules as any[]).map((rule) => [rule.Name, rule.Statement]));
+    const edge = {
+      ByteMatchStatement: {
+        FieldToMatch: { SingleHeader: { Name: EDGE_SECRET_HEADER } },
+        PositionalConstraint: 'EXACTLY',
+        SearchString: dynamicReferenceTo(secretId),
+        TextTransformations: [{ Priority: 0, Type: 'NONE' }],
+      },
+    };
+    expect(rules.get('RatePerClientAddress').RateBasedStatement).toMatchObject({
+      AggregateKeyType: 'IP',
+      ScopeDownStatement: { NotStatement: { Statement: edge } },
+    });
+    expect(rules.get('RatePerViewerAddress').RateBasedStatement).toMatchObject({
+      AggregateKeyType: 'FORWARDED_IP',
+      ForwardedIPConfig: { HeaderName: VIEWER_ADDRESS_HEADER, FallbackBehavior: 'MATCH' },
+      ScopeDownStatement: edge,
+      Limit: DEFAULT_WAF_RATE_LIMIT,
+    });
+    // Admin paths: a direct call by its source address, a call through the edge by its viewer's.
+    const [, allowed] = rules.get('AdminRoutesFromAllowedAddresses').AndStatement.Statements;
+    const [direct, viaEdge] = allowed.NotStatement.Statement.OrStatement.Statements;
+    expect(direct.AndStatement.Statements).toEqual([
+      { NotStatement: { Statement: edge } },
+      { IPSetReferenceStatement: { Arn: expect.anything() } },
+    ]);
+    expect(viaEdge.AndStatement.Statements).toEqual([
+      edge,
+      {
+        IPSetReferenceStatement: {
+          Arn: expect.anything(),
+          IPSetForwardedIPConfig: {
+            HeaderName: VIEWER_ADDRESS_HEADER,
+            FallbackBehavior: 'NO_MATCH',
+            Position: 'FIRST',
+          },
+        },
+      },
+    ]);
+    // The secret is redacted from the web ACL's logs.
+    built.template.hasResourceProperties('AWS::WAFv2::LoggingConfiguration', {
+      RedactedFields: Match.arrayWith([{ SingleHeader: { Name: EDGE_SECRET_HEADER } }]),
+    });
+    expect(new AwsSolutionsChecks().validateScope(built.stack).violations).toEqual([]);
+  });
+
+  test('without the console: no edge secret, and one rate rule by source address', () => {
+    const { template, stack } = build();
+    expect(stack.secrets.edgeSecret).toBeUndefined();
+    const [acl] = Object.values(template.findResources('AWS::WAFv2::WebACL')) as any[];
+    const names = (acl.Properties.Rules as any[]).map((rule) => rule.Name);
+    expect(names).toContain('RatePerClientAddress');
+    expect(names).not.toContain('RatePerViewerAddress');
+    expect(JSON.stringify(acl.Properties.Rules)).not.toContain(EDGE_SECRET_HEADER);
+  });
+});
+
 describe('context', () => {
   const read = (context: Record<string, unknown>) =>
     readGatewayContext(new App({ context }).node, { gatewayVersion: '1', region: REGION }).console;
 
-  test('off by default (the API alone); on, with a price class and an alias in the API’s zone', () => {
-    expect(read({})).toBe(false);
+  test('on by default; off (the API alone); on, with a price class and an alias in the API’s zone', () => {
+    expect(read({})).toEqual({});
+    expect(read({ consolePriceClass: '200' })).toEqual({ priceClass: '200' });
     expect(read({ console: 'off' })).toBe(false);
     expect(read({ console: 'on' })).toEqual({});
     expect(read({ console: 'on', consolePriceClass: 'all' })).toEqual({ priceClass: 'all' });
@@ -292,7 +431,6 @@ describe('context', () => {
   test.each([
     [{ console: 'maybe' }, /console must be on or off/],
     [{ console: 'off', priceClass: '100' }, /consolePriceClass only applies with the console on/],
-    [{ priceClass: '100' }, /consolePriceClass only applies with the console on/],
     [{ console: 'on', priceClass: '300' }, /must be one of 100, 200, all/],
     [{ console: 'on', domainName: 'console.example.com' }, /go together/],
     [{ console: 'on', domainName: 'Console.example.com', certificateArn: CERT }, /not a lower-case host name/],
@@ -321,6 +459,12 @@ describe('cost', () => {
       ]),
     );
     // Every request priced as if through the distribution (an upper bound): a million HTTPS requests and the files.
+    // The viewer-address function runs on each API request, the rewrite on each console file.
+    const functions = perMillionRequests(template).find((line) => line.item === 'CloudFront Functions')!;
+    expect(functions.usd).toBeCloseTo(
+      ((1e6 + DEFAULT_CONSOLE.pageLoadsPerMillion * DEFAULT_CONSOLE.filesPerLoad) / 1e6) *
+        AWS_PRICES.cloudFront.perMillionFunctionInvocations,
+    );
     const requests = perMillionRequests(template).find((line) => line.item === 'CloudFront requests')!;
     expect(requests.usd).toBeCloseTo(
       ((1e6 + DEFAULT_CONSOLE.pageLoadsPerMillion * DEFAULT_CONSOLE.filesPerLoad) / 1e6) *

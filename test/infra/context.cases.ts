@@ -28,8 +28,8 @@ describe('deployment context', () => {
       apiGatewayAccountRole: 'ifUnset',
       dashboardMfa: 'optional',
       streamingCompute: { mode: 'lambda' },
-      // The console off unless asked for (test/infra/console-distribution.cases.ts).
-      console: false,
+      // The console on unless turned off (test/infra/console-distribution.cases.ts).
+      console: {},
     });
   });
 

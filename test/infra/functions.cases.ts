@@ -84,6 +84,8 @@ describe('endpoint functions', () => {
       }
       const has = (grant: Grant) => route.grants.includes(grant);
       expect(env[ENV.adminTokenSecretId] !== undefined).toBe(has('adminToken:read'));
+      // The edge secret exists only with the console's distribution, which this stack has not.
+      expect(env[ENV.edgeSecretId]).toBeUndefined();
       expect(env[ENV.platformKeysSecretId] !== undefined).toBe(has('platformKeys:read'));
       // Only the submit routes are told which machine polls jobs.
       expect(env[ENV.jobStateMachineArn] !== undefined).toBe(has('jobs:start'));

@@ -160,6 +160,11 @@ const MODERATION_API: Partial<GatewayStackProps> = { moderationUrl: 'https://api
 /** Whether the route reads the moderation API's key secret. */
 const readsModerationKey = (route: RouteSpec, props: Partial<GatewayStackProps>): boolean =>
   route.grants.includes('guardrails:apply') && props.moderationUrl !== undefined;
+/** Whether the route reads the console distribution's edge secret: only where there is one. */
+const readsEdgeSecret = (route: RouteSpec, props: Partial<GatewayStackProps>): boolean =>
+  route.grants.includes('edgeSecret:read') && props.console !== undefined;
+const readsOptionalSecret = (route: RouteSpec, props: Partial<GatewayStackProps>): boolean =>
+  readsModerationKey(route, props) || readsEdgeSecret(route, props);
 
 /** The ARN ApplyGuardrail should be allowed on, flattened; none without a configured guardrail. */
 function expectedGuardrailArns(route: RouteSpec, props: Partial<GatewayStackProps>): string[] {
@@ -173,7 +178,7 @@ function expectedServices(route: RouteSpec, props: Partial<GatewayStackProps>): 
   const has = (grants: readonly Grant[]) => route.grants.some((grant) => grants.includes(grant));
   const services = ['logs', 'xray'];
   if (route.grants.some((grant) => TABLE_ACTIONS[grant])) services.push('dynamodb', 'kms');
-  if (has(SECRET_READS) || readsModerationKey(route, props)) services.push('secretsmanager', 'kms');
+  if (has(SECRET_READS) || readsOptionalSecret(route, props)) services.push('secretsmanager', 'kms');
   if (has(['providerKeys:delete'])) services.push('secretsmanager');
   if (has(['userPool:login', 'userPool:admin'])) services.push('cognito-idp');
   if (has(['jobs:start', 'arenaSessions:run'])) services.push('states');
@@ -210,6 +215,7 @@ const EVERY_GRANT: Record<Grant, true> = {
   'jobs:write': true,
   'jobs:start': true,
   'adminToken:read': true,
+  'edgeSecret:read': true,
   'platformKeys:read': true,
   'providerKeys:read': true,
   'providerKeys:create': true,
@@ -261,7 +267,7 @@ function expectedKeyActions(
   }
   if (has(['providerKeys:create', 'webhookSecrets:create', 'webhookSecrets:rotate']))
     return ['kms:Decrypt', 'kms:Encrypt', 'kms:GenerateDataKey'];
-  return has(SECRET_READS) || readsModerationKey(route, props) ? ['kms:Decrypt'] : [];
+  return has(SECRET_READS) || readsOptionalSecret(route, props) ? ['kms:Decrypt'] : [];
 }
 
 const onProviderKeySecrets = (statement: Statement) =>
@@ -487,6 +493,11 @@ describe.each<[string, readonly RouteSpec[], Partial<GatewayStackProps>]>([
       );
       expect(secretIds.some((r) => refersTo(r, logicalIdOf(built.stack.secrets.promptServiceKey)))).toBe(
         has('promptService:read'),
+      );
+      const edgeSecret = built.stack.secrets.edgeSecret;
+      expect(edgeSecret === undefined).toBe(props.console === undefined);
+      expect(!!edgeSecret && secretIds.some((r) => refersTo(r, logicalIdOf(edgeSecret)))).toBe(
+        readsEdgeSecret(route, props),
       );
       const moderationKey = built.stack.secrets.moderationKey;
       expect(moderationKey === undefined).toBe(props.moderationUrl === undefined);

@@ -1,23 +1,31 @@
+import { randomBytes } from 'node:crypto';
 import { useGateway } from './support/gateway-fixture.js';
 import { provisionAccount, type TestAccount } from './support/provisioning.js';
 import type { Answer } from './support/http.js';
 import { postFrom } from './support/source-address.js';
+import { ENV } from '../../lambdas/config/environment.js';
+import { EDGE_SECRET_HEADER, VIEWER_ADDRESS_HEADER } from '../../lambdas/identity/edge-headers.js';
+import { putSecret } from '../../local/bootstrap.js';
+import { ensureStandInCredentials } from '../../local/standin-credentials.js';
 
 /**
  * Dashboard sign-in throttling over HTTP, against the local runtime. Each loopback address
  * is a client of its own (the runtime reports it as the source IP). Nothing here waits for a
  * lock to pass: that, and the exact lock lengths, are shown on an injected clock in
  * test/unit/identity/login-throttle-model.test.ts and sign-in.test.ts.
+ * The runtime is told of an edge secret, as a deployment with the console's distribution is:
+ * requests without it are counted as before, and the last tests play the distribution.
  */
-const local = useGateway();
+const EDGE_SECRET_NAME = 'gateway/edge-secret';
+const EDGE_SECRET = randomBytes(36).toString('base64url');
+const local = useGateway({ env: { [ENV.edgeSecretId]: EDGE_SECRET_NAME } });
 let target: TestAccount;
 let bystander: TestAccount;
 
 beforeAll(async () => {
-  [target, bystander] = [
-    await provisionAccount(local.gateway, 'target'),
-    await provisionAccount(local.gateway, 'bystander'),
-  ];
+  const gateway = local.gateway;
+  await putSecret(gateway.aws.secretsManager, ensureStandInCredentials(gateway.dataDir), EDGE_SECRET_NAME, EDGE_SECRET);
+  [target, bystander] = [await provisionAccount(gateway, 'target'), await provisionAccount(gateway, 'bystander')];
 }, 60_000);
 
 const WRONG = 'Wrong-password-1!';
@@ -107,4 +115,56 @@ test('the right password is refused while the account is locked, from another cl
     else expect(right.status).toBe(200);
   }
   expectThrottled(refused!);
+});
+
+describe("through the console's distribution: the viewer's address, when the edge secret proves it", () => {
+  /** A sign-in as the distribution forwards it: from one edge address, naming the viewer's. */
+  const viaEdge = (edge: string, viewer: string, email: string, password: string, secret = EDGE_SECRET) =>
+    postFrom(
+      edge,
+      local.gateway.url('/api/v1/auth/login'),
+      { email, password },
+      { [EDGE_SECRET_HEADER]: secret, [VIEWER_ADDRESS_HEADER]: viewer },
+    );
+  /** A fresh email per attempt: only the per-client allowance can refuse these. */
+  let n = 0;
+  const stranger = () => `stranger-${n++}-${Date.now()}@example.com`;
+
+  test("one viewer's 30 failures refuse that viewer, not the others behind the same edge", async () => {
+    const edge = '127.0.0.20';
+    const attacker = '203.0.113.10';
+    const answers: Answer[] = [];
+    for (let i = 0; i < 31; i++) answers.push(await viaEdge(edge, attacker, stranger(), WRONG));
+    expect(answers.slice(0, 30).map((a) => a.status)).toEqual(Array(30).fill(401));
+    expectThrottled(answers[30]!);
+    // Another viewer (IPv6 too) on the same edge signs in, and so does the edge's address itself.
+    const account = await provisionAccount(local.gateway, 'behind-edge');
+    expect((await viaEdge(edge, '2001:db8::11', account.email, account.password)).status).toBe(200);
+    expect((await login(edge, account.email, account.password)).status).toBe(200);
+    // The attacker stays refused from any edge.
+    expectThrottled(await viaEdge('127.0.0.21', attacker, account.email, account.password));
+  });
+
+  test('a wrong edge secret, or none, makes the claimed address count for nothing', async () => {
+    const forger = '127.0.0.22';
+    const answers: Answer[] = [];
+    // Each attempt claims a new viewer address: believed, none would ever be refused.
+    for (let i = 0; i < 31; i++)
+      answers.push(await viaEdge(forger, `198.51.100.${i + 1}`, stranger(), WRONG, `${EDGE_SECRET}x`));
+    expect(answers.slice(0, 30).map((a) => a.status)).toEqual(Array(30).fill(401));
+    expectThrottled(answers[30]!);
+    // The forger's own address is what was counted: refused with or without a claim, while the
+    // addresses it claimed are untouched.
+    expectThrottled(await login(forger, bystander.email, bystander.password));
+    const account = await provisionAccount(local.gateway, 'claimed');
+    expect((await viaEdge('127.0.0.23', '198.51.100.1', account.email, account.password)).status).toBe(200);
+  });
+
+  test('a claimed address that is not an address is ignored: the edge is counted', async () => {
+    const edge = '127.0.0.24';
+    const answers: Answer[] = [];
+    for (let i = 0; i < 31; i++) answers.push(await viaEdge(edge, `not-an-address-${i}`, stranger(), WRONG));
+    expectThrottled(answers[30]!);
+    expectThrottled(await login(edge, bystander.email, bystander.password));
+  });
 });

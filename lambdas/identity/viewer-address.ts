@@ -1,0 +1,44 @@
+import { isIP } from 'node:net';
+import { readSecret, rereadSecret } from '../store/secret-values.js';
+import { secretsEqual } from './api-key-format.js';
+import { EDGE_SECRET_HEADER, VIEWER_ADDRESS_HEADER } from './edge-headers.js';
+
+/**
+ * The address of the person calling, for the per-address sign-in throttle. Through the
+ * console's CloudFront distribution (lib/constructs/console-distribution.ts), API Gateway sees
+ * an edge server's address as the source, shared by everyone that edge serves; the distribution
+ * therefore sends the viewer's own address in `VIEWER_ADDRESS_HEADER`, set by its function on
+ * every `/api/*` request (a viewer's own value of that header is overwritten), and proves the
+ * request came through it with `EDGE_SECRET_HEADER`, an origin header whose value is the edge
+ * secret. Only then is the claimed address believed: anyone can call the API directly, or
+ * through a distribution of their own, with whatever headers they like.
+ */
+
+/**
+ * How often a non-matching edge secret may make an instance read the secret afresh: a replaced
+ * secret is believed within seconds, while a caller sending wrong values costs at most one
+ * Secrets Manager call per interval on an instance.
+ */
+const EDGE_SECRET_REREAD_MS = 5_000;
+
+export interface ViewerAddressRequest {
+  readonly sourceIp: string;
+  readonly headers: Readonly<Record<string, string | undefined>>;
+}
+
+/**
+ * The viewer's address when the request proves it came through the distribution, else the
+ * source address. `edgeSecretId` is unset where no distribution is deployed: the headers are
+ * then ignored without reading anything. The secret is read only for requests that carry its
+ * header, so direct callers cost nothing.
+ */
+export async function viewerAddress(req: ViewerAddressRequest, edgeSecretId: string | undefined): Promise<string> {
+  const claimed = req.headers[EDGE_SECRET_HEADER];
+  const viewer = req.headers[VIEWER_ADDRESS_HEADER]?.trim();
+  if (edgeSecretId === undefined || claimed === undefined || viewer === undefined || isIP(viewer) === 0)
+    return req.sourceIp;
+  const trusted =
+    secretsEqual(claimed, await readSecret(edgeSecretId)) ||
+    secretsEqual(claimed, await rereadSecret(edgeSecretId, EDGE_SECRET_REREAD_MS));
+  return trusted ? viewer : req.sourceIp;
+}
