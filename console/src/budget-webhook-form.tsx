@@ -37,6 +37,7 @@ export function BudgetWebhookForm({ initial }: { initial: string | null }) {
   const save = (event: Event) => {
     event.preventDefault();
     const text = url.trim();
+    if (text === '' && saved === null) return;
     void send(text === '' ? null : text);
   };
 

@@ -4,7 +4,7 @@
  * and dropped from the page when hidden; copy; rotation only after a confirmation that says every
  * receiver needs the new one.
  */
-import { useState } from 'preact/hooks';
+import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { callApi, describeFailure } from './console-http';
 import { formatDate } from './console-format';
 import { Outcome } from './form-fields';
@@ -22,6 +22,16 @@ export function WebhookSecretPanel() {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState('');
   const [done, setDone] = useState('');
+  // The confirmation takes the focus to its safe choice, and gives it back to Rotate when it
+  // closes; in the same frame (a layout effect), so no keystroke lands on the page's body.
+  const keepButton = useRef<HTMLButtonElement>(null);
+  const rotateButton = useRef<HTMLButtonElement>(null);
+  const wasConfirming = useRef(false);
+  useLayoutEffect(() => {
+    if (confirming) keepButton.current?.focus();
+    else if (wasConfirming.current) rotateButton.current?.focus();
+    wasConfirming.current = confirming;
+  }, [confirming]);
 
   const fetchSecret = async (method: 'GET' | 'POST', path: string, doneText: string) => {
     setError('');
@@ -100,7 +110,7 @@ export function WebhookSecretPanel() {
             <button type="button" class="secondary" onClick={hide}>
               Hide secret
             </button>
-            <button type="button" class="danger" disabled={busy} onClick={() => setConfirming(true)}>
+            <button ref={rotateButton} type="button" class="danger" disabled={busy} onClick={() => setConfirming(true)}>
               Rotate secret
             </button>
           </div>
@@ -110,7 +120,7 @@ export function WebhookSecretPanel() {
           <button type="button" disabled={busy} onClick={reveal}>
             Reveal secret
           </button>
-          <button type="button" class="danger" disabled={busy} onClick={() => setConfirming(true)}>
+          <button ref={rotateButton} type="button" class="danger" disabled={busy} onClick={() => setConfirming(true)}>
             Rotate secret
           </button>
         </div>
@@ -125,7 +135,7 @@ export function WebhookSecretPanel() {
           <button type="button" class="danger" disabled={busy} onClick={rotate}>
             Rotate for good
           </button>
-          <button type="button" class="secondary" onClick={() => setConfirming(false)}>
+          <button ref={keepButton} type="button" class="secondary" onClick={() => setConfirming(false)}>
             Keep the current secret
           </button>
         </div>

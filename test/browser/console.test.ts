@@ -302,13 +302,23 @@ describe('a signed-in user', () => {
     await panel.getByRole('button', { name: 'Copied' }).waitFor();
     expect(await page.evaluate('navigator.clipboard.readText()')).toBe(shown);
 
-    await panel.getByRole('button', { name: 'Rotate secret' }).click();
+    const focused = () => page.evaluate('document.activeElement.textContent.trim()');
     const confirmation = panel.getByRole('alertdialog', { name: 'Rotate the webhook secret' });
+    // Kept: the confirmation closes and nothing changes.
+    await panel.getByRole('button', { name: 'Rotate secret' }).click();
+    await confirmation.getByRole('button', { name: 'Keep the current secret' }).click();
+    await confirmation.waitFor({ state: 'detached' });
+    expect(await focused()).toBe('Rotate secret');
+    expect((await readSecret()).secret).toBe(shown);
+
+    await panel.getByRole('button', { name: 'Rotate secret' }).click();
     await confirmation.getByText(/Every receiver .* must be updated with it/).waitFor();
+    expect(await focused()).toBe('Keep the current secret');
     await checked('usage-webhook-secret');
     await confirmation.getByRole('button', { name: 'Rotate for good' }).click();
     await panel.getByText(/^New secret made\./).waitFor();
     await confirmation.waitFor({ state: 'detached' });
+    expect(await focused()).toBe('Rotate secret');
     const rotated = await secret.textContent();
     expect(rotated).toMatch(/^whsec_/);
     expect(rotated).not.toBe(shown);
