@@ -1,4 +1,8 @@
-/** Labelled inputs: every control the console shows has a visible label tied to it; and the box wide tables scroll in. */
+/**
+ * Labelled inputs: every control the console shows has a visible label tied to it, and a field
+ * the gateway refused says why beside itself (aria-invalid, the message in its description); and
+ * the box wide tables scroll in.
+ */
 import type { ComponentChildren } from 'preact';
 import { useId } from 'preact/hooks';
 
@@ -7,7 +11,9 @@ interface TextFieldProps {
   readonly value: string;
   readonly onInput: (value: string) => void;
   readonly hint?: string;
-  readonly type?: 'text' | 'email' | 'password' | 'number' | 'date';
+  /** The gateway's refusal of this field's value (an `ApiFailure` naming it); empty or absent when none. */
+  readonly error?: string;
+  readonly type?: 'text' | 'email' | 'password' | 'number' | 'date' | 'url';
   readonly min?: number;
   readonly max?: number;
   readonly step?: string;
@@ -24,29 +30,37 @@ export function TextField({
   value,
   onInput,
   hint,
+  error,
   type = 'text',
   inputMode,
   autoComplete,
   ...rest
 }: TextFieldProps) {
   const id = useId();
+  const described = [hint && `${id}-hint`, error && `${id}-error`].filter(Boolean).join(' ');
   return (
     <div class="field">
       <label for={id}>{label}</label>
       <input
         id={id}
-        // Preact types an input's attributes per `type`; these fields' attributes suit all five.
+        // Preact types an input's attributes per `type`; these fields' attributes suit all six.
         type={type as 'text'}
         value={value}
         inputMode={inputMode}
         autocomplete={autoComplete}
-        aria-describedby={hint ? `${id}-hint` : undefined}
+        aria-invalid={error ? true : undefined}
+        aria-describedby={described || undefined}
         onInput={(event) => onInput(event.currentTarget.value)}
         {...rest}
       />
       {hint && (
         <small id={`${id}-hint`} class="hint">
           {hint}
+        </small>
+      )}
+      {error && (
+        <small id={`${id}-error`} class="error" role="alert">
+          {error}
         </small>
       )}
     </div>

@@ -1,6 +1,8 @@
 /**
  * Usage (docs/interface.md §4.8, §2.7): a range, its totals, the breakdowns by model, route and
- * key, a bar per day (usage-chart.tsx), and spend against the account's and the keys' budgets.
+ * key, a bar per day (usage-chart.tsx), spend against the account's and the keys' budgets, the
+ * account's budget webhook (budget-webhook-form.tsx) and the secret that signs its events
+ * (webhook-secret-panel.tsx).
  */
 import { useEffect, useState } from 'preact/hooks';
 import { callApi, describeFailure } from './console-http';
@@ -8,6 +10,8 @@ import { daysBefore, formatCount, formatUsd, isoDay } from './console-format';
 import { Outcome, ScrollBox, SelectField, TextField } from './form-fields';
 import { PERIODS, type ApiKey, type KeyBudget } from './keys-page';
 import { UsageChart, type ChartBar } from './usage-chart';
+import { BudgetWebhookForm } from './budget-webhook-form';
+import { WebhookSecretPanel } from './webhook-secret-panel';
 
 interface Figures {
   readonly requests: number;
@@ -126,6 +130,7 @@ export function UsagePage() {
         </div>
       )}
       <BudgetsPanel keys={keys} />
+      <WebhookSecretPanel />
     </>
   );
 }
@@ -212,6 +217,8 @@ async function dailyBars(from: string, to: string): Promise<ChartBar[]> {
 
 function BudgetsPanel({ keys }: { keys: readonly ApiKey[] }) {
   const [budget, setBudget] = useState<KeyBudget | null | undefined>();
+  /** The webhook as first read: its form keeps it from then on (the budget's answers carry it unchanged). */
+  const [webhookUrl, setWebhookUrl] = useState<string | null | undefined>();
   const [limit, setLimit] = useState('');
   const [period, setPeriod] = useState<string>('month');
   const [error, setError] = useState('');
@@ -222,8 +229,11 @@ function BudgetsPanel({ keys }: { keys: readonly ApiKey[] }) {
     if (value) setPeriod(value.period);
   };
   useEffect(() => {
-    callApi<{ budget: KeyBudget | null }>('GET', '/api/v1/budget').then(
-      (data) => show(data.budget),
+    callApi<{ budget: KeyBudget | null; webhookUrl: string | null }>('GET', '/api/v1/budget').then(
+      (data) => {
+        show(data.budget);
+        setWebhookUrl(data.webhookUrl);
+      },
       (failure) => setError(describeFailure(failure)),
     );
   }, []);
@@ -268,6 +278,8 @@ function BudgetsPanel({ keys }: { keys: readonly ApiKey[] }) {
       ) : (
         budgeted.map((key) => <BudgetMeter key={key.id} label={key.name} budget={key.budget!} />)
       )}
+      <h3>Webhook</h3>
+      {webhookUrl !== undefined && <BudgetWebhookForm initial={webhookUrl} />}
     </section>
   );
 }

@@ -18,9 +18,10 @@ import { authenticator, standInTotpClock } from '../support/authenticator.js';
 /**
  * The console (console/) in a real browser against the local runtime, which serves it at `/`
  * (issue 24): the files and their headers, then one signed-in page through every part: keys,
- * provider keys, budgets, usage, the request log, a battle, a two-round fight, a fight whose
- * connection is cut and resumes, the leaderboard, a replay, a phone's width, sign-out. Each
- * page is checked by axe-core; the console must raise no script error and no CSP violation.
+ * provider keys, budgets, the budget webhook and its signing secret, usage, the request log, a
+ * battle, a two-round fight, a fight whose connection is cut and resumes, the leaderboard, a
+ * replay, a phone's width, sign-out. Each page is checked by axe-core; the console must raise no
+ * script error and no CSP violation.
  * Screenshots go to test-artifacts/console/.
  */
 // The browser reaches the gateway through a link the test can cut (console-browser.ts): made
@@ -228,6 +229,105 @@ describe('a signed-in user', () => {
     const budget = await call(local.gateway.url('/api/v1/budget'), { headers: local.account.session });
     expect(budget.body.data.budget).toMatchObject({ limitUsd: 20, period: 'month' });
     await checked('usage');
+  });
+
+  test('sets a budget webhook that survives a reload and a budget save, refuses one that is not public beside its field, and removes it', async () => {
+    const readBudget = async () =>
+      (await call(local.gateway.url('/api/v1/budget'), { headers: local.account.session })).body.data;
+    const form = page.getByRole('form', { name: 'Budget webhook' });
+    const field = form.getByLabel('Webhook URL');
+    // Public-looking, never delivered to: no budget crosses a threshold here.
+    const hook = 'https://hooks.example.com/budget?token=t1';
+    await field.fill(hook);
+    await form.getByRole('button', { name: 'Save webhook' }).click();
+    await page.getByText('Budget webhook saved.').waitFor();
+    expect(await readBudget()).toMatchObject({ budget: { limitUsd: 20 }, webhookUrl: hook });
+
+    await page.reload();
+    await page.getByTestId('budget-webhook-state').getByText(hook).waitFor();
+    expect(await field.inputValue()).toBe(hook);
+    // The budget's own form sends the budget alone: the webhook stays.
+    await page.getByLabel('Account budget (USD)').fill('25');
+    await page.getByRole('button', { name: 'Save budget' }).click();
+    await page.getByText('Account budget saved.').waitFor();
+    expect(await readBudget()).toMatchObject({ budget: { limitUsd: 25 }, webhookUrl: hook });
+
+    for (const refused of ['http://example.com/x', 'https://10.0.0.1/x', 'https://localhost/x']) {
+      await field.fill(refused);
+      await form.getByRole('button', { name: 'Save webhook' }).click();
+      const message = form.getByRole('alert');
+      await message.waitFor();
+      expect([refused, await message.textContent()]).toEqual([
+        refused,
+        expect.stringMatching(/^webhookUrl: must be a public https URL/),
+      ]);
+      expect(await field.getAttribute('aria-invalid')).toBe('true');
+      expect((await field.getAttribute('aria-describedby'))!.split(' ')).toContain(await message.getAttribute('id'));
+      if (refused.startsWith('http:')) await checked('usage-webhook-refused');
+      // Nothing saved: the account keeps the webhook it had, and the page says so.
+      expect((await readBudget()).webhookUrl).toBe(hook);
+      await page.getByTestId('budget-webhook-state').getByText(hook).waitFor();
+    }
+    // Typing again clears the refusal.
+    await field.fill(hook);
+    expect(await form.getByRole('alert').count()).toBe(0);
+    expect(await field.getAttribute('aria-invalid')).toBeNull();
+
+    await form.getByRole('button', { name: 'Remove webhook' }).click();
+    await page.getByText('Budget webhook removed.').waitFor();
+    await page.getByTestId('budget-webhook-state').getByText('No budget webhook').waitFor();
+    expect(await field.inputValue()).toBe('');
+    expect(await readBudget()).toMatchObject({ budget: { limitUsd: 25 }, webhookUrl: null });
+  });
+
+  test("reveals the webhook signing secret the API answers for the page's own session, copies it, and rotates it after a confirmation", async () => {
+    // The browser's own session cookie, so that the test's read is of the same session the page uses.
+    const cookie = (await page.context().cookies()).find((c) => c.name === 'gw_session')!;
+    const readSecret = async () =>
+      (
+        await call(local.gateway.url('/api/v1/webhooks/secret'), {
+          headers: { Cookie: `gw_session=${cookie.value}` },
+        })
+      ).body.data;
+    const panel = page.getByRole('region', { name: 'Webhook signing secret' });
+    const secret = panel.getByTestId('webhook-secret');
+    expect(await secret.count()).toBe(0);
+    await panel.getByRole('button', { name: 'Reveal secret' }).click();
+    const shown = await secret.textContent();
+    expect(shown).toMatch(/^whsec_[A-Za-z0-9+/]+=*$/);
+    expect(shown).toBe((await readSecret()).secret);
+
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: link.origin });
+    await panel.getByRole('button', { name: 'Copy secret' }).click();
+    await panel.getByRole('button', { name: 'Copied' }).waitFor();
+    expect(await page.evaluate('navigator.clipboard.readText()')).toBe(shown);
+
+    const focused = () => page.evaluate('document.activeElement.textContent.trim()');
+    const confirmation = panel.getByRole('alertdialog', { name: 'Rotate the webhook secret' });
+    // Kept: the confirmation closes and nothing changes.
+    await panel.getByRole('button', { name: 'Rotate secret' }).click();
+    await confirmation.getByRole('button', { name: 'Keep the current secret' }).click();
+    await confirmation.waitFor({ state: 'detached' });
+    expect(await focused()).toBe('Rotate secret');
+    expect((await readSecret()).secret).toBe(shown);
+
+    await panel.getByRole('button', { name: 'Rotate secret' }).click();
+    await confirmation.getByText(/Every receiver .* must be updated with it/).waitFor();
+    expect(await focused()).toBe('Keep the current secret');
+    await checked('usage-webhook-secret');
+    await confirmation.getByRole('button', { name: 'Rotate for good' }).click();
+    await panel.getByText(/^New secret made\./).waitFor();
+    await confirmation.waitFor({ state: 'detached' });
+    expect(await focused()).toBe('Rotate secret');
+    const rotated = await secret.textContent();
+    expect(rotated).toMatch(/^whsec_/);
+    expect(rotated).not.toBe(shown);
+    expect(await readSecret()).toMatchObject({ secret: rotated, previousSecret: shown });
+    await panel.getByText(/^The previous secret signs too/).waitFor();
+
+    await panel.getByRole('button', { name: 'Hide secret' }).click();
+    await secret.waitFor({ state: 'detached' });
+    expect(await panel.textContent()).not.toContain(rotated);
   });
 
   test('finds the request in the log and opens its details', async () => {
