@@ -381,6 +381,8 @@ describe('WAF', () => {
         { SingleHeader: { Name: 'authorization' } },
         { SingleHeader: { Name: 'x-api-key' } },
         { SingleHeader: { Name: 'cookie' } },
+        // The console distribution's edge secret (lambdas/identity/edge-headers.ts).
+        { SingleHeader: { Name: 'x-gateway-edge-secret' } },
       ],
     });
   });
