@@ -60,6 +60,18 @@ export interface LocalRuntime {
   stop(): Promise<void>;
 }
 
+/** Waits for every start; registers each one's stop, then throws the first failure if any. */
+async function startedTogether<T extends readonly { stop(): Promise<void> }[]>(
+  stops: (() => Promise<void>)[],
+  starts: { readonly [K in keyof T]: Promise<T[K]> },
+): Promise<T> {
+  const settled = await Promise.allSettled(starts);
+  for (const result of settled) if (result.status === 'fulfilled') stops.push(() => result.value.stop());
+  const failed = settled.find((result) => result.status === 'rejected');
+  if (failed) throw failed.reason;
+  return settled.map((result) => (result as PromiseFulfilledResult<unknown>).value) as unknown as T;
+}
+
 export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<LocalRuntime> {
   const dataDir = resolve(options.dataDir);
   mkdirSync(dataDir, { recursive: true });
@@ -69,15 +81,17 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
   };
   try {
     const credentials = ensureStandInCredentials(dataDir);
-    const dynamodb = await startLocalDynamoDb({
-      dataDir: join(dataDir, 'dynamodb'),
-      tablePrefix: 'gateway',
-      latencyMs: options.dynamoDbLatencyMs,
-      tenantSessions: { credentials },
-    });
-    stops.push(() => dynamodb.stop());
-    const services = await startLocalServices(dataDir, credentials);
-    stops.push(() => services.stop());
+    // The database and the stand-ins are processes of their own: started side by side, and each
+    // stopped on the way out whether or not the other came up.
+    const [dynamodb, services] = await startedTogether(stops, [
+      startLocalDynamoDb({
+        dataDir: join(dataDir, 'dynamodb'),
+        tablePrefix: 'gateway',
+        latencyMs: options.dynamoDbLatencyMs,
+        tenantSessions: { credentials },
+      }),
+      startLocalServices(dataDir, credentials),
+    ]);
 
     const origins: string[] = [...(options.extraOrigins ?? [])];
     const server = createGatewayServer({

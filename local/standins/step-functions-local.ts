@@ -32,6 +32,38 @@ export const DEFAULT_LOCAL_JOB_WAIT_MS = 1_000;
 const functionArn = (id: string) => `arn:aws:lambda:${LOCAL_REGION}:${LOCAL_ACCOUNT}:function:gateway-${id}`;
 
 /**
+ * The two machines as the stack deploys them, with local ARNs. test/unit/standins/
+ * local-state-machines.test.ts checks them against the States language, so the runtime need not
+ * at each start.
+ */
+export function localStateMachineDefinitions(): { arn: string; definition: Record<string, unknown> }[] {
+  return [
+    {
+      arn: LOCAL_JOB_STATE_MACHINE_ARN,
+      definition: jobPollerDefinition(
+        {
+          poll: functionArn(JOB_TASK_FUNCTIONS.poll.id),
+          markFailed: functionArn(JOB_TASK_FUNCTIONS.markFailed.id),
+          notify: functionArn(JOB_TASK_FUNCTIONS.notify.id),
+        },
+        { timeoutSeconds: DEFAULT_JOB_EXECUTION_TIMEOUT_SECONDS },
+      ),
+    },
+    {
+      arn: LOCAL_SESSION_STATE_MACHINE_ARN,
+      definition: sessionRunnerDefinition(
+        { run: functionArn(SESSION_TASK_FUNCTIONS.run.id) },
+        { timeoutSeconds: DEFAULT_SESSION_EXECUTION_TIMEOUT_SECONDS },
+      ),
+    },
+  ];
+}
+
+const TASK_FUNCTIONS = [...Object.values(JOB_TASK_FUNCTIONS), ...Object.values(SESSION_TASK_FUNCTIONS)];
+/** Every task function of both machines, by the ARN their Task states name. */
+export const LOCAL_TASK_FUNCTION_ARNS = TASK_FUNCTIONS.map((task) => functionArn(task.id));
+
+/**
  * Listens at once (its URL is part of the handlers' environment), but runs no task, not even
  * of an execution resumed from the data dir, until `handlersConfigured` settles: the task
  * functions read their configuration at their first call.
@@ -43,7 +75,7 @@ export function startLocalStepFunctions(
   waitMs = DEFAULT_LOCAL_JOB_WAIT_MS,
 ): Promise<StepFunctionsStandIn> {
   const taskHandlers: Record<string, TaskHandler> = {};
-  for (const task of [...Object.values(JOB_TASK_FUNCTIONS), ...Object.values(SESSION_TASK_FUNCTIONS)]) {
+  for (const task of TASK_FUNCTIONS) {
     taskHandlers[functionArn(task.id)] = async (input) => {
       await handlersConfigured;
       const { handler } = await loadRouteHandler(task);
@@ -54,27 +86,6 @@ export function startLocalStepFunctions(
     dataDir: join(dataDir, 'stepfunctions'),
     waitMs,
     credentials,
-    stateMachines: [
-      {
-        arn: LOCAL_JOB_STATE_MACHINE_ARN,
-        definition: jobPollerDefinition(
-          {
-            poll: functionArn(JOB_TASK_FUNCTIONS.poll.id),
-            markFailed: functionArn(JOB_TASK_FUNCTIONS.markFailed.id),
-            notify: functionArn(JOB_TASK_FUNCTIONS.notify.id),
-          },
-          { timeoutSeconds: DEFAULT_JOB_EXECUTION_TIMEOUT_SECONDS },
-        ),
-        taskHandlers,
-      },
-      {
-        arn: LOCAL_SESSION_STATE_MACHINE_ARN,
-        definition: sessionRunnerDefinition(
-          { run: functionArn(SESSION_TASK_FUNCTIONS.run.id) },
-          { timeoutSeconds: DEFAULT_SESSION_EXECUTION_TIMEOUT_SECONDS },
-        ),
-        taskHandlers,
-      },
-    ],
+    stateMachines: localStateMachineDefinitions().map((machine) => ({ ...machine, taskHandlers, validated: true })),
   });
 }

@@ -28,6 +28,8 @@ export interface LocalStateMachine {
   readonly arn: string;
   readonly definition: Record<string, unknown>;
   readonly taskHandlers: Readonly<Record<string, TaskHandler>>;
+  /** Checked by a test beforehand: not checked again at start (step-functions-runner.ts). */
+  readonly validated?: boolean;
 }
 
 export interface StepFunctionsStandInOptions {
@@ -76,7 +78,12 @@ export async function startStepFunctionsStandIn(options: StepFunctionsStandInOpt
   const runners = new Map(
     options.stateMachines.map((machine) => [
       machine.arn,
-      new MachineRunner({ definition: machine.definition, taskHandlers: machine.taskHandlers, waitMs: options.waitMs }),
+      new MachineRunner({
+        definition: machine.definition,
+        taskHandlers: machine.taskHandlers,
+        waitMs: options.waitMs,
+        validated: machine.validated,
+      }),
     ]),
   );
   const running = new Map<string, { run: RunningExecution; done: Promise<void> }>();
