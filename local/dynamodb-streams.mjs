@@ -40,8 +40,8 @@ import {
 import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
 import { crc32 } from 'node:zlib';
+import { replay } from './dynamodb-replayed-call.mjs';
 import { INTERNAL_HEADER } from './dynamodb-transactions.mjs';
 
 const dynaliteRequire = createRequire(createRequire(import.meta.url).resolve('dynalite'));
@@ -909,8 +909,7 @@ function updateTable(req, res, body, input, streams, pass) {
   rewriteAnswer(res, (answer) => ({ TableDescription: apply(answer.Table) }));
   pass(
     replay(req, JSON.stringify({ TableName: rest.TableName }), {
-      ...req.headers,
-      'x-amz-target': `${DYNAMODB_TARGET_PREFIX}DescribeTable`,
+      headers: { ...req.headers, 'x-amz-target': `${DYNAMODB_TARGET_PREFIX}DescribeTable` },
     }),
     res,
   );
@@ -937,11 +936,6 @@ function withBody(req, res, then) {
     }
     then(body, input);
   });
-}
-
-/** The request again, its body already read, for the layers below (they read `data`/`end`). */
-function replay(req, body, headers = req.headers) {
-  return Object.assign(Readable.from([Buffer.from(body)]), { headers, method: req.method, url: req.url });
 }
 
 /** Runs `then` when the answer is sent, before it leaves. */

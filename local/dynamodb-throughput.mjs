@@ -53,8 +53,8 @@
 import { createRequire } from 'node:module';
 import { randomBytes } from 'node:crypto';
 import { Agent, request } from 'node:http';
-import { Readable } from 'node:stream';
 import { crc32 } from 'node:zlib';
+import { readCall, replay } from './dynamodb-replayed-call.mjs';
 import { INTERNAL_HEADER } from './dynamodb-transactions.mjs';
 
 export const DEFAULT_WRITE_UNITS_PER_SECOND = 1000;
@@ -168,14 +168,16 @@ export function addThroughput(server, options = {}) {
     }
     const handle = req.method === 'POST' ? HANDLERS.get(operation) : undefined;
     if (!handle) return inner.call(server, req, res);
-    const raw = await readBody(req).catch(() => undefined);
-    if (raw === undefined) return res.destroy();
+    const call = await readCall(req).catch(() => undefined);
+    if (call === undefined) return res.destroy();
+    const { raw, json } = call;
     const body = raw.toString('utf8');
-    const input = parseObject(body);
+    const input = json && typeof json === 'object' && !Array.isArray(json) ? json : undefined;
     let forwarded = false;
-    const forward = (text = body) => {
+    /** Hands the call on with `text` as its body; `parsed`, when known, is what `text` parses to. */
+    const forward = (text = body, parsed = text === body ? json : undefined) => {
       forwarded = true;
-      inner.call(server, replay(req, text === body ? raw : Buffer.from(text)), res);
+      inner.call(server, replay(req, text === body ? raw : text, { json: parsed }), res);
     };
     const tables = input && tablesNamedIn(input);
     if (!tables) return forward();
@@ -481,7 +483,8 @@ function meteredCall({ operation, input, body, res, meter, forward, partition, e
     if (Number.isFinite(measured)) charge(meter, partition, Math.max(measured, estimate) - estimate);
     return asked ? undefined : withoutCapacity(text, at);
   });
-  forward(asked ? body : withTotalCapacity(body));
+  // The parse of the body it forwards, as JSON.parse gives it (a later member wins in place).
+  forward(asked ? body : withTotalCapacity(body), asked ? input : { ...input, ReturnConsumedCapacity: 'TOTAL' });
 }
 
 /** The value a Query's key condition gives `hashKey`, from the expression or the legacy KeyConditions. */
@@ -764,22 +767,4 @@ function parseObject(text) {
   } catch {
     return undefined;
   }
-}
-
-function readBody(req) {
-  return new Promise((resolve, reject) => {
-    const chunks = [];
-    req.on('data', (chunk) => chunks.push(chunk));
-    req.on('end', () => resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
-}
-
-/** The request again, its body (a Buffer) already read, for the layer behind (which reads `data`/`end`). */
-function replay(req, body) {
-  return Object.assign(Readable.from([body]), {
-    headers: req.headers,
-    method: req.method,
-    url: req.url,
-  });
 }
