@@ -22,7 +22,7 @@
 // one item's records stay in order in one shard; they are never split or closed while the
 // stream is enabled (AWS rolls shards over every few hours; readers that follow
 // NextShardIterator and DescribeStream see no difference).
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, hash, randomBytes, randomUUID } from 'node:crypto';
 import {
   closeSync,
   existsSync,
@@ -455,7 +455,8 @@ class Stream {
         SizeBytes: sizeOf(keys) + (newImage ? sizeOf(newImage) : 0) + (oldImage ? sizeOf(oldImage) : 0),
         StreamViewType: view,
       },
-      eventID: randomBytes(16).toString('hex'),
+      // 32 random hex digits, as AWS's; randomUUID draws from a pool, randomBytes makes a call each time.
+      eventID: randomUUID().replaceAll('-', ''),
       eventName: !before ? 'INSERT' : after ? 'MODIFY' : 'REMOVE',
       eventSource: 'aws:dynamodb',
       eventVersion: '1.1',
@@ -652,7 +653,7 @@ const randomDigits = (n) =>
     .slice(0, n);
 
 function shardOf(keyValue, count) {
-  return createHash('md5').update(canonical(keyValue)).digest().readUInt32BE(0) % count;
+  return hash('md5', canonical(keyValue), 'buffer').readUInt32BE(0) % count;
 }
 
 function sizeOf(item) {
