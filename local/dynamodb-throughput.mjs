@@ -447,8 +447,24 @@ function singleItem({ operation, input, body, res, meter, schemas, forward }) {
   const partition = schema && partitionOf(schema, input[keyField]?.[schema.hashKey], read);
   if (!partition) return forward();
   const estimate = read ? (input.ConsistentRead ? 1 : 0.5) : operation === 'PutItem' ? writeUnits(input.Item) : 1;
-  return meteredCall({ operation, input, body, res, meter, forward, partition, estimate });
+  const exact = operation === 'PutItem' && createsOnly(input, schema);
+  return meteredCall({ operation, input, body, res, meter, forward, partition, estimate, exact });
 }
+
+/**
+ * Whether a PutItem can only create its item: its condition is that a key attribute does not
+ * exist (every item has its key attributes), as the usage ledger's entries are written. Such a
+ * put that succeeds consumes its new item's units, which is its estimate (dynalite measures
+ * max(old, new) with no old item), so there is nothing to measure.
+ */
+function createsOnly(input, schema) {
+  const match = CREATE_ONLY.exec(typeof input.ConditionExpression === 'string' ? input.ConditionExpression : '');
+  if (!match) return false;
+  const name = match[1].startsWith('#') ? input.ExpressionAttributeNames?.[match[1]] : match[1];
+  return schema.keyNames.includes(name);
+}
+
+const CREATE_ONLY = /^\s*attribute_not_exists\s*\(\s*(#?[A-Za-z0-9_]+)\s*\)\s*$/;
 
 function query({ operation, input, body, res, meter, schemas, forward }) {
   const schema = schemas.get(input.TableName);
@@ -461,9 +477,10 @@ function query({ operation, input, body, res, meter, schemas, forward }) {
 
 /**
  * One partition's call: refused when the partition has no capacity, else debited `estimate` now
- * and settled with what dynalite measured once it answers.
+ * and settled with what dynalite measured once it answers. An `exact` estimate is what the call
+ * consumes if it succeeds: dynalite is not asked to measure it (nor its answer rewritten).
  */
-function meteredCall({ operation, input, body, res, meter, forward, partition, estimate }) {
+function meteredCall({ operation, input, body, res, meter, forward, partition, estimate, exact = false }) {
   if (!hasCapacity(meter, partition)) {
     countThrottled(meter, operation, [partition]);
     return sendThrottled(res, [partition]);
@@ -476,6 +493,7 @@ function meteredCall({ operation, input, body, res, meter, forward, partition, e
       if (!text?.includes('#ConditionalCheckFailedException')) charge(meter, partition, -estimate);
       return undefined;
     }
+    if (exact) return undefined;
     const at = text.lastIndexOf(CAPACITY_FIELD);
     if (at < 0) return undefined;
     const measured = Number.parseFloat(text.slice(at + CAPACITY_FIELD.length, at + CAPACITY_FIELD.length + 32));
@@ -483,8 +501,9 @@ function meteredCall({ operation, input, body, res, meter, forward, partition, e
     if (Number.isFinite(measured)) charge(meter, partition, Math.max(measured, estimate) - estimate);
     return asked ? undefined : withoutCapacity(text, at);
   });
+  if (asked || exact) return forward();
   // The parse of the body it forwards, as JSON.parse gives it (a later member wins in place).
-  forward(asked ? body : withTotalCapacity(body), asked ? input : { ...input, ReturnConsumedCapacity: 'TOTAL' });
+  forward(withTotalCapacity(body), { ...input, ReturnConsumedCapacity: 'TOTAL' });
 }
 
 /** The value a Query's key condition gives `hashKey`, from the expression or the legacy KeyConditions. */
