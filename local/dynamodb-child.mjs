@@ -14,6 +14,7 @@ import { addTenantAccess } from './dynamodb-tenant-access.mjs';
 import { addStreams, captureItemWrites, createStreamsApiServer, openStreams } from './dynamodb-streams.mjs';
 import { withLoopbackKeepAlive } from './loopback-keep-alive.mjs';
 import { installLevelFront } from './dynamodb-level-front.mjs';
+import { installParsedExpressions } from './dynamodb-parsed-expressions.mjs';
 
 const { path, latencyMs = 0, throughput = {}, readCacheValues } = JSON.parse(process.argv[2] ?? '{}');
 
@@ -44,6 +45,7 @@ try {
 captureItemWrites(streams);
 // Under the streams layer (it wraps LevelDB itself): that layer's read of the old image is cached too.
 const readsCached = installLevelFront(readCacheValues);
+installParsedExpressions();
 const server = dynalite({ path, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
 try {
   await readsCached;

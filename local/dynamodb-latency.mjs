@@ -17,7 +17,7 @@
 // Off by default: reading each body here and the read-backs cost the database process CPU.
 import { Agent, request } from 'node:http';
 import { createRequire } from 'node:module';
-import { Readable } from 'node:stream';
+import { replay } from './dynamodb-replayed-call.mjs';
 import { INTERNAL_HEADER } from './dynamodb-transactions.mjs';
 
 const MAX_LOGGED_CALLS = 100_000;
@@ -246,15 +246,6 @@ function readBody(req) {
     req.on('data', (chunk) => chunks.push(chunk));
     req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
     req.on('error', () => resolve(Buffer.concat(chunks).toString('utf8')));
-  });
-}
-
-/** The request again, its body already read, for the layers below (which read `data`/`end`). */
-function replay(req, body) {
-  return Object.assign(Readable.from([Buffer.from(body)]), {
-    headers: req.headers,
-    method: req.method,
-    url: req.url,
   });
 }
 

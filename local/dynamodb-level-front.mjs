@@ -107,10 +107,16 @@ export class LevelFront {
     });
   }
 
+  /** Returns the value's JSON when it made one (every item; a table description is kept as is). */
   #wrote(key, value) {
     this.#known.add(key);
-    if (key.startsWith(TABLE_PREFIX)) this.#tables.set(key, value);
-    else this.#keep(key, JSON.stringify(value));
+    if (key.startsWith(TABLE_PREFIX)) {
+      this.#tables.set(key, value);
+      return undefined;
+    }
+    const json = JSON.stringify(value);
+    this.#keep(key, json);
+    return json;
   }
 
   #keep(key, json) {
@@ -130,15 +136,20 @@ export class LevelFront {
   #write(operations, callback) {
     const keys = [];
     const deleted = [];
-    for (const op of operations) {
+    // What LevelDB is sent: an item's put carries the JSON made for the cache, as text, so the
+    // database's JSON encoding does not make it again (the same bytes either way).
+    const stored = operations.map((op) => {
       keys.push(op.key);
       if (op.type === 'del') {
         this.#values.delete(op.key);
         this.#tables.delete(op.key);
         deleted.push(op.key);
         this.#deleting.set(op.key, (this.#deleting.get(op.key) ?? 0) + 1);
-      } else this.#wrote(op.key, op.value);
-    }
+        return op;
+      }
+      const json = this.#wrote(op.key, op.value);
+      return json === undefined ? op : { ...op, value: json, valueEncoding: 'utf8' };
+    });
     const settled = (err) => {
       for (const key of deleted) {
         const left = this.#deleting.get(key) - 1;
@@ -153,7 +164,7 @@ export class LevelFront {
     };
     const enqueue = (done) => {
       if (this.#queue.length === 0) setImmediate(() => this.#flush());
-      this.#queue.push({ operations, done });
+      this.#queue.push({ operations: stored, done });
     };
     if (typeof callback === 'function') {
       return enqueue((err) => {

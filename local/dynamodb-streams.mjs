@@ -22,7 +22,7 @@
 // one item's records stay in order in one shard; they are never split or closed while the
 // stream is enabled (AWS rolls shards over every few hours; readers that follow
 // NextShardIterator and DescribeStream see no difference).
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, hash, randomBytes, randomUUID } from 'node:crypto';
 import {
   closeSync,
   existsSync,
@@ -40,8 +40,8 @@ import {
 import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
 import { crc32 } from 'node:zlib';
+import { replay } from './dynamodb-replayed-call.mjs';
 import { INTERNAL_HEADER } from './dynamodb-transactions.mjs';
 
 const dynaliteRequire = createRequire(createRequire(import.meta.url).resolve('dynalite'));
@@ -455,7 +455,8 @@ class Stream {
         SizeBytes: sizeOf(keys) + (newImage ? sizeOf(newImage) : 0) + (oldImage ? sizeOf(oldImage) : 0),
         StreamViewType: view,
       },
-      eventID: randomBytes(16).toString('hex'),
+      // 32 random hex digits, as AWS's; randomUUID draws from a pool, randomBytes makes a call each time.
+      eventID: randomUUID().replaceAll('-', ''),
       eventName: !before ? 'INSERT' : after ? 'MODIFY' : 'REMOVE',
       eventSource: 'aws:dynamodb',
       eventVersion: '1.1',
@@ -652,7 +653,7 @@ const randomDigits = (n) =>
     .slice(0, n);
 
 function shardOf(keyValue, count) {
-  return createHash('md5').update(canonical(keyValue)).digest().readUInt32BE(0) % count;
+  return hash('md5', canonical(keyValue), 'buffer').readUInt32BE(0) % count;
 }
 
 function sizeOf(item) {
@@ -909,8 +910,7 @@ function updateTable(req, res, body, input, streams, pass) {
   rewriteAnswer(res, (answer) => ({ TableDescription: apply(answer.Table) }));
   pass(
     replay(req, JSON.stringify({ TableName: rest.TableName }), {
-      ...req.headers,
-      'x-amz-target': `${DYNAMODB_TARGET_PREFIX}DescribeTable`,
+      headers: { ...req.headers, 'x-amz-target': `${DYNAMODB_TARGET_PREFIX}DescribeTable` },
     }),
     res,
   );
@@ -937,11 +937,6 @@ function withBody(req, res, then) {
     }
     then(body, input);
   });
-}
-
-/** The request again, its body already read, for the layers below (they read `data`/`end`). */
-function replay(req, body, headers = req.headers) {
-  return Object.assign(Readable.from([Buffer.from(body)]), { headers, method: req.method, url: req.url });
 }
 
 /** Runs `then` when the answer is sent, before it leaves. */

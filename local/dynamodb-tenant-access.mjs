@@ -5,7 +5,7 @@
 // and the table, UnrecognizedClientException for a token the STS stand-in did not make,
 // ExpiredTokenException for one past its time. Calls without a session token are served as
 // before: the embedded DynamoDB checks no one's signature, the function role's included.
-import { Readable } from 'node:stream';
+import { replay } from './dynamodb-replayed-call.mjs';
 import { INTERNAL_HEADER } from './dynamodb-transactions.mjs';
 import { dynamoDbRefusal, openTenantSession } from './standins/tenant-sessions.mjs';
 
@@ -52,8 +52,4 @@ function refuse(res, { type, message }) {
   const payload = JSON.stringify({ __type: `com.amazon.coral.service#${type}`, Message: message });
   res.writeHead(400, { 'Content-Type': 'application/x-amz-json-1.0', 'Content-Length': Buffer.byteLength(payload) });
   res.end(payload);
-}
-
-function replay(req, body) {
-  return Object.assign(Readable.from([body]), { headers: req.headers, method: req.method, url: req.url });
 }

@@ -53,8 +53,8 @@
 import { createRequire } from 'node:module';
 import { randomBytes } from 'node:crypto';
 import { Agent, request } from 'node:http';
-import { Readable } from 'node:stream';
 import { crc32 } from 'node:zlib';
+import { readCall, replay } from './dynamodb-replayed-call.mjs';
 import { INTERNAL_HEADER } from './dynamodb-transactions.mjs';
 
 export const DEFAULT_WRITE_UNITS_PER_SECOND = 1000;
@@ -168,14 +168,16 @@ export function addThroughput(server, options = {}) {
     }
     const handle = req.method === 'POST' ? HANDLERS.get(operation) : undefined;
     if (!handle) return inner.call(server, req, res);
-    const raw = await readBody(req).catch(() => undefined);
-    if (raw === undefined) return res.destroy();
+    const call = await readCall(req).catch(() => undefined);
+    if (call === undefined) return res.destroy();
+    const { raw, json } = call;
     const body = raw.toString('utf8');
-    const input = parseObject(body);
+    const input = json && typeof json === 'object' && !Array.isArray(json) ? json : undefined;
     let forwarded = false;
-    const forward = (text = body) => {
+    /** Hands the call on with `text` as its body; `parsed`, when known, is what `text` parses to. */
+    const forward = (text = body, parsed = text === body ? json : undefined) => {
       forwarded = true;
-      inner.call(server, replay(req, text === body ? raw : Buffer.from(text)), res);
+      inner.call(server, replay(req, text === body ? raw : text, { json: parsed }), res);
     };
     const tables = input && tablesNamedIn(input);
     if (!tables) return forward();
@@ -445,8 +447,24 @@ function singleItem({ operation, input, body, res, meter, schemas, forward }) {
   const partition = schema && partitionOf(schema, input[keyField]?.[schema.hashKey], read);
   if (!partition) return forward();
   const estimate = read ? (input.ConsistentRead ? 1 : 0.5) : operation === 'PutItem' ? writeUnits(input.Item) : 1;
-  return meteredCall({ operation, input, body, res, meter, forward, partition, estimate });
+  const exact = operation === 'PutItem' && createsOnly(input, schema);
+  return meteredCall({ operation, input, body, res, meter, forward, partition, estimate, exact });
 }
+
+/**
+ * Whether a PutItem can only create its item: its condition is that a key attribute does not
+ * exist (every item has its key attributes), as the usage ledger's entries are written. Such a
+ * put that succeeds consumes its new item's units, which is its estimate (dynalite measures
+ * max(old, new) with no old item), so there is nothing to measure.
+ */
+function createsOnly(input, schema) {
+  const match = CREATE_ONLY.exec(typeof input.ConditionExpression === 'string' ? input.ConditionExpression : '');
+  if (!match) return false;
+  const name = match[1].startsWith('#') ? input.ExpressionAttributeNames?.[match[1]] : match[1];
+  return schema.keyNames.includes(name);
+}
+
+const CREATE_ONLY = /^\s*attribute_not_exists\s*\(\s*(#?[A-Za-z0-9_]+)\s*\)\s*$/;
 
 function query({ operation, input, body, res, meter, schemas, forward }) {
   const schema = schemas.get(input.TableName);
@@ -459,9 +477,10 @@ function query({ operation, input, body, res, meter, schemas, forward }) {
 
 /**
  * One partition's call: refused when the partition has no capacity, else debited `estimate` now
- * and settled with what dynalite measured once it answers.
+ * and settled with what dynalite measured once it answers. An `exact` estimate is what the call
+ * consumes if it succeeds: dynalite is not asked to measure it (nor its answer rewritten).
  */
-function meteredCall({ operation, input, body, res, meter, forward, partition, estimate }) {
+function meteredCall({ operation, input, body, res, meter, forward, partition, estimate, exact = false }) {
   if (!hasCapacity(meter, partition)) {
     countThrottled(meter, operation, [partition]);
     return sendThrottled(res, [partition]);
@@ -474,6 +493,7 @@ function meteredCall({ operation, input, body, res, meter, forward, partition, e
       if (!text?.includes('#ConditionalCheckFailedException')) charge(meter, partition, -estimate);
       return undefined;
     }
+    if (exact) return undefined;
     const at = text.lastIndexOf(CAPACITY_FIELD);
     if (at < 0) return undefined;
     const measured = Number.parseFloat(text.slice(at + CAPACITY_FIELD.length, at + CAPACITY_FIELD.length + 32));
@@ -481,7 +501,9 @@ function meteredCall({ operation, input, body, res, meter, forward, partition, e
     if (Number.isFinite(measured)) charge(meter, partition, Math.max(measured, estimate) - estimate);
     return asked ? undefined : withoutCapacity(text, at);
   });
-  forward(asked ? body : withTotalCapacity(body));
+  if (asked || exact) return forward();
+  // The parse of the body it forwards, as JSON.parse gives it (a later member wins in place).
+  forward(withTotalCapacity(body), { ...input, ReturnConsumedCapacity: 'TOTAL' });
 }
 
 /** The value a Query's key condition gives `hashKey`, from the expression or the legacy KeyConditions. */
@@ -764,22 +786,4 @@ function parseObject(text) {
   } catch {
     return undefined;
   }
-}
-
-function readBody(req) {
-  return new Promise((resolve, reject) => {
-    const chunks = [];
-    req.on('data', (chunk) => chunks.push(chunk));
-    req.on('end', () => resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
-}
-
-/** The request again, its body (a Buffer) already read, for the layer behind (which reads `data`/`end`). */
-function replay(req, body) {
-  return Object.assign(Readable.from([body]), {
-    headers: req.headers,
-    method: req.method,
-    url: req.url,
-  });
 }

@@ -11,7 +11,7 @@
 // as in DynamoDB. The layer's own calls to dynalite carry a per-process token that lets them past.
 import { randomBytes } from 'node:crypto';
 import { Agent, request } from 'node:http';
-import { Readable } from 'node:stream';
+import { readCall, replay } from './dynamodb-replayed-call.mjs';
 
 const TARGET_PREFIX = 'DynamoDB_20120810.';
 const MAX_ACTIONS = 100;
@@ -30,8 +30,7 @@ export function addTransactions(server) {
   const internal = internalClient(server, token);
   server.on('request', async (req, res) => {
     if (req.headers[INTERNAL_HEADER] === token) return dynaliteHandler(req, res);
-    const body = await readBody(req).catch(() => '');
-    const input = parseJson(body);
+    const { raw, json: input } = await readCall(req).catch(() => ({ raw: Buffer.alloc(0), json: undefined }));
     if (req.headers['x-amz-target'] === `${TARGET_PREFIX}TransactWriteItems` && req.method === 'POST') {
       const tables = (input?.TransactItems ?? []).flatMap((entry) =>
         ACTION_KINDS.map((kind) => entry?.[kind]?.TableName).filter((name) => typeof name === 'string'),
@@ -44,18 +43,10 @@ export function addTransactions(server) {
       () =>
         new Promise((done) => {
           res.once('close', done);
-          dynaliteHandler(replay(req, body), res);
+          dynaliteHandler(replay(req, raw, { json: input }), res);
         }),
     );
   });
-}
-
-function parseJson(text) {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }
 
 /** The tables a plain request reads or writes: its TableName, or a batch's RequestItems. */
@@ -63,15 +54,6 @@ function tablesNamedIn(input) {
   if (typeof input?.TableName === 'string') return [input.TableName];
   if (input?.RequestItems && typeof input.RequestItems === 'object') return Object.keys(input.RequestItems);
   return [];
-}
-
-/** The request again, its body already read, for dynalite (which reads `data`/`end` events). */
-function replay(req, body) {
-  return Object.assign(Readable.from([Buffer.from(body)]), {
-    headers: req.headers,
-    method: req.method,
-    url: req.url,
-  });
 }
 
 /**
@@ -204,15 +186,6 @@ async function transactWriteItems(input, res, dynamo, keySchemas) {
     if (error instanceof DynamoError) return send(res, error.status, { __type: error.type, message: error.message });
     send(res, 500, { __type: 'com.amazonaws.dynamodb.v20120810#InternalServerError', message: String(error) });
   }
-}
-
-function readBody(req) {
-  return new Promise((resolve, reject) => {
-    const chunks = [];
-    req.on('data', (chunk) => chunks.push(chunk));
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
 }
 
 function send(res, status, body) {

@@ -199,15 +199,29 @@ function lambdaContext(route: RouteSpec) {
   };
 }
 
-async function readBody(req: IncomingMessage, limit: number): Promise<Buffer | undefined> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > limit) return undefined;
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks);
+/**
+ * The request's body, or undefined once it passes `limit` (the rest is left unread). Read from
+ * the request's events: an async iterator over it cost tens of microseconds of CPU per request.
+ */
+function readBody(req: IncomingMessage, limit: number): Promise<Buffer | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= limit) return void chunks.push(chunk);
+      req.off('data', onData);
+      req.pause();
+      resolve(undefined);
+    };
+    req.on('data', onData);
+    req.once('end', () => resolve(Buffer.concat(chunks)));
+    req.once('error', reject);
+    // Closed before its end (the client went away): what the iterator reports as a premature close.
+    req.once('close', () => {
+      if (!req.readableEnded) reject(new Error('Premature close'));
+    });
+  });
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown): void {

@@ -212,7 +212,11 @@ test('a table description changed by UpdateTable is read back changed, before an
   expect((await describe()).ProvisionedThroughput).toMatchObject({ ReadCapacityUnits: 7, WriteCapacityUnits: 9 });
 });
 
-/** A callback-style store like dynalite's, whose batches finish only when the test says. */
+/**
+ * A callback-style store like dynalite's, whose batches finish only when the test says. Its
+ * values are JSON, as dynalite's LevelDB's: a put may carry its value already as JSON text
+ * (`valueEncoding: 'utf8'`), which the store holds as the same value.
+ */
 function slowStore() {
   const data = new Map<string, unknown>();
   const batches: { type: string; key: string }[][] = [];
@@ -223,12 +227,15 @@ function slowStore() {
     // Replaced by the front, which sends every write as a batch.
     put: (_k: string, _value: unknown, _callback: (err: Error | null) => void): unknown => undefined,
     del: (_k: string, _callback: (err: Error | null) => void): unknown => undefined,
-    batch: (operations: { type: string; key: string; value?: unknown }[], callback: (err: null) => void) => {
+    batch: (
+      operations: { type: string; key: string; value?: unknown; valueEncoding?: string }[],
+      callback: (err: null) => void,
+    ) => {
       batches.push(operations.map(({ type, key }) => ({ type, key })));
       pending.push(() => {
         for (const op of operations) {
           if (op.type === 'del') data.delete(op.key);
-          else data.set(op.key, op.value);
+          else data.set(op.key, op.valueEncoding === 'utf8' ? JSON.parse(op.value as string) : op.value);
         }
         callback(null);
       });

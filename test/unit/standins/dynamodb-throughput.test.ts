@@ -213,6 +213,35 @@ describe('capacity units', () => {
     expect(answer.ConsumedCapacity).toEqual({ TableName: usage, CapacityUnits: 4 });
   });
 
+  test('a put that can only create its item costs its size, as any put of a new item', async () => {
+    // The layer does not ask dynalite to measure such a put: its estimate is what it costs.
+    const create = (pk: string, i: number, condition: string, names?: Record<string, string>) =>
+      client.send(
+        new PutItemCommand({
+          TableName: usage,
+          Item: item(pk, `i${i}`, 3584),
+          ConditionExpression: condition,
+          ...(names ? { ExpressionAttributeNames: names } : {}),
+        }),
+      );
+    expect(await admittedUntilThrottled((i) => create('create-pk', i, 'attribute_not_exists(pk)'))).toBe(WCU / 4);
+    expect(
+      await admittedUntilThrottled((i) => create('create-sk', i, 'attribute_not_exists(#k)', { '#k': 'sk' })),
+    ).toBe(WCU / 4);
+    await advance(1000);
+    const answer = await create('create-pk', 100, 'attribute_not_exists(pk)');
+    expect(answer.ConsumedCapacity).toBeUndefined();
+    const asked = await client.send(
+      new PutItemCommand({
+        TableName: usage,
+        Item: item('create-pk', 'asked', 3584),
+        ConditionExpression: 'attribute_not_exists(pk)',
+        ReturnConsumedCapacity: 'TOTAL',
+      }),
+    );
+    expect(asked.ConsumedCapacity).toEqual({ TableName: usage, CapacityUnits: 4 });
+  });
+
   test('an update pays for the larger of the old and new item; the caller sees no ConsumedCapacity it did not ask for', async () => {
     await put('update', 'big', 3584);
     await advance(1000);
