@@ -49,13 +49,16 @@ export function UsagePage() {
     setBars(undefined);
     try {
       const query = `from=${rangeFrom}&to=${rangeTo}`;
-      const [usage, listed] = await Promise.all([
+      // Read side by side, so the totals and the chart describe the same moment as nearly as
+      // they can: the totals trail new requests by a few seconds (docs/interface.md §4.8).
+      const [usage, listed, daily] = await Promise.all([
         callApi<UsageRecord>('GET', `/api/v1/usage?${query}`),
         callApi<{ keys: ApiKey[] }>('GET', '/api/v1/keys'),
+        dailyBars(rangeFrom, rangeTo),
       ]);
       setRecord(usage);
       setKeys(listed.keys);
-      setBars(await dailyBars(rangeFrom, rangeTo));
+      setBars(daily);
     } catch (failure) {
       setError(describeFailure(failure));
     }
@@ -116,6 +119,7 @@ export function UsagePage() {
               <dd>{formatUsd(record.totalCost)}</dd>
             </div>
           </dl>
+          <p class="hint">Requests reach these totals a few seconds after they end.</p>
         </section>
       )}
       <section aria-labelledby="chart-title">
