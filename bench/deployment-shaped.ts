@@ -411,12 +411,17 @@ async function benchPinned(profile: boolean): Promise<void> {
       }
     });
   } finally {
-    // Beside the profiles, so they can be read again later; local/ keeps only the shared bundle.
-    if (profileDir)
+    // Beside the profiles, so they can be read again later; local/ keeps only the shared bundle,
+    // so the tagged bundle's other outputs (local/build-runtime.mjs: its inputs list, the
+    // services child and its map) go too.
+    if (profileDir) {
       for (const file of [bundle, `${bundle}.map`]) {
         if (existsSync(file)) copyFileSync(file, join(profileDir, keptName(file)));
         rmSync(file, { force: true });
       }
+      for (const suffix of ['.inputs.json', '.services.mjs', '.services.mjs.map'])
+        rmSync(`${bundle}${suffix}`, { force: true });
+    }
   }
   // The runtime's processes write their profiles as they exit, when withServers has stopped them.
   if (profileDir && profiled) {
