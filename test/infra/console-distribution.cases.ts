@@ -238,6 +238,19 @@ describe('the distribution', () => {
     expect({ resources: count, withinBudget: count <= 450 }).toEqual({ resources: count, withinBudget: true });
   });
 
+  // The largest deployment the context allows: every streaming route on Managed Instances with
+  // its own VPC and NAT instances, CORS origins, and the console. Over 450, but CloudFormation's
+  // own limit of 500 must hold (docs/deployment.md gives the counts).
+  test('with every streaming route on Managed Instances, CORS origins and the console, within CloudFormation’s 500', () => {
+    const built = build({
+      console: { assetsPath: FIXTURE_BUILD },
+      corsOrigins: ['https://app.example.com'],
+      streamingCompute: managedInstances('streaming'),
+    });
+    const count = Object.keys(built.template.toJSON().Resources).length;
+    expect({ resources: count, withinLimit: count <= 500 }).toEqual({ resources: count, withinLimit: true });
+  });
+
   test('with an alias: its us-east-1 certificate at TLS 1.2, the A and AAAA records, both origins trusted', () => {
     const built = build({
       console: {
