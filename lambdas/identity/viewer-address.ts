@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { logger } from '../config/logger.js';
 import { readSecret, rereadSecret } from '../store/secret-values.js';
 import { secretsEqual } from './api-key-format.js';
 import { EDGE_SECRET_HEADER, VIEWER_ADDRESS_HEADER } from './edge-headers.js';
@@ -37,8 +38,31 @@ export async function viewerAddress(req: ViewerAddressRequest, edgeSecretId: str
   const viewer = req.headers[VIEWER_ADDRESS_HEADER]?.trim();
   if (edgeSecretId === undefined || claimed === undefined || viewer === undefined || isIP(viewer) === 0)
     return req.sourceIp;
-  const trusted =
-    secretsEqual(claimed, await readSecret(edgeSecretId)) ||
-    secretsEqual(claimed, await rereadSecret(edgeSecretId, EDGE_SECRET_REREAD_MS));
-  return trusted ? viewer : req.sourceIp;
+  return (await edgeSecretMatches(claimed, edgeSecretId)) ? viewer : req.sourceIp;
+}
+
+/** Until when (epoch ms) an unreadable edge secret is not tried again on this instance. */
+let unreadableUntil = 0;
+
+/**
+ * Whether the claimed value is the edge secret. A secret that cannot be read (Secrets Manager
+ * throttled or down, the secret gone) makes the request count by its source address, as a stack
+ * without the distribution would, rather than fail a sign-in; the failure is logged, and the
+ * secret is not asked for again for a while, however many requests claim it.
+ */
+async function edgeSecretMatches(claimed: string, edgeSecretId: string, now = Date.now()): Promise<boolean> {
+  if (now < unreadableUntil) return false;
+  try {
+    return (
+      secretsEqual(claimed, await readSecret(edgeSecretId)) ||
+      secretsEqual(claimed, await rereadSecret(edgeSecretId, EDGE_SECRET_REREAD_MS))
+    );
+  } catch (error) {
+    unreadableUntil = now + EDGE_SECRET_REREAD_MS;
+    logger.error('edge secret unreadable: sign-ins count source addresses meanwhile', {
+      edgeSecretId,
+      error: (error as Error).name,
+    });
+    return false;
+  }
 }
