@@ -15,6 +15,8 @@ const CREDENTIAL_SHAPES: ReadonlyArray<readonly [RegExp, string]> = [
   [/\bAIza[0-9A-Za-z_-]{30,}/g, 'AIza[redacted]'],
   // JWTs (a Cognito access or ID token): header and claims both start `{"` in base64url.
   [/\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*/g, 'eyJ[redacted]'],
+  // The console distribution's edge secret, wherever its header is echoed (lambdas/identity/edge-headers.ts).
+  [/(x-gateway-edge-secret"?\s*[:=]\s*"?)[^\s"',;]+/gi, '$1[redacted]'],
   // An authenticator secret in an otpauth:// URI.
   [/([?&]secret=)[A-Za-z2-7=]+/gi, '$1[redacted]'],
   // Passwords, codes, secrets and challenge sessions as a request or an SDK error would spell them in JSON.

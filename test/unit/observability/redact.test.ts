@@ -15,6 +15,11 @@ test.each([
     'token eyJ[redacted] end',
   ],
   [
+    "the console distribution's edge secret, as a header or in JSON",
+    'x-gateway-edge-secret: Q1w2E3r4T5y6U7i8 {"x-gateway-edge-secret":"Q1w2E3r4T5y6U7i8","host":"h"}',
+    'x-gateway-edge-secret: [redacted] {"x-gateway-edge-secret":"[redacted]","host":"h"}',
+  ],
+  [
     'an authenticator secret in its otpauth URI',
     'otpauth://totp/Gw:ada%40example.com?secret=JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP&issuer=Gw',
     'otpauth://totp/Gw:ada%40example.com?secret=[redacted]&issuer=Gw',
