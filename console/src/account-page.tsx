@@ -5,7 +5,7 @@
  */
 import { useState } from 'preact/hooks';
 import { callApi, describeFailure } from './console-http';
-import { Outcome, TextField } from './form-fields';
+import { NewPasswordField, Outcome, TextField } from './form-fields';
 
 export function AccountPage() {
   const [currentPassword, setCurrentPassword] = useState('');
@@ -48,15 +48,7 @@ export function AccountPage() {
           autoComplete="current-password"
           required
         />
-        <TextField
-          label="New password"
-          type="password"
-          value={newPassword}
-          onInput={setNewPassword}
-          autoComplete="new-password"
-          hint="At least 12 characters with upper and lower case, a digit and a symbol."
-          required
-        />
+        <NewPasswordField value={newPassword} onInput={setNewPassword} />
         {needsCode && (
           <TextField
             label="Authenticator code"

@@ -67,6 +67,21 @@ export function TextField({
   );
 }
 
+/** A new password's field, with the user pool's policy as its hint (sign-in and the account page). */
+export function NewPasswordField({ value, onInput }: { value: string; onInput: (value: string) => void }) {
+  return (
+    <TextField
+      label="New password"
+      type="password"
+      value={value}
+      onInput={onInput}
+      autoComplete="new-password"
+      hint="At least 12 characters with upper and lower case, a digit and a symbol."
+      required
+    />
+  );
+}
+
 export function SelectField({
   label,
   value,

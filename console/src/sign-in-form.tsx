@@ -5,7 +5,7 @@
  */
 import { useState } from 'preact/hooks';
 import { ApiFailure, callApi, describeFailure } from './console-http';
-import { TextField } from './form-fields';
+import { NewPasswordField, TextField } from './form-fields';
 
 /** Who is signed in: the sign-in's answer, and `GET /api/v1/auth/session`'s. */
 export interface SignedIn {
@@ -70,17 +70,7 @@ export function SignInForm({ onSignedIn }: { onSignedIn: (session: SignedIn) => 
         autoComplete="current-password"
         required
       />
-      {needs.newPassword && (
-        <TextField
-          label="New password"
-          type="password"
-          value={newPassword}
-          onInput={setNewPassword}
-          autoComplete="new-password"
-          hint="At least 12 characters with upper and lower case, a digit and a symbol."
-          required
-        />
-      )}
+      {needs.newPassword && <NewPasswordField value={newPassword} onInput={setNewPassword} />}
       {needs.setup && (
         <div class="setup">
           <p>Add this secret to your authenticator app, then enter the code it shows.</p>

@@ -1,6 +1,6 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import type { BudgetNotice } from '../usage/budget-notices.js';
-import type { DeliveryAnswer } from './webhook-delivery.js';
+import type { WebhookSender } from './webhook-delivery.js';
 import { webhookHeaders } from './webhook-signature.js';
 
 /**
@@ -19,14 +19,7 @@ export const BUDGET_WEBHOOK_ATTEMPTS = 6;
 /** SQS's longest visibility timeout. */
 const MAX_VISIBILITY_SECONDS = 43_200;
 
-export interface BudgetWebhookDeps {
-  /** The account's secrets that sign now (the current one, and the previous one within its window). */
-  readonly signingSecrets: (accountId: string, now: Date) => Promise<readonly string[]>;
-  readonly deliver: (delivery: {
-    url: string;
-    headers: Record<string, string>;
-    body: string;
-  }) => Promise<DeliveryAnswer>;
+export interface BudgetWebhookDeps extends WebhookSender {
   /** Hides the received message for `seconds` (SQS ChangeMessageVisibility). */
   readonly hide: (receiptHandle: string, seconds: number) => Promise<void>;
   /** The first retry's wait; each later one doubles it. */

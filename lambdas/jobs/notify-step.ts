@@ -1,4 +1,4 @@
-import type { DeliveryAnswer } from './webhook-delivery.js';
+import type { WebhookSender } from './webhook-delivery.js';
 import { isEnded, type JobRecord, type JsonObject, type WebhookDelivery } from './job-record.js';
 import { webhookHeaders } from './webhook-signature.js';
 
@@ -26,20 +26,13 @@ export interface JobEventView {
   readonly data: (job: JobRecord) => Promise<JsonObject>;
 }
 
-export interface JobNotifyDeps {
+export interface JobNotifyDeps extends WebhookSender {
   readonly jobs: {
     getOwnedJob(accountId: string, jobId: string, now?: number): Promise<JobRecord | undefined>;
     recordWebhookDelivery(job: JobRecord, delivery: WebhookDelivery): Promise<boolean>;
   };
   /** By job kind. */
   readonly views: Readonly<Record<string, JobEventView>>;
-  /** The account's secrets that sign now (the current one, and the previous one within its window). */
-  readonly signingSecrets: (accountId: string, now: Date) => Promise<readonly string[]>;
-  readonly deliver: (delivery: {
-    url: string;
-    headers: Record<string, string>;
-    body: string;
-  }) => Promise<DeliveryAnswer>;
   readonly now: () => Date;
   /** One line per attempt: never the URL (it may hold a token), the body or a secret. */
   readonly log: (message: string, fields: Record<string, unknown>) => void;

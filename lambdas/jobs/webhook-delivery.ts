@@ -37,6 +37,17 @@ export type DeliveryAnswer =
   /** The URL or an address its name resolves to is not public: never sent, not retried. */
   | { readonly kind: 'refused'; readonly reason: string };
 
+/** What a webhook step needs to send a signed event: the account's signing secrets and one POST. */
+export interface WebhookSender {
+  /** The account's secrets that sign now (the current one, and the previous one within its window). */
+  readonly signingSecrets: (accountId: string, now: Date) => Promise<readonly string[]>;
+  readonly deliver: (delivery: {
+    url: string;
+    headers: Record<string, string>;
+    body: string;
+  }) => Promise<DeliveryAnswer>;
+}
+
 class NotPublicError extends Error {
   override readonly name = 'NotPublicError';
 }
