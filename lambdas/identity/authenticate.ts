@@ -3,8 +3,8 @@ import { required } from '../config/configuration.js';
 import { ENV } from '../config/environment.js';
 import { IdentityError, invalidCredentials, missingCredentials, notAllowed } from './identity-errors.js';
 import { getLiveSession } from '../store/sessions.js';
-import { readSecret, rereadSecret } from '../store/secret-values.js';
-import { parseKey, secretsEqual, verifyKey } from './api-key-format.js';
+import { parseKey, verifyKey } from './api-key-format.js';
+import { isCurrentSecret } from './current-secret.js';
 import type { ApiKeyRecord } from '../store/api-keys.js';
 import { findApiKey } from './key-directory.js';
 import type { Principal } from './principal.js';
@@ -113,8 +113,7 @@ const ADMIN_TOKEN_REREAD_MS = 5_000;
 
 async function isCurrentAdminToken(token: string, settings: AuthenticationSettings): Promise<boolean> {
   const secretId = required(settings.adminTokenSecretId, ENV.adminTokenSecretId);
-  if (secretsEqual(token, await readSecret(secretId))) return true;
-  return secretsEqual(token, await rereadSecret(secretId, ADMIN_TOKEN_REREAD_MS));
+  return isCurrentSecret(token, secretId, ADMIN_TOKEN_REREAD_MS);
 }
 
 /** Whether the token is a working API key; store failures still propagate. */

@@ -1,7 +1,6 @@
 import { isIP } from 'node:net';
 import { logger } from '../config/logger.js';
-import { readSecret, rereadSecret } from '../store/secret-values.js';
-import { secretsEqual } from './api-key-format.js';
+import { isCurrentSecret } from './current-secret.js';
 import { EDGE_SECRET_HEADER, VIEWER_ADDRESS_HEADER } from './edge-headers.js';
 
 /**
@@ -15,11 +14,7 @@ import { EDGE_SECRET_HEADER, VIEWER_ADDRESS_HEADER } from './edge-headers.js';
  * through a distribution of their own, with whatever headers they like.
  */
 
-/**
- * How often a non-matching edge secret may make an instance read the secret afresh: a replaced
- * secret is believed within seconds, while a caller sending wrong values costs at most one
- * Secrets Manager call per interval on an instance.
- */
+/** How often a wrong or unreadable edge secret may make an instance read it again (current-secret.ts). */
 const EDGE_SECRET_REREAD_MS = 5_000;
 
 export interface ViewerAddressRequest {
@@ -53,10 +48,7 @@ let unreadableUntil = 0;
 async function edgeSecretMatches(claimed: string, edgeSecretId: string, now = Date.now()): Promise<boolean> {
   if (now < unreadableUntil) return false;
   try {
-    return (
-      secretsEqual(claimed, await readSecret(edgeSecretId)) ||
-      secretsEqual(claimed, await rereadSecret(edgeSecretId, EDGE_SECRET_REREAD_MS))
-    );
+    return await isCurrentSecret(claimed, edgeSecretId, EDGE_SECRET_REREAD_MS);
   } catch (error) {
     unreadableUntil = now + EDGE_SECRET_REREAD_MS;
     logger.error('edge secret unreadable: sign-ins count source addresses meanwhile', {
