@@ -11,6 +11,7 @@ import { createRequire } from 'node:module';
 import { addLatency } from './dynamodb-latency.mjs';
 import { addThroughput } from './dynamodb-throughput.mjs';
 import { addTenantAccess } from './dynamodb-tenant-access.mjs';
+import { addPartiQLInserts } from './dynamodb-partiql.mjs';
 import { addStreams, captureItemWrites, createStreamsApiServer, openStreams } from './dynamodb-streams.mjs';
 import { withLoopbackKeepAlive } from './loopback-keep-alive.mjs';
 import { installLevelFront } from './dynamodb-level-front.mjs';
@@ -61,6 +62,10 @@ withLoopbackKeepAlive(server);
 setInterval(() => streams.trimExpired(), 60_000).unref();
 // In front of the transactions: a throttled transaction is cancelled whole, before it holds a table.
 if (throughput !== 'off') addThroughput(server, throughput);
+// PartiQL INSERTs become conditional puts here, handed to the layers behind in-process: each is
+// throttled, metered and streamed as the put it is, and the tenant-access policy (which names no
+// PartiQL action) refuses the whole call in front.
+addPartiQLInserts(server);
 // The tenant-access role's policy (local/dynamodb-tenant-access.mjs), from the environment (it
 // holds the runtime's secret key, which a command line would show): a refused call is neither
 // throttled nor charged, and waits as any call does.

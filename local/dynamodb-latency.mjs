@@ -17,6 +17,7 @@
 // Off by default: reading each body here and the read-backs cost the database process CPU.
 import { Agent, request } from 'node:http';
 import { createRequire } from 'node:module';
+import { insertsOf } from './dynamodb-partiql.mjs';
 import { replay } from './dynamodb-replayed-call.mjs';
 import { INTERNAL_HEADER } from './dynamodb-transactions.mjs';
 
@@ -202,6 +203,17 @@ async function describe(call, input, answer, schemaOf, internal) {
           );
       }
       break;
+    case 'ExecuteStatement':
+    case 'BatchExecuteStatement': {
+      // A statement the batch refused (its Error) wrote nothing.
+      const responses = answer?.Responses;
+      for (const [i, { table, item }] of insertsOf(call.operation, input).entries()) {
+        if (call.operation === 'BatchExecuteStatement' ? !responses?.[i] || responses[i].Error : call.status !== 200)
+          continue;
+        await addWrite(table, item);
+      }
+      break;
+    }
     default:
       return;
   }

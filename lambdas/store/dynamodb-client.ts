@@ -1,5 +1,7 @@
 import { signedPost, SigV4Signer, type Credentials } from './signed-request.js';
 import type {
+  BatchExecuteStatementCommandInput,
+  BatchExecuteStatementCommandOutput,
   BatchGetItemCommandInput,
   BatchGetItemCommandOutput,
   BatchWriteItemCommandInput,
@@ -34,6 +36,8 @@ export interface DynamoDb {
   query(input: QueryCommandInput): Promise<QueryCommandOutput>;
   batchWriteItem(input: BatchWriteItemCommandInput): Promise<BatchWriteItemCommandOutput>;
   batchGetItem(input: BatchGetItemCommandInput): Promise<BatchGetItemCommandOutput>;
+  /** PartiQL statements side by side; each answers on its own (its `Error`), in order. */
+  batchExecuteStatement(input: BatchExecuteStatementCommandInput): Promise<BatchExecuteStatementCommandOutput>;
   /** All or nothing; a cancelled transaction rejects with a TransactionCanceledError. */
   transactWriteItems(input: TransactWriteItemsCommandInput): Promise<TransactWriteItemsCommandOutput>;
   /** Any other operation, by its wire name (for tooling: tables, descriptions). */
@@ -122,6 +126,7 @@ export function createDynamoDb(options: DynamoDbOptions): DynamoDb {
     query: (input) => call('Query', input),
     batchWriteItem: (input) => call('BatchWriteItem', input),
     batchGetItem: (input) => call('BatchGetItem', input),
+    batchExecuteStatement: (input) => call('BatchExecuteStatement', input),
     transactWriteItems: (input) => call('TransactWriteItems', input),
     request: (operation, input) => call(operation, input),
   };

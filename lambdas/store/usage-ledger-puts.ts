@@ -1,19 +1,37 @@
-import { isConditionFailure } from './dynamo.js';
+import type { BatchStatementError } from '@aws-sdk/client-dynamodb';
 import type { DynamoDb } from './dynamodb-client.js';
+import { insertStatement, MAX_STATEMENTS_PER_BATCH } from './partiql-insert.js';
 import type { UsageEntry } from './usage-items.js';
 import { shardedLedgerItem } from './usage-ledger-shards.js';
 
 /**
- * Puts in flight at once for one batch. A batch is at most a coalescer's worth of entries (the
- * request path's) or one retry message's; 16 keeps a batch to a few round trips without
- * opening more sockets than the client's pool holds for everything else.
+ * Batch calls in flight at once for one set of entries. A set is at most a coalescer's worth of
+ * entries (the request path's) or one retry message's: 50 entries are two calls of 25.
  */
-export const LEDGER_PUT_CONCURRENCY = 16;
+export const LEDGER_CALL_CONCURRENCY = 4;
+
+/**
+ * Rounds a statement DynamoDB refused for capacity (its partition throttled, the request rate
+ * limit, an internal error) is sent again, backing off as the client does between its own
+ * attempts. A statement still refused after them goes to the retry queue with its batch's others.
+ */
+export const LEDGER_STATEMENT_ROUNDS = 4;
+
+/** Statement errors that may well pass a moment later: nothing about the entry was wrong. */
+const TRANSIENT = new Set([
+  'ProvisionedThroughputExceeded',
+  'ThrottlingError',
+  'RequestLimitExceeded',
+  'InternalServerError',
+  'TransactionConflict',
+]);
 
 export interface LedgerTarget {
-  readonly db: Pick<DynamoDb, 'putItem'>;
+  readonly db: Pick<DynamoDb, 'batchExecuteStatement'>;
   /** The usage table's physical name. */
   readonly table: string;
+  /** Waits between rounds of refused statements (tests pass their own). @default setTimeout */
+  readonly sleep?: (ms: number) => Promise<void>;
 }
 
 export interface LedgerPutOutcome {
@@ -25,12 +43,25 @@ export interface LedgerPutOutcome {
   readonly failed: { readonly entry: UsageEntry; readonly error: unknown }[];
 }
 
+/** A statement DynamoDB answered with an error, as an Error the outcome can carry. */
+export class LedgerStatementError extends Error {
+  override readonly name = 'LedgerStatementError';
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(`${code}: ${message}`);
+  }
+}
+
+const pause = (ms: number) => new Promise<void>((done) => setTimeout(done, ms));
+
 /**
- * Writes each entry as one conditional PutItem on its ledger shard: created only if no item has
- * its key, so retries and replays are no-ops and no write ever overwrites an entry. No
- * transaction and no total: the totals are derived from the ledger off the request path
- * (lambdas/usage/usage-aggregator.ts). BatchWriteItem cannot carry a condition, so the puts go
- * one by one, at most LEDGER_PUT_CONCURRENCY at a time.
+ * Writes each entry as a PartiQL INSERT on its ledger shard, up to 25 to a BatchExecuteStatement
+ * call: created only if no item has its key (`DuplicateItem` otherwise), so retries and replays
+ * are no-ops and no write ever overwrites an entry. Each statement is a standard write (one
+ * write unit per KB), not a transaction's two. No total: the totals are derived from the ledger
+ * off the request path (lambdas/usage/usage-aggregator.ts).
  */
 export async function putLedgerEntries(
   entries: readonly UsageEntry[],
@@ -38,25 +69,48 @@ export async function putLedgerEntries(
 ): Promise<LedgerPutOutcome> {
   const outcome: LedgerPutOutcome = { written: [], present: [], failed: [] };
   const unique = firstOfEachKey(entries);
+  const batches: UsageEntry[][] = [];
+  for (let at = 0; at < unique.length; at += MAX_STATEMENTS_PER_BATCH)
+    batches.push(unique.slice(at, at + MAX_STATEMENTS_PER_BATCH));
   let next = 0;
   const worker = async () => {
-    while (next < unique.length) {
-      const entry = unique[next++]!;
-      try {
-        await target.db.putItem({
-          TableName: target.table,
-          Item: shardedLedgerItem(entry),
-          ConditionExpression: 'attribute_not_exists(pk)',
-        });
-        outcome.written.push(entry);
-      } catch (error) {
-        if (isConditionFailure(error)) outcome.present.push(entry);
-        else outcome.failed.push({ entry, error });
-      }
-    }
+    while (next < batches.length) await insertBatch(batches[next++]!, target, outcome);
   };
-  await Promise.all(Array.from({ length: Math.min(LEDGER_PUT_CONCURRENCY, unique.length) }, worker));
+  await Promise.all(Array.from({ length: Math.min(LEDGER_CALL_CONCURRENCY, batches.length) }, worker));
   return outcome;
+}
+
+/** One batch of at most 25 entries, its refused statements sent again for a few rounds. */
+async function insertBatch(batch: readonly UsageEntry[], target: LedgerTarget, outcome: LedgerPutOutcome) {
+  let pending = batch.map((entry) => ({ entry, statement: insertStatement(target.table, shardedLedgerItem(entry)) }));
+  for (let round = 1; pending.length > 0; round++) {
+    let responses;
+    try {
+      ({ Responses: responses } = await target.db.batchExecuteStatement({
+        Statements: pending.map(({ statement }) => statement),
+      }));
+    } catch (error) {
+      // The call itself failed after the client's own retries: nothing is known of its statements.
+      for (const { entry } of pending) outcome.failed.push({ entry, error });
+      return;
+    }
+    const again: typeof pending = [];
+    for (const [i, write] of pending.entries()) {
+      const refusal: BatchStatementError | undefined = responses?.[i]
+        ? responses[i].Error
+        : { Code: 'InternalServerError', Message: 'no answer for the statement' };
+      if (!refusal) outcome.written.push(write.entry);
+      else if (refusal.Code === 'DuplicateItem') outcome.present.push(write.entry);
+      else if (TRANSIENT.has(refusal.Code ?? '') && round < LEDGER_STATEMENT_ROUNDS) again.push(write);
+      else
+        outcome.failed.push({
+          entry: write.entry,
+          error: new LedgerStatementError(refusal.Code ?? 'Unknown', refusal.Message ?? ''),
+        });
+    }
+    pending = again;
+    if (pending.length > 0) await (target.sleep ?? pause)(Math.random() * 25 * 2 ** round);
+  }
 }
 
 /** Hands entries whose puts failed to a durable queue that writes them later (usage-redrive.ts). */

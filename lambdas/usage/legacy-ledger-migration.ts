@@ -15,7 +15,7 @@ import { readUsageEntry } from './usage-entry-reader.js';
  */
 
 export interface MigrationDeps {
-  readonly db: Pick<DynamoDb, 'request' | 'putItem'>;
+  readonly db: Pick<DynamoDb, 'request' | 'batchExecuteStatement'>;
   /** The usage table's physical name. */
   readonly table: string;
   /** Progress lines for the operator. */

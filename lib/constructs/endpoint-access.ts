@@ -10,7 +10,7 @@ import type { GatewaySecrets } from './secrets.js';
 import type { Tables } from './tables.js';
 import { TENANT_SESSION_ACTIONS } from '../tenant-access-policy.js';
 
-/** The ledger's shard partitions, the only items `usage:append` may write (IAM `dynamodb:LeadingKeys`). */
+/** The ledger's shard partitions, the only items `usage:append` may insert (IAM `dynamodb:LeadingKeys`). */
 export const LEDGER_SHARD_KEYS = 'ACCOUNT#*#L*';
 
 /** The stored Responses' partitions (lambdas/store/stored-responses.ts). */
@@ -441,8 +441,10 @@ class Accumulator {
     if (this.ledgerAppends) {
       const queue = this.resources.usageRetryQueue!;
       statements.push(
+        // PartiQL INSERT only: it creates an item or fails on a taken key, so no grant here can
+        // change or remove an entry (lambdas/store/partiql-insert.ts).
         new PolicyStatement({
-          actions: ['dynamodb:PutItem'],
+          actions: ['dynamodb:PartiQLInsert'],
           resources: [this.resources.tables.get('usage').table.tableArn],
           conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [LEDGER_SHARD_KEYS] } },
         }),

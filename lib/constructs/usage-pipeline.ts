@@ -190,9 +190,9 @@ export class UsagePipeline extends Construct {
       logRetention: props.logRetention,
       environment,
       statements: [
-        // Ledger shards only, and only PutItem: it can add entries, never change or remove one.
+        // Ledger shards only, and only PartiQL INSERT: it can add entries, never change or remove one.
         new PolicyStatement({
-          actions: ['dynamodb:PutItem'],
+          actions: ['dynamodb:PartiQLInsert'],
           resources: [table.tableArn],
           conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [LEDGER_SHARD_KEYS] } },
         }),

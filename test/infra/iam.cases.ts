@@ -33,8 +33,8 @@ const TABLE_ACTIONS: Partial<Record<Grant, [TableName, string[]]>> = {
   // Sign-in and sign-out: their session items only (`dynamodb:LeadingKeys`, checked below).
   'sessions:write': ['identity', ['dynamodb:DeleteItem', 'dynamodb:PutItem']],
   'usage:read': ['usage', READ],
-  // The sharded ledger: PutItem alone, on ledger shard partitions (checked below).
-  'usage:append': ['usage', ['dynamodb:PutItem']],
+  // The sharded ledger: PartiQL INSERT alone (it never replaces an item), on ledger shard partitions (checked below).
+  'usage:append': ['usage', ['dynamodb:PartiQLInsert']],
   // The cache table by purpose, each on its own partitions (`dynamodb:LeadingKeys`, checked below).
   'rateLimits:count': ['cache', ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem']],
   // BatchGetItem and BatchWriteItem: cached answers share batches with concurrent requests'.

@@ -162,15 +162,15 @@ describe('usage pipeline', () => {
     ]);
   });
 
-  test('the redrive may only put ledger entries, and consume the retry queue', () => {
+  test('the redrive may only insert ledger entries (PartiQL INSERT, which never replaces an item), and consume the retry queue', () => {
     const statements = roleStatements(built.template, logicalIdOf(pipeline().redrive.role));
-    expect(tableGrants(statements)).toEqual([[['dynamodb:PutItem'], ['ACCOUNT#*#L*']]]);
+    expect(tableGrants(statements)).toEqual([[['dynamodb:PartiQLInsert'], ['ACCOUNT#*#L*']]]);
     expect(servicesOf(statements)).toEqual(['dynamodb', 'kms', 'logs', 'sqs', 'xray']);
   });
 
-  test('usage:append: PutItem on ledger shards only, SendMessage to the retry queue only, and its URL', () => {
+  test('usage:append: PartiQL INSERT on ledger shards only, SendMessage to the retry queue only, and its URL', () => {
     const statements = roleStatements(built.template, roleLogicalId(built.stack, APPEND_ROUTE.id));
-    expect(tableGrants(statements)).toEqual([[['dynamodb:PutItem'], ['ACCOUNT#*#L*']]]);
+    expect(tableGrants(statements)).toEqual([[['dynamodb:PartiQLInsert'], ['ACCOUNT#*#L*']]]);
     const sqs = statements.filter((s) => actionsOf(s).some((a) => a.startsWith('sqs:')));
     expect(sqs.map((s) => [actionsOf(s), resourcesOf(s)])).toEqual([
       [['sqs:SendMessage'], [{ 'Fn::GetAtt': [logicalIdOf(pipeline().retryQueue), 'Arn'] }]],

@@ -1,5 +1,9 @@
 import type { AttributeValue as StreamValue, DynamoDBRecord } from 'aws-lambda';
-import type { PutItemCommandInput } from '@aws-sdk/client-dynamodb';
+import type {
+  BatchExecuteStatementCommandInput,
+  BatchExecuteStatementCommandOutput,
+  BatchStatementRequest,
+} from '@aws-sdk/client-dynamodb';
 import type { Item } from '../../lambdas/store/dynamo.js';
 import { DynamoDbError, TransactionCanceledError, type DynamoDb } from '../../lambdas/store/dynamodb-client.js';
 
@@ -55,24 +59,46 @@ function hash(text: string): number {
   return h;
 }
 
-export type PutFault = 'fail' | 'lose-answer';
+/**
+ * What a ledger call may suffer: `fail` answers a 500 without writing anything; `lose-answer`
+ * writes, then fails as a cut connection; `throttle-odd` writes the even statements and answers
+ * the odd ones (second, fourth, ...) as a throttled partition's, unwritten.
+ */
+export type PutFault = 'fail' | 'lose-answer' | 'throttle-odd';
+
+/** The item a ledger INSERT statement (lambdas/store/partiql-insert.ts) writes: its names, its parameters. */
+export function itemOfInsert(statement: BatchStatementRequest): Item {
+  const names = [...(statement.Statement ?? '').matchAll(/'((?:[^']|'')*)':\?/g)].map((m) =>
+    m[1]!.replaceAll("''", "'"),
+  );
+  return Object.fromEntries(names.map((name, i) => [name, statement.Parameters![i]!])) as Item;
+}
 
 /**
- * The ledger writer's client: puts go to the embedded DynamoDB, and each item a put created
- * goes to the stream. Faults are taken one per put from `faults` (none when it is empty):
- * `fail` answers a 500 without writing; `lose-answer` writes, then fails as a cut connection.
+ * The ledger writer's client: inserts go to the embedded DynamoDB, and each item an insert
+ * created goes to the stream. Faults are taken one per call from `faults` (none when it is empty).
  */
 export function streamingPuts(db: DynamoDb, stream: SimulatedStream, faults: PutFault[] = []) {
   return {
-    puts: 0,
-    async putItem(input: PutItemCommandInput) {
-      this.puts++;
+    /** Calls made, and the statements each carried. */
+    calls: [] as number[],
+    async batchExecuteStatement(input: BatchExecuteStatementCommandInput): Promise<BatchExecuteStatementCommandOutput> {
+      const statements = input.Statements ?? [];
+      this.calls.push(statements.length);
       const fault = faults.shift();
       if (fault === 'fail') throw new DynamoDbError('InternalServerError', 'injected', 500);
-      const answer = await db.putItem(input);
-      stream.append(input.Item!);
+      const sent = fault === 'throttle-odd' ? statements.filter((_, i) => i % 2 === 0) : statements;
+      const answer = sent.length > 0 ? await db.batchExecuteStatement({ Statements: sent }) : { Responses: [] };
+      sent.forEach((statement, i) => {
+        if (!answer.Responses?.[i]?.Error) stream.append(itemOfInsert(statement));
+      });
       if (fault === 'lose-answer') throw new Error('socket hang up (injected)');
-      return answer;
+      if (fault !== 'throttle-odd') return answer as BatchExecuteStatementCommandOutput;
+      const throttled = { Error: { Code: 'ProvisionedThroughputExceeded' as const, Message: 'injected throttle' } };
+      return {
+        $metadata: {},
+        Responses: statements.map((_, i) => (i % 2 === 0 ? answer.Responses![i / 2]! : throttled)),
+      };
     },
   };
 }

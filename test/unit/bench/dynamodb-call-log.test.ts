@@ -1,4 +1,5 @@
 import {
+  BatchExecuteStatementCommand,
   BatchWriteItemCommand,
   DynamoDBClient,
   GetItemCommand,
@@ -11,6 +12,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { LoggedCall } from '../../../bench/scale-model.js';
+import { insertStatement } from '../../../lambdas/store/partiql-insert.js';
 import { startLocalDynamoDb, type LocalDynamoDb } from '../../../local/dynamodb.js';
 
 /**
@@ -80,6 +82,29 @@ describe('detailed', () => {
           { table: db.tableNames.identity, pk: 'KEY#k1', access: 'write', bytes: sizeOf(item) },
           { table: db.tableNames.identity, index: 'byOwner', pk: 'ACCOUNT#a1', access: 'write', bytes: sizeOf(item) },
         ],
+      }),
+    ]);
+  });
+
+  test('a batch of INSERTs names each item it created, and not one whose key was taken', async () => {
+    const entry = (sk: string) => ({ pk: { S: 'ACCOUNT#a2#L3' }, sk: { S: sk }, type: { S: 'ledger' } });
+    await client.send(new PutItemCommand({ TableName: db.tableNames.usage, Item: entry('taken') }));
+    await calls();
+    await client.send(
+      new BatchExecuteStatementCommand({
+        Statements: ['new-1', 'taken', 'new-2'].map((sk) => insertStatement(db.tableNames.usage, entry(sk))),
+      }),
+    );
+    expect(await calls()).toEqual([
+      expect.objectContaining({
+        operation: 'BatchExecuteStatement',
+        status: 200,
+        items: ['new-1', 'new-2'].map((sk) => ({
+          table: db.tableNames.usage,
+          pk: 'ACCOUNT#a2#L3',
+          access: 'write',
+          bytes: sizeOf(entry(sk)),
+        })),
       }),
     ]);
   });

@@ -1,8 +1,10 @@
 import { createDynamoDb, DynamoDbError, type DynamoDb } from '../../../lambdas/store/dynamodb-client.js';
 import { fromItem, toItem } from '../../../lambdas/store/dynamo.js';
 import type { UsageEntry } from '../../../lambdas/store/usage-items.js';
+import { MAX_STATEMENTS_PER_BATCH } from '../../../lambdas/store/partiql-insert.js';
 import {
-  LEDGER_PUT_CONCURRENCY,
+  LEDGER_CALL_CONCURRENCY,
+  LEDGER_STATEMENT_ROUNDS,
   putLedgerEntries,
   recordLedgerEntries,
   UsageNotRecordedError,
@@ -57,8 +59,8 @@ describe('ledger shards', () => {
   });
 });
 
-describe('conditional ledger puts', () => {
-  test('one put per entry, on its shard with the usual sort key; a replay finds it and overwrites nothing', async () => {
+describe('ledger inserts', () => {
+  test('one INSERT per entry, on its shard with the usual sort key; a replay finds it and overwrites nothing', async () => {
     const accountId = account();
     const entry = usageEntry({ accountId, requestId: 'req-a', sequence: 1 });
     expect(await putLedgerEntries([entry], usage)).toMatchObject({ written: [entry], present: [], failed: [] });
@@ -74,57 +76,107 @@ describe('conditional ledger puts', () => {
     expect(fromItem<UsageEntry>(Item!)).toMatchObject({ costMicroUsd: entry.costMicroUsd, type: 'ledger' });
   });
 
-  test(`at most ${LEDGER_PUT_CONCURRENCY} puts are in flight for a batch`, async () => {
+  test(`entries go ${MAX_STATEMENTS_PER_BATCH} to a call, at most ${LEDGER_CALL_CONCURRENCY} calls in flight`, async () => {
     const accountId = account();
     let inFlight = 0;
     let most = 0;
-    const counting: Pick<DynamoDb, 'putItem'> = {
-      putItem: async (input) => {
+    const sizes: number[] = [];
+    const counting: Pick<DynamoDb, 'batchExecuteStatement'> = {
+      batchExecuteStatement: async (input) => {
         most = Math.max(most, ++inFlight);
+        sizes.push(input.Statements!.length);
         try {
-          return await usage.db.putItem(input);
+          return await usage.db.batchExecuteStatement(input);
         } finally {
           inFlight--;
         }
       },
     };
-    const entries = Array.from({ length: 100 }, (_, i) => usageEntry({ accountId, requestId: `many-${i}` }));
+    const entries = Array.from({ length: 210 }, (_, i) => usageEntry({ accountId, requestId: `many-${i}` }));
     const outcome = await putLedgerEntries(entries, { db: counting, table: usage.table });
-    expect(outcome.written).toHaveLength(100);
-    expect(most).toBe(LEDGER_PUT_CONCURRENCY);
+    expect(outcome.written).toHaveLength(210);
+    expect(sizes).toEqual([25, 25, 25, 25, 25, 25, 25, 25, 10]);
+    expect(most).toBe(LEDGER_CALL_CONCURRENCY);
+    expect(await ledgerEntriesOf(usage, accountId)).toHaveLength(210);
   });
 
-  test('puts DynamoDB refuses go to the retry queue, and nothing else does; their redrive completes the ledger', async () => {
+  test('calls DynamoDB refuses go to the retry queue, and nothing else does; their redrive completes the ledger', async () => {
     const accountId = account();
-    const entries = Array.from({ length: 6 }, (_, i) => usageEntry({ accountId, requestId: `r-${i}` }));
+    const entries = Array.from({ length: 30 }, (_, i) => usageEntry({ accountId, requestId: `r-${i}` }));
     const queued: UsageEntry[][] = [];
-    // Puts start in entry order: the first is refused, the second lands with its answer lost.
+    // Calls start in entry order: the first (25 entries) is refused, the second lands with its answer lost.
     const faults: PutFault[] = ['fail', 'lose-answer'];
     const outcome = await recordLedgerEntries(entries, {
       db: streamingPuts(usage.db, new SimulatedStream(1), faults),
       table: usage.table,
       sendToRetryQueue: async (failed) => void queued.push([...failed]),
     });
-    expect(outcome.written).toHaveLength(4);
-    expect(queued).toEqual([[entries[0], entries[1]]]);
-    expect((await ledgerEntriesOf(usage, accountId)).map((e) => e.requestId).sort()).toEqual([
-      'r-1',
-      'r-2',
-      'r-3',
-      'r-4',
-      'r-5',
-    ]);
+    expect(outcome.written).toHaveLength(0);
+    expect(queued).toEqual([entries]);
+    expect((await ledgerEntriesOf(usage, accountId)).map((e) => e.requestId).sort()).toEqual(
+      entries.slice(25).map((e) => e.requestId),
+    );
 
     const redriven = await putLedgerEntries(queued[0]!, usage);
-    expect(redriven).toMatchObject({ written: [entries[0]], present: [entries[1]], failed: [] });
-    expect(await ledgerEntriesOf(usage, accountId)).toHaveLength(6);
+    expect(redriven).toMatchObject({ written: entries.slice(0, 25), present: entries.slice(25), failed: [] });
+    expect(await ledgerEntriesOf(usage, accountId)).toHaveLength(30);
+  });
+
+  test('statements refused for capacity are sent again, alone, after a pause; the others are not repeated', async () => {
+    const accountId = account();
+    const entries = Array.from({ length: 7 }, (_, i) => usageEntry({ accountId, requestId: `t-${i}` }));
+    const db = streamingPuts(usage.db, new SimulatedStream(1), ['throttle-odd', 'throttle-odd']);
+    const pauses: number[] = [];
+    const outcome = await putLedgerEntries(entries, {
+      db,
+      table: usage.table,
+      sleep: async (ms) => void pauses.push(ms),
+    });
+    // 7 statements; the 3 odd ones again; of those, the middle one again.
+    expect(db.calls).toEqual([7, 3, 1]);
+    expect(pauses).toHaveLength(2);
+    expect(outcome).toMatchObject({ present: [], failed: [] });
+    expect(outcome.written.map((e) => e.requestId).sort()).toEqual(entries.map((e) => e.requestId).sort());
+    expect(await ledgerEntriesOf(usage, accountId)).toHaveLength(7);
+  });
+
+  test(`a statement refused for capacity ${LEDGER_STATEMENT_ROUNDS} rounds running is failed (for the retry queue); a malformed one at once`, async () => {
+    const accountId = account();
+    const [throttled, malformed, fine] = [0, 1, 2].map((i) => usageEntry({ accountId, requestId: `f-${i}` }));
+    let calls = 0;
+    const db: Pick<DynamoDb, 'batchExecuteStatement'> = {
+      batchExecuteStatement: async (input) => {
+        calls++;
+        const answer = await usage.db.batchExecuteStatement({ Statements: input.Statements!.slice(-1) });
+        const throttle = { Error: { Code: 'ThrottlingError' as const, Message: 'slow down' } };
+        const refuse = { Error: { Code: 'ValidationError' as const, Message: 'bad item' } };
+        // Only the last statement (the fine entry, in the first round) is really sent.
+        return {
+          $metadata: {},
+          Responses: input.Statements!.map((_, i, all) =>
+            i === all.length - 1 && calls === 1 ? answer.Responses![0]! : i === 1 && calls === 1 ? refuse : throttle,
+          ),
+        };
+      },
+    };
+    const outcome = await putLedgerEntries([throttled!, malformed!, fine!], {
+      db,
+      table: usage.table,
+      sleep: async () => {},
+    });
+    expect(calls).toBe(LEDGER_STATEMENT_ROUNDS);
+    expect(outcome.written).toEqual([fine]);
+    expect(outcome.failed.map((f) => [f.entry, (f.error as Error).message])).toEqual([
+      [malformed, 'ValidationError: bad item'],
+      [throttled, 'ThrottlingError: slow down'],
+    ]);
   });
 
   test('when the retry queue refuses them too, the entries come back in the error, for the caller to keep', async () => {
     const accountId = account();
     const entry = usageEntry({ accountId });
-    const refusing: Pick<DynamoDb, 'putItem'> = {
-      putItem: async () => {
+    const refusing: Pick<DynamoDb, 'batchExecuteStatement'> = {
+      batchExecuteStatement: async () => {
         throw new DynamoDbError('ProvisionedThroughputExceededException', 'throttled', 400);
       },
     };
@@ -141,13 +193,13 @@ describe('conditional ledger puts', () => {
 });
 
 describe('the batched writer', () => {
-  test("entries metered together share a batch; the batch's failures make one retry message; every caller is told it is kept", async () => {
+  test('entries metered together share a call; its failures make one retry message; every caller is told it is kept', async () => {
     const accountId = account();
     const queued: UsageEntry[][] = [];
-    let puts = 0;
-    const refusing: Pick<DynamoDb, 'putItem'> = {
-      putItem: async () => {
-        puts++;
+    let calls = 0;
+    const refusing: Pick<DynamoDb, 'batchExecuteStatement'> = {
+      batchExecuteStatement: async () => {
+        calls++;
         throw new DynamoDbError('InternalServerError', 'down', 500);
       },
     };
@@ -157,7 +209,7 @@ describe('the batched writer', () => {
     );
     const entries = [0, 1, 2].map((i) => usageEntry({ accountId, requestId: `b-${i}` }));
     await Promise.all(entries.map(write));
-    expect(puts).toBe(3);
+    expect(calls).toBe(1);
     expect(queued).toEqual([entries]);
   });
 });

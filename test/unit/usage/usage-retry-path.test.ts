@@ -185,7 +185,7 @@ describe('the SQS sender', () => {
 });
 
 describe('the whole retry path, through the SQS stand-in', () => {
-  test('a put DynamoDB refused is queued, received, redriven into the ledger, and deleted from the queue', async () => {
+  test('entries whose ledger call DynamoDB refused are queued, received, redriven into the ledger, and deleted from the queue', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'retry-sqs-'));
     const credentials = { accessKeyId: 'retry-test', secretAccessKey: 'retry-secret' };
     const sqs = await startSqsStandIn({ dataDir, credentials, queues: ['usage-retry'] });
@@ -203,9 +203,9 @@ describe('the whole retry path, through the SQS stand-in', () => {
       let refusals = 1;
       const outcome = await recordLedgerEntries(entries, {
         db: {
-          putItem: async (input) => {
+          batchExecuteStatement: async (input) => {
             if (refusals-- > 0) throw new Error('socket hang up (injected)');
-            return usage.db.putItem(input);
+            return usage.db.batchExecuteStatement(input);
           },
         },
         table: usage.table,
@@ -216,7 +216,8 @@ describe('the whole retry path, through the SQS stand-in', () => {
           credentials: () => credentials,
         }),
       });
-      expect(outcome.failed.map((f) => f.entry)).toEqual([entries[0]]);
+      // One call carried both entries: both wait in the queue.
+      expect(outcome.failed.map((f) => f.entry)).toEqual(entries);
 
       const received = await call<{ Messages?: { MessageId: string; ReceiptHandle: string; Body: string }[] }>(
         'ReceiveMessage',
