@@ -34,6 +34,17 @@ test('a second start over the same folder gets the same ports', async () => {
   expect(await urlsOnce()).toEqual(first);
 });
 
+test("ports to keep are chosen below the system's ephemeral range, where outgoing connections never take them", async () => {
+  const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+  const ports = Object.values(await urlsOnce()).map((url) => Number(new URL(url).port));
+  expect(ports.length).toBeGreaterThan(5);
+  for (const port of ports) expect([port, port >= 10_000 && port < low]).toEqual([port, true]);
+  // Without a folder nothing is kept, and the system picks (its ephemeral range).
+  const simulated = await startSimulators({});
+  await simulated.close();
+  expect(Number(new URL(simulated.urls['openai']!).port)).toBeGreaterThanOrEqual(low);
+});
+
 test('a port taken meanwhile gives way to a free one, with a warning', async () => {
   const first = await urlsOnce();
   const taken = Number(new URL(first['fashn']!).port);
