@@ -30,7 +30,7 @@ export type Grant =
    * holds no read of the usage table, only its name.
    */
   | 'requestLog:readOwn'
-  /** The ledger's writer: conditional PutItem on ledger shards, SendMessage to the retry queue. */
+  /** The ledger's writer: PartiQL INSERT on ledger shards, SendMessage to the retry queue. */
   | 'usage:append'
   /** The caller's own provider keys, read under its tenant session. */
   | 'providerKeys:read'

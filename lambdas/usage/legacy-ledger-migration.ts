@@ -8,7 +8,7 @@ import { readUsageEntry } from './usage-entry-reader.js';
  * Versions before the sharded ledger kept each account's entries in one partition,
  * `ACCOUNT#<accountId>`, next to day totals written in the same transaction. Reports now read
  * only the totals the aggregator derives from the ledger shards, so such entries are copied to
- * their shard: the same item under its shard's partition key, put on condition that it is new
+ * their shard: the same item under its shard's partition key, inserted only if it is new
  * (a copy run twice, or an entry the new writer already wrote, writes nothing). The aggregator
  * then counts them like any new entry. The old items stay (the ledger is never deleted from);
  * finance's queries keep one copy per account and sort key.
@@ -35,7 +35,7 @@ export interface MigrationOutcome {
   readonly unreadable: number;
 }
 
-/** Entries copied per round of puts (usage-ledger-puts.ts puts 16 at a time). */
+/** Entries copied per round (usage-ledger-puts.ts writes them 25 to a call, 4 calls at a time). */
 const COPY_BATCH = 100;
 
 interface ScanPage {

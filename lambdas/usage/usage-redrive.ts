@@ -5,8 +5,8 @@ import { putLedgerEntries, type LedgerTarget } from '../store/usage-ledger-puts.
 import { entriesOfRetryMessage } from './usage-retry-messages.js';
 
 /**
- * Writes the entries of retry messages (ledger puts that failed on the request path) into the
- * ledger. The puts are the same conditional ones, so an entry that did land after all, or a
+ * Writes the entries of retry messages (ledger writes that failed on the request path) into the
+ * ledger. The writes are the same INSERTs, so an entry that did land after all, or a
  * message delivered twice, writes nothing. A message whose entries are not all in the ledger
  * afterwards is a batch item failure: SQS delivers it again, and after the queue's
  * maxReceiveCount moves it to the dead-letter queue, whose alarm tells the operator.

@@ -75,7 +75,7 @@ export interface UsagePipelineProps {
  * The usage pipeline off the request path (docs/deployment.md, "Usage pipeline"):
  *
  * - the retry queue, where a request-path function sends ledger entries DynamoDB did not take,
- *   and the redrive function that puts them again (conditional puts: a duplicate writes
+ *   and the redrive function that inserts them again (PartiQL INSERTs: a duplicate writes
  *   nothing), with a dead-letter queue for what still fails;
  * - the aggregator, fed by the usage table's stream, which adds each new ledger entry once to
  *   the day and hour totals, and the queue its mapping sends batches it gives up on to.

@@ -36,7 +36,7 @@ export interface RequestAssumptions {
   /** Billed Lambda duration: the function waits for the upstream model, so this dominates. */
   readonly durationMs: number;
   /**
-   * DynamoDB write units: the usage ledger entry (one conditional put of under 1 KB: 1 unit),
+   * DynamoDB write units: the usage ledger entry (one PartiQL INSERT of under 1 KB: 1 unit),
    * the cached answer of a non-streamed miss (about 1), and shares of a rate-limit lease and of
    * the aggregator's batched totals (about 0.1 each; `npm run bench -- scale` measures them).
    */
