@@ -364,9 +364,15 @@ async function benchPinned(profile: boolean): Promise<void> {
             }),
           ]),
         );
+        const floorUs = (load.floor.floorCpuMs * 1000) / PINNED_REQUESTS;
+        const floorStreamUs = (streamLoad.floor.floorCpuMs * 1000) / PINNED_STREAMS;
+        // A ratio to what the bare proxy spent in the same run holds still when the machine's
+        // speed does not (a shared host's CPU time per request moved by half between runs).
         console.log(
-          `\nFor comparison, the bare proxy: ${us((load.floor.floorCpuMs * 1000) / PINNED_REQUESTS)} CPU per request at c=${PINNED_CONCURRENCY}, ` +
-            `${us((streamLoad.floor.floorCpuMs * 1000) / PINNED_STREAMS)} per stream`,
+          `\nFor comparison, the bare proxy: ${us(floorUs)} CPU per request at c=${PINNED_CONCURRENCY}, ` +
+            `${us(floorStreamUs)} per stream; the gateway and its database spend ` +
+            `${((cpu.gatewayUs + cpu.dbUs) / floorUs).toFixed(1)}× and ` +
+            `${((streamCpu.gatewayUs + streamCpu.dbUs) / floorStreamUs).toFixed(1)}× as much`,
         );
         printVerdicts([
           verdict(
