@@ -3,17 +3,18 @@
 // dynalite parses every expression of every call with a generated PEG parser, and that parse
 // was the largest single item of its request handling under the pinned benchmark (about a tenth
 // of the database's CPU per gateway request): every ledger entry is a PutItem carrying the same
-// `attribute_not_exists(pk)`. An expression without ExpressionAttributeNames and
-// ExpressionAttributeValues parses to the same tree whatever the call, so that tree is kept per
-// parser and text and each call is given its own copy (dynalite keeps the tree on the call's
-// input). An expression with names or values is parsed as before: its tree holds them, and the
-// parse also marks which of them it used. A text that fails to parse is never kept, so every
-// refusal is dynalite's own, made afresh.
+// `attribute_not_exists(pk)`. An expression without ExpressionAttributeValues parses to the same
+// tree whatever the call, given the same ExpressionAttributeNames (the tree holds the names they
+// resolve to), so that tree is kept per parser, text and names, with the names the parse used,
+// and each call is given its own copy (dynalite keeps the tree on the call's input) and has those
+// names marked used again (dynalite refuses a call whose names go unused). An expression with
+// values is parsed as before: its tree holds them. A text that fails to parse is never kept, so
+// every refusal is dynalite's own, made afresh.
 import { createRequire } from 'node:module';
 
 const dynaliteRequire = createRequire(createRequire(import.meta.url).resolve('dynalite'));
 
-/** Distinct texts kept per parser; a caller sending ever new ones empties it and starts again. */
+/** Distinct texts (with their names) kept per parser; a caller sending ever new ones empties it and starts again. */
 export const KEPT_EXPRESSIONS = 1_000;
 
 /** Installs the cache on dynalite's condition parser (conditions, key conditions, filters). */
@@ -27,22 +28,28 @@ export function keepParses(parser, capacity) {
   const kept = new Map();
   parser.parse = function (text, options) {
     const context = options?.context;
-    if (!context || context.attrNames != null || context.attrVals != null || typeof text !== 'string')
-      return parse.call(this, text, options);
-    let tree = kept.get(text);
-    if (tree === undefined) {
-      tree = parse.call(this, text, options);
+    if (!context || context.attrVals != null || typeof text !== 'string') return parse.call(this, text, options);
+    const names = context.attrNames;
+    const unused = context.unusedAttrNames ?? {};
+    const key = names == null ? text : `${text}\n${JSON.stringify(names)}`;
+    let parsed = kept.get(key);
+    if (parsed === undefined) {
+      const unusedBefore = Object.keys(unused);
+      const tree = parse.call(this, text, options);
+      parsed = { tree, used: unusedBefore.filter((name) => !Object.hasOwn(unused, name)) };
       if (kept.size >= capacity) kept.clear();
-      kept.set(text, tree);
+      kept.set(key, parsed);
+    } else {
+      for (const name of parsed.used) delete unused[name];
     }
-    return copyOf(tree);
+    return copyOf(parsed.tree);
   };
   return parser;
 }
 
 /**
  * A tree's own copy. A tree kept here is plain data (objects, arrays, strings, booleans, null:
- * an expression without values holds no attribute value), so a plain walk copies it whole, at a
+ * an expression without values holds no attribute value, and names resolve to strings), so a plain walk copies it whole, at a
  * tenth of what structuredClone costs for such a small tree.
  */
 function copyOf(value) {

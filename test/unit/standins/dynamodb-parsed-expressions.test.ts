@@ -12,10 +12,11 @@ import { startLocalDynamoDb, type LocalDynamoDb } from '../../../local/dynamodb.
 import { keepParses, type ExpressionParser } from '../../../local/dynamodb-parsed-expressions.mjs';
 
 /**
- * The embedded DynamoDB keeps the parse of an expression without names or values
- * (local/dynamodb-parsed-expressions.mjs): each call must still get a tree of its own, a
- * malformed text must be refused every time, and an expression with names or values must be
- * parsed afresh, as dynalite does; through the database, conditions decide as before.
+ * The embedded DynamoDB keeps the parse of an expression without values (by its text and names,
+ * local/dynamodb-parsed-expressions.mjs): each call must still get a tree of its own and have
+ * its names marked used, a malformed text must be refused every time, and an expression with
+ * values must be parsed afresh, as dynalite does; through the database, conditions decide as
+ * before.
  */
 const dynaliteRequire = createRequire(createRequire(import.meta.url).resolve('dynalite'));
 const validations = dynaliteRequire('./validations') as {
@@ -85,6 +86,24 @@ describe('keepParses', () => {
     expect(
       validated({ ConditionExpression: 'attribute_exists(pk)', ExpressionAttributeNames: { '#unused': 'x' } }).error,
     ).toMatch(/unused in expressions/);
+    expect(parses).toBe(3);
+  });
+
+  it('keeps a condition with names alone by its text and names, marking them used on every call', () => {
+    const named = (names: Record<string, string>) =>
+      validated({ ConditionExpression: 'attribute_not_exists(#k)', ExpressionAttributeNames: names });
+    const first = named({ '#k': 'pk' });
+    const second = named({ '#k': 'pk' });
+    expect([first.error, second.error]).toEqual([undefined, undefined]);
+    expect(second.data['_condition']).toEqual(first.data['_condition']);
+    expect(JSON.stringify(first.data['_condition'])).toContain('"pk"');
+    expect(parses).toBe(1);
+    // A name the kept parse did not use is still refused; the kept names are marked used again.
+    expect(named({ '#k': 'pk', '#other': 'x' }).error).toMatch(/unused in expressions: keys: \{#other\}/);
+    expect(named({ '#k': 'pk' }).error).toBeUndefined();
+    expect(parses).toBe(2);
+    // Other names, another tree.
+    expect(JSON.stringify(named({ '#k': 'sk' }).data['_condition'])).toContain('"sk"');
     expect(parses).toBe(3);
   });
 
