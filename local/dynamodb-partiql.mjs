@@ -27,28 +27,18 @@ const DUPLICATE_MESSAGE = 'Duplicate primary key exists in table';
 export function addPartiQLInserts(server) {
   const [inner] = server.listeners('request');
   server.removeAllListeners('request');
-  /** Table name → its hash and range key names (keys never change while a table exists). */
-  const keySchemas = new Map();
   const dispatch = (req, operation, input) => dispatchInProcess(server, inner, req, operation, input);
+  /** Table name → its hash and range key names: tables never change keys while the runtime runs. */
+  const keySchemas = new Map();
   const keysOf = async (req, table) => {
     const known = keySchemas.get(table);
     if (known) return known;
     const { status, answer } = await dispatch(req, 'DescribeTable', { TableName: table });
     if (status !== 200) return undefined;
     const schema = answer?.Table?.KeySchema ?? [];
-    const hash = schema.find((k) => k.KeyType === 'HASH')?.AttributeName;
     const keys = {
-      hash,
+      hash: schema.find((k) => k.KeyType === 'HASH')?.AttributeName,
       range: schema.find((k) => k.KeyType === 'RANGE')?.AttributeName,
-      // The condition without ExpressionAttributeNames when the key's name allows: dynalite's
-      // parse of such a text is kept (local/dynamodb-parsed-expressions.mjs), one with names is not.
-      // A reserved word among them is refused, and the table's condition then names it with `#`.
-      condition:
-        hash === undefined
-          ? undefined
-          : PLAIN_NAME.test(hash)
-            ? { ConditionExpression: `attribute_not_exists(${hash})` }
-            : NAMED_CONDITION(hash),
     };
     keySchemas.set(table, keys);
     return keys;
@@ -57,55 +47,47 @@ export function addPartiQLInserts(server) {
   server.on('request', async (req, res) => {
     const target = String(req.headers['x-amz-target'] ?? '');
     const operation = target.startsWith(TARGET_PREFIX) ? target.slice(TARGET_PREFIX.length) : '';
-    if (req.method !== 'POST' || (operation !== 'BatchExecuteStatement' && operation !== 'ExecuteStatement'))
-      return inner.call(server, req, res);
+    if (req.method !== 'POST' || !STATEMENT_OPERATIONS.has(operation)) return inner.call(server, req, res);
     const call = await readCall(req).catch(() => undefined);
     if (call === undefined) return res.destroy();
-    const input = call.json;
     try {
-      const inserts = operation === 'ExecuteStatement' ? [parsedStatement(input, 'statement')] : batchStatements(input);
-      const outcomes = await runInserts(req, inserts, dispatch, keysOf, keySchemas);
+      const inserts = insertsIn(operation, call.json);
+      const outcomes = await runInserts(req, inserts, dispatch, keysOf);
       if (operation === 'ExecuteStatement') {
-        const [outcome] = outcomes;
-        if (outcome.error) return send(res, outcome.error.status, errorBody(outcome.error.type, outcome.error.message));
-        return send(res, 200, '{}');
+        const [{ error }] = outcomes;
+        return error ? send(res, error.status, errorBody(error.type, error.message)) : send(res, 200, '{}');
       }
-      const Responses = outcomes.map((outcome, i) =>
-        outcome.error
-          ? { TableName: inserts[i].table, Error: { Code: outcome.error.code, Message: outcome.error.message } }
-          : { TableName: inserts[i].table },
-      );
+      const Responses = outcomes.map(({ error }, i) => ({
+        TableName: inserts[i].table,
+        ...(error ? { Error: { Code: error.code, Message: error.message } } : {}),
+      }));
       return send(res, 200, JSON.stringify({ Responses }));
     } catch (error) {
       if (!(error instanceof Refusal)) throw error;
-      return send(res, 400, errorBody(error.type, error.message));
+      return send(res, 400, errorBody('ValidationException', error.message));
     }
   });
 }
 
+const STATEMENT_OPERATIONS = new Set(['ExecuteStatement', 'BatchExecuteStatement']);
+
+/** The INSERTs a call carries, `[{ table, item }]`; a Refusal when the call is not one this layer runs. */
+function insertsIn(operation, input) {
+  return operation === 'ExecuteStatement' ? [parsedStatement(input, 'statement')] : batchStatements(input);
+}
+
 /** The INSERTs a call's items carry, for the call log: `[{ table, item }]` (unparsable calls: none). */
 export function insertsOf(operation, input) {
+  if (!STATEMENT_OPERATIONS.has(operation)) return [];
   try {
-    if (operation === 'ExecuteStatement') return [parsedStatement(input, 'statement')];
-    if (operation === 'BatchExecuteStatement') return batchStatements(input);
+    return insertsIn(operation, input);
   } catch {
-    // A refused call wrote nothing.
-  }
-  return [];
-}
-
-const PLAIN_NAME = /^[A-Za-z][A-Za-z0-9_]*$/;
-const NAMED_CONDITION = (hash) => ({
-  ConditionExpression: 'attribute_not_exists(#key)',
-  ExpressionAttributeNames: { '#key': hash },
-});
-
-class Refusal extends Error {
-  constructor(message, type = 'ValidationException') {
-    super(message);
-    this.type = type;
+    return []; // a refused call wrote nothing
   }
 }
+
+/** A call refused whole, with a ValidationException. */
+class Refusal extends Error {}
 
 function batchStatements(input) {
   const statements = input?.Statements;
@@ -254,7 +236,7 @@ function parseInsert(text) {
  * Runs the inserts side by side, each as a put conditioned on its key being new; one outcome
  * per insert, in order. Two statements of one batch on the same item refuse the batch, as AWS does.
  */
-async function runInserts(req, inserts, dispatch, keysOf, keySchemas) {
+async function runInserts(req, inserts, dispatch, keysOf) {
   const schemas = await Promise.all(inserts.map(({ table }) => keysOf(req, table)));
   const seen = new Set();
   for (const [i, { table, item }] of inserts.entries()) {
@@ -266,21 +248,15 @@ async function runInserts(req, inserts, dispatch, keysOf, keySchemas) {
   }
   return Promise.all(
     inserts.map(async ({ table, item }, i) => {
-      const keys = schemas[i];
-      let { status, answer } = await dispatch(req, 'PutItem', { TableName: table, Item: item, ...keys?.condition });
-      if (
-        status === 400 &&
-        /reserved keyword/.test(answer?.message ?? '') &&
-        !keys.condition.ExpressionAttributeNames
-      ) {
-        keys.condition = NAMED_CONDITION(keys.hash);
-        ({ status, answer } = await dispatch(req, 'PutItem', { TableName: table, Item: item, ...keys.condition }));
-      }
+      const hash = schemas[i]?.hash;
+      const condition = hash
+        ? { ConditionExpression: 'attribute_not_exists(#key)', ExpressionAttributeNames: { '#key': hash } }
+        : {};
+      const { status, answer } = await dispatch(req, 'PutItem', { TableName: table, Item: item, ...condition });
       if (status === 200) return {};
       const type = String(answer?.__type ?? 'InternalServerError')
         .split('#')
         .pop();
-      if (type === 'ResourceNotFoundException') keySchemas.delete(table);
       if (type === 'ConditionalCheckFailedException')
         return {
           error: { status: 400, type: 'DuplicateItemException', code: 'DuplicateItem', message: DUPLICATE_MESSAGE },
