@@ -86,11 +86,17 @@ export class ResponseStream extends Writable {
    * While corked, Node holds the tick's writes in the response's own chunk buffer, and
    * `res.end()` sends the terminating chunk ahead of that buffer. So the cork is released before
    * the end, never after it: otherwise the last writes would follow `0\r\n\r\n` on the wire.
+   * The response's uncork uncorks the socket first and then hands it the chunk's pieces (its
+   * size, each write, its CRLFs) one by one, each a system call of its own; corking the socket
+   * across it sends them as one.
    */
   private releaseCork(): void {
     if (!this.corked) return;
     this.corked = false;
+    const socket = this.res.socket;
+    socket?.cork();
     this.res.uncork();
+    socket?.uncork();
   }
 
   /**

@@ -1,5 +1,5 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { ResponseStream } from '../../../local/lambda-streaming.js';
@@ -12,10 +12,38 @@ import { RawHttpConnection } from '../../support/raw-http.js';
 let server: Server;
 let baseUrl: string;
 
-/** `?sizes=100000,22000` streams one chunk of each size, back to back, filled with its index. */
+/** What the server's socket was handed for each response, by `?id=`: one entry per write to the kernel. */
+const socketWrites = new Map<string, Buffer[]>();
+
+/** Counts the socket's writes (each a system call), recording the bytes of each. */
+function recordSocketWrites(res: ServerResponse, into: Buffer[]): void {
+  const socket = res.socket as Socket & {
+    _write(chunk: Buffer | string, encoding: BufferEncoding, cb: () => void): void;
+    _writev(chunks: { chunk: Buffer | string; encoding: BufferEncoding }[], cb: () => void): void;
+  };
+  const bytes = (chunk: Buffer | string, encoding: BufferEncoding) =>
+    typeof chunk === 'string' ? Buffer.from(chunk, encoding) : chunk;
+  const write = socket._write.bind(socket);
+  const writev = socket._writev.bind(socket);
+  socket._write = (chunk, encoding, cb) => {
+    into.push(bytes(chunk, encoding));
+    write(chunk, encoding, cb);
+  };
+  socket._writev = (chunks, cb) => {
+    into.push(Buffer.concat(chunks.map(({ chunk, encoding }) => bytes(chunk, encoding))));
+    writev(chunks, cb);
+  };
+}
+
+/**
+ * `?sizes=100000,22000` streams one chunk of each size, back to back, filled with its index.
+ * `?frames=5&id=x` writes the prelude, then five SSE frames in one later tick, then ends.
+ */
 beforeAll(async () => {
   server = createServer((req, res) => {
-    const sizes = new URL(req.url!, 'http://x').searchParams.get('sizes')!.split(',').map(Number);
+    const query = new URL(req.url!, 'http://x').searchParams;
+    if (query.has('frames')) return framesInOneTick(res, Number(query.get('frames')), query.get('id')!);
+    const sizes = query.get('sizes')!.split(',').map(Number);
     const stream = new ResponseStream(res);
     stream.setPrelude({ statusCode: 200, headers: { 'Content-Type': 'application/octet-stream' } });
     void pipeline(Readable.from(sizes.map((size, i) => Buffer.alloc(size, 0x61 + (i % 26)))), stream);
@@ -23,6 +51,23 @@ beforeAll(async () => {
   await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
+
+const frame = (i: number) => `data: {"index":${i}}\n\n`;
+
+function framesInOneTick(res: ServerResponse, frames: number, id: string): void {
+  const writes: Buffer[] = [];
+  socketWrites.set(id, writes);
+  recordSocketWrites(res, writes);
+  const stream = new ResponseStream(res);
+  stream.setPrelude({ statusCode: 200, headers: { 'Content-Type': 'text/event-stream' } });
+  // As middy's streamify mode does: the empty write that flushes the prelude, then the frames of
+  // one upstream read, written in one tick, then the end.
+  stream.write(Buffer.alloc(0));
+  setImmediate(() => {
+    for (let i = 0; i < frames; i++) stream.write(Buffer.from(frame(i)));
+    setImmediate(() => stream.end());
+  });
+}
 
 afterAll(async () => {
   server.closeAllConnections();
@@ -47,6 +92,26 @@ describe('ResponseStream framing', () => {
         expect(response.headers['transfer-encoding']).toBe('chunked');
         expect(response.body.equals(expected(sizes))).toBe(true);
       }
+    } finally {
+      connection.close();
+    }
+  });
+});
+
+describe('ResponseStream writes', () => {
+  test("a tick's frames leave in one socket write, framed as one chunk", async () => {
+    const connection = await RawHttpConnection.open(baseUrl);
+    try {
+      const response = await connection.request('GET', '/?frames=5&id=one-tick', {});
+      const body = Array.from({ length: 5 }, (_, i) => frame(i)).join('');
+      expect(response.status).toBe(200);
+      expect(response.body.toString()).toBe(body);
+      const writes = socketWrites.get('one-tick')!.map((bytes) => bytes.toString('latin1'));
+      // The head, the tick's chunk (size, frames, CRLF) in one write, and the terminating chunk.
+      const chunk = `${Buffer.byteLength(body).toString(16)}\r\n${body}\r\n`;
+      expect(writes.slice(1).join('')).toBe(`${chunk}0\r\n\r\n`);
+      expect(writes[0]).toMatch(/^HTTP\/1\.1 200 OK\r\n[\s\S]*\r\n\r\n$/);
+      expect(writes.slice(1, -1)).toEqual([chunk]);
     } finally {
       connection.close();
     }
