@@ -17,6 +17,7 @@
 // Off by default: reading each body here and the read-backs cost the database process CPU.
 import { Agent, request } from 'node:http';
 import { createRequire } from 'node:module';
+import { keySchemaReader } from './dynamodb-key-schemas.mjs';
 import { insertsOf } from './dynamodb-partiql.mjs';
 import { replay } from './dynamodb-replayed-call.mjs';
 import { INTERNAL_HEADER } from './dynamodb-transactions.mjs';
@@ -36,16 +37,9 @@ export function addLatency(server, latencyMs) {
   /** Each detailed call's description, settled once its items are known. */
   const describing = new WeakMap();
   const internal = internalClient(server);
-  const schemas = new Map();
-  const schemaOf = (table) => {
-    let schema = schemas.get(table);
-    if (!schema) {
-      schema = internal('DescribeTable', { TableName: table }).then(({ Table }) => keySchemaOf(Table));
-      schema.catch(() => schemas.delete(table));
-      schemas.set(table, schema);
-    }
-    return schema;
-  };
+  const schemaOf = keySchemaReader((table) =>
+    internal('DescribeTable', { TableName: table }).then(({ Table }) => Table),
+  );
   server.removeAllListeners('request');
   server.on('request', (req, res) => {
     // The transaction layer's own calls to dynalite (local/dynamodb-transactions.mjs) are part
@@ -229,15 +223,6 @@ function queriedPartition(input, hash) {
     if ((names[name] ?? name) === hash) return stringValue(input.ExpressionAttributeValues?.[value]);
   }
   return '';
-}
-
-function keySchemaOf(table) {
-  const hashOf = (keys) => keys?.find((k) => k.KeyType === 'HASH')?.AttributeName;
-  return {
-    hash: hashOf(table?.KeySchema),
-    range: table?.KeySchema?.find((k) => k.KeyType === 'RANGE')?.AttributeName,
-    indexes: (table?.GlobalSecondaryIndexes ?? []).map((i) => ({ name: i.IndexName, hash: hashOf(i.KeySchema) })),
-  };
 }
 
 function stringValue(value) {

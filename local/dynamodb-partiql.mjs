@@ -15,6 +15,7 @@
 // partition, ...). Any other statement (SELECT, UPDATE, DELETE, a nested literal) is refused
 // whole with a ValidationException that says the embedded DynamoDB runs INSERT only.
 import { EventEmitter } from 'node:events';
+import { keySchemaReader } from './dynamodb-key-schemas.mjs';
 import { readCall, replay } from './dynamodb-replayed-call.mjs';
 
 const TARGET_PREFIX = 'DynamoDB_20120810.';
@@ -28,21 +29,13 @@ export function addPartiQLInserts(server) {
   const [inner] = server.listeners('request');
   server.removeAllListeners('request');
   const dispatch = (req, operation, input) => dispatchInProcess(server, inner, req, operation, input);
-  /** Table name → its hash and range key names: tables never change keys while the runtime runs. */
-  const keySchemas = new Map();
-  const keysOf = async (req, table) => {
-    const known = keySchemas.get(table);
-    if (known) return known;
+  const keySchemas = keySchemaReader(async (table, req) => {
     const { status, answer } = await dispatch(req, 'DescribeTable', { TableName: table });
-    if (status !== 200) return undefined;
-    const schema = answer?.Table?.KeySchema ?? [];
-    const keys = {
-      hash: schema.find((k) => k.KeyType === 'HASH')?.AttributeName,
-      range: schema.find((k) => k.KeyType === 'RANGE')?.AttributeName,
-    };
-    keySchemas.set(table, keys);
-    return keys;
-  };
+    if (status !== 200) throw new Error(`DescribeTable ${table}: ${status}`);
+    return answer?.Table;
+  });
+  // A table that cannot be described has no schema: its put answers why (ResourceNotFound).
+  const keysOf = (req, table) => keySchemas(table, req).catch(() => undefined);
 
   server.on('request', async (req, res) => {
     const target = String(req.headers['x-amz-target'] ?? '');

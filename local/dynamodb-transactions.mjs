@@ -11,6 +11,7 @@
 // as in DynamoDB. The layer's own calls to dynalite carry a per-process token that lets them past.
 import { randomBytes } from 'node:crypto';
 import { Agent, request } from 'node:http';
+import { keySchemaReader } from './dynamodb-key-schemas.mjs';
 import { readCall, replay } from './dynamodb-replayed-call.mjs';
 
 const TARGET_PREFIX = 'DynamoDB_20120810.';
@@ -25,9 +26,10 @@ export function addTransactions(server) {
   server.removeAllListeners('request');
   const token = randomBytes(16).toString('hex');
   const gates = new TableGates();
-  // Tables are created once and never change keys while the runtime runs.
-  const keySchemas = new Map();
   const internal = internalClient(server, token);
+  const keySchemas = keySchemaReader((table) =>
+    internal('DescribeTable', { TableName: table }).then(({ Table }) => Table),
+  );
   server.on('request', async (req, res) => {
     if (req.headers[INTERNAL_HEADER] === token) return dynaliteHandler(req, res);
     const { raw, json: input } = await readCall(req).catch(() => ({ raw: Buffer.alloc(0), json: undefined }));
@@ -225,7 +227,7 @@ async function planActions(input, dynamo, keySchemas) {
     if (kind === 'ConditionCheck' && !params.ConditionExpression) {
       throw validation('The ConditionExpression must be specified for a ConditionCheck');
     }
-    const keyNames = await keyNamesOf(params.TableName, keySchemas, dynamo);
+    const { names: keyNames } = await keySchemas(params.TableName);
     const source = kind === 'Put' ? params.Item : params.Key;
     const key = Object.fromEntries(keyNames.map((name) => [name, source?.[name]]));
     if (keyNames.some((name) => key[name] === undefined)) {
@@ -237,17 +239,6 @@ async function planActions(input, dynamo, keySchemas) {
     actions.push({ kind, params, key });
   }
   return actions;
-}
-
-async function keyNamesOf(tableName, cache, dynamo) {
-  if (!cache.has(tableName)) {
-    const { Table } = await dynamo('DescribeTable', { TableName: tableName });
-    cache.set(
-      tableName,
-      Table.KeySchema.map((k) => k.AttributeName),
-    );
-  }
-  return cache.get(tableName);
 }
 
 /**
