@@ -93,6 +93,9 @@ export function isThrottling(error: unknown): boolean {
   return error instanceof DynamoDbError && THROTTLING.has(error.name);
 }
 
+/** The wait before retrying after `attempt` refused tries: full jitter, doubling from 50 ms. */
+export const retryPauseMs = (attempt: number): number => Math.random() * 25 * 2 ** attempt;
+
 const RETRYABLE = new Set([
   'ProvisionedThroughputExceededException',
   'ThrottlingException',
@@ -114,7 +117,7 @@ export function createDynamoDb(options: DynamoDbOptions): DynamoDb {
       } catch (error) {
         const retryable = !(error instanceof DynamoDbError) || RETRYABLE.has(error.name) || error.status >= 500;
         if (!retryable || attempt >= maxAttempts) throw error;
-        await new Promise((done) => setTimeout(done, Math.random() * 25 * 2 ** attempt));
+        await new Promise((done) => setTimeout(done, retryPauseMs(attempt)));
       }
     }
   };

@@ -1,5 +1,5 @@
 import type { BatchStatementError } from '@aws-sdk/client-dynamodb';
-import type { DynamoDb } from './dynamodb-client.js';
+import { retryPauseMs, type DynamoDb } from './dynamodb-client.js';
 import { insertStatement, MAX_STATEMENTS_PER_BATCH } from './partiql-insert.js';
 import type { UsageEntry } from './usage-items.js';
 import { shardedLedgerItem } from './usage-ledger-shards.js';
@@ -109,7 +109,7 @@ async function insertBatch(batch: readonly UsageEntry[], target: LedgerTarget, o
         });
     }
     pending = again;
-    if (pending.length > 0) await (target.sleep ?? pause)(Math.random() * 25 * 2 ** round);
+    if (pending.length > 0) await (target.sleep ?? pause)(retryPauseMs(round));
   }
 }
 
