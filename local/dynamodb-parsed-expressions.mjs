@@ -2,14 +2,15 @@
 //
 // dynalite parses every expression of every call with a generated PEG parser, and that parse
 // was the largest single item of its request handling under the pinned benchmark (about a tenth
-// of the database's CPU per gateway request): every ledger entry is a PutItem carrying the same
-// `attribute_not_exists(pk)`. An expression without ExpressionAttributeValues parses to the same
-// tree whatever the call, given the same ExpressionAttributeNames (the tree holds the names they
-// resolve to), so that tree is kept per parser, text and names, with the names the parse used,
-// and each call is given its own copy (dynalite keeps the tree on the call's input) and has those
-// names marked used again (dynalite refuses a call whose names go unused). An expression with
-// values is parsed as before: its tree holds them. A text that fails to parse is never kept, so
-// every refusal is dynalite's own, made afresh.
+// of the database's CPU per gateway request): every ledger entry becomes a put carrying the same
+// `attribute_not_exists(#key)` (local/dynamodb-partiql.mjs). An expression without
+// ExpressionAttributeValues parses to the same tree whatever the call, given the same
+// ExpressionAttributeNames (the tree holds the names they resolve to), so that tree is kept per
+// parser, text and names, with the names the parse used, and each call is given its own copy
+// (dynalite keeps the tree on the call's input) and has those names marked used again (dynalite
+// refuses a call whose names go unused). An expression with values is parsed as before: its tree
+// holds them. A text that fails to parse is never kept, so every refusal is dynalite's own, made
+// afresh.
 import { createRequire } from 'node:module';
 
 const dynaliteRequire = createRequire(createRequire(import.meta.url).resolve('dynalite'));

@@ -13,9 +13,9 @@ export type { UsageSummary, UsageTotals } from '../store/usage-summary.js';
 export type { UsageFilter } from '../store/usage-totals-summary.js';
 
 /**
- * The deployed ledger: entries are appended to the account's ledger shards (one PartiQL
- * INSERT each, batched, usage-ledger-puts.ts); totals are derived from them off the request path by the
- * aggregator (lambdas/usage/usage-aggregator.ts), and reports read the totals.
+ * The deployed ledger: entries are appended to the account's ledger shards (one PartiQL INSERT
+ * each, batched, usage-ledger-puts.ts); totals are derived from them off the request path by
+ * the aggregator (lambdas/usage/usage-aggregator.ts), and reports read the totals.
  */
 
 /**

@@ -60,8 +60,9 @@ export function sqsQueueCall(
       };
     } catch (error) {
       // No answer: the message may or may not be queued. Sending it again at worst queues it
-      // twice, and both of this sender's consumers are idempotent (a usage redrive is a
-      // PartiQL INSERT, which never writes a key twice; a budget event keeps its webhook-id, the receiver's idempotency key).
+      // twice, and both of this sender's consumers are idempotent (a usage redrive is a PartiQL
+      // INSERT, which never writes a key twice; a budget event keeps its webhook-id, the
+      // receiver's idempotency key).
       return { retryable: true, error: new RetryQueueError(`SQS did not answer: ${String(error)}`) };
     }
   };

@@ -25,9 +25,9 @@ import {
 // Exactness as a property: whatever fails on the way (ledger calls refused or answered into the
 // void, some of a call's statements throttled, retries, replays, stream batches delivered twice,
 // transactions conflicting, throttled or landing unanswered, an aggregator restarted and the
-// stream read again from its start), once
-// the retry queue is drained and the stream delivered, every account's day and hour totals
-// equal the sums of the distinct entries, and the ledger holds each entry exactly once.
+// stream read again from its start), once the retry queue is drained and the stream delivered,
+// every account's day and hour totals equal the sums of the distinct entries, and the ledger
+// holds each entry exactly once.
 // The retry queue is an array here: the SQS stand-in is not part of the local runtime yet.
 
 const local = useLocalDynamoDb('exactness');
